@@ -1,0 +1,8 @@
+package main
+
+import "github.com/spf13/cobra"
+
+// commands lists clawtap's subcommands, one file each (cmd_<name>.go).
+func (a *app) commands() []*cobra.Command {
+	return []*cobra.Command{}
+}

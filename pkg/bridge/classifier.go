@@ -1,0 +1,65 @@
+package bridge
+
+import (
+	"github.com/clawtap/clawtap/pkg/capture"
+)
+
+// maxPending bounds the request ids remembered for matching responses, so
+// memory stays bounded by live state whatever the capture's length.
+const maxPending = 4096
+
+type reqKey struct {
+	conn int
+	id   string
+}
+
+// Classifier classifies capture records. Classify itself is pure; the
+// Classifier adds the one piece of memory classification needs: the method
+// of each request, so a response can name it. One id may get two responses
+// (an "accepted" ack, then the result), so an id is remembered until it is
+// evicted by newer ones, not forgotten at its first response.
+type Classifier struct {
+	methods map[reqKey]string
+	order   []reqKey // FIFO ring of remembered ids
+	next    int
+}
+
+// NewClassifier returns a Classifier with no requests remembered.
+func NewClassifier() *Classifier {
+	return &Classifier{methods: make(map[reqKey]string)}
+}
+
+// Record classifies one capture record.
+func (c *Classifier) Record(rec *capture.Record) Event {
+	switch {
+	case rec.Mark != "":
+		return Event{Kind: Marker, Mark: rec.Mark, Timestamp: rec.T}
+	case rec.Malformed:
+		return Event{Kind: Invalid, Timestamp: rec.T, Reason: "line is not a capture record"}
+	case rec.IsRaw || rec.Frame == nil:
+		return Event{Kind: Invalid, Timestamp: rec.T, Reason: "message is not JSON"}
+	}
+	ev := Classify(rec.Frame, rec.T)
+	switch ev.Kind {
+	case Request:
+		if ev.ID != "" && ev.Method != "" {
+			c.remember(reqKey{rec.Conn, ev.ID}, ev.Method)
+		}
+	case Response:
+		ev.Method = c.methods[reqKey{rec.Conn, ev.ID}]
+	}
+	return ev
+}
+
+func (c *Classifier) remember(k reqKey, method string) {
+	if _, ok := c.methods[k]; !ok {
+		if len(c.order) < maxPending {
+			c.order = append(c.order, k)
+		} else {
+			delete(c.methods, c.order[c.next])
+			c.order[c.next] = k
+			c.next = (c.next + 1) % maxPending
+		}
+	}
+	c.methods[k] = method
+}

@@ -1,0 +1,414 @@
+package capture
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/clawtap/clawtap/pkg/jsonx"
+	"github.com/klauspost/compress/zstd"
+)
+
+// zstdMagic starts every zstd frame. Readers detect compression by it, never
+// by the file name.
+var zstdMagic = []byte{0x28, 0xB5, 0x2F, 0xFD}
+
+// DefaultMaxLine bounds one line. The gateway allows 25 MiB frames; a raw
+// message escaped into a JSON string can double in size, so leave room.
+const DefaultMaxLine = 128 << 20
+
+// Warning is a problem the reader stepped over. Reading goes on after it.
+type Warning struct {
+	Line int    // 1-based line number, 0 when it concerns the stream
+	Msg  string // one sentence, lower case
+}
+
+func (w Warning) String() string {
+	if w.Line > 0 {
+		return fmt.Sprintf("line %d: %s", w.Line, w.Msg)
+	}
+	return w.Msg
+}
+
+// Stats counts what a reader saw.
+type Stats struct {
+	Records   int  // records returned
+	Frames    int  // records holding a JSON frame
+	Raw       int  // non-JSON messages
+	Marks     int  // marker records
+	Bare      int  // bare gateway frames (no envelope)
+	Malformed int  // lines that could not be read as records (returned with Malformed set)
+	Oversized int  // lines over MaxLine, skipped
+	Truncated bool // the capture ended mid-line or mid-stream
+	Bytes     int64
+}
+
+// Options tune a Reader.
+type Options struct {
+	MaxLine   int           // 0 means DefaultMaxLine
+	OnWarning func(Warning) // called for every warning; may be nil
+}
+
+// Reader streams records from a capture.
+type Reader struct {
+	opts   Options
+	src    io.Reader
+	closer io.Closer
+	zr     *zstd.Decoder
+	br     *bufio.Reader
+	header *Header
+	pend   []byte // a first line read while looking for the header
+	line   int
+	rec    Record
+	long   []byte
+	stats  Stats
+	warns  []Warning
+	done   bool
+}
+
+// Open opens a capture file, or standard input when path is "-".
+func Open(path string, opts Options) (*Reader, error) {
+	if path == "-" {
+		return NewReader(os.Stdin, opts)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	r, err := NewReader(f, opts)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	r.closer = f
+	return r, nil
+}
+
+// NewReader reads a capture from src, detecting zstd by its magic bytes.
+// It reads the first line to find the header.
+func NewReader(src io.Reader, opts Options) (*Reader, error) {
+	if opts.MaxLine <= 0 {
+		opts.MaxLine = DefaultMaxLine
+	}
+	r := &Reader{opts: opts, src: src}
+	peek := bufio.NewReaderSize(src, 1<<16)
+	magic, err := peek.Peek(4)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("read capture: %w", err)
+	}
+	var in io.Reader = peek
+	if bytes.Equal(magic, zstdMagic) {
+		zr, err := zstd.NewReader(peek, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(1<<31))
+		if err != nil {
+			return nil, fmt.Errorf("open zstd stream: %w", err)
+		}
+		r.zr = zr
+		in = zr
+	}
+	r.br = bufio.NewReaderSize(in, 1<<20)
+	if err := r.readHeader(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// Header returns the capture's header, or nil for a file of bare frames.
+func (r *Reader) Header() *Header { return r.header }
+
+// Stats returns the counts so far.
+func (r *Reader) Stats() Stats { return r.stats }
+
+// Warnings returns every warning so far.
+func (r *Reader) Warnings() []Warning { return r.warns }
+
+// Close releases the reader and the file it opened.
+func (r *Reader) Close() error {
+	if r.zr != nil {
+		r.zr.Close()
+	}
+	if r.closer != nil {
+		return r.closer.Close()
+	}
+	return nil
+}
+
+func (r *Reader) warn(line int, format string, args ...any) {
+	w := Warning{Line: line, Msg: fmt.Sprintf(format, args...)}
+	if len(r.warns) < 1000 { // keep memory bounded on a hostile file
+		r.warns = append(r.warns, w)
+	}
+	if r.opts.OnWarning != nil {
+		r.opts.OnWarning(w)
+	}
+}
+
+func (r *Reader) readHeader() error {
+	for {
+		line, err := r.readLine()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				r.done = true
+				return nil
+			}
+			return err
+		}
+		if len(jsonx.TrimSpace(line)) == 0 {
+			continue
+		}
+		if v, ok := jsonx.Get(line, "clawtap"); ok && jsonx.KindOf(v) == jsonx.Number {
+			var h Header
+			if err := json.Unmarshal(line, &h); err != nil {
+				r.warn(r.line, "unreadable header ignored: %v", err)
+				h = Header{}
+				if n, ok := jsonx.Int(v); ok {
+					h.Version = int(n)
+				}
+			}
+			if h.Version > Version {
+				r.warn(r.line, "capture format version %d is newer than this clawtap understands (%d); reading it anyway", h.Version, Version)
+			}
+			r.header = &h
+			return nil
+		}
+		r.pend = line
+		return nil
+	}
+}
+
+// readLine returns the next line without its newline. The slice is valid
+// until the next call. At the end of a stream with a final line that has no
+// newline, that line is returned with a nil error if it is valid JSON, else
+// it is reported as truncated.
+func (r *Reader) readLine() ([]byte, error) {
+	if r.done {
+		return nil, io.EOF
+	}
+	r.long = r.long[:0]
+	oversized := false
+	for {
+		chunk, err := r.br.ReadSlice('\n')
+		r.stats.Bytes += int64(len(chunk))
+		if err == nil {
+			r.line++
+			if oversized {
+				r.stats.Oversized++
+				r.warn(r.line, "line longer than %d bytes skipped", r.opts.MaxLine)
+				oversized = false
+				r.long = r.long[:0]
+				continue
+			}
+			if len(r.long) > 0 {
+				r.long = append(r.long, chunk...)
+				chunk = r.long
+			}
+			return trimEOL(chunk), nil
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			if !oversized {
+				if len(r.long)+len(chunk) > r.opts.MaxLine {
+					oversized = true
+					r.long = r.long[:0]
+				} else {
+					r.long = append(r.long, chunk...)
+				}
+			}
+			continue
+		}
+		// End of stream, clean or not.
+		r.done = true
+		rest := chunk
+		if len(r.long) > 0 {
+			rest = append(r.long, chunk...)
+		}
+		if !errors.Is(err, io.EOF) {
+			r.stats.Truncated = true
+			if len(jsonx.TrimSpace(rest)) > 0 {
+				r.warn(r.line+1, "capture ends mid-line (%d bytes): %v; records before it are complete", len(rest), err)
+			} else {
+				r.warn(0, "capture stream ends early: %v; records before it are complete", err)
+			}
+			return nil, io.EOF
+		}
+		if oversized {
+			r.line++
+			r.stats.Oversized++
+			r.warn(r.line, "line longer than %d bytes skipped", r.opts.MaxLine)
+			return nil, io.EOF
+		}
+		if len(jsonx.TrimSpace(rest)) == 0 {
+			return nil, io.EOF
+		}
+		r.line++
+		rest = trimEOL(rest)
+		if !jsonx.Valid(rest) {
+			r.stats.Truncated = true
+			r.warn(r.line, "last line is truncated (%d bytes, no newline): ignored; records before it are complete", len(rest))
+			return nil, io.EOF
+		}
+		return rest, nil
+	}
+}
+
+func trimEOL(b []byte) []byte {
+	if n := len(b); n > 0 && b[n-1] == '\n' {
+		b = b[:n-1]
+		if n := len(b); n > 0 && b[n-1] == '\r' {
+			b = b[:n-1]
+		}
+	}
+	return b
+}
+
+// Next returns the next record, or io.EOF at the end of the capture. A
+// truncated capture ends with io.EOF too, after a warning. Blank lines are
+// skipped; a line that cannot be read is returned as a Malformed record so
+// that nothing is dropped silently.
+func (r *Reader) Next() (*Record, error) {
+	for {
+		var line []byte
+		if r.pend != nil {
+			line, r.pend = r.pend, nil
+		} else {
+			var err error
+			if line, err = r.readLine(); err != nil {
+				return nil, err
+			}
+		}
+		if len(jsonx.TrimSpace(line)) == 0 {
+			continue
+		}
+		r.rec = Record{Index: r.stats.Records, Line: r.line}
+		r.parse(line, &r.rec)
+		r.stats.Records++
+		switch {
+		case r.rec.Malformed:
+			r.stats.Malformed++
+		case r.rec.Mark != "":
+			r.stats.Marks++
+		case r.rec.IsRaw:
+			r.stats.Raw++
+		default:
+			r.stats.Frames++
+			if r.rec.Bare {
+				r.stats.Bare++
+			}
+		}
+		return &r.rec, nil
+	}
+}
+
+// parse fills rec from one line.
+func (r *Reader) parse(line []byte, rec *Record) {
+	line = jsonx.TrimSpace(line)
+	if jsonx.KindOf(line) != jsonx.Object {
+		r.malformed(line, rec, "not a JSON object")
+		return
+	}
+	var hasType, hasEnvelope bool
+	var badField string
+	end, err := jsonx.ObjectEachEnd(line, func(k, v []byte) bool {
+		switch string(k) {
+		case "t":
+			n, ok := jsonx.Int(v)
+			if !ok {
+				if f, okf := jsonx.Num(v); okf {
+					n, ok = int64(f), true
+				}
+			}
+			if !ok {
+				badField = "t"
+			}
+			rec.T = n
+			hasEnvelope = true
+		case "conn":
+			n, ok := jsonx.Int(v)
+			if !ok || n < 0 || n > 1<<31 {
+				badField = "conn"
+			}
+			rec.Conn = int(n)
+		case "dir":
+			rec.Dir, _ = jsonx.Str(v)
+		case "frame":
+			rec.Frame = v
+			hasEnvelope = true
+		case "raw":
+			if s, ok := jsonx.Str(v); ok {
+				rec.Raw = []byte(s)
+				rec.IsRaw = true
+			} else {
+				badField = "raw"
+			}
+			hasEnvelope = true
+		case "mark":
+			rec.Mark, _ = jsonx.Str(v)
+			if rec.Mark == "" {
+				badField = "mark"
+			}
+			hasEnvelope = true
+		case "url":
+			rec.URL, _ = jsonx.Str(v)
+		case "peer":
+			rec.Peer, _ = jsonx.Str(v)
+		case "code":
+			n, _ := jsonx.Int(v)
+			rec.Code = int(n)
+		case "reason":
+			rec.Reason, _ = jsonx.Str(v)
+		case "protocol":
+			n, _ := jsonx.Int(v)
+			rec.Protocol = int(n)
+		case "server":
+			rec.Server, _ = jsonx.Str(v)
+		case "connId":
+			rec.ConnID, _ = jsonx.Str(v)
+		case "bootId":
+			rec.BootID, _ = jsonx.Str(v)
+		case "error":
+			rec.Err, _ = jsonx.Str(v)
+		case "type":
+			hasType = true
+		}
+		return true
+	})
+	if err != nil || end != len(line) {
+		r.malformed(line, rec, "not valid JSON")
+		return
+	}
+	switch {
+	case hasEnvelope && badField != "":
+		r.malformed(line, rec, fmt.Sprintf("record field %q has the wrong type", badField))
+	case hasEnvelope && rec.Frame == nil && !rec.IsRaw && rec.Mark == "":
+		r.malformed(line, rec, "record has no frame, raw or mark")
+	case hasEnvelope:
+		if rec.Conn == 0 {
+			rec.Conn = 1
+		}
+	case hasType:
+		// A bare gateway frame, as a user might pipe from anywhere.
+		*rec = Record{Index: rec.Index, Line: rec.Line, Conn: 1, Dir: DirIn, Frame: line, Bare: true}
+		if t, ok := jsonx.GetStr(line, "type"); ok && t == "req" {
+			rec.Dir = DirOut
+		}
+		if p, ok := jsonx.Get(line, "payload"); ok {
+			if ts, ok := jsonx.Get(p, "ts"); ok {
+				if f, ok := jsonx.Num(ts); ok && f > 0 && f < 1e16 {
+					rec.T = int64(f)
+				}
+			}
+		}
+	default:
+		r.malformed(line, rec, "neither a capture record nor a gateway frame")
+	}
+}
+
+func (r *Reader) malformed(line []byte, rec *Record, why string) {
+	*rec = Record{Index: rec.Index, Line: rec.Line, Conn: rec.Conn, T: rec.T, Malformed: true, Raw: line}
+	if rec.Conn <= 0 {
+		rec.Conn = 1
+	}
+	r.warn(rec.Line, "%s; kept as an invalid record", why)
+}

@@ -1,0 +1,591 @@
+// Package jsonx scans raw JSON without building a tree.
+//
+// clawtap classifies millions of frames; decoding each one into maps would
+// cost far more than the classification itself. jsonx instead walks the raw
+// bytes, hands out sub-slices of the input (never copies), and validates the
+// structure it skips, so a malformed frame is still detected.
+package jsonx
+
+import (
+	"errors"
+	"strconv"
+	"unicode/utf8"
+)
+
+// Kind is the type of a JSON value, read from its first byte.
+type Kind uint8
+
+const (
+	Invalid Kind = iota
+	Null
+	Bool
+	Number
+	String
+	Array
+	Object
+)
+
+var kindNames = [...]string{"invalid", "null", "bool", "number", "string", "array", "object"}
+
+func (k Kind) String() string { return kindNames[k] }
+
+// ErrSyntax is returned for any malformed input.
+var ErrSyntax = errors.New("invalid JSON")
+
+// KindOf reports the kind of the value v (which must start at its first byte).
+func KindOf(v []byte) Kind {
+	if len(v) == 0 {
+		return Invalid
+	}
+	switch v[0] {
+	case '{':
+		return Object
+	case '[':
+		return Array
+	case '"':
+		return String
+	case 't', 'f':
+		return Bool
+	case 'n':
+		return Null
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		return Number
+	}
+	return Invalid
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+func skipSpace(data []byte, i int) int {
+	for i < len(data) && isSpace(data[i]) {
+		i++
+	}
+	return i
+}
+
+// TrimSpace returns v without surrounding JSON whitespace.
+func TrimSpace(v []byte) []byte {
+	i, j := 0, len(v)
+	for i < j && isSpace(v[i]) {
+		i++
+	}
+	for j > i && isSpace(v[j-1]) {
+		j--
+	}
+	return v[i:j]
+}
+
+// maxDepth bounds nesting so hostile input cannot exhaust the stack.
+const maxDepth = 10000
+
+// Valid reports whether data is exactly one well-formed JSON value
+// (surrounding whitespace allowed).
+func Valid(data []byte) bool {
+	i := skipSpace(data, 0)
+	end, err := skip(data, i, 0)
+	if err != nil {
+		return false
+	}
+	return skipSpace(data, end) == len(data)
+}
+
+// Value returns the first JSON value in data and the offset just past it.
+func Value(data []byte) (v []byte, end int, err error) {
+	i := skipSpace(data, 0)
+	end, err = skip(data, i, 0)
+	if err != nil {
+		return nil, 0, err
+	}
+	return data[i:end], end, nil
+}
+
+// skip returns the offset just past the value starting at data[i].
+func skip(data []byte, i, depth int) (int, error) {
+	if i >= len(data) {
+		return 0, ErrSyntax
+	}
+	switch c := data[i]; c {
+	case '"':
+		return skipString(data, i)
+	case '{':
+		if depth >= maxDepth {
+			return 0, ErrSyntax
+		}
+		i = skipSpace(data, i+1)
+		if i < len(data) && data[i] == '}' {
+			return i + 1, nil
+		}
+		for {
+			if i >= len(data) || data[i] != '"' {
+				return 0, ErrSyntax
+			}
+			end, err := skipString(data, i)
+			if err != nil {
+				return 0, err
+			}
+			i = skipSpace(data, end)
+			if i >= len(data) || data[i] != ':' {
+				return 0, ErrSyntax
+			}
+			i = skipSpace(data, i+1)
+			if i, err = skip(data, i, depth+1); err != nil {
+				return 0, err
+			}
+			i = skipSpace(data, i)
+			if i >= len(data) {
+				return 0, ErrSyntax
+			}
+			if data[i] == '}' {
+				return i + 1, nil
+			}
+			if data[i] != ',' {
+				return 0, ErrSyntax
+			}
+			i = skipSpace(data, i+1)
+		}
+	case '[':
+		if depth >= maxDepth {
+			return 0, ErrSyntax
+		}
+		i = skipSpace(data, i+1)
+		if i < len(data) && data[i] == ']' {
+			return i + 1, nil
+		}
+		for {
+			var err error
+			if i, err = skip(data, i, depth+1); err != nil {
+				return 0, err
+			}
+			i = skipSpace(data, i)
+			if i >= len(data) {
+				return 0, ErrSyntax
+			}
+			if data[i] == ']' {
+				return i + 1, nil
+			}
+			if data[i] != ',' {
+				return 0, ErrSyntax
+			}
+			i = skipSpace(data, i+1)
+		}
+	case 't':
+		return literal(data, i, "true")
+	case 'f':
+		return literal(data, i, "false")
+	case 'n':
+		return literal(data, i, "null")
+	default:
+		if c == '-' || (c >= '0' && c <= '9') {
+			return skipNumber(data, i)
+		}
+		return 0, ErrSyntax
+	}
+}
+
+func literal(data []byte, i int, lit string) (int, error) {
+	if len(data)-i < len(lit) || string(data[i:i+len(lit)]) != lit {
+		return 0, ErrSyntax
+	}
+	return i + len(lit), nil
+}
+
+func skipNumber(data []byte, i int) (int, error) {
+	if data[i] == '-' {
+		i++
+	}
+	if i >= len(data) {
+		return 0, ErrSyntax
+	}
+	if data[i] == '0' {
+		i++
+	} else if data[i] >= '1' && data[i] <= '9' {
+		for i < len(data) && data[i] >= '0' && data[i] <= '9' {
+			i++
+		}
+	} else {
+		return 0, ErrSyntax
+	}
+	if i < len(data) && data[i] == '.' {
+		i++
+		start := i
+		for i < len(data) && data[i] >= '0' && data[i] <= '9' {
+			i++
+		}
+		if i == start {
+			return 0, ErrSyntax
+		}
+	}
+	if i < len(data) && (data[i] == 'e' || data[i] == 'E') {
+		i++
+		if i < len(data) && (data[i] == '+' || data[i] == '-') {
+			i++
+		}
+		start := i
+		for i < len(data) && data[i] >= '0' && data[i] <= '9' {
+			i++
+		}
+		if i == start {
+			return 0, ErrSyntax
+		}
+	}
+	return i, nil
+}
+
+// stringSafe marks bytes that need no attention inside a string.
+var stringSafe = func() (t [256]bool) {
+	for c := 0x20; c < 256; c++ {
+		t[c] = true
+	}
+	t['"'], t['\\'] = false, false
+	return
+}()
+
+func skipString(data []byte, i int) (int, error) {
+	i++ // opening quote
+	for {
+		for i < len(data) && stringSafe[data[i]] {
+			i++
+		}
+		if i >= len(data) {
+			return 0, ErrSyntax
+		}
+		switch data[i] {
+		case '"':
+			return i + 1, nil
+		case '\\':
+			if i+1 >= len(data) {
+				return 0, ErrSyntax
+			}
+			switch data[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if i+6 > len(data) || !isHex4(data[i+2:i+6]) {
+					return 0, ErrSyntax
+				}
+				i += 6
+			default:
+				return 0, ErrSyntax
+			}
+		default: // control character
+			return 0, ErrSyntax
+		}
+	}
+}
+
+func isHex4(b []byte) bool {
+	for _, c := range b {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+// ObjectEach calls fn for each member of the object obj, in order, with the
+// raw key (without quotes, escapes untouched) and the raw value. It stops
+// early when fn returns false. Duplicate keys are reported as they come.
+func ObjectEach(obj []byte, fn func(key, value []byte) bool) error {
+	_, err := ObjectEachEnd(obj, fn)
+	return err
+}
+
+// ObjectEachEnd is ObjectEach that also returns the offset just past the
+// object, so a caller can check what follows it. When fn stops early the
+// offset is -1.
+func ObjectEachEnd(obj []byte, fn func(key, value []byte) bool) (int, error) {
+	i := skipSpace(obj, 0)
+	if i >= len(obj) || obj[i] != '{' {
+		return 0, ErrSyntax
+	}
+	i = skipSpace(obj, i+1)
+	if i < len(obj) && obj[i] == '}' {
+		return i + 1, nil
+	}
+	for {
+		if i >= len(obj) || obj[i] != '"' {
+			return 0, ErrSyntax
+		}
+		kend, err := skipString(obj, i)
+		if err != nil {
+			return 0, err
+		}
+		key := obj[i+1 : kend-1]
+		i = skipSpace(obj, kend)
+		if i >= len(obj) || obj[i] != ':' {
+			return 0, ErrSyntax
+		}
+		i = skipSpace(obj, i+1)
+		vstart := i
+		if i, err = skip(obj, i, 1); err != nil {
+			return 0, err
+		}
+		if !fn(key, obj[vstart:i]) {
+			return -1, nil
+		}
+		i = skipSpace(obj, i)
+		if i >= len(obj) {
+			return 0, ErrSyntax
+		}
+		if obj[i] == '}' {
+			return i + 1, nil
+		}
+		if obj[i] != ',' {
+			return 0, ErrSyntax
+		}
+		i = skipSpace(obj, i+1)
+	}
+}
+
+// ArrayEach calls fn for each element of the array arr, stopping early
+// when fn returns false.
+func ArrayEach(arr []byte, fn func(value []byte) bool) error {
+	i := skipSpace(arr, 0)
+	if i >= len(arr) || arr[i] != '[' {
+		return ErrSyntax
+	}
+	i = skipSpace(arr, i+1)
+	if i < len(arr) && arr[i] == ']' {
+		return nil
+	}
+	for {
+		start := i
+		var err error
+		if i, err = skip(arr, i, 1); err != nil {
+			return err
+		}
+		if !fn(arr[start:i]) {
+			return nil
+		}
+		i = skipSpace(arr, i)
+		if i >= len(arr) {
+			return ErrSyntax
+		}
+		if arr[i] == ']' {
+			return nil
+		}
+		if arr[i] != ',' {
+			return ErrSyntax
+		}
+		i = skipSpace(arr, i+1)
+	}
+}
+
+// KeyIs reports whether the raw key (as given by ObjectEach) equals name,
+// decoding escapes when the key has any.
+func KeyIs(raw []byte, name string) bool {
+	if len(raw) == len(name) && string(raw) == name {
+		return true
+	}
+	for _, c := range raw {
+		if c == '\\' {
+			s, ok := unquoteBody(raw)
+			return ok && s == name
+		}
+	}
+	return false
+}
+
+// Get returns the value of the member key of obj. Like JavaScript, the last
+// duplicate wins. ok is false when obj is not an object or has no such key.
+func Get(obj []byte, key string) (v []byte, ok bool) {
+	if len(obj) == 0 || obj[0] != '{' {
+		obj = TrimSpace(obj)
+		if len(obj) == 0 || obj[0] != '{' {
+			return nil, false
+		}
+	}
+	_ = ObjectEach(obj, func(k, val []byte) bool {
+		if KeyIs(k, key) {
+			v, ok = val, true
+		}
+		return true
+	})
+	return v, ok
+}
+
+// GetPath follows nested object members.
+func GetPath(obj []byte, keys ...string) ([]byte, bool) {
+	v := obj
+	for _, k := range keys {
+		var ok bool
+		if v, ok = Get(v, k); !ok {
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+// Str returns the decoded string when v is a JSON string.
+func Str(v []byte) (string, bool) {
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
+		return "", false
+	}
+	return unquoteBody(v[1 : len(v)-1])
+}
+
+// GetStr returns obj[key] when it is a string.
+func GetStr(obj []byte, key string) (string, bool) {
+	v, ok := Get(obj, key)
+	if !ok {
+		return "", false
+	}
+	return Str(v)
+}
+
+// Num returns v as a float64 when it is a JSON number.
+func Num(v []byte) (float64, bool) {
+	if KindOf(v) != Number {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(string(v), 64)
+	if err != nil {
+		// A number too large for float64 still parses to ±Inf with an error.
+		return f, true
+	}
+	return f, true
+}
+
+// Int returns v as an int64 when it is a JSON number with an integral value
+// that fits.
+func Int(v []byte) (int64, bool) {
+	if KindOf(v) != Number {
+		return 0, false
+	}
+	if n, err := strconv.ParseInt(string(v), 10, 64); err == nil {
+		return n, true
+	}
+	f, ok := Num(v)
+	if !ok || f != float64(int64(f)) || f > 9.2e18 || f < -9.2e18 {
+		return 0, false
+	}
+	return int64(f), true
+}
+
+// GetInt returns obj[key] when it is an integral number.
+func GetInt(obj []byte, key string) (int64, bool) {
+	v, ok := Get(obj, key)
+	if !ok {
+		return 0, false
+	}
+	return Int(v)
+}
+
+// Truthy mirrors JavaScript truthiness for a raw JSON value.
+func Truthy(v []byte) bool {
+	switch KindOf(v) {
+	case Object, Array:
+		return true
+	case Bool:
+		return v[0] == 't'
+	case String:
+		return len(v) > 2
+	case Number:
+		f, _ := Num(v)
+		return f != 0 && f == f
+	}
+	return false
+}
+
+// unquoteBody decodes the inside of a JSON string. Invalid UTF-8 and lone
+// surrogates become U+FFFD, as in encoding/json.
+func unquoteBody(b []byte) (string, bool) {
+	simple := true
+	for _, c := range b {
+		if c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
+			simple = false
+			break
+		}
+	}
+	if simple {
+		return string(b), true
+	}
+	out := make([]byte, 0, len(b))
+	for i := 0; i < len(b); {
+		c := b[i]
+		switch {
+		case c == '\\':
+			if i+1 >= len(b) {
+				return "", false
+			}
+			switch b[i+1] {
+			case '"', '\\', '/':
+				out = append(out, b[i+1])
+				i += 2
+			case 'b':
+				out = append(out, '\b')
+				i += 2
+			case 'f':
+				out = append(out, '\f')
+				i += 2
+			case 'n':
+				out = append(out, '\n')
+				i += 2
+			case 'r':
+				out = append(out, '\r')
+				i += 2
+			case 't':
+				out = append(out, '\t')
+				i += 2
+			case 'u':
+				r, ok := hex4(b, i+2)
+				if !ok {
+					return "", false
+				}
+				i += 6
+				if r >= 0xD800 && r < 0xDC00 {
+					if i+6 <= len(b) && b[i] == '\\' && b[i+1] == 'u' {
+						if r2, ok := hex4(b, i+2); ok && r2 >= 0xDC00 && r2 < 0xE000 {
+							r = 0x10000 + (r-0xD800)<<10 + (r2 - 0xDC00)
+							i += 6
+						} else {
+							r = utf8.RuneError
+						}
+					} else {
+						r = utf8.RuneError
+					}
+				} else if r >= 0xDC00 && r < 0xE000 {
+					r = utf8.RuneError
+				}
+				out = utf8.AppendRune(out, r)
+			default:
+				return "", false
+			}
+		case c < 0x20:
+			return "", false
+		case c < utf8.RuneSelf:
+			out = append(out, c)
+			i++
+		default:
+			r, size := utf8.DecodeRune(b[i:])
+			if r == utf8.RuneError && size == 1 {
+				out = append(out, "\uFFFD"...)
+			} else {
+				out = append(out, b[i:i+size]...)
+			}
+			i += size
+		}
+	}
+	return string(out), true
+}
+
+func hex4(b []byte, i int) (rune, bool) {
+	if i+4 > len(b) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[i : i+4] {
+		r <<= 4
+		switch {
+		case c >= '0' && c <= '9':
+			r |= rune(c - '0')
+		case c >= 'a' && c <= 'f':
+			r |= rune(c - 'a' + 10)
+		case c >= 'A' && c <= 'F':
+			r |= rune(c - 'A' + 10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
+}

@@ -1,0 +1,237 @@
+package policy
+
+import (
+	"strconv"
+
+	"github.com/clawtap/clawtap/pkg/jsonx"
+)
+
+// Intent kinds: the reference's EventIntent union.
+const (
+	QueueLivePatch         = "queueLivePatch"
+	ClearPendingLivePatch  = "clearPendingLivePatch"
+	CommitChat             = "commitChat"
+	UpdateAgentStatus      = "updateAgentStatus"
+	ScheduleSummaryRefresh = "scheduleSummaryRefresh"
+	RequestHistoryRefresh  = "requestHistoryRefresh"
+	ApprovalPending        = "approvalPending"
+	ApprovalResolved       = "approvalResolved"
+	Ignore                 = "ignore"
+)
+
+// Planes group intents as the reference does.
+const (
+	PlaneWork  = "work"
+	PlaneAgent = "agent"
+	PlaneTrust = "trust"
+)
+
+// Agent statuses.
+const (
+	StatusIdle    = "idle"
+	StatusRunning = "running"
+	StatusError   = "error"
+)
+
+// SummaryRefreshDelayMs is the reference's fixed debounce delay.
+const SummaryRefreshDelayMs = 750
+
+// CharsPerToken is the reference's token estimate for text without usage.
+const CharsPerToken = 4
+
+// Str is an optional, nullable string: in a patch, a missing key means
+// "leave the field alone" and null means "clear it".
+type Str struct {
+	Set  bool
+	Null bool
+	V    string
+}
+
+// Int is an optional, nullable integer (unix ms here).
+type Int struct {
+	Set  bool
+	Null bool
+	V    int64
+}
+
+// SetStr, NullStr, SetInt and NullInt build optional values.
+func SetStr(s string) Str           { return Str{Set: true, V: s} }
+func NullStr() Str                  { return Str{Set: true, Null: true} }
+func SetInt(n int64) Int            { return Int{Set: true, V: n} }
+func NullInt() Int                  { return Int{Set: true, Null: true} }
+func (s Str) Value() (string, bool) { return s.V, s.Set && !s.Null }
+
+// Patch is the reference's AgentStatusPatch.
+type Patch struct {
+	Status         Str
+	RunID          Str
+	RunStartedAt   Int
+	StreamText     Str
+	ThinkingTrace  Str
+	LastActivityAt Int
+}
+
+// ChatCost is what a chat final bills.
+type ChatCost struct {
+	Model        string
+	InputTokens  *int64 // nil means unknown (the host fills it in)
+	OutputTokens int64
+}
+
+// Intent is one member of the EventIntent union. Which fields apply depends
+// on Kind; JSON output carries exactly the reference's fields for each kind.
+type Intent struct {
+	Kind       string
+	Plane      string
+	AgentID    string
+	SessionKey string // optional; empty means absent
+	RunID      Str    // commitChat, updateAgentStatus: the incoming frame's runId or null
+	Patch      Patch
+	Lines      []string  // commitChat outputLines
+	Cost       *ChatCost // commitChat
+	DelayMs    int64
+	Heartbeat  bool   // scheduleSummaryRefresh includeHeartbeatRefresh
+	Reason     string // ignore, requestHistoryRefresh
+	Payload    []byte // approvals: the raw payload, passed through
+}
+
+// AppendJSON appends the intent as a JSON object.
+func (in *Intent) AppendJSON(dst []byte) []byte {
+	dst = append(dst, `{"kind":`...)
+	dst = jsonx.AppendString(dst, in.Kind)
+	if in.Kind != Ignore {
+		dst = append(dst, `,"plane":`...)
+		dst = jsonx.AppendString(dst, in.Plane)
+	}
+	switch in.Kind {
+	case QueueLivePatch:
+		dst = appendAgent(dst, in.AgentID)
+		dst = appendSession(dst, in.SessionKey)
+		dst = append(dst, `,"patch":`...)
+		dst = in.Patch.AppendJSON(dst)
+	case ClearPendingLivePatch:
+		dst = appendAgent(dst, in.AgentID)
+	case CommitChat:
+		dst = appendAgent(dst, in.AgentID)
+		dst = appendSession(dst, in.SessionKey)
+		dst = append(dst, `,"runId":`...)
+		dst = appendStrOrNull(dst, in.RunID)
+		dst = append(dst, `,"patch":`...)
+		dst = in.Patch.AppendJSON(dst)
+		dst = append(dst, `,"outputLines":[`...)
+		for i, l := range in.Lines {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = jsonx.AppendString(dst, l)
+		}
+		dst = append(dst, `],"cost":`...)
+		dst = in.Cost.AppendJSON(dst)
+	case UpdateAgentStatus:
+		dst = appendAgent(dst, in.AgentID)
+		dst = append(dst, `,"runId":`...)
+		dst = appendStrOrNull(dst, in.RunID)
+		dst = append(dst, `,"patch":`...)
+		dst = in.Patch.AppendJSON(dst)
+	case ScheduleSummaryRefresh:
+		dst = append(dst, `,"delayMs":`...)
+		dst = strconv.AppendInt(dst, in.DelayMs, 10)
+		dst = append(dst, `,"includeHeartbeatRefresh":`...)
+		dst = strconv.AppendBool(dst, in.Heartbeat)
+	case RequestHistoryRefresh:
+		dst = appendAgent(dst, in.AgentID)
+		dst = append(dst, `,"reason":`...)
+		dst = jsonx.AppendString(dst, in.Reason)
+	case ApprovalPending, ApprovalResolved:
+		dst = appendAgent(dst, in.AgentID)
+		dst = append(dst, `,"payload":`...)
+		if in.Payload == nil {
+			dst = append(dst, "null"...)
+		} else {
+			dst = append(dst, in.Payload...)
+		}
+	case Ignore:
+		dst = append(dst, `,"reason":`...)
+		dst = jsonx.AppendString(dst, in.Reason)
+	}
+	return append(dst, '}')
+}
+
+// MarshalJSON implements json.Marshaler.
+func (in Intent) MarshalJSON() ([]byte, error) { return in.AppendJSON(nil), nil }
+
+func appendAgent(dst []byte, id string) []byte {
+	dst = append(dst, `,"agentId":`...)
+	return jsonx.AppendString(dst, id)
+}
+
+func appendSession(dst []byte, key string) []byte {
+	if key == "" {
+		return dst
+	}
+	dst = append(dst, `,"sessionKey":`...)
+	return jsonx.AppendString(dst, key)
+}
+
+func appendStrOrNull(dst []byte, s Str) []byte {
+	if !s.Set || s.Null {
+		return append(dst, "null"...)
+	}
+	return jsonx.AppendString(dst, s.V)
+}
+
+// AppendJSON appends the patch with only the keys it sets, in a fixed order.
+func (p *Patch) AppendJSON(dst []byte) []byte {
+	dst = append(dst, '{')
+	n := 0
+	key := func(k string) {
+		if n > 0 {
+			dst = append(dst, ',')
+		}
+		n++
+		dst = append(dst, '"')
+		dst = append(dst, k...)
+		dst = append(dst, '"', ':')
+	}
+	str := func(k string, s Str) {
+		if s.Set {
+			key(k)
+			dst = appendStrOrNull(dst, s)
+		}
+	}
+	num := func(k string, v Int) {
+		if v.Set {
+			key(k)
+			if v.Null {
+				dst = append(dst, "null"...)
+			} else {
+				dst = strconv.AppendInt(dst, v.V, 10)
+			}
+		}
+	}
+	str("status", p.Status)
+	str("runId", p.RunID)
+	num("runStartedAt", p.RunStartedAt)
+	str("streamText", p.StreamText)
+	str("thinkingTrace", p.ThinkingTrace)
+	num("lastActivityAt", p.LastActivityAt)
+	return append(dst, '}')
+}
+
+// AppendJSON appends the cost, or null.
+func (c *ChatCost) AppendJSON(dst []byte) []byte {
+	if c == nil {
+		return append(dst, "null"...)
+	}
+	dst = append(dst, `{"model":`...)
+	dst = jsonx.AppendString(dst, c.Model)
+	dst = append(dst, `,"inputTokens":`...)
+	if c.InputTokens == nil {
+		dst = append(dst, "null"...)
+	} else {
+		dst = strconv.AppendInt(dst, *c.InputTokens, 10)
+	}
+	dst = append(dst, `,"outputTokens":`...)
+	dst = strconv.AppendInt(dst, c.OutputTokens, 10)
+	return append(dst, '}')
+}
