@@ -205,6 +205,12 @@ func (r *Reader) readLine() ([]byte, error) {
 				r.long = append(r.long, chunk...)
 				chunk = r.long
 			}
+			if len(chunk) > r.opts.MaxLine+2 {
+				r.stats.Oversized++
+				r.warn(r.line, "line longer than %d bytes skipped", r.opts.MaxLine)
+				r.long = r.long[:0]
+				continue
+			}
 			return trimEOL(chunk), nil
 		}
 		if errors.Is(err, bufio.ErrBufferFull) {

@@ -1,0 +1,137 @@
+package jsonx
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestValidAgreesWithEncodingJSON(t *testing.T) {
+	cases := []string{
+		`{}`, `[]`, `""`, `0`, `-0`, `1.5e10`, `true`, `false`, `null`,
+		`{"a":1,"b":[1,2,{"c":"d"}]}`, ` {"a" : "b" } `, `"\u00e9\n\"\\"`,
+		`{"a":1,}`, `[1,]`, `01`, `1.`, `.5`, `-`, `1e`, `tru`, `nul`, `"abc`, `{"a"}`, `{"a":}`,
+		`{a:1}`, `"\x"`, "\"a\tb\"", `[1 2]`, `{"a":1 "b":2}`, `{} {}`, ``, ` `, `"\u12G4"`,
+		`[[[[[]]]]]`, `{"a":{"b":{"c":[null,true,false,-1.25E-3]}}}`,
+	}
+	for _, c := range cases {
+		if got, want := Valid([]byte(c)), json.Valid([]byte(c)); got != want {
+			t.Errorf("Valid(%q) = %v, encoding/json says %v", c, got, want)
+		}
+	}
+}
+
+func TestDepthLimit(t *testing.T) {
+	deep := strings.Repeat("[", maxDepth+5) + strings.Repeat("]", maxDepth+5)
+	if Valid([]byte(deep)) {
+		t.Fatal("nesting beyond maxDepth should be rejected, not recursed into")
+	}
+	ok := strings.Repeat("[", 100) + strings.Repeat("]", 100)
+	if !Valid([]byte(ok)) {
+		t.Fatal("moderate nesting rejected")
+	}
+}
+
+func TestGetAndTypes(t *testing.T) {
+	obj := []byte(`{"type":"event","seq":42,"payload":{"runId":"r1","n":1.5,"big":1e300,"s":"a\"b\u00e9\ud83d\ude00","arr":[1,2]},"dup":1,"dup":2,"k\u0065y":"escaped"}`)
+	if v, ok := GetStr(obj, "type"); !ok || v != "event" {
+		t.Errorf("type = %q %v", v, ok)
+	}
+	if n, ok := GetInt(obj, "seq"); !ok || n != 42 {
+		t.Errorf("seq = %d %v", n, ok)
+	}
+	if v, ok := GetPath(obj, "payload", "runId"); !ok || string(v) != `"r1"` {
+		t.Errorf("payload.runId = %s %v", v, ok)
+	}
+	p, _ := Get(obj, "payload")
+	if _, ok := GetInt(p, "n"); ok {
+		t.Error("1.5 is not an integer")
+	}
+	if _, ok := GetInt(p, "big"); ok {
+		t.Error("1e300 does not fit int64")
+	}
+	if s, ok := GetStr(p, "s"); !ok || s != "a\"bé😀" {
+		t.Errorf("s = %q", s)
+	}
+	if n, _ := GetInt(obj, "dup"); n != 2 {
+		t.Errorf("duplicate keys: last should win like JSON.parse, got %d", n)
+	}
+	if s, ok := GetStr(obj, "key"); !ok || s != "escaped" {
+		t.Errorf("escaped key lookup = %q %v", s, ok)
+	}
+	if _, ok := Get([]byte(`[1]`), "a"); ok {
+		t.Error("Get on an array must fail")
+	}
+	if _, ok := GetStr(obj, "seq"); ok {
+		t.Error("a number is not a string")
+	}
+}
+
+func TestUnquoteMatchesEncodingJSON(t *testing.T) {
+	for _, s := range []string{`"plain"`, `"\ud800"`, `"\udc00x"`, `"\ud83d\ude00"`, "\"\xff\xfe\"", `"\/\b\f\n\r\t"`, `"日本"`} {
+		var want string
+		if err := json.Unmarshal([]byte(s), &want); err != nil {
+			t.Fatal(err)
+		}
+		got, ok := Str([]byte(s))
+		if !ok || got != want {
+			t.Errorf("Str(%q) = %q, want %q", s, got, want)
+		}
+	}
+}
+
+func TestAppendStringRoundTrips(t *testing.T) {
+	for _, s := range []string{"", "a\"b\\c", "line\nbreak\ttab", "\x00\x1f", "<tag>&", "é😀", "bad\xffutf8", "\u2028\u2029"} {
+		enc := AppendString(nil, s)
+		var got string
+		if err := json.Unmarshal(enc, &got); err != nil {
+			t.Fatalf("AppendString(%q) = %s: invalid JSON: %v", s, enc, err)
+		}
+		want, _ := json.Marshal(s)
+		if string(enc) != string(want) {
+			t.Errorf("AppendString(%q) = %s, encoding/json gives %s", s, enc, want)
+		}
+	}
+}
+
+func TestTruthy(t *testing.T) {
+	for v, want := range map[string]bool{`{}`: true, `[]`: true, `""`: false, `"a"`: true, `0`: false, `1`: true, `-0`: false, `true`: true, `false`: false, `null`: false, ``: false} {
+		if got := Truthy([]byte(v)); got != want {
+			t.Errorf("Truthy(%s) = %v", v, got)
+		}
+	}
+}
+
+func TestArrayEachAndObjectEachStop(t *testing.T) {
+	var n int
+	if err := ArrayEach([]byte(`[1,"two",{"three":3},[4]]`), func(v []byte) bool { n++; return true }); err != nil || n != 4 {
+		t.Fatalf("ArrayEach: n=%d err=%v", n, err)
+	}
+	n = 0
+	_ = ObjectEach([]byte(`{"a":1,"b":2,"c":3}`), func(k, v []byte) bool { n++; return string(k) != "b" })
+	if n != 2 {
+		t.Fatalf("ObjectEach should stop after b, visited %d", n)
+	}
+	if err := ArrayEach([]byte(`[1,`), func([]byte) bool { return true }); err == nil {
+		t.Fatal("truncated array must fail")
+	}
+}
+
+func FuzzValid(f *testing.F) {
+	for _, s := range []string{`{"a":[1,2,{"b":null}]}`, `"\ud83d"`, `[1e5,-0.0,true]`, `{"type":"event","payload":{"x":"y"}}`, `{`, `"\u00"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if got, want := Valid(b), json.Valid(b); got != want {
+			t.Fatalf("Valid(%q) = %v, encoding/json says %v", b, got, want)
+		}
+		if Valid(b) && KindOf(TrimSpace(b)) == Object {
+			_ = ObjectEach(b, func(k, v []byte) bool {
+				if !Valid(v) {
+					t.Fatalf("member value %q of valid object is not valid", v)
+				}
+				return true
+			})
+		}
+	})
+}
