@@ -1,0 +1,222 @@
+package bridge
+
+import (
+	"testing"
+
+	"github.com/clawtap/clawtap/pkg/capture"
+)
+
+func TestClassifyTable(t *testing.T) {
+	cases := []struct {
+		name, frame string
+		kind        Kind
+		agent, sess string
+		run, state  string
+		stream      string
+		phase       string
+	}{
+		{"presence", `{"type":"event","event":"presence","payload":{"presence":[]},"seq":3}`, SummaryRefresh, "", "", "", "", "", ""},
+		{"heartbeat", `{"type":"event","event":"heartbeat","payload":{"ts":1,"status":"sent"}}`, SummaryRefresh, "", "", "", "", "", ""},
+		{"chat delta", `{"type":"event","event":"chat","payload":{"runId":"r1","sessionKey":"agent:main:main","state":"delta"}}`, RuntimeChat, "main", "agent:main:main", "r1", "delta", "", ""},
+		{"chat with channel key", `{"type":"event","event":"chat","payload":{"sessionKey":"agent:ops:telegram:group:-100:topic:1"}}`, RuntimeChat, "ops", "agent:ops:telegram:group:-100:topic:1", "", "", "", ""},
+		{"chat ignores payload agentId", `{"type":"event","event":"chat","payload":{"agentId":"x","sessionKey":"agent:main:main"}}`, RuntimeChat, "main", "agent:main:main", "", "", "", ""},
+		{"chat key without agent shape", `{"type":"event","event":"chat","payload":{"sessionKey":"main"}}`, RuntimeChat, "", "main", "", "", "", ""},
+		{"chat key agent: with empty id", `{"type":"event","event":"chat","payload":{"sessionKey":"agent::main"}}`, RuntimeChat, "", "agent::main", "", "", "", ""},
+		{"chat key without second colon", `{"type":"event","event":"chat","payload":{"sessionKey":"agent:main"}}`, RuntimeChat, "", "agent:main", "", "", "", ""},
+		{"chat non-string key", `{"type":"event","event":"chat","payload":{"sessionKey":7}}`, RuntimeChat, "", "", "", "", "", ""},
+		{"chat null payload", `{"type":"event","event":"chat","payload":null}`, RuntimeChat, "", "", "", "", "", ""},
+		{"chat v4 status", `{"type":"event","event":"chat","payload":{"runId":"r","sessionKey":"agent:a:b","state":"status","phase":"starting_model"}}`, RuntimeChat, "a", "agent:a:b", "r", "status", "", "starting_model"},
+		{"agent prefers payload agentId", `{"type":"event","event":"agent","payload":{"agentId":"top","sessionKey":"agent:main:main","runId":"r2","stream":"lifecycle","data":{"phase":"start"}}}`, RuntimeAgent, "top", "agent:main:main", "r2", "", "lifecycle", "start"},
+		{"agent falls back to key", `{"type":"event","event":"agent","payload":{"sessionKey":"agent:main:main","stream":"assistant","data":{"text":"hi"}}}`, RuntimeAgent, "main", "agent:main:main", "", "", "assistant", ""},
+		{"agent non-string agentId falls back", `{"type":"event","event":"agent","payload":{"agentId":5,"sessionKey":"agent:k:main"}}`, RuntimeAgent, "k", "agent:k:main", "", "", "", ""},
+		{"approval top-level agent", `{"type":"event","event":"exec.approval.requested","payload":{"id":"ap1","agentId":"main","request":{"agentId":"other"}}}`, Approval, "main", "", "", "", "", ""},
+		{"approval nested agent", `{"type":"event","event":"exec.approval.pending","payload":{"id":"ap1","request":{"agentId":"nested","sessionKey":"agent:nested:main"}}}`, Approval, "nested", "agent:nested:main", "", "", "", ""},
+		{"approval request array", `{"type":"event","event":"exec.approval.resolved","payload":{"id":"ap1","request":[{"agentId":"x"}]}}`, Approval, "", "", "", "", "", ""},
+		{"plugin approval is unknown", `{"type":"event","event":"plugin.approval.requested","payload":{}}`, Unknown, "", "", "", "", "", ""},
+		{"tick is unknown", `{"type":"event","event":"tick","payload":{"ts":1},"seq":9}`, Unknown, "", "", "", "", "", ""},
+		{"req", `{"type":"req","id":"7","method":"chat.send","params":{}}`, Request, "", "", "", "", "", ""},
+		{"res", `{"type":"res","id":"7","ok":true,"payload":{"runId":"r"}}`, Response, "", "", "", "", "", ""},
+		{"array", `[1,2]`, Invalid, "", "", "", "", "", ""},
+		{"no type", `{"event":"chat"}`, Invalid, "", "", "", "", "", ""},
+		{"trailing junk", `{"type":"event","event":"tick"} x`, Invalid, "", "", "", "", "", ""},
+		{"empty", ``, Invalid, "", "", "", "", "", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ev := Classify([]byte(c.frame), 1234)
+			if ev.Kind != c.kind || ev.AgentID != c.agent || ev.SessionKey != c.sess || ev.RunID != c.run ||
+				ev.State != c.state || ev.Stream != c.stream || ev.Phase != c.phase {
+				t.Fatalf("got kind=%s agent=%q session=%q run=%q state=%q stream=%q phase=%q", ev.Kind, ev.AgentID, ev.SessionKey, ev.RunID, ev.State, ev.Stream, ev.Phase)
+			}
+			if ev.Kind != Invalid && ev.Timestamp != 1234 {
+				t.Fatalf("timestamp must be the record's t, got %d", ev.Timestamp)
+			}
+		})
+	}
+}
+
+func TestSeqAndResponseFields(t *testing.T) {
+	ev := Classify([]byte(`{"type":"event","event":"tick","seq":42}`), 0)
+	if !ev.HasSeq || ev.Seq != 42 {
+		t.Fatalf("seq: %+v", ev)
+	}
+	if ev := Classify([]byte(`{"type":"event","event":"tick","seq":"42"}`), 0); ev.HasSeq {
+		t.Fatal("a string seq is no seq")
+	}
+	ev = Classify([]byte(`{"type":"res","id":"c1","ok":false,"error":{"code":"INVALID_REQUEST","message":"unauthorized","details":{"code":"AUTH_TOKEN_MISMATCH"}}}`), 0)
+	if ev.OK == nil || *ev.OK || ev.Code != "INVALID_REQUEST" || ev.ID != "c1" {
+		t.Fatalf("res fields: %+v", ev)
+	}
+	if string(Classify([]byte(`{"type":"event","event":"x","payload":{"a":[1]}}`), 0).Payload) != `{"a":[1]}` {
+		t.Fatal("payload must be the raw bytes")
+	}
+}
+
+func TestIsReasoningStream(t *testing.T) {
+	for s, want := range map[string]bool{
+		"thinking": true, "Thinking": true, "reasoning": true, "analysis": true, "trace": true, "THINK": true,
+		"assistant": false, "assistant-thinking": false, "tool": false, "tool_trace": false, "lifecycle": false,
+		"lifecycle-reason": false, "": false, "usage": false, "item": false,
+	} {
+		if got := IsReasoningStream(s); got != want {
+			t.Errorf("IsReasoningStream(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+func TestParseChatPayload(t *testing.T) {
+	ok := []string{
+		`{"runId":"r","sessionKey":"k","state":"delta"}`,
+		`{"runId":"r","sessionKey":"k","state":"final","seq":3,"stopReason":"stop","message":{"role":"assistant"}}`,
+		`{"runId":"r","sessionKey":"k","state":"aborted"}`,
+		`{"runId":"r","sessionKey":"k","state":"error","errorMessage":"boom"}`,
+	}
+	for _, p := range ok {
+		if ParseChatPayload([]byte(p)) == nil {
+			t.Errorf("rejected %s", p)
+		}
+	}
+	bad := []string{
+		`{"sessionKey":"k","state":"delta"}`, `{"runId":"","sessionKey":"k","state":"delta"}`,
+		`{"runId":"r","state":"delta"}`, `{"runId":"r","sessionKey":"","state":"delta"}`,
+		`{"runId":"r","sessionKey":"k","state":"status"}`, `{"runId":"r","sessionKey":"k"}`,
+		`{"runId":1,"sessionKey":"k","state":"delta"}`, `[]`, `null`, `"x"`, ``,
+	}
+	for _, p := range bad {
+		if ParseChatPayload([]byte(p)) != nil {
+			t.Errorf("accepted %s", p)
+		}
+	}
+	c := ParseChatPayload([]byte(`{"runId":"r","sessionKey":"k","state":"error","seq":"7","errorMessage":5,"stopReason":"x","model":null}`))
+	if c.HasSeq || c.ErrorMsg != nil || c.StopReason == nil || *c.StopReason != "x" || c.Model != nil || c.Message != nil {
+		t.Fatalf("optional fields kept only with the right type: %+v", c)
+	}
+}
+
+func TestParseAgentPayload(t *testing.T) {
+	if ParseAgentPayload([]byte(`{"stream":"assistant"}`)) != nil || ParseAgentPayload([]byte(`{"runId":""}`)) != nil {
+		t.Fatal("runId is required")
+	}
+	a := ParseAgentPayload([]byte(`{"runId":"r","stream":"x","data":[1],"sessionKey":"k"}`))
+	if a == nil || string(a.Data) != "[1]" || a.Stream != "x" || a.SessionKey != "k" {
+		t.Fatalf("arrays pass as data: %+v", a)
+	}
+	if a := ParseAgentPayload([]byte(`{"runId":"r","data":"text"}`)); a.Data != nil {
+		t.Fatal("a string is not data")
+	}
+}
+
+func TestClassifierMatchesResponsesToRequests(t *testing.T) {
+	c := NewClassifier()
+	req := &capture.Record{Conn: 1, Dir: "out", Frame: []byte(`{"type":"req","id":"a1","method":"agent","params":{}}`)}
+	if ev := c.Record(req); ev.Kind != Request || ev.Method != "agent" || ev.ID != "a1" {
+		t.Fatalf("req: %+v", ev)
+	}
+	res := &capture.Record{Conn: 1, Dir: "in", Frame: []byte(`{"type":"res","id":"a1","ok":true,"payload":{"status":"accepted"}}`)}
+	for i := 0; i < 2; i++ { // one id may get two responses
+		if ev := c.Record(res); ev.Method != "agent" {
+			t.Fatalf("response %d: method %q", i+1, ev.Method)
+		}
+	}
+	other := &capture.Record{Conn: 2, Dir: "in", Frame: []byte(`{"type":"res","id":"a1","ok":true}`)}
+	if ev := c.Record(other); ev.Method != "" {
+		t.Fatal("ids are per connection")
+	}
+	for _, rec := range []*capture.Record{{Mark: "close", T: 5}, {IsRaw: true, Raw: []byte("x")}, {Malformed: true, Raw: []byte("{")}} {
+		ev := c.Record(rec)
+		if rec.Mark != "" && (ev.Kind != Marker || ev.Mark != "close" || ev.Timestamp != 5) {
+			t.Fatalf("marker: %+v", ev)
+		}
+		if rec.Mark == "" && ev.Kind != Invalid {
+			t.Fatalf("raw/malformed must be invalid: %+v", ev)
+		}
+	}
+}
+
+func TestClassifierMemoryIsBounded(t *testing.T) {
+	c := NewClassifier()
+	for i := 0; i < 3*maxPending; i++ {
+		c.Record(&capture.Record{Conn: 1, Frame: []byte(`{"type":"req","id":"` + string(rune('a'+i%26)) + itoa(i) + `","method":"m"}`)})
+	}
+	if len(c.methods) > maxPending {
+		t.Fatalf("%d ids remembered, cap %d", len(c.methods), maxPending)
+	}
+}
+
+func itoa(i int) string {
+	b := []byte{}
+	for {
+		b = append([]byte{byte('0' + i%10)}, b...)
+		i /= 10
+		if i == 0 {
+			return string(b)
+		}
+	}
+}
+
+func TestJSONRoundTrip(t *testing.T) {
+	ev := Classify([]byte(`{"type":"event","event":"chat","seq":4,"payload":{"runId":"r","sessionKey":"agent:main:main","state":"final"}}`), 99)
+	line := ev.AppendJSON(nil, Meta{I: 3, T: 99, Conn: 2, Dir: "in"})
+	back, m, hasI, hasT, err := ParseJSON(line)
+	if err != nil || !hasI || !hasT || m.I != 3 || m.Conn != 2 || back.Kind != ev.Kind || back.AgentID != "main" ||
+		string(back.Payload) != string(ev.Payload) || back.Seq != 4 || back.State != "final" || back.Timestamp != 99 {
+		t.Fatalf("round trip: %s → %+v %+v %v", line, back, m, err)
+	}
+	if _, _, _, _, err := ParseJSON([]byte(`{"event":"chat"}`)); err != ErrNotClassified {
+		t.Fatalf("a line without kind: %v", err)
+	}
+	hand, m, _, hasT, err := ParseJSON([]byte(` {"kind":"runtime-chat","agentId":"given","payload":{}} `))
+	if err != nil || hand.AgentID != "given" || hasT || m.T != 0 {
+		t.Fatalf("hand-written line: %+v %v", hand, err)
+	}
+}
+
+func FuzzClassify(f *testing.F) {
+	for _, s := range []string{
+		`{"type":"event","event":"chat","payload":{"runId":"r","sessionKey":"agent:main:main","state":"delta","message":{"role":"assistant","content":[{"type":"text","text":"hi"}]}},"seq":1}`,
+		`{"type":"event","event":"agent","payload":{"runId":"r","stream":"lifecycle","data":{"phase":"start"}}}`,
+		`{"type":"event","event":"exec.approval.requested","payload":{"id":"a","request":{"agentId":"x"}}}`,
+		`{"type":"res","id":"1","ok":false,"error":{"code":"X"}}`,
+		`{"type":"req","id":1,"method":"connect"}`,
+		`[]`, `{`, `{"type":"event","event":"chat","payload":[]}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		ev := Classify(b, 1)
+		switch ev.Kind {
+		case SummaryRefresh, RuntimeChat, RuntimeAgent, Approval, Unknown, Request, Response, Invalid:
+		default:
+			t.Fatalf("kind %q outside the table", ev.Kind)
+		}
+		if ev.AgentID != "" && ev.Kind == RuntimeChat && SessionAgentID(ev.SessionKey) != ev.AgentID {
+			t.Fatal("chat agentId must come from the session key")
+		}
+		ParseChatPayload(ev.Payload)
+		ParseAgentPayload(ev.Payload)
+		line := ev.AppendJSON(nil, Meta{})
+		if _, _, _, _, err := ParseJSON(line); err != nil && ev.Kind != "" {
+			t.Fatalf("classify output %s does not parse back: %v", line, err)
+		}
+	})
+}
