@@ -1,0 +1,450 @@
+package serve
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/gorilla/websocket"
+)
+
+// Options configure a Server.
+type Options struct {
+	Token  string // required in connect's auth.token when set
+	Pacing Pacing
+	Loop   bool
+	OnSend OnSend
+	// Once makes Done close when the first client that completed the
+	// handshake has been sent the whole stream, or has gone.
+	Once bool
+
+	HandshakeTimeout time.Duration // for the connect request; 0 means 15 s
+	WriteTimeout     time.Duration // per frame; 0 means 10 s
+
+	Clock Clock     // pacing clock and challenge ts; nil means the wall clock
+	Rand  io.Reader // nonces and connIds; nil means crypto/rand
+
+	// Logf, when set, gets one line per client event (connect, reject,
+	// stream end, disconnect).
+	Logf func(format string, args ...any)
+	// HTTP answers plain HTTP requests (not WebSocket upgrades); nil means
+	// a short text page.
+	HTTP http.Handler
+}
+
+// Server plays a Script to every client that connects, each with its own
+// handshake, pacing and seq. It is an http.Handler.
+type Server struct {
+	script *Script
+	opts   Options
+	up     websocket.Upgrader
+
+	randMu sync.Mutex
+
+	mu       sync.Mutex
+	clients  map[int]*client
+	nextID   int
+	total    int // clients that completed the handshake
+	rejected int
+	finished int64 // frames sent to clients that are gone
+	first    int   // id of the first client that completed the handshake
+	closed   bool
+	wg       sync.WaitGroup
+
+	done     chan struct{}
+	doneOnce sync.Once
+}
+
+// New returns a server of s.
+func New(s *Script, opts Options) *Server {
+	if opts.HandshakeTimeout <= 0 {
+		opts.HandshakeTimeout = 15 * time.Second
+	}
+	if opts.WriteTimeout <= 0 {
+		opts.WriteTimeout = 10 * time.Second
+	}
+	if opts.Clock == nil {
+		opts.Clock = WallClock{}
+	}
+	if opts.Rand == nil {
+		opts.Rand = rand.Reader
+	}
+	if opts.OnSend == "" {
+		opts.OnSend = OnSendReply
+	}
+	return &Server{
+		script:  s,
+		opts:    opts,
+		clients: map[int]*client{},
+		done:    make(chan struct{}),
+		up: websocket.Upgrader{
+			ReadBufferSize:  64 << 10,
+			WriteBufferSize: 64 << 10,
+			// Any page may connect, like a gateway whose Control UI runs from
+			// a dev server or another port. serve binds loopback by default;
+			// use --token to keep other pages out.
+			CheckOrigin: func(*http.Request) bool { return true },
+		},
+	}
+}
+
+// Done is closed, with Options.Once, when the first client's stream is over.
+func (sv *Server) Done() <-chan struct{} { return sv.done }
+
+func (sv *Server) finish() { sv.doneOnce.Do(func() { close(sv.done) }) }
+
+type client struct {
+	id     int
+	conn   *websocket.Conn
+	remote string
+	name   string // client.id/mode from connect
+	st     *Streamer
+	wmu    sync.Mutex
+	wt     time.Duration
+	bad    int
+	ended  bool // the stream was sent to the end
+}
+
+func (c *client) write(b []byte) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	_ = c.conn.SetWriteDeadline(time.Now().Add(c.wt))
+	return c.conn.WriteMessage(websocket.TextMessage, b)
+}
+
+// closeWith sends a close frame; the read loop then sees the client's
+// answer (or a timeout) and the connection is torn down.
+func (c *client) closeWith(code int, reason string) {
+	if len(reason) > 123 { // the limit of a close frame's reason
+		reason = reason[:123]
+	}
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	_ = c.conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, reason), time.Now().Add(time.Second))
+	_ = c.conn.SetReadDeadline(time.Now().Add(2 * time.Second))
+}
+
+func (sv *Server) logf(format string, args ...any) {
+	if sv.opts.Logf != nil {
+		sv.opts.Logf(format, args...)
+	}
+}
+
+func (sv *Server) uuid() (string, error) {
+	sv.randMu.Lock()
+	defer sv.randMu.Unlock()
+	return newUUID(sv.opts.Rand)
+}
+
+// ServeHTTP upgrades WebSocket requests on any path and plays the capture
+// on them; other requests go to Options.HTTP.
+func (sv *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !websocket.IsWebSocketUpgrade(r) {
+		if sv.opts.HTTP != nil {
+			sv.opts.HTTP.ServeHTTP(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		fmt.Fprintf(w, "clawtap serve: a recorded OpenClaw gateway session, played back over WebSocket.\nConnect a gateway client to ws://%s/\n", r.Host)
+		return
+	}
+	sv.mu.Lock()
+	if sv.closed {
+		sv.mu.Unlock()
+		http.Error(w, "clawtap serve is shutting down", http.StatusServiceUnavailable)
+		return
+	}
+	sv.wg.Add(1)
+	sv.mu.Unlock()
+	defer sv.wg.Done()
+	conn, err := sv.up.Upgrade(w, r, nil)
+	if err != nil {
+		return // Upgrade has answered
+	}
+	sv.serveConn(conn, r.RemoteAddr)
+}
+
+func (sv *Server) register(conn *websocket.Conn, remote string) *client {
+	sv.mu.Lock()
+	defer sv.mu.Unlock()
+	sv.nextID++
+	c := &client{id: sv.nextID, conn: conn, remote: remote, wt: sv.opts.WriteTimeout}
+	sv.clients[c.id] = c
+	return c
+}
+
+func (sv *Server) serveConn(conn *websocket.Conn, remote string) {
+	defer conn.Close()
+	c := sv.register(conn, remote)
+	authed := false
+	defer func() {
+		sv.mu.Lock()
+		delete(sv.clients, c.id)
+		if c.st != nil {
+			_, _, _, sent, _ := c.st.Position()
+			sv.finished += sent
+		}
+		first := sv.first == c.id
+		sv.mu.Unlock()
+		if authed {
+			sv.logf("client %d gone (%s)", c.id, c.summary())
+		}
+		if first && sv.opts.Once {
+			sv.finish()
+		}
+	}()
+
+	proto, req, ok := sv.handshake(c)
+	if !ok {
+		sv.mu.Lock()
+		sv.rejected++
+		sv.mu.Unlock()
+		drain(conn)
+		return
+	}
+	connID, err := sv.uuid()
+	if err != nil {
+		c.closeWith(1011, "internal error")
+		drain(conn)
+		return
+	}
+	conn.SetReadLimit(MaxPayload)
+	_ = conn.SetReadDeadline(time.Time{})
+	st := NewStreamer(sv.script, StreamOptions{Pacing: sv.opts.Pacing, Loop: sv.opts.Loop, OnSend: sv.opts.OnSend, Clock: sv.opts.Clock})
+	sv.mu.Lock()
+	c.st = st
+	sv.total++
+	if sv.first == 0 {
+		sv.first = c.id
+	}
+	sv.mu.Unlock()
+	if err := c.write(sv.helloFrame(req.id, proto, connID, req.params)); err != nil {
+		return
+	}
+	authed = true
+	sv.logf("client %d connected from %s (%s, protocol %d)", c.id, c.remote, c.name, proto)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	streamDone := make(chan struct{})
+	go func() {
+		defer close(streamDone)
+		err := st.Run(ctx, c.write)
+		switch {
+		case err == nil:
+			c.ended = true
+			sv.logf("client %d: end of capture after %d frames", c.id, st.sent.Load())
+			sv.mu.Lock()
+			first := sv.first == c.id
+			sv.mu.Unlock()
+			if first && sv.opts.Once {
+				sv.finish()
+			}
+		case errors.Is(err, context.Canceled):
+		default:
+			conn.Close() // the client stopped reading; end its read loop too
+		}
+	}()
+	for {
+		typ, msg, err := conn.ReadMessage()
+		if err != nil {
+			break
+		}
+		sv.handle(c, typ, msg)
+	}
+	cancel()
+	<-streamDone
+}
+
+// handshake sends connect.challenge and checks the client's connect. It
+// answers and closes a client it turns away.
+func (sv *Server) handshake(c *client) (int, request, bool) {
+	conn := c.conn
+	nonce, err := sv.uuid()
+	if err != nil {
+		c.closeWith(1011, "internal error")
+		return 0, request{}, false
+	}
+	conn.SetReadLimit(MaxPreauthPayload)
+	if err := c.write(challengeFrame(nonce, sv.opts.Clock.Now().UnixMilli(), sv.script.ChallengeCaps)); err != nil {
+		return 0, request{}, false
+	}
+	_ = conn.SetReadDeadline(time.Now().Add(sv.opts.HandshakeTimeout))
+	typ, msg, err := conn.ReadMessage()
+	if err != nil {
+		var ne net.Error
+		switch {
+		case errors.As(err, &ne) && ne.Timeout():
+			sv.logf("client %d from %s: no connect within %s", c.id, c.remote, sv.opts.HandshakeTimeout)
+			c.closeWith(closePolicy, "handshake timeout")
+		case errors.Is(err, websocket.ErrReadLimit):
+			sv.logf("client %d from %s: connect frame over %d bytes", c.id, c.remote, MaxPreauthPayload)
+		default:
+			sv.logf("client %d from %s: left before connect", c.id, c.remote)
+		}
+		return 0, request{}, false
+	}
+	req, proto, rej := sv.checkConnect(msg, typ == websocket.TextMessage)
+	if rej != nil {
+		sv.logf("client %d from %s: rejected: %s", c.id, c.remote, rej.why)
+		if rej.res != nil {
+			_ = c.write(rej.res)
+		}
+		c.closeWith(rej.code, rej.reason)
+		return 0, request{}, false
+	}
+	id, _ := strOr(getPath(req.params, "client", "id"))
+	mode, _ := strOr(getPath(req.params, "client", "mode"))
+	c.name = id + "/" + mode
+	if c.name == "/" {
+		c.name = "unnamed client"
+	}
+	return proto, req, true
+}
+
+func strOr(v []byte) (string, bool) {
+	if v == nil {
+		return "", false
+	}
+	s, ok := jsonStr(v)
+	return s, ok
+}
+
+// drain reads until the client answers our close frame or the deadline
+// set by closeWith passes, so the close reaches the client cleanly.
+func drain(conn *websocket.Conn) {
+	_ = conn.SetReadDeadline(time.Now().Add(2 * time.Second))
+	for {
+		if _, _, err := conn.ReadMessage(); err != nil {
+			return
+		}
+	}
+}
+
+// handle answers one client frame after the handshake.
+func (sv *Server) handle(c *client, typ int, msg []byte) {
+	req, ok := parseRequest(msg)
+	if typ != websocket.TextMessage || !ok || !req.valid() {
+		c.bad++
+		if ok && req.id != nil {
+			_ = c.write(errorRes(req.id, "INVALID_REQUEST", "invalid request frame", nil))
+		}
+		return
+	}
+	switch {
+	case req.method == "connect":
+		_ = c.write(errorRes(req.id, "INVALID_REQUEST", "connect is only valid as the first request", nil))
+	case req.method == "chat.send" && sv.opts.OnSend == OnSendNextRun:
+		if !c.st.Send(req.id) {
+			_ = c.write(notInCapture(req.id))
+		}
+	default:
+		q := sv.script.Match(req.method, req.params, c.st.Pos())
+		if q == nil {
+			_ = c.write(notInCapture(req.id))
+			return
+		}
+		for _, r := range q.Responses {
+			if err := c.write(readdress(r, req.id)); err != nil {
+				return
+			}
+		}
+	}
+}
+
+func (c *client) summary() string {
+	if c.st == nil {
+		return "no stream"
+	}
+	_, _, pass, sent, _ := c.st.Position()
+	s := fmt.Sprintf("%d frames sent", sent)
+	if pass > 0 {
+		s += fmt.Sprintf(", pass %d", pass+1)
+	}
+	if c.ended {
+		s += ", end of capture"
+	}
+	if c.bad > 0 {
+		s += fmt.Sprintf(", %d bad frames ignored", c.bad)
+	}
+	return s
+}
+
+// ClientStats describes one connected client.
+type ClientStats struct {
+	ID      int
+	Name    string
+	Item    int // timeline items done in the current pass
+	Pass    int
+	Sent    int64
+	Waiting bool // waiting for a chat.send (--on-send next-run)
+	Ended   bool
+}
+
+// Stats is a snapshot of what the server is doing.
+type Stats struct {
+	Active   int   // clients past the handshake, connected now
+	Total    int   // clients that completed the handshake
+	Rejected int   // clients turned away during the handshake
+	Sent     int64 // frames sent to all clients
+	Items    int   // the timeline's length
+	Clients  []ClientStats
+}
+
+// Stats returns a snapshot.
+func (sv *Server) Stats() Stats {
+	sv.mu.Lock()
+	defer sv.mu.Unlock()
+	s := Stats{Total: sv.total, Rejected: sv.rejected, Sent: sv.finished, Items: len(sv.script.Items)}
+	for _, c := range sv.clients {
+		if c.st == nil {
+			continue
+		}
+		_, item, pass, sent, waiting := c.st.Position()
+		s.Active++
+		s.Sent += sent
+		s.Clients = append(s.Clients, ClientStats{ID: c.id, Name: c.name, Item: int(item), Pass: int(pass), Sent: sent, Waiting: waiting, Ended: c.ended})
+	}
+	sort.Slice(s.Clients, func(i, j int) bool { return s.Clients[i].ID < s.Clients[j].ID })
+	return s
+}
+
+// Close ends every client with 1001 (going away), waits up to the
+// context's deadline for their connections to end, and turns new ones away.
+func (sv *Server) Close(ctx context.Context) error {
+	return sv.CloseWith(ctx, websocket.CloseGoingAway, "clawtap serve is shutting down")
+}
+
+// CloseWith ends every client with the given close code and reason.
+func (sv *Server) CloseWith(ctx context.Context, code int, reason string) error {
+	sv.mu.Lock()
+	sv.closed = true
+	list := make([]*client, 0, len(sv.clients))
+	for _, c := range sv.clients {
+		list = append(list, c)
+	}
+	sv.mu.Unlock()
+	for _, c := range list {
+		c.closeWith(code, reason)
+	}
+	waited := make(chan struct{})
+	go func() { sv.wg.Wait(); close(waited) }()
+	select {
+	case <-waited:
+		return nil
+	case <-ctx.Done():
+		sv.mu.Lock()
+		for _, c := range sv.clients {
+			c.conn.Close()
+		}
+		sv.mu.Unlock()
+		<-waited
+		return ctx.Err()
+	}
+}

@@ -1,0 +1,272 @@
+package serve
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+
+	"github.com/clawtap/clawtap/pkg/jsonx"
+)
+
+// Renumberer gives each client its own frame seq, following the rule in
+// docs/serve.md:
+//
+//   - the first frame with a seq that a client is sent gets 1;
+//   - every later one gets the previous number plus the difference of
+//     their recorded seqs, so a recorded step of 1 stays 1 and a recorded
+//     gap (a step of more than 1) keeps its size;
+//   - a recorded step of 0 or less (a duplicate, or seq going back) is kept
+//     too, but the number never goes below 1;
+//   - when --loop starts the capture over, its first frame with a seq
+//     continues at the previous number plus 1, so the loop itself makes no
+//     gap.
+//
+// Frames without a seq stay without one and do not count.
+type Renumberer struct {
+	fresh bool  // the next frame starts a pass
+	last  int64 // recorded seq of the previous frame
+	out   int64 // number given to the previous frame
+}
+
+// NewRenumberer returns a renumberer for one client.
+func NewRenumberer() *Renumberer { return &Renumberer{fresh: true} }
+
+// Next returns the seq to send for a frame recorded with seq rec.
+func (r *Renumberer) Next(rec int64) int64 {
+	if r.fresh {
+		r.fresh = false
+		r.out++
+	} else {
+		r.out += rec - r.last
+		if r.out < 1 {
+			r.out = 1
+		}
+	}
+	r.last = rec
+	return r.out
+}
+
+// Restart marks the start of a new pass over the capture (--loop).
+func (r *Renumberer) Restart() { r.fresh = true }
+
+// OnSend says what a client's chat.send does.
+type OnSend string
+
+const (
+	// OnSendReply answers chat.send from the capture like any request; the
+	// stream does not wait for it.
+	OnSendReply OnSend = "reply"
+	// OnSendNextRun pauses the stream where the recorded client sent
+	// chat.send until this client sends one, then streams the next run,
+	// the recorded response re-addressed to the client's id included.
+	OnSendNextRun OnSend = "next-run"
+)
+
+// Pacing says how recorded time becomes real time.
+type Pacing struct {
+	Speed  float64       // 2 plays twice as fast; 0 means 1
+	MaxGap time.Duration // longest wait between two frames; 0 means no limit
+	Fast   bool          // no waiting at all (--as-fast-as-possible)
+}
+
+// Wait returns how long to wait for a recorded gap of ms milliseconds:
+// scaled by Speed, then clamped to MaxGap. Gaps that go back in time are 0.
+func (p Pacing) Wait(ms int64) time.Duration {
+	if p.Fast || ms <= 0 {
+		return 0
+	}
+	speed := p.Speed
+	if speed <= 0 {
+		speed = 1
+	}
+	d := time.Duration(float64(ms) * float64(time.Millisecond) / speed)
+	if p.MaxGap > 0 && d > p.MaxGap {
+		d = p.MaxGap
+	}
+	return d
+}
+
+// StreamOptions configure a Streamer.
+type StreamOptions struct {
+	Pacing Pacing
+	Loop   bool
+	OnSend OnSend
+	Clock  Clock // nil means the wall clock
+}
+
+// Streamer plays a script to one client: it walks the timeline, waits the
+// recorded (scaled, clamped) gaps on its clock, renumbers seq and hands
+// each frame to emit. One Streamer serves one client.
+type Streamer struct {
+	s     *Script
+	opts  StreamOptions
+	clock Clock
+	renum *Renumberer
+	sends chan []byte // raw ids of the client's chat.send requests
+
+	pos   atomic.Int64 // capture index of the last item sent, -1 before
+	item  atomic.Int64 // timeline items done in this pass
+	pass  atomic.Int64
+	sent  atomic.Int64 // frames sent
+	wait  atomic.Bool  // waiting for a chat.send
+	claim atomic.Int64 // chat.send requests accepted
+
+	onWait func() // test hook: called when the stream starts waiting for a chat.send
+}
+
+// NewStreamer returns a streamer of s for one client.
+func NewStreamer(s *Script, opts StreamOptions) *Streamer {
+	if opts.Clock == nil {
+		opts.Clock = WallClock{}
+	}
+	if opts.OnSend == "" {
+		opts.OnSend = OnSendReply
+	}
+	st := &Streamer{s: s, opts: opts, clock: opts.Clock, renum: NewRenumberer()}
+	st.pos.Store(-1)
+	if opts.OnSend == OnSendNextRun {
+		n := s.Sends
+		if opts.Loop || n > 1024 {
+			n = 1024
+		}
+		st.sends = make(chan []byte, n)
+	}
+	return st
+}
+
+// Position reports where the streamer is: the capture index of the last
+// item sent (-1 before the first), the timeline items done in the current
+// pass, the pass (from 0), frames sent, and whether it waits for a
+// chat.send.
+func (st *Streamer) Position() (index, item, pass, sent int64, waiting bool) {
+	return st.pos.Load(), st.item.Load(), st.pass.Load(), st.sent.Load(), st.wait.Load()
+}
+
+// Pos is the capture index of the last item sent, -1 before the first.
+func (st *Streamer) Pos() int { return int(st.pos.Load()) }
+
+// Send offers a client's chat.send (its raw id) to the stream with
+// --on-send next-run. It reports false when the capture has no run left
+// for it, and the caller answers it as not in capture.
+func (st *Streamer) Send(id []byte) bool {
+	if st.sends == nil {
+		return false
+	}
+	if !st.opts.Loop && st.claim.Load() >= int64(st.s.Sends) {
+		return false
+	}
+	select {
+	case st.sends <- append([]byte(nil), id...):
+		st.claim.Add(1)
+		return true
+	default:
+		return false
+	}
+}
+
+// Run streams until the timeline ends (never with Loop), ctx is done or
+// emit fails. emit gets each frame to send as one text message; the slice
+// is only valid during the call.
+func (st *Streamer) Run(ctx context.Context, emit func(frame []byte) error) error {
+	nextRun := st.opts.OnSend == OnSendNextRun
+	due := st.clock.Now()
+	for pass := int64(0); ; pass++ {
+		st.pass.Store(pass)
+		st.item.Store(0)
+		prevT := st.s.StartT
+		ids := map[int][]byte{} // chat.send number → the client's id
+		var buf []byte
+		for i := range st.s.Items {
+			it := &st.s.Items[i]
+			if it.Kind != ItemFrame && !nextRun {
+				st.item.Store(int64(i + 1))
+				continue
+			}
+			t := it.T
+			if t <= 0 {
+				t = prevT // no recorded time: no wait
+			}
+			if prevT <= 0 {
+				prevT = t
+			}
+			if it.Kind == ItemSend {
+				st.wait.Store(true)
+				if st.onWait != nil {
+					st.onWait()
+				}
+				select {
+				case id := <-st.sends:
+					ids[it.Send] = id
+				case <-ctx.Done():
+					st.wait.Store(false)
+					return ctx.Err()
+				}
+				st.wait.Store(false)
+				// The run's pacing starts from the client's send.
+				due, prevT = st.clock.Now(), t
+				st.item.Store(int64(i + 1))
+				continue
+			}
+			due = due.Add(st.opts.Pacing.Wait(t - prevT))
+			prevT = t
+			if err := st.sleepUntil(ctx, due); err != nil {
+				return err
+			}
+			frame := it.Frame
+			switch {
+			case it.Kind == ItemSendResponse:
+				id, ok := ids[it.Send]
+				if !ok {
+					st.item.Store(int64(i + 1))
+					continue
+				}
+				frame = readdress(frame, id)
+			case it.HasSeq:
+				buf = append(buf[:0], frame[:it.SeqAt.start]...)
+				buf = jsonx.AppendInt(buf, st.renum.Next(it.Seq))
+				buf = append(buf, frame[it.SeqAt.end:]...)
+				frame = buf
+			}
+			if err := emit(frame); err != nil {
+				return err
+			}
+			st.sent.Add(1)
+			st.pos.Store(int64(it.Index))
+			st.item.Store(int64(i + 1))
+		}
+		if !st.opts.Loop {
+			return nil
+		}
+		st.renum.Restart()
+		st.pos.Store(-1)
+		// The next pass starts after the recorded wait before the first
+		// item (from the hello), as the first pass did.
+	}
+}
+
+func (st *Streamer) sleepUntil(ctx context.Context, due time.Time) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	d := due.Sub(st.clock.Now())
+	if d <= 0 {
+		return nil
+	}
+	t := st.clock.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C():
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// readdress returns a response frame with its id replaced by the raw JSON
+// id of the client's request; every other byte stays as recorded.
+func readdress(frame, id []byte) []byte {
+	if _, v, ok := member(frame, "id"); ok {
+		return splice(frame, v, id)
+	}
+	return setMember(frame, "id", id)
+}
