@@ -4,5 +4,7 @@ import "github.com/spf13/cobra"
 
 // commands lists clawtap's subcommands, one file each (cmd_<name>.go).
 func (a *app) commands() []*cobra.Command {
-	return []*cobra.Command{}
+	return []*cobra.Command{
+		a.serveCmd(),
+	}
 }

@@ -1,0 +1,283 @@
+package main
+
+import (
+	"bytes"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/clawtap/clawtap/pkg/capture"
+	"github.com/clawtap/clawtap/pkg/jsonx"
+	"github.com/clawtap/clawtap/pkg/serve"
+	"github.com/gorilla/websocket"
+)
+
+// serveStderr collects stderr and lets a test wait for a line.
+type serveStderr struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+	ch  chan struct{}
+}
+
+func newServeStderr() *serveStderr { return &serveStderr{ch: make(chan struct{}, 1)} }
+
+func (s *serveStderr) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.buf.Write(p)
+	select {
+	case s.ch <- struct{}{}:
+	default:
+	}
+	return len(p), nil
+}
+
+func (s *serveStderr) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.String()
+}
+
+var serveURLRe = regexp.MustCompile(`serving \S+ on (ws://[0-9.:]+)/`)
+
+// waitURL waits for serve to say where it listens.
+func (s *serveStderr) waitURL(t *testing.T, exited <-chan int) string {
+	t.Helper()
+	deadline := time.After(10 * time.Second)
+	for {
+		if m := serveURLRe.FindStringSubmatch(s.String()); m != nil {
+			return m[1]
+		}
+		select {
+		case <-s.ch:
+		case code := <-exited:
+			t.Fatalf("serve exited %d before listening:\n%s", code, s.String())
+		case <-deadline:
+			t.Fatalf("serve did not start:\n%s", s.String())
+		}
+	}
+}
+
+// startServe runs `clawtap serve` in-process and returns its URL and a
+// channel with its exit code.
+func startServe(t *testing.T, args ...string) (string, <-chan int, *serveStderr, *bytes.Buffer) {
+	t.Helper()
+	stderr := newServeStderr()
+	var stdout bytes.Buffer
+	exited := make(chan int, 1)
+	go func() {
+		exited <- Main(append([]string{"serve", "--listen", "127.0.0.1:0"}, args...), strings.NewReader(""), &stdout, stderr)
+	}()
+	return stderr.waitURL(t, exited), exited, stderr, &stdout
+}
+
+func writeServeCapture(t *testing.T) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "cap.jsonl.zst")
+	w, err := capture.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.WriteHeader(capture.NewHeader(time.Unix(1_800_000_000, 0), capture.Source{Tool: "test", Mode: "record", GatewayVersion: "2026.9.6", Protocol: 4}))
+	w.Write(&capture.Record{T: 1000, Conn: 1, Mark: capture.MarkOpen})
+	w.WriteFrame(1000, 1, "in", []byte(`{"type":"event","event":"connect.challenge","payload":{"nonce":"n","ts":1}}`))
+	w.WriteFrame(1001, 1, "out", []byte(`{"type":"req","id":"c","method":"connect","params":{"minProtocol":3,"maxProtocol":4}}`))
+	w.WriteFrame(1002, 1, "in", []byte(`{"type":"res","id":"c","ok":true,"payload":{"type":"hello-ok","protocol":4,"server":{"version":"2026.9.6","connId":"x"},"features":{"methods":[],"events":[]},"snapshot":{},"policy":{"tickIntervalMs":30000}}}`))
+	for i, seq := range []int{1, 2, 5} { // a gap of two
+		w.WriteFrame(int64(1100+i*100), 1, "in", []byte(`{"type":"event","event":"tick","payload":{"ts":`+serveItoa(i)+`},"seq":`+serveItoa(seq)+`}`))
+	}
+	w.WriteFrame(1500, 1, "out", []byte(`{"type":"req","id":"h","method":"health","params":{}}`))
+	w.WriteFrame(1501, 1, "in", []byte(`{"type":"res","id":"h","ok":true,"payload":{"ok":true}}`))
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func serveItoa(n int) string { return string(jsonx.AppendInt(nil, int64(n))) }
+
+func serveDial(t *testing.T, url string) *websocket.Conn {
+	t.Helper()
+	c, _, err := websocket.DefaultDialer.Dial(url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func serveRead(t *testing.T, c *websocket.Conn) (string, error) {
+	t.Helper()
+	_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	_, msg, err := c.ReadMessage()
+	return string(msg), err
+}
+
+func TestServeCLIOnce(t *testing.T) {
+	p := writeServeCapture(t)
+	url, exited, stderr, stdout := startServe(t, "--once", "--as-fast-as-possible", p)
+	c := serveDial(t, url)
+	if ch, _ := serveRead(t, c); !strings.Contains(ch, `"connect.challenge"`) {
+		t.Fatalf("challenge: %s", ch)
+	}
+	c.WriteMessage(websocket.TextMessage, []byte(`{"type":"req","id":"1","method":"connect","params":{"minProtocol":3,"maxProtocol":4,"client":{"id":"cli","mode":"cli"}}}`))
+	if hello, _ := serveRead(t, c); !strings.Contains(hello, `"hello-ok"`) {
+		t.Fatalf("hello: %s", hello)
+	}
+	var seqs []int64
+	for {
+		f, err := serveRead(t, c)
+		if err != nil {
+			ce, ok := err.(*websocket.CloseError)
+			if !ok || ce.Code != 1000 || ce.Text != "end of capture" {
+				t.Fatalf("end: %v", err)
+			}
+			break
+		}
+		n, _ := jsonx.GetInt([]byte(f), "seq")
+		seqs = append(seqs, n)
+	}
+	if got := seqs; len(got) != 3 || got[0] != 1 || got[1] != 2 || got[2] != 5 {
+		t.Fatalf("seqs %v, want [1 2 5]", got)
+	}
+	select {
+	case code := <-exited:
+		if code != 0 {
+			t.Fatalf("exit %d:\n%s", code, stderr)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve --once did not exit")
+	}
+	if stdout.Len() != 0 {
+		t.Errorf("stdout not empty: %q", stdout)
+	}
+	for _, want := range []string{"connection 1 of 1: 3 frame(s)", "protocol 4", "gateway 2026.9.6", "client 1 connected", "served 1 client(s), 3 frame(s)"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+}
+
+func TestServeCLIAnswersAndToken(t *testing.T) {
+	p := writeServeCapture(t)
+	url, exited, stderr, _ := startServe(t, "--once", "--token", "tok", "--max-gap", "10ms", p)
+	bad := serveDial(t, url)
+	serveRead(t, bad)
+	bad.WriteMessage(websocket.TextMessage, []byte(`{"type":"req","id":"1","method":"connect","params":{"minProtocol":3,"maxProtocol":4}}`))
+	if res, _ := serveRead(t, bad); !strings.Contains(res, `"AUTH_TOKEN_MISMATCH"`) {
+		t.Fatalf("no token: %s", res)
+	}
+	c := serveDial(t, url)
+	serveRead(t, c)
+	c.WriteMessage(websocket.TextMessage, []byte(`{"type":"req","id":"1","method":"connect","params":{"minProtocol":3,"maxProtocol":4,"auth":{"token":"tok"}}}`))
+	serveRead(t, c)
+	c.WriteMessage(websocket.TextMessage, []byte(`{"type":"req","id":"mine","method":"health"}`))
+	c.WriteMessage(websocket.TextMessage, []byte(`{"type":"req","id":"nope","method":"status"}`))
+	var got []string
+	for {
+		f, err := serveRead(t, c)
+		if err != nil {
+			break
+		}
+		if strings.Contains(f, `"type":"res"`) {
+			got = append(got, f)
+		}
+	}
+	want := []string{
+		`{"type":"res","id":"mine","ok":true,"payload":{"ok":true}}`,
+		`{"type":"res","id":"nope","ok":false,"error":{"code":"UNAVAILABLE","message":"not in capture"}}`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("responses:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if code := <-exited; code != 0 {
+		t.Fatalf("exit %d:\n%s", code, stderr)
+	}
+	if !strings.Contains(stderr.String(), "1 client(s) turned away") {
+		t.Errorf("stderr:\n%s", stderr)
+	}
+}
+
+func TestServeCLIUsage(t *testing.T) {
+	p := writeServeCapture(t)
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"serve"}, "accepts 1 arg"},
+		{[]string{"serve", "--speed", "0", p}, "--speed must be more than 0"},
+		{[]string{"serve", "--on-send", "later", p}, `unknown --on-send "later"`},
+		{[]string{"serve", "--once", "--loop", p}, "--loop never reaches"},
+		{[]string{"serve", "--conn", "7", p}, "capture has no connection 7 (it has 1)"},
+		{[]string{"serve", filepath.Join(t.TempDir(), "missing.jsonl")}, "no such file"},
+		{[]string{"serve", "--ui", t.TempDir(), p}, "no index.html"},
+		{[]string{"serve", "--listen", "256.0.0.1:1", p}, "listen on 256.0.0.1:1"},
+	}
+	for _, c := range cases {
+		var out, errb bytes.Buffer
+		code := Main(c.args, strings.NewReader(""), &out, &errb)
+		if code != 2 || !strings.Contains(errb.String(), c.want) {
+			t.Errorf("%v: exit %d, stderr:\n%s\nwant %q", c.args, code, errb.String(), c.want)
+		}
+	}
+}
+
+func TestServeCLIHelp(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := Main([]string{"serve", "--help"}, strings.NewReader(""), &out, &errb); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, want := range []string{"clawtap serve fixtures/demo.jsonl.zst", "--on-send next-run", "ws://127.0.0.1:18789", "--as-fast-as-possible", "--max-gap"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("help lacks %q", want)
+		}
+	}
+}
+
+func TestServeCLIControlUI(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "index.html"), []byte("<html>ui</html>"), 0o644)
+	os.MkdirAll(filepath.Join(dir, "assets"), 0o755)
+	os.WriteFile(filepath.Join(dir, "assets", "app.js"), []byte("js"), 0o644)
+	h, err := serveControlUI(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sv := serve.New(&serve.Script{}, serve.Options{HTTP: h})
+	for path, want := range map[string]string{"/": "<html>ui</html>", "/assets/app.js": "js", "/chat/agent:main": "<html>ui</html>"} {
+		rec := serveRecorder()
+		sv.ServeHTTP(rec, serveRequest(path))
+		if got := rec.Body.String(); got != want {
+			t.Errorf("GET %s = %q, want %q", path, got, want)
+		}
+	}
+}
+
+func TestServeStatusText(t *testing.T) {
+	st := serve.Stats{Active: 2, Sent: 120, Items: 200, Clients: []serve.ClientStats{{ID: 1, Item: 150}, {ID: 2, Item: 40, Waiting: true}}}
+	got := serveStatusText("demo.jsonl.zst", st)
+	want := "clawtap: serving demo.jsonl.zst · 2 client(s) · 120 frame(s) sent · at 40–150/200 · waiting for chat.send"
+	if got != want {
+		t.Fatalf("got  %q\nwant %q", got, want)
+	}
+	if got := serveStatusText("x", serve.Stats{Items: 10}); !strings.HasSuffix(got, "waiting for a client") {
+		t.Fatalf("got %q", got)
+	}
+	var b bytes.Buffer
+	l := newServeStatus(&b, true)
+	l.set("status")
+	l.println("clawtap: client 1 connected")
+	if want := "\r\x1b[Kstatus\r\x1b[Kclawtap: client 1 connected\nstatus"; b.String() != want {
+		t.Fatalf("terminal output %q", b.String())
+	}
+}
+
+func serveRecorder() *httptest.ResponseRecorder { return httptest.NewRecorder() }
+
+func serveRequest(path string) *http.Request { return httptest.NewRequest("GET", path, nil) }
