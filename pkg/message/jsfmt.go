@@ -1,0 +1,410 @@
+package message
+
+import (
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/clawtap/clawtap/pkg/jsonx"
+)
+
+// This file holds the small pieces of JavaScript semantics the extraction
+// rules depend on: the whitespace set of \s / trim(), Number#toString, and
+// JSON.stringify(v, null, 2) over raw JSON bytes.
+
+// isJSSpace reports whether r is in JavaScript's WhiteSpace or
+// LineTerminator sets, i.e. what \s matches and String#trim removes. It
+// differs from unicode.IsSpace: U+FEFF is included, U+0085 is not.
+func isJSSpace(r rune) bool {
+	switch r {
+	case '\t', '\n', '\v', '\f', '\r', ' ', 0xA0, 0x1680, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000, 0xFEFF:
+		return true
+	}
+	return r >= 0x2000 && r <= 0x200A
+}
+
+// spaceAt returns the byte length of the JS whitespace character at s[i],
+// or 0 when there is none.
+func spaceAt(s string, i int) int {
+	c := s[i]
+	if c < utf8.RuneSelf {
+		switch c {
+		case '\t', '\n', '\v', '\f', '\r', ' ':
+			return 1
+		}
+		return 0
+	}
+	// Every non-ASCII JS space starts with one of these lead bytes.
+	if c != 0xC2 && c != 0xE1 && c != 0xE2 && c != 0xE3 && c != 0xEF {
+		return 0
+	}
+	r, size := utf8.DecodeRuneInString(s[i:])
+	if isJSSpace(r) {
+		return size
+	}
+	return 0
+}
+
+// skipSpace returns the offset of the first non-whitespace byte at or
+// after i.
+func skipSpace(s string, i int) int {
+	for i < len(s) {
+		n := spaceAt(s, i)
+		if n == 0 {
+			break
+		}
+		i += n
+	}
+	return i
+}
+
+// trimStart is String#trimStart.
+func trimStart(s string) string { return s[skipSpace(s, 0):] }
+
+// trimEnd is String#trimEnd.
+func trimEnd(s string) string {
+	return strings.TrimRightFunc(s, isJSSpace)
+}
+
+// trim is String#trim.
+func trim(s string) string { return trimEnd(trimStart(s)) }
+
+// hasPrefixFold reports whether s starts with prefix, ignoring ASCII case.
+// prefix must be lower-case ASCII. A non-unicode /i regexp folds only
+// ASCII letters for these patterns, so this is exact.
+func hasPrefixFold(s, prefix string) bool {
+	if len(s) < len(prefix) {
+		return false
+	}
+	for i := 0; i < len(prefix); i++ {
+		c := s[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != prefix[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// strIs reports whether the raw JSON value v is the string s.
+func strIs(v []byte, s string) bool {
+	return len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' && jsonx.KeyIs(v[1:len(v)-1], s)
+}
+
+// str decodes v when it is a JSON string.
+func str(v []byte) (string, bool) {
+	if jsonx.KindOf(v) != jsonx.String {
+		return "", false
+	}
+	return jsonx.Str(v)
+}
+
+// members scans the object obj once and stores in out[i] the raw value of
+// the last member named names[i] (JSON.parse keeps the last duplicate).
+// Members not present stay nil. It reports false when obj is not a
+// well-formed object.
+func members(obj []byte, names []string, out [][]byte) bool {
+	obj = jsonx.TrimSpace(obj)
+	if len(obj) == 0 || obj[0] != '{' {
+		return false
+	}
+	end, err := jsonx.ObjectEachEnd(obj, func(k, v []byte) bool {
+		for i, n := range names {
+			if jsonx.KeyIs(k, n) {
+				out[i] = v
+				break
+			}
+		}
+		return true
+	})
+	return err == nil && end == len(obj)
+}
+
+// appendJSNumber appends f formatted like JavaScript's Number#toString
+// (radix 10): shortest round-trip digits, plain notation for exponents in
+// [-7, 21), exponent notation with an explicit sign otherwise, "-0" as "0".
+func appendJSNumber(dst []byte, f float64) []byte {
+	switch {
+	case f != f:
+		return append(dst, "NaN"...)
+	case f == 0:
+		return append(dst, '0')
+	case math.IsInf(f, 1):
+		return append(dst, "Infinity"...)
+	case math.IsInf(f, -1):
+		return append(dst, "-Infinity"...)
+	}
+	if f < 0 {
+		dst = append(dst, '-')
+		f = -f
+	}
+	var buf [40]byte
+	b := strconv.AppendFloat(buf[:0], f, 'e', -1, 64) // d[.ddd]e±XX
+	e := 0
+	for e < len(b) && b[e] != 'e' {
+		e++
+	}
+	var dig [24]byte
+	digits := dig[:0]
+	for _, c := range b[:e] {
+		if c != '.' {
+			digits = append(digits, c)
+		}
+	}
+	exp := 0
+	neg := b[e+1] == '-'
+	for _, c := range b[e+2:] {
+		exp = exp*10 + int(c-'0')
+	}
+	if neg {
+		exp = -exp
+	}
+	k, n := len(digits), exp+1 // value = 0.digits × 10^n
+	switch {
+	case k <= n && n <= 21:
+		dst = append(dst, digits...)
+		for i := k; i < n; i++ {
+			dst = append(dst, '0')
+		}
+	case 0 < n && n <= 21:
+		dst = append(dst, digits[:n]...)
+		dst = append(dst, '.')
+		dst = append(dst, digits[n:]...)
+	case -6 < n && n <= 0:
+		dst = append(dst, '0', '.')
+		for i := 0; i < -n; i++ {
+			dst = append(dst, '0')
+		}
+		dst = append(dst, digits...)
+	default:
+		dst = append(dst, digits[0])
+		if k > 1 {
+			dst = append(dst, '.')
+			dst = append(dst, digits[1:]...)
+		}
+		dst = append(dst, 'e')
+		if n-1 < 0 {
+			dst = append(dst, '-')
+			dst = strconv.AppendInt(dst, int64(1-n), 10)
+		} else {
+			dst = append(dst, '+')
+			dst = strconv.AppendInt(dst, int64(n-1), 10)
+		}
+	}
+	return dst
+}
+
+// jsNumberString is String(v) for a raw JSON number.
+func jsNumberString(v []byte) string {
+	f, _ := jsonx.Num(v)
+	var buf [32]byte
+	return string(appendJSNumber(buf[:0], f))
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendJSString appends s quoted the way JSON.stringify quotes strings:
+// only '"', '\\' and control characters are escaped (\b \f \n \r \t by
+// name, the rest as lower-case \u00XX); '<', '>', '&', U+2028/U+2029 and
+// all other non-ASCII text are written as-is. s is valid UTF-8 here (jsonx
+// decodes lone surrogates and bad bytes to U+FFFD), so no surrogate
+// escaping is needed.
+func appendJSString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		dst = append(dst, s[start:i]...)
+		switch c {
+		case '"', '\\':
+			dst = append(dst, '\\', c)
+		case '\b':
+			dst = append(dst, '\\', 'b')
+		case '\f':
+			dst = append(dst, '\\', 'f')
+		case '\n':
+			dst = append(dst, '\\', 'n')
+		case '\r':
+			dst = append(dst, '\\', 'r')
+		case '\t':
+			dst = append(dst, '\\', 't')
+		default:
+			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+		}
+		start = i + 1
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// decodeKey decodes a raw object key as given by jsonx.ObjectEach.
+func decodeKey(raw []byte) string {
+	plain := true
+	for _, c := range raw {
+		if c == '\\' || c >= utf8.RuneSelf {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return string(raw)
+	}
+	q := make([]byte, 0, len(raw)+2)
+	q = append(append(append(q, '"'), raw...), '"')
+	s, _ := jsonx.Str(q)
+	return s
+}
+
+// arrayIndex reports whether key is a canonical array index (0 ..
+// 2^32-2): such keys are enumerated first, in ascending order, by every JS
+// object, and so by JSON.stringify.
+func arrayIndex(key string) (uint32, bool) {
+	if len(key) == 0 || len(key) > 10 || (key[0] == '0' && len(key) > 1) {
+		return 0, false
+	}
+	var n uint64
+	for i := 0; i < len(key); i++ {
+		c := key[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + uint64(c-'0')
+	}
+	if n > math.MaxUint32-1 {
+		return 0, false
+	}
+	return uint32(n), true
+}
+
+type member struct {
+	key   string
+	val   []byte
+	index uint32
+	isIdx bool
+}
+
+// objectMembers returns the members of obj in JavaScript enumeration
+// order after JSON.parse: array-index keys ascending, then the other keys
+// in first-appearance order; a duplicate key keeps its first position and
+// takes its last value.
+func objectMembers(obj []byte) []member {
+	var ms []member
+	var pos map[string]int // built only for large objects
+	hasIdx := false
+	_ = jsonx.ObjectEach(obj, func(k, v []byte) bool {
+		key := decodeKey(k)
+		if pos == nil && len(ms) >= 16 {
+			pos = make(map[string]int, len(ms)*2)
+			for i, m := range ms {
+				pos[m.key] = i
+			}
+		}
+		if pos != nil {
+			if i, ok := pos[key]; ok {
+				ms[i].val = v
+				return true
+			}
+			pos[key] = len(ms)
+		} else {
+			for i := range ms {
+				if ms[i].key == key {
+					ms[i].val = v
+					return true
+				}
+			}
+		}
+		idx, isIdx := arrayIndex(key)
+		hasIdx = hasIdx || isIdx
+		ms = append(ms, member{key: key, val: v, index: idx, isIdx: isIdx})
+		return true
+	})
+	if hasIdx {
+		slices.SortStableFunc(ms, func(a, b member) int {
+			switch {
+			case a.isIdx && b.isIdx:
+				if a.index < b.index {
+					return -1
+				}
+				if a.index > b.index {
+					return 1
+				}
+				return 0
+			case a.isIdx:
+				return -1
+			case b.isIdx:
+				return 1
+			}
+			return 0
+		})
+	}
+	return ms
+}
+
+func appendIndent(dst []byte, depth int) []byte {
+	dst = append(dst, '\n')
+	for i := 0; i < depth; i++ {
+		dst = append(dst, ' ', ' ')
+	}
+	return dst
+}
+
+// appendStringify appends JSON.stringify(v, null, 2) for the raw JSON
+// value v, nested depth levels deep. Numbers that overflow float64 become
+// null, as non-finite numbers do in JavaScript.
+func appendStringify(dst []byte, v []byte, depth int) []byte {
+	switch jsonx.KindOf(v) {
+	case jsonx.Object:
+		ms := objectMembers(v)
+		if len(ms) == 0 {
+			return append(dst, '{', '}')
+		}
+		dst = append(dst, '{')
+		for i, m := range ms {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendIndent(dst, depth+1)
+			dst = appendJSString(dst, m.key)
+			dst = append(dst, ':', ' ')
+			dst = appendStringify(dst, m.val, depth+1)
+		}
+		dst = appendIndent(dst, depth)
+		return append(dst, '}')
+	case jsonx.Array:
+		n := 0
+		dst = append(dst, '[')
+		_ = jsonx.ArrayEach(v, func(e []byte) bool {
+			if n > 0 {
+				dst = append(dst, ',')
+			}
+			n++
+			dst = appendIndent(dst, depth+1)
+			dst = appendStringify(dst, e, depth+1)
+			return true
+		})
+		if n == 0 {
+			return append(dst, ']')
+		}
+		dst = appendIndent(dst, depth)
+		return append(dst, ']')
+	case jsonx.String:
+		s, _ := jsonx.Str(v)
+		return appendJSString(dst, s)
+	case jsonx.Number:
+		f, _ := jsonx.Num(v)
+		if math.IsInf(f, 0) || f != f {
+			return append(dst, "null"...)
+		}
+		return appendJSNumber(dst, f)
+	case jsonx.Bool, jsonx.Null:
+		return append(dst, v...)
+	}
+	return dst
+}

@@ -1,0 +1,132 @@
+package message
+
+import (
+	"strings"
+
+	"github.com/clawtap/clawtap/pkg/jsonx"
+)
+
+// thinkingKeys are clawboo's direct thinking keys, in priority order
+// (camelCase only; the snake_case forms and object values are [C3D]).
+var thinkingKeys = [...]string{
+	"thinking", "analysis", "reasoning",
+	"thinkingText", "thinkingDelta",
+	"analysisText", "analysisDelta",
+	"reasoningText", "reasoningDelta",
+}
+
+const nThinkingKeys = len(thinkingKeys)
+
+// Scan layouts: the nine thinking keys, then two more members.
+var (
+	msgThinkingFields   = append(thinkingKeys[:nThinkingKeys:nThinkingKeys], "content", "text")
+	blockThinkingFields = append(thinkingKeys[:nThinkingKeys:nThinkingKeys], "type", "text")
+)
+
+const (
+	xf2 = nThinkingKeys     // "content" (message) or "type" (block)
+	xfT = nThinkingKeys + 1 // "text"
+	nXF = nThinkingKeys + 2
+)
+
+// firstThinkingKey returns the first thinking key whose value is a string
+// that is non-empty once trimmed, trimmed.
+func firstThinkingKey(f *[nXF][]byte) (string, bool) {
+	for i := 0; i < nThinkingKeys; i++ {
+		if s, ok := str(f[i]); ok {
+			if s = trim(s); s != "" {
+				return s, true
+			}
+		}
+	}
+	return "", false
+}
+
+// Thinking is extractThinking (pipeline-spec §3.2); ok is false where the
+// reference returns null. The first rule that yields a non-empty string
+// wins:
+//
+//  1. content blocks (content is an array): a block of type thinking,
+//     analysis or reasoning gives its first non-empty direct thinking key,
+//     else its own trimmed text; any other block gives its trimmed
+//     "thinking" string. Empty results are dropped, the rest joined
+//     with "\n".
+//  2. the first non-empty trimmed string among the message's thinkingKeys.
+//  3. closed think/thinking/analysis blocks in the raw text (the same
+//     source Text uses), paired in one pass (see closedBlocks).
+//  4. the tagged-stream fallback over the raw text, also knowing thought
+//     and antthinking: when the last opener has no closer after it, the
+//     trimmed tail after that opener (an empty tail yields nothing, even if
+//     earlier blocks were closed); otherwise the closed blocks, paired as
+//     in rule 3 but over the five names.
+//
+// The spec's rule 3 names only think|thinking|analysis; thought and
+// antthinking blocks are therefore found by rule 4 alone.
+func Thinking(msg []byte) (string, bool) {
+	var f [nXF][]byte
+	if !members(msg, msgThinkingFields, f[:]) {
+		return "", false
+	}
+	content := f[xf2]
+	if jsonx.KindOf(content) == jsonx.Array {
+		if s := blockThinking(content); s != "" {
+			return s, true
+		}
+	}
+	if s, ok := firstThinkingKey(&f); ok {
+		return s, true
+	}
+	raw, ok := rawText(content, f[xfT])
+	if !ok || strings.IndexByte(raw, '<') < 0 {
+		return "", false
+	}
+	if s, _, _, _ := closedBlocks(raw, textTags); s != "" {
+		return s, true
+	}
+	if s := taggedStream(raw); s != "" {
+		return s, true
+	}
+	return "", false
+}
+
+// blockThinking is rule 1.
+func blockThinking(content []byte) string {
+	var b strings.Builder
+	_ = jsonx.ArrayEach(content, func(e []byte) bool {
+		if jsonx.KindOf(e) != jsonx.Object {
+			return true
+		}
+		var f [nXF][]byte
+		if !members(e, blockThinkingFields, f[:]) {
+			return true
+		}
+		var part string
+		t := f[xf2]
+		if strIs(t, "thinking") || strIs(t, "analysis") || strIs(t, "reasoning") {
+			if s, ok := firstThinkingKey(&f); ok {
+				part = s
+			} else if s, ok := str(f[xfT]); ok {
+				part = trim(s)
+			}
+		} else if s, ok := str(f[0]); ok { // f[0] is "thinking"
+			part = trim(s)
+		}
+		if part != "" {
+			if b.Len() > 0 {
+				b.WriteByte('\n')
+			}
+			b.WriteString(part)
+		}
+		return true
+	})
+	return b.String()
+}
+
+// taggedStream is rule 4.
+func taggedStream(s string) string {
+	joined, last, hasOpen, closedAfter := closedBlocks(s, streamTags)
+	if hasOpen && !closedAfter {
+		return trim(s[last.end:])
+	}
+	return joined
+}

@@ -1,0 +1,169 @@
+package message
+
+import (
+	"github.com/clawtap/clawtap/pkg/jsonx"
+)
+
+var toolMsgFields = []string{"role", "content", "text", "toolName", "toolCallId", "details", "isError"}
+
+const (
+	mfRole = iota
+	mfContent
+	mfText
+	mfToolName
+	mfToolCallID
+	mfDetails
+	mfIsError
+	nToolMsgFields
+)
+
+var callFields = []string{"type", "name", "id", "arguments"}
+
+var detailFields = []string{"status", "exitCode", "durationMs", "cwd"}
+
+// ToolLines is extractToolLines (pipeline-spec §3.3): one line per
+// {type:"toolCall"} content block, in order, then, for role toolResult or
+// tool only, one result line. Each line starts with "[[tool]]" or
+// "[[tool-result]]" and may span several physical lines. A message that is
+// not an object gives no lines (nil).
+//
+// Call:   "[[tool]] " + (trimmed string name, or "tool" when that is empty
+// or not a string) + (" (" + id + ")" when id is a non-empty string), then,
+// when the rendered arguments are non-empty, "\n```json\n" + args +
+// "\n```". The arguments are the block's "arguments" member: a string
+// as-is, a number or boolean as JavaScript's String(v), anything else as
+// JSON.stringify(v, null, 2) (so null renders "null", {} renders "{}"); a
+// missing member renders nothing.
+//
+// Result: "[[tool-result]] " + (toolName when a non-empty string, else
+// "tool") + (" (" + toolCallId + ")" when a non-empty string), then, when
+// there is a body, "\n" + body. The body joins with "\n": the meta line —
+// details.status trimmed (if non-empty), "exit <details.exitCode>" (if a
+// number), "<details.durationMs>ms" (if a number), details.cwd (if a
+// non-empty string) and "error" (if isError is true), joined with " · " —
+// when non-empty, and "```text\n" + output + "\n```" when the trimmed
+// output of Text(msg) is non-empty.
+func ToolLines(msg []byte) []string {
+	var f [nToolMsgFields][]byte
+	if !members(msg, toolMsgFields, f[:]) {
+		return nil
+	}
+	var lines []string
+	if jsonx.KindOf(f[mfContent]) == jsonx.Array {
+		_ = jsonx.ArrayEach(f[mfContent], func(e []byte) bool {
+			if jsonx.KindOf(e) != jsonx.Object {
+				return true
+			}
+			var c [4][]byte
+			if members(e, callFields, c[:]) && strIs(c[0], "toolCall") {
+				lines = append(lines, toolCallLine(c[1], c[2], c[3]))
+			}
+			return true
+		})
+	}
+	if strIs(f[mfRole], "toolResult") || strIs(f[mfRole], "tool") {
+		lines = append(lines, toolResultLine(&f))
+	}
+	return lines
+}
+
+func toolCallLine(name, id, args []byte) string {
+	var b []byte
+	b = append(b, "[[tool]] "...)
+	n, _ := str(name)
+	if n = trim(n); n == "" {
+		n = "tool"
+	}
+	b = append(b, n...)
+	if s, ok := str(id); ok && s != "" {
+		b = append(b, " ("...)
+		b = append(b, s...)
+		b = append(b, ')')
+	}
+	if a := formatArgs(args); a != "" {
+		b = append(b, "\n```json\n"...)
+		b = append(b, a...)
+		b = append(b, "\n```"...)
+	}
+	return string(b)
+}
+
+// formatArgs renders tool-call arguments; "" when absent.
+func formatArgs(v []byte) string {
+	switch jsonx.KindOf(v) {
+	case jsonx.String:
+		s, _ := jsonx.Str(v)
+		return s
+	case jsonx.Number:
+		return jsNumberString(v)
+	case jsonx.Bool, jsonx.Null:
+		return string(v)
+	case jsonx.Object, jsonx.Array:
+		return string(appendStringify(nil, v, 0))
+	}
+	return ""
+}
+
+func toolResultLine(f *[nToolMsgFields][]byte) string {
+	var b []byte
+	b = append(b, "[[tool-result]] "...)
+	if n, ok := str(f[mfToolName]); ok && n != "" {
+		b = append(b, n...)
+	} else {
+		b = append(b, "tool"...)
+	}
+	if s, ok := str(f[mfToolCallID]); ok && s != "" {
+		b = append(b, " ("...)
+		b = append(b, s...)
+		b = append(b, ')')
+	}
+
+	var meta []byte
+	sep := func() {
+		if len(meta) > 0 {
+			meta = append(meta, " · "...)
+		}
+	}
+	var d [4][]byte
+	if jsonx.KindOf(f[mfDetails]) == jsonx.Object && members(f[mfDetails], detailFields, d[:]) {
+		if s, ok := str(d[0]); ok {
+			if s = trim(s); s != "" {
+				sep()
+				meta = append(meta, s...)
+			}
+		}
+		if jsonx.KindOf(d[1]) == jsonx.Number {
+			sep()
+			meta = append(meta, "exit "...)
+			meta = append(meta, jsNumberString(d[1])...)
+		}
+		if jsonx.KindOf(d[2]) == jsonx.Number {
+			sep()
+			meta = append(meta, jsNumberString(d[2])...)
+			meta = append(meta, "ms"...)
+		}
+		if s, ok := str(d[3]); ok && s != "" {
+			sep()
+			meta = append(meta, s...)
+		}
+	}
+	if string(f[mfIsError]) == "true" {
+		sep()
+		meta = append(meta, "error"...)
+	}
+
+	out, _ := textOf(f[mfRole], f[mfContent], f[mfText])
+	out = trim(out)
+
+	if len(meta) > 0 {
+		b = append(b, '\n')
+		b = append(b, meta...)
+	}
+	if out != "" {
+		b = append(b, '\n')
+		b = append(b, "```text\n"...)
+		b = append(b, out...)
+		b = append(b, "\n```"...)
+	}
+	return string(b)
+}
