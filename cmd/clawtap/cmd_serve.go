@@ -68,9 +68,11 @@ one connection of a capture:
     chat.send, until this client sends one; the run then plays, with the
     recorded {runId, status:"started"} response re-addressed to its id.
 
-Every client gets its own stream from the start. serve runs until Ctrl-C
-(exit 130) or, with --once, until the first client has been sent the whole
-stream (exit 0). docs/serve.md has the details and the limitations.`,
+Every client gets its own stream from the start. serve runs until SIGINT
+or SIGTERM (Ctrl-C: clients are closed with 1001, exit 0; a second one
+aborts with exit 130) or, with --once, until the first client has been sent
+the whole stream (clients are closed with 1000, exit 0). docs/serve.md has
+the details and the limitations.`,
 		Example: `  # Serve the demo capture on ws://127.0.0.1:18789 (the gateway's own port)
   clawtap serve fixtures/demo.jsonl.zst
 
@@ -87,7 +89,7 @@ stream (exit 0). docs/serve.md has the details and the limitations.`,
 
   # Record what serve plays, then compare
   clawtap serve --once --as-fast-as-possible cap.jsonl.zst &
-  clawtap record -o replayed.jsonl.zst ws://127.0.0.1:18789`,
+  clawtap record --url ws://127.0.0.1:18789 --no-reconnect -o replayed.jsonl.zst`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.runServe(args[0], f)
@@ -145,6 +147,10 @@ func (a *app) runServe(file string, f serveFlags) error {
 		a.warnf("--on-send next-run: the capture has no chat.send, so nothing waits for one")
 	}
 
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+
 	ln, err := net.Listen("tcp", f.listen)
 	if err != nil {
 		return &exitError{code: exitTrouble, err: fmt.Errorf("listen on %s: %w", f.listen, err), hint: "is a gateway (or another clawtap serve) on that port? pick another with --listen 127.0.0.1:18790"}
@@ -185,25 +191,31 @@ func (a *app) runServe(file string, f serveFlags) error {
 		a.infof("Control UI: http://%s/", addr)
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	stopStatus := status.run(f.statusPeriod, func() string { return serveStatusText(name, srv.Stats()) })
 
 	var result error
 	code, reason := websocket.CloseGoingAway, "clawtap serve is shutting down"
 	select {
-	case <-ctx.Done():
-		result = &exitError{code: exitInterrupted, err: errors.New("interrupted")}
+	case <-sigs:
 	case <-srv.Done():
 		code, reason = websocket.CloseNormalClosure, "end of capture"
 	case err := <-serveErr:
 		result = &exitError{code: exitTrouble, err: fmt.Errorf("serve: %w", err)}
 	}
 	stopStatus()
-	shut, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-	defer cancel()
-	_ = srv.CloseWith(shut, code, reason)
-	_ = hs.Shutdown(shut)
+	shutdown := make(chan struct{})
+	go func() {
+		defer close(shutdown)
+		shut, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		defer cancel()
+		_ = srv.CloseWith(shut, code, reason)
+		_ = hs.Shutdown(shut)
+	}()
+	select {
+	case <-shutdown:
+	case <-sigs:
+		return &exitError{code: exitInterrupted, err: errors.New("interrupted during shutdown")}
+	}
 	stats := srv.Stats()
 	a.infof("served %d client(s), %d frame(s)%s", stats.Total, stats.Sent, serveRejectedNote(stats.Rejected))
 	return result

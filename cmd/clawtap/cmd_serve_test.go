@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -173,6 +174,7 @@ func TestServeCLIAnswersAndToken(t *testing.T) {
 	if res, _ := serveRead(t, bad); !strings.Contains(res, `"AUTH_TOKEN_MISMATCH"`) {
 		t.Fatalf("no token: %s", res)
 	}
+	bad.Close()
 	c := serveDial(t, url)
 	serveRead(t, c)
 	c.WriteMessage(websocket.TextMessage, []byte(`{"type":"req","id":"1","method":"connect","params":{"minProtocol":3,"maxProtocol":4,"auth":{"token":"tok"}}}`))
@@ -281,3 +283,34 @@ func TestServeStatusText(t *testing.T) {
 func serveRecorder() *httptest.ResponseRecorder { return httptest.NewRecorder() }
 
 func serveRequest(path string) *http.Request { return httptest.NewRequest("GET", path, nil) }
+
+func TestServeCLISignal(t *testing.T) {
+	p := writeServeCapture(t)
+	url, exited, stderr, _ := startServe(t, "--max-gap", "1h", p)
+	c := serveDial(t, url)
+	serveRead(t, c)
+	c.WriteMessage(websocket.TextMessage, []byte(`{"type":"req","id":"1","method":"connect","params":{"minProtocol":3,"maxProtocol":4}}`))
+	serveRead(t, c)
+	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := serveRead(t, c); err != nil {
+			if ce, ok := err.(*websocket.CloseError); !ok || ce.Code != websocket.CloseGoingAway {
+				t.Fatalf("close: %v", err)
+			}
+			break
+		}
+	}
+	select {
+	case code := <-exited:
+		if code != 0 {
+			t.Fatalf("exit %d:\n%s", code, stderr)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve did not stop on SIGTERM")
+	}
+	if !strings.Contains(stderr.String(), "served 1 client(s)") {
+		t.Errorf("stderr:\n%s", stderr)
+	}
+}
