@@ -5,6 +5,11 @@ import "github.com/spf13/cobra"
 // commands lists clawtap's subcommands, one file each (cmd_<name>.go).
 func (a *app) commands() []*cobra.Command {
 	return []*cobra.Command{
+		a.classifyCmd(),
+		a.intentsCmd(),
+		a.gapsCmd(),
+		a.recordCmd(),
 		a.serveCmd(),
+		a.redactCmd(),
 	}
 }

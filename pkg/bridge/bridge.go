@@ -6,6 +6,7 @@
 package bridge
 
 import (
+	"bytes"
 	"strings"
 
 	"github.com/clawtap/clawtap/pkg/jsonx"
@@ -92,65 +93,223 @@ func IsReasoningStream(stream string) bool {
 // Classify classifies one frame. It is pure and total: it never panics and
 // anything it does not recognise is Unknown or Invalid. ts becomes the
 // event's timestamp.
-func Classify(frame []byte, ts int64) Event {
-	ev := Event{Timestamp: ts}
+func Classify(frame []byte, ts int64) Event { return classify(frame, ts, false, nil) }
+
+// fields is everything classification reads, gathered in one pass over the
+// frame whatever the order of its keys.
+type fields struct {
+	in                          *interner
+	typ, event, method          string
+	idRaw, okRaw, payload       []byte
+	seq                         int64
+	hasSeq                      bool
+	code                        string
+	runID, sessionKey, agentID  string
+	hasAgentID                  bool
+	state, stream, phase, id    string
+	dataPhase                   string
+	hasDataPhase, reqObj        bool
+	reqAgentID, reqRunID, reqSK string
+	hasReqAgentID, hasReqSK     bool
+	payloadObj                  bool
+}
+
+// classify does the work; trusted skips validation for frames the capture
+// reader has already validated.
+func classify(frame []byte, ts int64, trusted bool, in *interner) Event {
 	frame = jsonx.TrimSpace(frame)
 	if jsonx.KindOf(frame) != jsonx.Object {
-		ev.Kind, ev.Reason = Invalid, "frame is not a JSON object"
-		return ev
+		return Event{Timestamp: ts, Kind: Invalid, Reason: "frame is not a JSON object"}
 	}
-	var idRaw, okRaw, errRaw []byte
-	end, err := jsonx.ObjectEachEnd(frame, func(k, v []byte) bool {
-		switch string(k) {
-		case "type":
-			ev.Type, _ = jsonx.Str(v)
-		case "event":
-			ev.Event, _ = jsonx.Str(v)
-		case "payload":
-			ev.Payload = v
-		case "seq":
-			if n, ok := jsonx.Int(v); ok {
-				ev.Seq, ev.HasSeq = n, true
-			} else {
-				ev.Seq, ev.HasSeq = 0, false
-			}
-		case "id":
-			idRaw = v
-		case "method":
-			ev.Method, _ = jsonx.Str(v)
-		case "ok":
-			okRaw = v
-		case "error":
-			errRaw = v
-		}
-		return true
-	})
-	if err != nil || end != len(frame) {
+	if !trusted && !jsonx.Valid(frame) {
 		return Event{Timestamp: ts, Kind: Invalid, Reason: "frame is not valid JSON"}
 	}
-	switch ev.Type {
+	f := fields{in: in}
+	var it jsonx.Iter
+	it.Reset(frame)
+	if !it.Object() || !f.readFrame(&it) {
+		return Event{Timestamp: ts, Kind: Invalid, Reason: "frame is not valid JSON"}
+	}
+	ev := Event{Timestamp: ts, Type: f.typ, Seq: f.seq, HasSeq: f.hasSeq, Payload: f.payload}
+	switch f.typ {
 	case "event":
-		ev.Method = ""
-		classifyEvent(&ev)
+		ev.Event = f.event
+		f.classifyEvent(&ev)
 	case "req":
 		ev.Kind = Request
-		ev.ID = idString(idRaw)
+		ev.ID = idString(f.idRaw)
+		ev.Method = f.method
 	case "res":
 		ev.Kind = Response
-		ev.ID = idString(idRaw)
-		ev.Method = ""
-		if jsonx.KindOf(okRaw) == jsonx.Bool {
-			ok := okRaw[0] == 't'
+		ev.ID = idString(f.idRaw)
+		if jsonx.KindOf(f.okRaw) == jsonx.Bool {
+			ok := f.okRaw[0] == 't'
 			ev.OK = &ok
 		}
-		if jsonx.KindOf(errRaw) == jsonx.Object {
-			ev.Code, _ = jsonx.GetStr(errRaw, "code")
-		}
+		ev.Code = f.code
 	default:
 		ev.Kind, ev.Reason = Invalid, "frame has no known type (event, req or res)"
-		ev.Method = ""
 	}
 	return ev
+}
+
+// key returns a member name, decoding escapes only if present. Callers
+// switch on string(key(k)), which Go compares without allocating.
+func key(k []byte) []byte {
+	if bytes.IndexByte(k, '\\') < 0 {
+		return k
+	}
+	s, _ := jsonx.Str(append(append([]byte{'"'}, k...), '"'))
+	return []byte(s)
+}
+
+// interner shares the strings that repeat from frame to frame (event
+// names, states, run ids, session keys) so classifying allocates little.
+type interner struct{ m map[string]string }
+
+const maxInterned = 8192
+
+func (in *interner) str(v []byte) string {
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
+		return ""
+	}
+	body := v[1 : len(v)-1]
+	if in == nil || bytes.IndexByte(body, '\\') >= 0 || len(body) > 256 {
+		s, _ := jsonx.Str(v)
+		return s
+	}
+	if s, ok := in.m[string(body)]; ok {
+		return s
+	}
+	s, _ := jsonx.Str(v)
+	if len(in.m) < maxInterned {
+		in.m[s] = s
+	}
+	return s
+}
+
+func (f *fields) strOK(v []byte) (string, bool) {
+	if jsonx.KindOf(v) != jsonx.String {
+		return "", false
+	}
+	return f.in.str(v), true
+}
+
+// readFrame walks the frame's members, descending into the payload.
+func (f *fields) readFrame(it *jsonx.Iter) bool {
+	for {
+		k, ok := it.Key()
+		if !ok {
+			return it.Err() == nil
+		}
+		switch string(key(k)) {
+		case "type":
+			f.typ = f.in.str(it.Skip())
+		case "event":
+			f.event = f.in.str(it.Skip())
+		case "method":
+			f.method = f.in.str(it.Skip())
+		case "id":
+			f.idRaw = it.Skip()
+		case "ok":
+			f.okRaw = it.Skip()
+		case "seq":
+			f.seq, f.hasSeq = jsonx.Int(it.Skip())
+		case "error":
+			if v := it.Skip(); jsonx.KindOf(v) == jsonx.Object {
+				f.code, _ = jsonx.GetStr(v, "code")
+			}
+		case "payload":
+			f.payload, f.payloadObj = nil, false
+			if it.Peek() != '{' {
+				f.payload = it.Skip()
+				continue
+			}
+			start := it.Pos()
+			f.payloadObj = true
+			it.Object()
+			f.readPayload(it)
+			f.payload = it.Since(start)
+		default:
+			it.Skip()
+		}
+		if it.Err() != nil {
+			return false
+		}
+	}
+}
+
+func (f *fields) readPayload(it *jsonx.Iter) {
+	// A payload key repeated: like JSON.parse, the last one wins.
+	for {
+		k, ok := it.Key()
+		if !ok {
+			return
+		}
+		switch string(key(k)) {
+		case "runId":
+			f.runID = f.in.str(it.Skip())
+		case "sessionKey":
+			f.sessionKey = f.in.str(it.Skip())
+		case "agentId":
+			f.agentID, f.hasAgentID = f.strOK(it.Skip())
+		case "state":
+			f.state = f.in.str(it.Skip())
+		case "stream":
+			f.stream = f.in.str(it.Skip())
+		case "phase":
+			f.phase = f.in.str(it.Skip())
+		case "id":
+			f.id = f.in.str(it.Skip())
+		case "data":
+			f.dataPhase, f.hasDataPhase = "", false
+			if it.Peek() != '{' {
+				it.Skip()
+				continue
+			}
+			it.Object()
+			for {
+				dk, ok := it.Key()
+				if !ok {
+					break
+				}
+				if string(key(dk)) == "phase" {
+					f.dataPhase, f.hasDataPhase = f.strOK(it.Skip())
+				} else {
+					it.Skip()
+				}
+			}
+		case "request":
+			f.reqObj, f.reqAgentID, f.hasReqAgentID, f.reqRunID, f.reqSK, f.hasReqSK = false, "", false, "", "", false
+			if it.Peek() != '{' {
+				it.Skip()
+				continue
+			}
+			f.reqObj = true
+			it.Object()
+			for {
+				rk, ok := it.Key()
+				if !ok {
+					break
+				}
+				switch string(key(rk)) {
+				case "agentId":
+					f.reqAgentID, f.hasReqAgentID = f.strOK(it.Skip())
+				case "runId":
+					f.reqRunID = f.in.str(it.Skip())
+				case "sessionKey":
+					f.reqSK, f.hasReqSK = f.strOK(it.Skip())
+				default:
+					it.Skip()
+				}
+			}
+		default:
+			it.Skip()
+		}
+		if it.Err() != nil {
+			return
+		}
+	}
 }
 
 // idString renders a request id; the gateway uses strings, but a number is
@@ -165,75 +324,46 @@ func idString(v []byte) string {
 	return ""
 }
 
-func classifyEvent(ev *Event) {
-	p := ev.Payload
-	isObj := jsonx.KindOf(p) == jsonx.Object
+func (f *fields) classifyEvent(ev *Event) {
 	switch ev.Event {
 	case "presence", "heartbeat":
 		ev.Kind = SummaryRefresh
 	case "chat":
 		ev.Kind = RuntimeChat
-		if isObj {
-			readRunFields(ev, p)
+		if f.payloadObj {
+			ev.RunID, ev.SessionKey, ev.State, ev.Phase = f.runID, f.sessionKey, f.state, f.phase
 			ev.AgentID = SessionAgentID(ev.SessionKey)
 		}
 	case "agent":
 		ev.Kind = RuntimeAgent
-		if isObj {
-			agentID, hasAgentID := readRunFields(ev, p)
-			if hasAgentID {
-				ev.AgentID = agentID
+		if f.payloadObj {
+			ev.RunID, ev.SessionKey, ev.Stream = f.runID, f.sessionKey, f.stream
+			if f.hasDataPhase {
+				ev.Phase = f.dataPhase
+			}
+			if f.hasAgentID {
+				ev.AgentID = f.agentID
 			} else {
 				ev.AgentID = SessionAgentID(ev.SessionKey)
 			}
 		}
 	case "exec.approval.pending", "exec.approval.requested", "exec.approval.resolved":
 		ev.Kind = Approval
-		if isObj {
-			ev.ID, _ = jsonx.GetStr(p, "id")
-			if id, ok := jsonx.GetStr(p, "agentId"); ok {
-				ev.AgentID = id
-			} else if req, ok := jsonx.Get(p, "request"); ok && jsonx.KindOf(req) == jsonx.Object {
-				ev.AgentID, _ = jsonx.GetStr(req, "agentId")
+		if f.payloadObj {
+			ev.ID = f.id
+			if f.hasAgentID {
+				ev.AgentID = f.agentID
+			} else if f.reqObj {
+				ev.AgentID = f.reqAgentID
 			}
-			if req, ok := jsonx.Get(p, "request"); ok && jsonx.KindOf(req) == jsonx.Object {
-				ev.RunID, _ = jsonx.GetStr(req, "runId")
-				if sk, ok := jsonx.GetStr(req, "sessionKey"); ok {
-					ev.SessionKey = sk
+			if f.reqObj {
+				ev.RunID = f.reqRunID
+				if f.hasReqSK {
+					ev.SessionKey = f.reqSK
 				}
 			}
 		}
 	default:
 		ev.Kind = Unknown
 	}
-}
-
-// readRunFields reads the fields chat and agent payloads share, in one pass.
-func readRunFields(ev *Event, p []byte) (agentID string, hasAgentID bool) {
-	var data []byte
-	_ = jsonx.ObjectEach(p, func(k, v []byte) bool {
-		switch string(k) {
-		case "runId":
-			ev.RunID, _ = jsonx.Str(v)
-		case "sessionKey":
-			ev.SessionKey, _ = jsonx.Str(v)
-		case "agentId":
-			agentID, hasAgentID = jsonx.Str(v)
-		case "state":
-			ev.State, _ = jsonx.Str(v)
-		case "stream":
-			ev.Stream, _ = jsonx.Str(v)
-		case "phase":
-			ev.Phase, _ = jsonx.Str(v) // chat state "status" (v4)
-		case "data":
-			data = v
-		}
-		return true
-	})
-	if ev.Event == "agent" && jsonx.KindOf(data) == jsonx.Object {
-		if ph, ok := jsonx.GetStr(data, "phase"); ok {
-			ev.Phase = ph
-		}
-	}
-	return agentID, hasAgentID
 }

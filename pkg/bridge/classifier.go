@@ -20,13 +20,14 @@ type reqKey struct {
 // evicted by newer ones, not forgotten at its first response.
 type Classifier struct {
 	methods map[reqKey]string
+	strs    interner
 	order   []reqKey // FIFO ring of remembered ids
 	next    int
 }
 
 // NewClassifier returns a Classifier with no requests remembered.
 func NewClassifier() *Classifier {
-	return &Classifier{methods: make(map[reqKey]string)}
+	return &Classifier{methods: make(map[reqKey]string), strs: interner{m: make(map[string]string)}}
 }
 
 // Record classifies one capture record.
@@ -39,7 +40,9 @@ func (c *Classifier) Record(rec *capture.Record) Event {
 	case rec.IsRaw || rec.Frame == nil:
 		return Event{Kind: Invalid, Timestamp: rec.T, Reason: "message is not JSON"}
 	}
-	ev := Classify(rec.Frame, rec.T)
+	// A capture reader (Line > 0) has validated every frame it returns;
+	// records built by hand are validated here.
+	ev := classify(rec.Frame, rec.T, rec.Line > 0, &c.strs)
 	switch ev.Kind {
 	case Request:
 		if ev.ID != "" && ev.Method != "" {

@@ -7,6 +7,7 @@
 package jsonx
 
 import (
+	"encoding/binary"
 	"errors"
 	"strconv"
 	"unicode/utf8"
@@ -240,9 +241,31 @@ var stringSafe = func() (t [256]bool) {
 	return
 }()
 
+// SWAR constants: test eight bytes at once for a quote, a backslash or a
+// control character, the only bytes a string scan must stop at.
+const (
+	lsb    = 0x0101010101010101
+	msb    = 0x8080808080808080
+	quote  = '"' * lsb
+	bslash = '\\' * lsb
+)
+
+// plainWord reports whether none of the eight bytes of w needs attention.
+func plainWord(w uint64) bool {
+	q := w ^ quote
+	b := w ^ bslash
+	zq := (q - lsb) &^ q
+	zb := (b - lsb) &^ b
+	ctl := (w - 0x20*lsb) &^ w
+	return (zq|zb|ctl)&msb == 0
+}
+
 func skipString(data []byte, i int) (int, error) {
 	i++ // opening quote
 	for {
+		for i+8 <= len(data) && plainWord(binary.LittleEndian.Uint64(data[i:])) {
+			i += 8
+		}
 		for i < len(data) && stringSafe[data[i]] {
 			i++
 		}
@@ -285,14 +308,18 @@ func isHex4(b []byte) bool {
 // ObjectEach calls fn for each member of the object obj, in order, with the
 // raw key (without quotes, escapes untouched) and the raw value. It stops
 // early when fn returns false. Duplicate keys are reported as they come.
+//
+// ObjectEach, ArrayEach and the Get family do not validate what they skip:
+// they are for values inside something already validated (by Valid or
+// ObjectEachEnd). On invalid input they give unspecified results but never
+// panic.
 func ObjectEach(obj []byte, fn func(key, value []byte) bool) error {
-	_, err := ObjectEachEnd(obj, fn)
-	return err
+	return objectEachFast(obj, fn)
 }
 
-// ObjectEachEnd is ObjectEach that also returns the offset just past the
-// object, so a caller can check what follows it. When fn stops early the
-// offset is -1.
+// ObjectEachEnd is ObjectEach that validates everything it reads and returns
+// the offset just past the object, so a caller can check what follows it.
+// When fn stops early the offset is -1.
 func ObjectEachEnd(obj []byte, fn func(key, value []byte) bool) (int, error) {
 	i := skipSpace(obj, 0)
 	if i >= len(obj) || obj[i] != '{' {
@@ -338,38 +365,11 @@ func ObjectEachEnd(obj []byte, fn func(key, value []byte) bool) (int, error) {
 }
 
 // ArrayEach calls fn for each element of the array arr, stopping early
-// when fn returns false.
+// when fn returns false. It does not validate; see ObjectEach.
 func ArrayEach(arr []byte, fn func(value []byte) bool) error {
-	i := skipSpace(arr, 0)
-	if i >= len(arr) || arr[i] != '[' {
-		return ErrSyntax
-	}
-	i = skipSpace(arr, i+1)
-	if i < len(arr) && arr[i] == ']' {
-		return nil
-	}
-	for {
-		start := i
-		var err error
-		if i, err = skip(arr, i, 1); err != nil {
-			return err
-		}
-		if !fn(arr[start:i]) {
-			return nil
-		}
-		i = skipSpace(arr, i)
-		if i >= len(arr) {
-			return ErrSyntax
-		}
-		if arr[i] == ']' {
-			return nil
-		}
-		if arr[i] != ',' {
-			return ErrSyntax
-		}
-		i = skipSpace(arr, i+1)
-	}
+	return arrayEachFast(arr, fn)
 }
+
 
 // KeyIs reports whether the raw key (as given by ObjectEach) equals name,
 // decoding escapes when the key has any.
@@ -451,6 +451,21 @@ func Num(v []byte) (float64, bool) {
 func Int(v []byte) (int64, bool) {
 	if KindOf(v) != Number {
 		return 0, false
+	}
+	// Fast path: plain non-negative integers, the common case (seq, t, conn).
+	if len(v) <= 18 && v[0] != '0' || len(v) == 1 {
+		var n int64
+		plain := true
+		for _, c := range v {
+			if c < '0' || c > '9' {
+				plain = false
+				break
+			}
+			n = n*10 + int64(c-'0')
+		}
+		if plain {
+			return n, true
+		}
 	}
 	if n, err := strconv.ParseInt(string(v), 10, 64); err == nil {
 		return n, true

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+
+	"github.com/clawtap/clawtap/pkg/capture"
+)
+
+// inputArg returns the capture path from args: the one given, or "-" (stdin).
+func inputArg(args []string) string {
+	if len(args) == 0 {
+		return "-"
+	}
+	return args[0]
+}
+
+// openCapture opens a capture for reading with reader warnings on stderr.
+func (a *app) openCapture(path string) (*capture.Reader, error) {
+	name := path
+	if path == "-" {
+		name = "stdin"
+	}
+	opts := capture.Options{OnWarning: func(w capture.Warning) {
+		a.warnf("%s: %s", name, w)
+	}}
+	var r *capture.Reader
+	var err error
+	if path == "-" {
+		r, err = capture.NewReader(a.stdin, opts)
+	} else {
+		r, err = capture.Open(path, opts)
+	}
+	if err != nil {
+		return nil, inputError(path, err)
+	}
+	return r, nil
+}
+
+// inputError turns an open/read failure into exit 2 with a hint.
+func inputError(path string, err error) error {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return &exitError{code: exitTrouble, err: fmt.Errorf("open %s: no such file", path), hint: "give a capture file (.jsonl or .jsonl.zst), or - for stdin"}
+	case errors.Is(err, fs.ErrPermission):
+		return &exitError{code: exitTrouble, err: fmt.Errorf("open %s: permission denied", path)}
+	}
+	return &exitError{code: exitTrouble, err: fmt.Errorf("read %s: %w", path, err)}
+}
+
+// readSummary reports on stderr what the reader stepped over, once, at the end.
+func (a *app) readSummary(path string, st capture.Stats) {
+	var parts []string
+	if st.Malformed > 0 {
+		parts = append(parts, fmt.Sprintf("%d unreadable line(s) kept as invalid records", st.Malformed))
+	}
+	if st.Oversized > 0 {
+		parts = append(parts, fmt.Sprintf("%d oversized line(s) skipped", st.Oversized))
+	}
+	if st.Truncated {
+		parts = append(parts, "the capture is truncated")
+	}
+	if len(parts) > 0 {
+		name := path
+		if path == "-" {
+			name = "stdin"
+		}
+		a.warnf("%s: %d records read; %s", name, st.Records, strings.Join(parts, "; "))
+	}
+}
+
+// isStdinTTY reports whether reading "-" would wait on a terminal.
+func (a *app) isStdinTTY() bool { return a.isTerminal(a.stdin) }
+
+// checkStdin refuses to wait silently on a terminal for a capture.
+func (a *app) checkStdin(path string) error {
+	if path == "-" && a.isStdinTTY() {
+		return usageError("pipe a capture in, or name a file: clawtap <command> capture.jsonl.zst", "no capture given and stdin is a terminal")
+	}
+	return nil
+}

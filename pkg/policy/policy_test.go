@@ -1,0 +1,194 @@
+package policy
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/clawtap/clawtap/pkg/bridge"
+)
+
+// derive classifies a frame at time ts and derives its intents as JSON.
+func derive(frame string, ts int64) []string {
+	ev := bridge.Classify([]byte(frame), ts)
+	var out []string
+	for _, in := range Derive(&ev) {
+		out = append(out, string(in.AppendJSON(nil)))
+	}
+	return out
+}
+
+func chat(state, extra string) string {
+	return `{"type":"event","event":"chat","payload":{"runId":"r1","sessionKey":"agent:main:main","state":"` + state + `"` + extra + `}}`
+}
+
+func agent(stream, data string) string {
+	return `{"type":"event","event":"agent","payload":{"runId":"r1","sessionKey":"agent:main:main","stream":"` + stream + `","data":` + data + `}}`
+}
+
+const asst = `"message":{"role":"assistant","content":[{"type":"text","text":"Hello there"}]}`
+
+func TestDeriveTable(t *testing.T) {
+	cases := []struct {
+		name  string
+		frame string
+		want  []string
+	}{
+		{"presence", `{"type":"event","event":"presence","payload":{}}`,
+			[]string{`{"kind":"scheduleSummaryRefresh","plane":"agent","delayMs":750,"includeHeartbeatRefresh":false}`}},
+		{"heartbeat", `{"type":"event","event":"heartbeat","payload":{}}`,
+			[]string{`{"kind":"scheduleSummaryRefresh","plane":"agent","delayMs":750,"includeHeartbeatRefresh":true}`}},
+		{"chat delta", chat("delta", ","+asst),
+			[]string{`{"kind":"queueLivePatch","plane":"work","agentId":"main","sessionKey":"agent:main:main","patch":{"runId":"r1","streamText":"Hello there","lastActivityAt":500}}`}},
+		{"chat delta without message has no streamText and no status", chat("delta", ""),
+			[]string{`{"kind":"queueLivePatch","plane":"work","agentId":"main","sessionKey":"agent:main:main","patch":{"runId":"r1","lastActivityAt":500}}`}},
+		{"chat delta with thinking", chat("delta", `,"message":{"role":"assistant","content":"<think>plan</think>Answer"}`),
+			[]string{`{"kind":"queueLivePatch","plane":"work","agentId":"main","sessionKey":"agent:main:main","patch":{"runId":"r1","streamText":"Answer","thinkingTrace":"plan","lastActivityAt":500}}`}},
+		{"v4 replace delta without message", chat("delta", `,"replace":true,"deltaText":"New text"`),
+			[]string{`{"kind":"queueLivePatch","plane":"work","agentId":"main","sessionKey":"agent:main:main","patch":{"runId":"r1","streamText":"New text","lastActivityAt":500}}`}},
+		{"v4 empty replace delta clears", chat("delta", `,"replace":true,"deltaText":""`),
+			[]string{`{"kind":"queueLivePatch","plane":"work","agentId":"main","sessionKey":"agent:main:main","patch":{"runId":"r1","streamText":null,"lastActivityAt":500}}`}},
+		{"chat final without thinking asks for history", chat("final", ","+asst),
+			[]string{
+				`{"kind":"clearPendingLivePatch","plane":"work","agentId":"main"}`,
+				`{"kind":"commitChat","plane":"work","agentId":"main","sessionKey":"agent:main:main","runId":"r1","patch":{"status":"idle","runId":null,"runStartedAt":null,"streamText":null,"thinkingTrace":null,"lastActivityAt":500},"outputLines":["Hello there"],"cost":{"model":"unknown","inputTokens":null,"outputTokens":3}}`,
+				`{"kind":"requestHistoryRefresh","plane":"agent","agentId":"main","reason":"chat-final-no-trace"}`,
+			}},
+		{"chat final with thinking does not", chat("final", `,"model":"m1","message":{"role":"assistant","content":[{"type":"thinking","thinking":"why"},{"type":"text","text":"ok"}],"usage":{"input_tokens":10,"output_tokens":-2}}`),
+			[]string{
+				`{"kind":"clearPendingLivePatch","plane":"work","agentId":"main"}`,
+				`{"kind":"commitChat","plane":"work","agentId":"main","sessionKey":"agent:main:main","runId":"r1","patch":{"status":"idle","runId":null,"runStartedAt":null,"streamText":null,"thinkingTrace":null,"lastActivityAt":500},"outputLines":["ok"],"cost":{"model":"m1","inputTokens":10,"outputTokens":0}}`,
+			}},
+		{"silent final (no message)", chat("final", ""),
+			[]string{
+				`{"kind":"clearPendingLivePatch","plane":"work","agentId":"main"}`,
+				`{"kind":"commitChat","plane":"work","agentId":"main","sessionKey":"agent:main:main","runId":"r1","patch":{"status":"idle","runId":null,"runStartedAt":null,"streamText":null,"thinkingTrace":null,"lastActivityAt":500},"outputLines":[],"cost":null}`,
+				`{"kind":"requestHistoryRefresh","plane":"agent","agentId":"main","reason":"chat-final-no-trace"}`,
+			}},
+		{"user-role final is committed like an assistant turn", chat("final", `,"message":{"role":"user","content":"[WebChat 2026-11-22 03:13] hi"}`),
+			[]string{
+				`{"kind":"clearPendingLivePatch","plane":"work","agentId":"main"}`,
+				`{"kind":"commitChat","plane":"work","agentId":"main","sessionKey":"agent:main:main","runId":"r1","patch":{"status":"idle","runId":null,"runStartedAt":null,"streamText":null,"thinkingTrace":null,"lastActivityAt":500},"outputLines":["hi"],"cost":{"model":"unknown","inputTokens":null,"outputTokens":1}}`,
+				`{"kind":"requestHistoryRefresh","plane":"agent","agentId":"main","reason":"chat-final-no-trace"}`,
+			}},
+		{"aborted", chat("aborted", ","+asst),
+			[]string{
+				`{"kind":"clearPendingLivePatch","plane":"work","agentId":"main"}`,
+				`{"kind":"commitChat","plane":"work","agentId":"main","sessionKey":"agent:main:main","runId":"r1","patch":{"status":"idle","runId":null,"runStartedAt":null,"streamText":null,"thinkingTrace":null},"outputLines":[],"cost":null}`,
+			}},
+		{"error puts errorMessage in streamText", chat("error", `,"errorMessage":"model down"`),
+			[]string{
+				`{"kind":"clearPendingLivePatch","plane":"work","agentId":"main"}`,
+				`{"kind":"commitChat","plane":"work","agentId":"main","sessionKey":"agent:main:main","runId":"r1","patch":{"status":"error","runId":null,"runStartedAt":null,"streamText":"model down","thinkingTrace":null},"outputLines":[],"cost":null}`,
+			}},
+		{"error without message", chat("error", ""),
+			[]string{
+				`{"kind":"clearPendingLivePatch","plane":"work","agentId":"main"}`,
+				`{"kind":"commitChat","plane":"work","agentId":"main","sessionKey":"agent:main:main","runId":"r1","patch":{"status":"error","runId":null,"runStartedAt":null,"streamText":null,"thinkingTrace":null},"outputLines":[],"cost":null}`,
+			}},
+		{"v4 chat status", chat("status", `,"phase":"starting_model"`),
+			[]string{`{"kind":"ignore","reason":"chat status phase (v4): starting_model; not terminal, nothing to show"}`}},
+		{"malformed chat", `{"type":"event","event":"chat","payload":{"sessionKey":"agent:main:main","state":"delta"}}`,
+			[]string{`{"kind":"ignore","reason":"malformed chat payload"}`}},
+		{"chat missing agent", `{"type":"event","event":"chat","payload":{"runId":"r","sessionKey":"main","state":"delta"}}`,
+			[]string{`{"kind":"ignore","reason":"chat event missing agentId"}`}},
+		{"lifecycle start", agent("lifecycle", `{"phase":"start"}`),
+			[]string{`{"kind":"updateAgentStatus","plane":"agent","agentId":"main","runId":"r1","patch":{"status":"running","runId":"r1","runStartedAt":500,"streamText":null,"thinkingTrace":null}}`}},
+		{"lifecycle end", agent("lifecycle", `{"phase":"end"}`),
+			[]string{`{"kind":"updateAgentStatus","plane":"agent","agentId":"main","runId":"r1","patch":{"status":"idle","runId":null,"runStartedAt":null,"streamText":null,"thinkingTrace":null,"lastActivityAt":500}}`}},
+		{"lifecycle error", agent("lifecycle", `{"phase":"error","error":"x"}`),
+			[]string{`{"kind":"updateAgentStatus","plane":"agent","agentId":"main","runId":"r1","patch":{"status":"error","runId":null,"runStartedAt":null,"streamText":null,"thinkingTrace":null,"lastActivityAt":500}}`}},
+		{"lifecycle v4 phase", agent("lifecycle", `{"phase":"model","provider":"fake"}`),
+			[]string{`{"kind":"ignore","reason":"unknown lifecycle phase: model"}`}},
+		{"lifecycle without phase", agent("lifecycle", `[]`),
+			[]string{`{"kind":"ignore","reason":"unknown lifecycle phase: undefined"}`}},
+		{"assistant text", agent("assistant", `{"text":"Hel","delta":"l"}`),
+			[]string{`{"kind":"queueLivePatch","plane":"work","agentId":"main","sessionKey":"agent:main:main","patch":{"runId":"r1","streamText":"Hel","lastActivityAt":500}}`}},
+		{"assistant delta only is ignored", agent("assistant", `{"delta":"l"}`),
+			[]string{`{"kind":"ignore","reason":"assistant stream without text"}`}},
+		{"v4 assistant empty replace resets", agent("assistant", `{"text":"","delta":"","replace":true}`),
+			[]string{`{"kind":"queueLivePatch","plane":"work","agentId":"main","sessionKey":"agent:main:main","patch":{"runId":"r1","streamText":null,"lastActivityAt":500}}`}},
+		{"thinking stream", agent("thinking", `{"text":"hmm","delta":"m"}`),
+			[]string{`{"kind":"queueLivePatch","plane":"work","agentId":"main","sessionKey":"agent:main:main","patch":{"runId":"r1","thinkingTrace":"hmm","lastActivityAt":500}}`}},
+		{"assistant-thinking is not reasoning", agent("assistant-thinking", `{"text":"x"}`),
+			[]string{`{"kind":"ignore","reason":"tool/unknown stream (handled by handler): assistant-thinking"}`}},
+		{"tool stream is dropped like the reference", agent("tool", `{"phase":"start","name":"ls"}`),
+			[]string{`{"kind":"ignore","reason":"tool/unknown stream (handled by handler): tool"}`}},
+		{"v4 usage stream", agent("usage", `{"outputTokens":5}`),
+			[]string{`{"kind":"ignore","reason":"v4 usage stream (token usage report): no UI state in the reference pipeline"}`}},
+		{"gateway seq gap", agent("error", `{"reason":"seq gap","expected":5,"received":9}`),
+			[]string{`{"kind":"ignore","reason":"gateway reported a seq gap (expected 5, received 9)"}`}},
+		{"agent missing agent", `{"type":"event","event":"agent","payload":{"runId":"r","stream":"assistant","data":{"text":"x"}}}`,
+			[]string{`{"kind":"ignore","reason":"agent event missing agentId"}`}},
+		{"malformed agent", `{"type":"event","event":"agent","payload":{"stream":"assistant"}}`,
+			[]string{`{"kind":"ignore","reason":"malformed agent payload"}`}},
+		{"approval requested", `{"type":"event","event":"exec.approval.requested","payload":{"id":"a1","request":{"agentId":"main","command":"ls"}}}`,
+			[]string{`{"kind":"approvalPending","plane":"trust","agentId":"main","payload":{"id":"a1","request":{"agentId":"main","command":"ls"}}}`}},
+		{"approval pending", `{"type":"event","event":"exec.approval.pending","payload":{"id":"a1","agentId":"main"}}`,
+			[]string{`{"kind":"approvalPending","plane":"trust","agentId":"main","payload":{"id":"a1","agentId":"main"}}`}},
+		{"approval resolved", `{"type":"event","event":"exec.approval.resolved","payload":{"id":"a1","agentId":"main","decision":"deny"}}`,
+			[]string{`{"kind":"approvalResolved","plane":"trust","agentId":"main","payload":{"id":"a1","agentId":"main","decision":"deny"}}`}},
+		{"approval missing agent", `{"type":"event","event":"exec.approval.resolved","payload":{"id":"a1"}}`,
+			[]string{`{"kind":"ignore","reason":"approval event missing agentId"}`}},
+		{"unknown", `{"type":"event","event":"tick","payload":{"ts":1}}`,
+			[]string{`{"kind":"ignore","reason":"unknown event kind"}`}},
+		{"request", `{"type":"req","id":"1","method":"chat.send"}`,
+			[]string{`{"kind":"ignore","reason":"request frame: chat.send"}`}},
+		{"invalid", `nope`,
+			[]string{`{"kind":"ignore","reason":"invalid frame: frame is not a JSON object"}`}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := derive(c.frame, 500)
+			if strings.Join(got, "\n") != strings.Join(c.want, "\n") {
+				t.Fatalf("got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(c.want, "\n"))
+			}
+		})
+	}
+}
+
+func TestCostRule(t *testing.T) {
+	p := func(s string) *bridge.ChatPayload { return bridge.ParseChatPayload([]byte(s)) }
+	if c := ChatCostOf(p(`{"runId":"r","sessionKey":"k","state":"final","message":[1]}`), "x"); c != nil {
+		t.Fatal("an array message bills nothing")
+	}
+	c := ChatCostOf(p(`{"runId":"r","sessionKey":"k","state":"final","message":{"model":"mm","metadata":{"usage":{"input_tokens":"7","output_tokens":9}}}}`), "x")
+	if c.Model != "mm" || c.InputTokens == nil || *c.InputTokens != 0 || c.OutputTokens != 9 {
+		t.Fatalf("metadata.usage: %+v", c)
+	}
+	// The estimate counts UTF-16 code units, like JavaScript's length.
+	c = ChatCostOf(p(`{"runId":"r","sessionKey":"k","state":"final","message":{}}`), "😀😀a")
+	if c.InputTokens != nil || c.OutputTokens != 2 { // 5 units / 4 → 2
+		t.Fatalf("estimate: %+v", c)
+	}
+	if c := ChatCostOf(p(`{"runId":"r","sessionKey":"k","state":"final","message":{}}`), ""); c.OutputTokens != 0 {
+		t.Fatal("no text, no tokens")
+	}
+}
+
+func TestDeriveIsPure(t *testing.T) {
+	frame := chat("final", ","+asst)
+	a, b := derive(frame, 9), derive(frame, 9)
+	if strings.Join(a, "") != strings.Join(b, "") {
+		t.Fatal("same input, different intents")
+	}
+}
+
+func FuzzDerive(f *testing.F) {
+	for _, s := range []string{chat("delta", ","+asst), chat("final", `,"message":{"role":"toolResult","toolName":"ls","content":"x"}`),
+		agent("lifecycle", `{"phase":"start"}`), agent("assistant", `{"text":"a","replace":true}`),
+		`{"type":"event","event":"exec.approval.requested","payload":{"id":"a","agentId":"m"}}`, `{"type":"event","event":"heartbeat"}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		ev := bridge.Classify(b, 1)
+		for _, in := range Derive(&ev) {
+			out := in.AppendJSON(nil)
+			if !jsonValid(out) {
+				t.Fatalf("intent JSON invalid: %s", out)
+			}
+			if in.Kind != Ignore && in.Kind != ScheduleSummaryRefresh && in.AgentID == "" {
+				t.Fatalf("%s without agentId", in.Kind)
+			}
+		}
+	})
+}

@@ -1,0 +1,5 @@
+package policy
+
+import "encoding/json"
+
+func jsonValid(b []byte) bool { return json.Valid(b) }
