@@ -370,7 +370,6 @@ func ArrayEach(arr []byte, fn func(value []byte) bool) error {
 	return arrayEachFast(arr, fn)
 }
 
-
 // KeyIs reports whether the raw key (as given by ObjectEach) equals name,
 // decoding escapes when the key has any.
 func KeyIs(raw []byte, name string) bool {
