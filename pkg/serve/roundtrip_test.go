@@ -169,6 +169,8 @@ func TestRoundTripThroughGatewayClient(t *testing.T) {
 	b.in(1004, `{"type":"event","event":"chat","payload":{"runId":"r","seq":5,"state":"delta"},"seq":34}`)
 	b.in(1005, `{"type":"event","event":"agent","payload":{"runId":"r","stream":"error","data":{"reason":"seq gap","expected":3,"received":5}},"seq":35}`)
 	b.in(1006, `{"type":"event","event":"chat","payload":{"runId":"r","seq":6,"state":"final"},"seq":35}`)
+	b.in(1007, `not json {`) // a message that was not JSON is sent as recorded
+	b.in(1008, `{"type":"event","event":"tick","payload":{"ts":2},"seq":36,"stateVersion":{"presence":1}}`)
 	checkRoundTrip(t, b.bytes(), 0)
 }
 

@@ -112,6 +112,7 @@ func Load(r *capture.Reader, opts LoadOptions) (*Script, error) {
 		hellos     = map[int][]byte{}
 		protoMark  = map[int]int{}
 		serverMark = map[int]string{}
+		firstIdx   = map[int]int{}
 	)
 	for {
 		rec, err := r.Next()
@@ -127,6 +128,7 @@ func Load(r *capture.Reader, opts LoadOptions) (*Script, error) {
 		if !seen[rec.Conn] {
 			seen[rec.Conn] = true
 			s.Conns = append(s.Conns, rec.Conn)
+			firstIdx[rec.Conn] = rec.Index
 		}
 		if rec.Mark == capture.MarkHello {
 			protoMark[rec.Conn] = rec.Protocol
@@ -266,7 +268,7 @@ func Load(r *capture.Reader, opts LoadOptions) (*Script, error) {
 		s.ServerVersion = v
 	}
 
-	s.trimSends()
+	s.trimSends(firstIdx[s.Conn])
 	if s.StartT == 0 {
 		for _, it := range s.Items {
 			if it.T > 0 {
@@ -299,11 +301,12 @@ func Load(r *capture.Reader, opts LoadOptions) (*Script, error) {
 	return s, nil
 }
 
-// trimSends drops chat.send marks that nothing of the served connection
-// follows (a send on a later connection, say), so a stream never waits at
-// its very end for a send that would trigger nothing, and renumbers the
-// remaining sends 0..n-1 in timeline order.
-func (s *Script) trimSends() {
+// trimSends drops the chat.send marks that lie outside the served
+// connection's life: before its first record (a send on an earlier
+// connection) or with nothing of it after them (a send on a later one), so
+// a stream never waits for a send whose run it does not hold. It renumbers
+// the remaining sends 0..n-1 in timeline order.
+func (s *Script) trimSends(first int) {
 	last := -1
 	for i, it := range s.Items {
 		if it.Kind != ItemSend {
@@ -313,8 +316,13 @@ func (s *Script) trimSends() {
 	keep := s.Items[:0]
 	renum := map[int]int{}
 	for i, it := range s.Items {
+		if it.Kind == ItemSend || it.Kind == ItemSendResponse {
+			if _, kept := renum[it.Send]; it.Kind == ItemSendResponse && !kept {
+				continue // the answer to a dropped send
+			}
+		}
 		if it.Kind == ItemSend {
-			if i > last {
+			if i > last || it.Index < first {
 				continue
 			}
 			renum[it.Send] = len(renum)

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -109,7 +110,7 @@ type client struct {
 	wmu    sync.Mutex
 	wt     time.Duration
 	bad    int
-	ended  bool // the stream was sent to the end
+	ended  atomic.Bool // the stream was sent to the end
 }
 
 func (c *client) write(b []byte) error {
@@ -238,7 +239,7 @@ func (sv *Server) serveConn(conn *websocket.Conn, remote string) {
 		err := st.Run(ctx, c.write)
 		switch {
 		case err == nil:
-			c.ended = true
+			c.ended.Store(true)
 			sv.logf("client %d: end of capture after %d frames", c.id, st.sent.Load())
 			sv.mu.Lock()
 			first := sv.first == c.id
@@ -367,7 +368,7 @@ func (c *client) summary() string {
 	if pass > 0 {
 		s += fmt.Sprintf(", pass %d", pass+1)
 	}
-	if c.ended {
+	if c.ended.Load() {
 		s += ", end of capture"
 	}
 	if c.bad > 0 {
@@ -409,7 +410,7 @@ func (sv *Server) Stats() Stats {
 		_, item, pass, sent, waiting := c.st.Position()
 		s.Active++
 		s.Sent += sent
-		s.Clients = append(s.Clients, ClientStats{ID: c.id, Name: c.name, Item: int(item), Pass: int(pass), Sent: sent, Waiting: waiting, Ended: c.ended})
+		s.Clients = append(s.Clients, ClientStats{ID: c.id, Name: c.name, Item: int(item), Pass: int(pass), Sent: sent, Waiting: waiting, Ended: c.ended.Load()})
 	}
 	sort.Slice(s.Clients, func(i, j int) bool { return s.Clients[i].ID < s.Clients[j].ID })
 	return s
