@@ -1,0 +1,249 @@
+// Package bench measures clawtap's throughput on a large generated capture
+// (pkg/synth.Large: realistic frames of ~500 bytes, mostly streamed deltas),
+// next to the floor: the time to merely decompress the capture and split it
+// into lines. Run with `make bench`; CLAWTAP_BENCH_FRAMES sets the size
+// (default 1,000,000).
+package bench
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"sync"
+	"testing"
+
+	"github.com/clawtap/clawtap/pkg/bridge"
+	"github.com/clawtap/clawtap/pkg/capture"
+	"github.com/clawtap/clawtap/pkg/jsonx"
+	"github.com/clawtap/clawtap/pkg/policy"
+	"github.com/clawtap/clawtap/pkg/synth"
+	"github.com/klauspost/compress/zstd"
+)
+
+var (
+	once    sync.Once
+	capPath string
+	capN    int
+	capErr  error
+)
+
+// largeCapture writes the benchmark capture once per process.
+func largeCapture(tb testing.TB) (string, int) {
+	once.Do(func() {
+		capN = 1_000_000
+		if s := os.Getenv("CLAWTAP_BENCH_FRAMES"); s != "" {
+			capN, capErr = strconv.Atoi(s)
+			if capErr != nil {
+				return
+			}
+		}
+		dir, err := os.MkdirTemp("", "clawtap-bench-")
+		if err != nil {
+			capErr = err
+			return
+		}
+		capPath = filepath.Join(dir, "large.jsonl.zst")
+		w, err := capture.Create(capPath)
+		if err != nil {
+			capErr = err
+			return
+		}
+		if err := synth.Large(w, capN, 1); err != nil {
+			capErr = err
+			return
+		}
+		capErr = w.Close()
+	})
+	if capErr != nil {
+		tb.Fatal(capErr)
+	}
+	return capPath, capN
+}
+
+func report(b *testing.B, frames int) {
+	b.ReportMetric(float64(frames)*float64(b.N)/b.Elapsed().Seconds(), "frames/s")
+	b.ReportMetric(0, "ns/op") // per-op time of a whole capture is noise next to frames/s
+}
+
+// BenchmarkFloor: decompress and split into lines, nothing else.
+func BenchmarkFloor(b *testing.B) {
+	path, n := largeCapture(b)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		f, _ := os.Open(path)
+		zr, _ := zstd.NewReader(bufio.NewReaderSize(f, 1<<16), zstd.WithDecoderConcurrency(1))
+		br := bufio.NewReaderSize(zr, 1<<20)
+		lines := 0
+		for {
+			_, err := br.ReadSlice('\n')
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err == nil {
+				lines++
+			}
+		}
+		zr.Close()
+		f.Close()
+		if lines < n+1 { // header, frames, and the markers of restarts
+			b.Fatalf("%d lines, want at least %d", lines, n+1)
+		}
+	}
+	report(b, n)
+}
+
+// forEach reads the capture and calls fn for each record.
+func forEach(b *testing.B, path string, fn func(*capture.Record)) {
+	r, err := capture.Open(path, capture.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	for {
+		rec, err := r.Next()
+		if err != nil {
+			return
+		}
+		fn(rec)
+	}
+}
+
+// BenchmarkRead: the capture reader alone (which validates every frame).
+func BenchmarkRead(b *testing.B) {
+	path, n := largeCapture(b)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		forEach(b, path, func(*capture.Record) {})
+	}
+	report(b, n)
+}
+
+// BenchmarkClassify: read and classify every record (the Bridge).
+func BenchmarkClassify(b *testing.B) {
+	path, n := largeCapture(b)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		cl := bridge.NewClassifier()
+		chats := 0
+		forEach(b, path, func(rec *capture.Record) {
+			if ev := cl.Record(rec); ev.Kind == bridge.RuntimeChat {
+				chats++
+			}
+		})
+		if chats == 0 {
+			b.Fatal("no chat frames classified")
+		}
+	}
+	report(b, n)
+}
+
+// BenchmarkClassifyNDJSON: what `clawtap classify -o json` does, output discarded.
+func BenchmarkClassifyNDJSON(b *testing.B) {
+	path, n := largeCapture(b)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		cl := bridge.NewClassifier()
+		w := bufio.NewWriterSize(io.Discard, 64<<10)
+		var buf []byte
+		forEach(b, path, func(rec *capture.Record) {
+			ev := cl.Record(rec)
+			buf = ev.AppendJSON(buf[:0], bridge.Meta{I: rec.Index, T: rec.T, Conn: rec.Conn, Dir: rec.Dir})
+			buf = append(buf, '\n')
+			w.Write(buf)
+		})
+		w.Flush()
+	}
+	report(b, n)
+}
+
+// BenchmarkIntents: what `clawtap intents` does (classify, derive, encode).
+func BenchmarkIntents(b *testing.B) {
+	path, n := largeCapture(b)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		cl := bridge.NewClassifier()
+		w := bufio.NewWriterSize(io.Discard, 64<<10)
+		var intents []policy.Intent
+		var buf []byte
+		patches := 0
+		forEach(b, path, func(rec *capture.Record) {
+			ev := cl.Record(rec)
+			intents = policy.Append(intents[:0], &ev)
+			for j := range intents {
+				if intents[j].Kind == policy.QueueLivePatch {
+					patches++
+				}
+				buf = append(buf[:0], `{"i":`...)
+				buf = jsonx.AppendInt(buf, int64(rec.Index))
+				buf = append(buf, `,"intent":`...)
+				buf = intents[j].AppendJSON(buf)
+				buf = append(buf, '}', '\n')
+				w.Write(buf)
+			}
+		})
+		w.Flush()
+		if patches == 0 {
+			b.Fatal("no live patches derived")
+		}
+	}
+	report(b, n)
+}
+
+// TestMemoryFlat: classifying and deriving intents keep memory bounded by
+// live state, not by the capture's length.
+func TestMemoryFlat(t *testing.T) {
+	if testing.Short() {
+		t.Skip("generates a 300k-frame capture")
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "m.jsonl.zst")
+	w, err := capture.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 300_000
+	if err := synth.Large(w, n, 7); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	r, err := capture.Open(path, capture.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	cl := bridge.NewClassifier()
+	var intents []policy.Intent
+	var peak uint64
+	var ms runtime.MemStats
+	count := 0
+	for {
+		rec, err := r.Next()
+		if err != nil {
+			break
+		}
+		ev := cl.Record(rec)
+		intents = policy.Append(intents[:0], &ev)
+		if rec.IsFrame() {
+			count++
+		}
+		if count%50_000 == 0 {
+			runtime.GC()
+			runtime.ReadMemStats(&ms)
+			if ms.HeapInuse > peak {
+				peak = ms.HeapInuse
+			}
+		}
+	}
+	if count != n {
+		t.Fatalf("read %d frames, want %d", count, n)
+	}
+	// The reader's buffers and the classifier's bounded tables, nothing per frame.
+	if peak > 48<<20 {
+		t.Fatalf("heap in use peaked at %d MiB over %d frames; memory must not grow with the capture", peak>>20, n)
+	}
+	t.Logf("heap in use peaked at %.1f MiB over %d frames", float64(peak)/(1<<20), n)
+}
