@@ -10,6 +10,7 @@ func (a *app) commands() []*cobra.Command {
 		a.gapsCmd(),
 		a.recordCmd(),
 		a.serveCmd(),
+		a.replayCmd(),
 		a.redactCmd(),
 	}
 }

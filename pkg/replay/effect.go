@@ -1,0 +1,96 @@
+package replay
+
+import (
+	"github.com/clawtap/clawtap/pkg/handler"
+	"github.com/clawtap/clawtap/pkg/policy"
+)
+
+// Effect types. Each effect is one thing the pipeline or the host did.
+const (
+	// EffQueue: a live patch entered the animation-frame queue.
+	// AgentID, SessionKey, Patch (the incoming patch), Action (new, merge,
+	// replace), Count (patches now coalesced for the agent), At (the frame
+	// that will flush it).
+	EffQueue = "queue"
+	// EffFlush: the queue wrote its batch to the fleet store, one write per
+	// agent. Action is "frame" (an animation frame fired) or "clear" (the
+	// host's clearPendingLivePatch, requested for AgentID, flushed
+	// everything). Patches holds the writes.
+	EffFlush = "flush"
+	// EffDrop: disposing the queue dropped pending patches unwritten.
+	EffDrop = "drop"
+	// EffWrite: dispatchIntent applied Intent's Patch to AgentID in the fleet store.
+	EffWrite = "write"
+	// EffSkip: dispatchIntent skipped Intent's status patch for AgentID
+	// because an approval is pending (Reason).
+	EffSkip = "skip"
+	// EffAppend: Count lines were appended to AgentID's transcript with
+	// timestamp At (the stream-start anchor, or now).
+	EffAppend = "append"
+	// EffDuplicate: the chat store dropped Text as an exact duplicate
+	// (same kind, timestamp and text among the last 50 entries or the batch).
+	EffDuplicate = "duplicate"
+	// EffTrim: the transcript cap dropped Count of AgentID's oldest lines.
+	EffTrim = "trim"
+	// EffBill: commitChat billed AgentID: Model, Input (null when unknown), Output.
+	EffBill = "bill"
+	// EffRequest: the UI would make a request: Action is summaryReload,
+	// heartbeatRefresh or historyRefresh (with AgentID and Reason).
+	EffRequest = "request"
+	// EffGuard: a handler guard decision; Action is one of the handler's
+	// decision kinds (dropped-closed-run, closed-run-recorded, hazard,
+	// run-kept-open, fail-open, closed-run-expired, closed-run-evicted).
+	EffGuard = "guard"
+	// EffTimer: a timer was armed (At = due), re-armed (a pending one was
+	// cancelled first) or fired. Name is summaryRefresh; Heartbeat is the
+	// armed intent's includeHeartbeatRefresh.
+	EffTimer = "timer"
+	// EffDispose: the connection closed (Reason close) or a new one
+	// started (Reason reconnect): Name is handler (Count closed runs
+	// cleared, Heartbeat unused) or patchQueue.
+	EffDispose = "dispose"
+	// EffApproval: the approvals store changed: Action is added, updated,
+	// removed, expired (by the 5 s sweep), or unknown (a resolved event for
+	// an id that is not pending). ID, AgentID, Command.
+	EffApproval = "approval"
+)
+
+// Effect is one effect of a step. Which fields apply depends on Type; the
+// JSON form carries exactly the applicable ones.
+type Effect struct {
+	Type       string
+	Action     string
+	Name       string
+	AgentID    string
+	SessionKey string
+	Intent     string
+	RunID      string
+	Incoming   string
+	ID         string
+	Model      string
+	Reason     string
+	Text       string
+	Command    NStr
+	Patch      policy.Patch
+	Patches    []handler.AgentPatch
+	Count      int64
+	At         NInt
+	Input      NInt
+	Output     int64
+	Heartbeat  bool
+	Replaced   bool
+}
+
+// agent returns the agent an effect concerns ("" for none). A flush or
+// drop concerns each of its agents; see touches.
+func (e *Effect) touches(agentID string) bool {
+	if e.AgentID == agentID {
+		return true
+	}
+	for i := range e.Patches {
+		if e.Patches[i].AgentID == agentID {
+			return true
+		}
+	}
+	return false
+}

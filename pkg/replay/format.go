@@ -1,0 +1,944 @@
+package replay
+
+import (
+	"slices"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/clawtap/clawtap/pkg/capture"
+	"github.com/clawtap/clawtap/pkg/handler"
+	"github.com/clawtap/clawtap/pkg/jsonx"
+	"github.com/clawtap/clawtap/pkg/policy"
+)
+
+func appendJSONString(dst []byte, s string) []byte { return jsonx.AppendString(dst, s) }
+func appendInt(dst []byte, n int64) []byte         { return strconv.AppendInt(dst, n, 10) }
+func sortStrings(s []string)                       { slices.Sort(s) }
+
+// Formatter renders steps and state. Every time it prints is an offset in
+// milliseconds (JSON) or seconds (text) from T0, the capture's first
+// record, so output does not depend on when a capture was recorded.
+type Formatter struct {
+	T0 int64
+	// Style colours text output; the zero value prints plain text.
+	Style Style
+	// Width truncates frames and long values in text output (0 = 120).
+	Width int
+}
+
+// Style colours parts of the text output. Nil functions print plain text.
+type Style struct {
+	Header, Time, Frame, Intent, Effect, Guard, Hazard, Path, From, To, Dim func(string) string
+}
+
+func paint(f func(string) string, s string) string {
+	if f == nil {
+		return s
+	}
+	return f(s)
+}
+
+func (f *Formatter) rel(t int64) int64 { return t - f.T0 }
+
+// ---- JSON ----
+
+// AppendStepJSON appends one NDJSON line:
+// {"i":..,"t":..,["timer":..,]"intents":[..],"effects":[..],"diff":[..]}.
+func (f *Formatter) AppendStepJSON(dst []byte, s *Step) []byte {
+	dst = append(dst, `{"i":`...)
+	dst = appendInt(dst, int64(s.I))
+	dst = append(dst, `,"t":`...)
+	dst = appendInt(dst, f.rel(s.T))
+	if s.Timer != "" {
+		dst = append(dst, `,"timer":`...)
+		dst = jsonx.AppendString(dst, s.Timer)
+	}
+	dst = append(dst, `,"intents":[`...)
+	for i := range s.Intents {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = f.AppendIntentJSON(dst, &s.Intents[i])
+	}
+	dst = append(dst, `],"effects":[`...)
+	for i := range s.Effects {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = f.AppendEffectJSON(dst, &s.Effects[i])
+	}
+	dst = append(dst, `],"diff":[`...)
+	for i := range s.Diff {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		c := &s.Diff[i]
+		dst = append(dst, `{"path":`...)
+		dst = jsonx.AppendString(dst, c.Path.String())
+		dst = append(dst, `,"from":`...)
+		dst = f.appendValJSON(dst, c.From)
+		dst = append(dst, `,"to":`...)
+		dst = f.appendValJSON(dst, c.To)
+		dst = append(dst, '}')
+	}
+	return append(dst, "]}\n"...)
+}
+
+// AppendIntentJSON appends an intent as the reference's JSON, with the
+// patch's times made relative.
+func (f *Formatter) AppendIntentJSON(dst []byte, in *policy.Intent) []byte {
+	if in.Kind == policy.QueueLivePatch || in.Kind == policy.CommitChat || in.Kind == policy.UpdateAgentStatus {
+		c := *in
+		c.Patch = f.relPatch(in.Patch)
+		return c.AppendJSON(dst)
+	}
+	return in.AppendJSON(dst)
+}
+
+func (f *Formatter) relPatch(p policy.Patch) policy.Patch {
+	if p.RunStartedAt.Set && !p.RunStartedAt.Null {
+		p.RunStartedAt.V = f.rel(p.RunStartedAt.V)
+	}
+	if p.LastActivityAt.Set && !p.LastActivityAt.Null {
+		p.LastActivityAt.V = f.rel(p.LastActivityAt.V)
+	}
+	return p
+}
+
+func (f *Formatter) appendPatch(dst []byte, p policy.Patch) []byte {
+	rp := f.relPatch(p)
+	return rp.AppendJSON(dst)
+}
+
+func jstr(dst []byte, key, v string) []byte {
+	dst = append(dst, ',', '"')
+	dst = append(dst, key...)
+	dst = append(dst, '"', ':')
+	return jsonx.AppendString(dst, v)
+}
+
+func joptStr(dst []byte, key, v string) []byte {
+	if v == "" {
+		return dst
+	}
+	return jstr(dst, key, v)
+}
+
+func jint(dst []byte, key string, n int64) []byte {
+	dst = append(dst, ',', '"')
+	dst = append(dst, key...)
+	dst = append(dst, '"', ':')
+	return appendInt(dst, n)
+}
+
+func (f *Formatter) jtime(dst []byte, key string, n NInt) []byte {
+	if !n.Valid {
+		return dst
+	}
+	return jint(dst, key, f.rel(n.V))
+}
+
+func (f *Formatter) jpatches(dst []byte, key string, ps []handler.AgentPatch) []byte {
+	dst = append(dst, ',', '"')
+	dst = append(dst, key...)
+	dst = append(dst, `":[`...)
+	for i := range ps {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `{"agentId":`...)
+		dst = jsonx.AppendString(dst, ps[i].AgentID)
+		dst = append(dst, `,"patch":`...)
+		dst = f.appendPatch(dst, ps[i].Patch)
+		dst = jint(dst, "patches", int64(ps[i].Patches))
+		dst = append(dst, '}')
+	}
+	return append(dst, ']')
+}
+
+// AppendEffectJSON appends one effect: {"type":..,...} with the fields
+// its type carries (docs/replay.md lists them).
+func (f *Formatter) AppendEffectJSON(dst []byte, e *Effect) []byte {
+	dst = append(dst, `{"type":`...)
+	dst = jsonx.AppendString(dst, e.Type)
+	switch e.Type {
+	case EffQueue:
+		dst = jstr(dst, "action", e.Action)
+		dst = jstr(dst, "agentId", e.AgentID)
+		dst = joptStr(dst, "sessionKey", e.SessionKey)
+		dst = append(dst, `,"patch":`...)
+		dst = f.appendPatch(dst, e.Patch)
+		dst = jint(dst, "patches", e.Count)
+		dst = f.jtime(dst, "frameAt", e.At)
+	case EffFlush:
+		dst = jstr(dst, "action", e.Action)
+		dst = joptStr(dst, "agentId", e.AgentID)
+		dst = f.jpatches(dst, "writes", e.Patches)
+	case EffDrop:
+		dst = f.jpatches(dst, "dropped", e.Patches)
+	case EffWrite:
+		dst = jstr(dst, "agentId", e.AgentID)
+		dst = jstr(dst, "intent", e.Intent)
+		dst = append(dst, `,"patch":`...)
+		dst = f.appendPatch(dst, e.Patch)
+	case EffSkip:
+		dst = jstr(dst, "agentId", e.AgentID)
+		dst = jstr(dst, "intent", e.Intent)
+		dst = jstr(dst, "reason", e.Reason)
+	case EffAppend:
+		dst = jstr(dst, "agentId", e.AgentID)
+		dst = joptStr(dst, "sessionKey", e.SessionKey)
+		dst = jint(dst, "lines", e.Count)
+		dst = f.jtime(dst, "timestamp", e.At)
+	case EffDuplicate:
+		dst = jstr(dst, "agentId", e.AgentID)
+		dst = jstr(dst, "text", e.Text)
+	case EffTrim:
+		dst = jstr(dst, "agentId", e.AgentID)
+		dst = jint(dst, "lines", e.Count)
+	case EffBill:
+		dst = jstr(dst, "agentId", e.AgentID)
+		dst = jstr(dst, "model", e.Model)
+		if e.Input.Valid {
+			dst = jint(dst, "inputTokens", e.Input.V)
+		} else {
+			dst = append(dst, `,"inputTokens":null`...)
+		}
+		dst = jint(dst, "outputTokens", e.Output)
+	case EffRequest:
+		dst = jstr(dst, "action", e.Action)
+		dst = joptStr(dst, "agentId", e.AgentID)
+		dst = joptStr(dst, "reason", e.Reason)
+	case EffGuard:
+		dst = jstr(dst, "action", e.Action)
+		dst = joptStr(dst, "intent", e.Intent)
+		dst = joptStr(dst, "agentId", e.AgentID)
+		dst = joptStr(dst, "runId", e.RunID)
+		if e.Action == handler.ClosedRecorded || e.Action == handler.Hazard || e.Action == handler.KeptOpen {
+			if e.Incoming == "" {
+				dst = append(dst, `,"incoming":null`...)
+			} else {
+				dst = jstr(dst, "incoming", e.Incoming)
+			}
+		}
+		dst = f.jtime(dst, "expiresAt", e.At)
+	case EffTimer:
+		dst = jstr(dst, "action", e.Action)
+		dst = jstr(dst, "timer", e.Name)
+		dst = f.jtime(dst, "dueAt", e.At)
+		dst = append(dst, `,"includeHeartbeatRefresh":`...)
+		dst = strconv.AppendBool(dst, e.Heartbeat)
+	case EffDispose:
+		dst = jstr(dst, "action", e.Name)
+		dst = jstr(dst, "reason", e.Reason)
+		if e.Name == "handler" {
+			dst = jint(dst, "closedRuns", e.Count)
+			dst = append(dst, `,"timerCancelled":`...)
+			dst = strconv.AppendBool(dst, e.Replaced)
+		} else {
+			dst = jint(dst, "dropped", e.Count)
+		}
+	case EffApproval:
+		dst = jstr(dst, "action", e.Action)
+		dst = jstr(dst, "id", e.ID)
+		dst = jstr(dst, "agentId", e.AgentID)
+		if e.Command.Valid {
+			dst = jstr(dst, "command", e.Command.V)
+		}
+		dst = f.jtime(dst, "expiresAt", e.At)
+	}
+	return append(dst, '}')
+}
+
+func (f *Formatter) appendValJSON(dst []byte, v Val) []byte {
+	switch v.k {
+	case vStr:
+		return jsonx.AppendString(dst, v.s)
+	case vInt:
+		return appendInt(dst, v.n)
+	case vTime:
+		return appendInt(dst, f.rel(v.n))
+	case vApproval:
+		return f.appendApprovalJSON(dst, v.a)
+	}
+	return append(dst, "null"...)
+}
+
+func (f *Formatter) appendApprovalJSON(dst []byte, a *Approval) []byte {
+	dst = append(dst, `{"agentId":`...)
+	dst = jsonx.AppendString(dst, a.AgentID)
+	dst = append(dst, `,"command":`...)
+	if a.Command.Valid {
+		dst = jsonx.AppendString(dst, a.Command.V)
+	} else {
+		dst = append(dst, "null"...)
+	}
+	dst = append(dst, `,"createdAt":`...)
+	dst = f.appendTimeOrNull(dst, a.CreatedAt)
+	dst = append(dst, `,"expiresAt":`...)
+	dst = f.appendTimeOrNull(dst, a.ExpiresAt)
+	return append(dst, '}')
+}
+
+func (f *Formatter) appendTimeOrNull(dst []byte, n NInt) []byte {
+	if !n.Valid {
+		return append(dst, "null"...)
+	}
+	return appendInt(dst, f.rel(n.V))
+}
+
+func appendNStr(dst []byte, s NStr) []byte {
+	if !s.Valid {
+		return append(dst, "null"...)
+	}
+	return jsonx.AppendString(dst, s.V)
+}
+
+// StateFilter restricts the final state to one agent ("" = all).
+type StateFilter struct {
+	Agent string
+}
+
+// AppendFinalJSON appends {"final":<state>} and a newline. closed is the
+// live handler's closed-run map.
+func (f *Formatter) AppendFinalJSON(dst []byte, st *State, now int64, closed []handler.ClosedRun, flt StateFilter) []byte {
+	dst = append(dst, `{"final":`...)
+	dst = f.AppendStateJSON(dst, st, now, closed, flt)
+	return append(dst, "}\n"...)
+}
+
+// AppendStateJSON appends the state as one JSON object with sorted keys
+// where keys are ids: {"t","agents","approvals","cost","requests","closedRuns"}.
+func (f *Formatter) AppendStateJSON(dst []byte, st *State, now int64, closed []handler.ClosedRun, flt StateFilter) []byte {
+	dst = append(dst, `{"t":`...)
+	dst = appendInt(dst, f.rel(now))
+	dst = append(dst, `,"agents":{`...)
+	n := 0
+	for _, id := range st.AgentIDs() {
+		if flt.Agent != "" && id != flt.Agent {
+			continue
+		}
+		a := st.agents[id]
+		if n > 0 {
+			dst = append(dst, ',')
+		}
+		n++
+		dst = jsonx.AppendString(dst, id)
+		dst = append(dst, `:{"status":`...)
+		dst = appendNStr(dst, a.Status)
+		dst = append(dst, `,"runId":`...)
+		dst = appendNStr(dst, a.RunID)
+		dst = append(dst, `,"runStartedAt":`...)
+		dst = f.appendTimeOrNull(dst, a.RunStartedAt)
+		dst = append(dst, `,"streamText":`...)
+		dst = appendNStr(dst, a.StreamText)
+		dst = append(dst, `,"thinkingTrace":`...)
+		dst = appendNStr(dst, a.ThinkingTrace)
+		dst = append(dst, `,"lastActivityAt":`...)
+		dst = f.appendTimeOrNull(dst, a.LastActivityAt)
+		dst = append(dst, `,"pendingApprovals":`...)
+		dst = appendInt(dst, int64(a.approvals))
+		dst = append(dst, `,"outputLines":[`...)
+		for i := 0; i < a.n; i++ {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = jsonx.AppendString(dst, a.line(i).Text)
+		}
+		dst = append(dst, `],"outputLinesDropped":`...)
+		dst = appendInt(dst, a.dropped)
+		dst = append(dst, '}')
+	}
+	dst = append(dst, `},"approvals":{`...)
+	n = 0
+	for _, id := range st.ApprovalIDs() {
+		ap := st.approvals[id]
+		if flt.Agent != "" && ap.AgentID != flt.Agent {
+			continue
+		}
+		if n > 0 {
+			dst = append(dst, ',')
+		}
+		n++
+		dst = jsonx.AppendString(dst, id)
+		dst = append(dst, ':')
+		dst = f.appendApprovalJSON(dst, ap)
+	}
+	dst = append(dst, `},"cost":{`...)
+	n = 0
+	for _, id := range sortedKeys(st.cost) {
+		if flt.Agent != "" && id != flt.Agent {
+			continue
+		}
+		if n > 0 {
+			dst = append(dst, ',')
+		}
+		n++
+		dst = jsonx.AppendString(dst, id)
+		dst = append(dst, ':', '{')
+		byModel := st.cost[id]
+		for j, m := range sortedKeys(byModel) {
+			c := byModel[m]
+			if j > 0 {
+				dst = append(dst, ',')
+			}
+			dst = jsonx.AppendString(dst, m)
+			dst = append(dst, `:{"turns":`...)
+			dst = appendInt(dst, c.Turns)
+			dst = jint(dst, "inputTokens", c.InputTokens)
+			dst = jint(dst, "inputTokensUnknown", c.InputUnknown)
+			dst = jint(dst, "outputTokens", c.OutputTokens)
+			dst = append(dst, '}')
+		}
+		dst = append(dst, '}')
+	}
+	dst = append(dst, `},"requests":{`...)
+	for i, k := range requestKinds {
+		r := st.Requests(k)
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = jsonx.AppendString(dst, k)
+		dst = append(dst, `:{"count":`...)
+		dst = appendInt(dst, r.Count)
+		dst = append(dst, `,"lastAt":`...)
+		dst = f.appendTimeOrNull(dst, r.LastAt)
+		dst = append(dst, '}')
+	}
+	dst = append(dst, `},"closedRuns":[`...)
+	for i, c := range closed {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `{"runId":`...)
+		dst = jsonx.AppendString(dst, c.RunID)
+		dst = jint(dst, "expiresAt", f.rel(c.Expiry))
+		dst = append(dst, '}')
+	}
+	return append(dst, "]}"...)
+}
+
+// ---- text ----
+
+func (f *Formatter) width() int {
+	if f.Width <= 0 {
+		return 120
+	}
+	return f.Width
+}
+
+// Secs renders a relative time as +1.250s.
+func (f *Formatter) Secs(t int64) string { return secs(f.rel(t)) }
+
+func secs(ms int64) string {
+	sign := "+"
+	if ms < 0 {
+		sign, ms = "-", -ms
+	}
+	frac := strconv.FormatInt(ms%1000, 10)
+	for len(frac) < 3 {
+		frac = "0" + frac
+	}
+	return sign + strconv.FormatInt(ms/1000, 10) + "." + frac + "s"
+}
+
+// truncate cuts s to at most n runes, marking the cut with "…".
+func truncate(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	i, c := 0, 0
+	for i < len(s) && c < n-1 {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		c++
+	}
+	return s[:i] + "…"
+}
+
+// oneLine makes a string printable on one line: JSON-escaped without quotes.
+func oneLine(b []byte) string {
+	q := jsonx.AppendString(nil, string(b))
+	return string(q[1 : len(q)-1])
+}
+
+// FrameLine describes a record on one line.
+func FrameLine(rec *capture.Record) string {
+	switch {
+	case rec.Mark != "":
+		s := "mark " + rec.Mark
+		if rec.Code != 0 {
+			s += " code=" + strconv.Itoa(rec.Code)
+		}
+		if rec.Reason != "" {
+			s += " reason=" + strconv.Quote(rec.Reason)
+		}
+		if rec.Err != "" {
+			s += " error=" + strconv.Quote(rec.Err)
+		}
+		return s
+	case rec.Malformed:
+		return "malformed line: " + oneLine(rec.Raw)
+	case rec.IsRaw:
+		return "raw: " + oneLine(rec.Raw)
+	}
+	return compactLine(jsonx.TrimSpace(rec.Frame))
+}
+
+// compactLine puts a JSON value on one line: in valid JSON a line break can
+// only be whitespace outside strings.
+func compactLine(b []byte) string {
+	for i := 0; i < len(b); i++ {
+		if b[i] == '\n' || b[i] == '\r' || b[i] == '\t' {
+			c := make([]byte, len(b))
+			copy(c, b)
+			for j := i; j < len(c); j++ {
+				if c[j] == '\n' || c[j] == '\r' || c[j] == '\t' {
+					c[j] = ' '
+				}
+			}
+			return string(c)
+		}
+	}
+	return string(b)
+}
+
+// AppendStepText appends the human form of a step: a header (record index,
+// time since start, direction, the frame), then one line per intent,
+// effect and diff entry.
+func (f *Formatter) AppendStepText(dst []byte, s *Step) []byte {
+	st := &f.Style
+	w := f.width()
+	if s.Timer != "" {
+		dst = append(dst, paint(st.Time, secs(f.rel(s.T)))...)
+		dst = append(dst, "  "...)
+		dst = append(dst, paint(st.Header, "timer "+s.Timer)...)
+		dst = append(dst, paint(st.Dim, " (after #"+strconv.Itoa(s.I)+")")...)
+		dst = append(dst, '\n')
+	} else {
+		dst = append(dst, paint(st.Time, secs(f.rel(s.T)))...)
+		dst = append(dst, "  "...)
+		hdr := "#" + strconv.Itoa(s.I)
+		if s.Rec != nil {
+			if s.Rec.Dir != "" {
+				hdr += " " + s.Rec.Dir
+			}
+			if s.Rec.Conn > 1 {
+				hdr += " conn " + strconv.Itoa(s.Rec.Conn)
+			}
+		}
+		dst = append(dst, paint(st.Header, hdr)...)
+		if s.Rec != nil {
+			dst = append(dst, ' ')
+			dst = append(dst, paint(st.Frame, truncate(FrameLine(s.Rec), w))...)
+		}
+		dst = append(dst, '\n')
+	}
+	for i := range s.Intents {
+		in := &s.Intents[i]
+		dst = append(dst, "  → "...)
+		dst = append(dst, paint(st.Intent, truncate(f.intentText(in), w))...)
+		dst = append(dst, '\n')
+	}
+	for i := range s.Effects {
+		e := &s.Effects[i]
+		style := st.Effect
+		mark := "  • "
+		if e.Type == EffGuard {
+			style = st.Guard
+			mark = "  ! "
+			if e.Action == handler.Hazard {
+				style = st.Hazard
+			}
+		}
+		dst = append(dst, mark...)
+		dst = append(dst, paint(style, truncate(f.effectText(e), w+40))...)
+		dst = append(dst, '\n')
+	}
+	for i := range s.Diff {
+		c := &s.Diff[i]
+		dst = append(dst, "  Δ "...)
+		dst = append(dst, paint(st.Path, c.Path.String())...)
+		dst = append(dst, ": "...)
+		dst = append(dst, paint(st.From, f.valText(c.From, w/2))...)
+		dst = append(dst, " → "...)
+		dst = append(dst, paint(st.To, f.valText(c.To, w/2))...)
+		dst = append(dst, '\n')
+	}
+	return dst
+}
+
+func (f *Formatter) intentText(in *policy.Intent) string {
+	b := f.AppendIntentJSON(nil, in)
+	// Drop the {"kind":"..." prefix: the kind leads the line instead.
+	rest := b[len(`{"kind":`)+len(jsonx.AppendString(nil, in.Kind)):]
+	if len(rest) > 1 {
+		rest = append([]byte{'{'}, rest[1:]...)
+	} else {
+		rest = nil
+	}
+	if in.Kind == policy.Ignore {
+		return "ignore: " + in.Reason
+	}
+	return in.Kind + " " + string(rest)
+}
+
+// plainText reports whether s prints unambiguously without quotes.
+func plainText(s string) bool {
+	if s == "" || s == "null" || s == "true" || s == "false" {
+		return false
+	}
+	if _, err := strconv.ParseFloat(s, 64); err == nil {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == ':' || c == '.' || c == '/' || c == '@') {
+			return false
+		}
+	}
+	return true
+}
+
+func (f *Formatter) valText(v Val, w int) string {
+	switch v.k {
+	case vNull:
+		return "null"
+	case vStr:
+		if plainText(v.s) {
+			return truncate(v.s, w)
+		}
+		return truncate(string(jsonx.AppendString(nil, v.s)), w)
+	case vInt:
+		return strconv.FormatInt(v.n, 10)
+	case vTime:
+		return secs(f.rel(v.n))
+	case vApproval:
+		return truncate(string(f.appendApprovalJSON(nil, v.a)), w*2)
+	}
+	return "?"
+}
+
+func quoteRun(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
+
+func (f *Formatter) patchText(p policy.Patch) string { return string(f.appendPatch(nil, p)) }
+
+func (f *Formatter) patchesText(ps []handler.AgentPatch) string {
+	var b []byte
+	for i := range ps {
+		if i > 0 {
+			b = append(b, "; "...)
+		}
+		b = append(b, ps[i].AgentID...)
+		b = append(b, " ← "...)
+		b = f.appendPatch(b, ps[i].Patch)
+		if ps[i].Patches > 1 {
+			b = append(b, " ("...)
+			b = strconv.AppendInt(b, int64(ps[i].Patches), 10)
+			b = append(b, " patches)"...)
+		}
+	}
+	return string(b)
+}
+
+func (f *Formatter) effectText(e *Effect) string {
+	switch e.Type {
+	case EffQueue:
+		s := "queue " + e.AgentID + " (" + e.Action + ", " + strconv.FormatInt(e.Count, 10) + " pending"
+		if e.At.Valid {
+			s += ", frame at " + f.Secs(e.At.V)
+		}
+		return s + ") " + f.patchText(e.Patch)
+	case EffFlush:
+		if e.Action == "clear" {
+			return "flush (clearPendingLivePatch " + e.AgentID + "): " + f.patchesText(e.Patches)
+		}
+		return "flush (frame): " + f.patchesText(e.Patches)
+	case EffDrop:
+		return "drop unflushed: " + f.patchesText(e.Patches)
+	case EffWrite:
+		return "write " + e.AgentID + " ← " + f.patchText(e.Patch) + " (" + e.Intent + ")"
+	case EffSkip:
+		return "skip " + e.Intent + " status patch for " + e.AgentID + ": " + e.Reason
+	case EffAppend:
+		return "append " + strconv.FormatInt(e.Count, 10) + " line(s) to " + e.AgentID + " transcript (timestamp " + f.Secs(e.At.V) + ")"
+	case EffDuplicate:
+		return "duplicate line dropped by the chat store for " + e.AgentID + ": " + strconv.Quote(truncate(e.Text, 60))
+	case EffTrim:
+		return "transcript cap: dropped " + strconv.FormatInt(e.Count, 10) + " oldest line(s) of " + e.AgentID
+	case EffBill:
+		in := "?"
+		if e.Input.Valid {
+			in = strconv.FormatInt(e.Input.V, 10)
+		}
+		return "bill " + e.AgentID + " " + e.Model + ": in " + in + ", out " + strconv.FormatInt(e.Output, 10)
+	case EffRequest:
+		s := "request " + e.Action
+		if e.AgentID != "" {
+			s += " " + e.AgentID
+		}
+		if e.Reason != "" {
+			s += " (" + e.Reason + ")"
+		}
+		return s
+	case EffGuard:
+		switch e.Action {
+		case handler.DroppedClosed:
+			return "guard: dropped " + e.Intent + " for " + e.AgentID + ": run " + e.RunID + " is closed until " + f.Secs(e.At.V)
+		case handler.FailOpen:
+			return "guard: " + e.Intent + " for " + e.AgentID + " has no runId; let through (fail-open)"
+		case handler.ClosedRecorded:
+			s := "guard: run " + e.RunID + " of " + e.AgentID + " recorded closed until " + f.Secs(e.At.V)
+			if e.Incoming != e.RunID {
+				s += " (incoming run " + quoteRun(e.Incoming) + ")"
+			}
+			return s
+		case handler.Hazard:
+			return "HAZARD: " + e.Intent + " for run " + quoteRun(e.Incoming) + " closed the live run " + e.RunID + " of " + e.AgentID +
+				"; " + e.RunID + "'s own terminal will be dropped until " + f.Secs(e.At.V)
+		case handler.KeptOpen:
+			return "guard: run " + e.RunID + " of " + e.AgentID + " stays open (dispatch did not clear it)"
+		case handler.Expired:
+			return "guard: closed run " + e.RunID + " expired (was closed until " + f.Secs(e.At.V) + ")"
+		case handler.Evicted:
+			return "guard: closed run " + e.RunID + " evicted (more than 500 closed runs)"
+		}
+		return "guard: " + e.Action
+	case EffTimer:
+		hb := ""
+		if e.Heartbeat {
+			hb = " with heartbeat refresh"
+		}
+		switch e.Action {
+		case "fired":
+			return "timer " + e.Name + " fired" + hb
+		default:
+			return "timer " + e.Name + " " + e.Action + " for " + f.Secs(e.At.V) + hb
+		}
+	case EffDispose:
+		if e.Name == "handler" {
+			s := "dispose handler (" + e.Reason + "): " + strconv.FormatInt(e.Count, 10) + " closed run(s) forgotten"
+			if e.Replaced {
+				s += ", summary refresh timer cancelled"
+			}
+			return s
+		}
+		return "dispose patch queue (" + e.Reason + "): " + strconv.FormatInt(e.Count, 10) + " pending patch(es) dropped"
+	case EffApproval:
+		s := "approval " + e.Action + " " + e.ID + " (" + e.AgentID
+		if e.Command.Valid {
+			s += ": " + strconv.Quote(truncate(e.Command.V, 40))
+		}
+		s += ")"
+		if e.At.Valid && (e.Action == "added" || e.Action == "updated") {
+			s += " expires " + f.Secs(e.At.V)
+		}
+		return s
+	}
+	return e.Type
+}
+
+// AppendFinalText appends the final state for people: one line per
+// non-null field, then approvals, cost, requests and closed runs.
+func (f *Formatter) AppendFinalText(dst []byte, st *State, now int64, closed []handler.ClosedRun, flt StateFilter) []byte {
+	s := &f.Style
+	w := f.width()
+	dst = append(dst, paint(s.Header, "final state at "+secs(f.rel(now)))...)
+	dst = append(dst, '\n')
+	field := func(path string, v string) {
+		dst = append(dst, "  "...)
+		dst = append(dst, paint(s.Path, path)...)
+		dst = append(dst, ": "...)
+		dst = append(dst, v...)
+		dst = append(dst, '\n')
+	}
+	for _, id := range st.AgentIDs() {
+		if flt.Agent != "" && id != flt.Agent {
+			continue
+		}
+		a := st.agents[id]
+		p := Path{sec: secAgents, key: id}
+		name := func(fl uint8) string { p.field = fl; return p.String() }
+		field(name(fStatus), f.valText(strVal(a.Status), w))
+		field(name(fRunID), f.valText(strVal(a.RunID), w))
+		if a.RunStartedAt.Valid {
+			field(name(fRunStartedAt), f.valText(timeVal(a.RunStartedAt), w))
+		}
+		if a.StreamText.Valid {
+			field(name(fStreamText), f.valText(strVal(a.StreamText), w))
+		}
+		if a.ThinkingTrace.Valid {
+			field(name(fThinkingTrace), f.valText(strVal(a.ThinkingTrace), w))
+		}
+		if a.LastActivityAt.Valid {
+			field(name(fLastActivityAt), f.valText(timeVal(a.LastActivityAt), w))
+		}
+		lines := strconv.Itoa(a.n) + " line(s)"
+		if a.dropped > 0 {
+			lines += ", " + strconv.FormatInt(a.dropped, 10) + " older dropped by the cap"
+		}
+		field(name(fStatus)[:len(name(fStatus))-len("status")]+"outputLines", lines)
+	}
+	for _, id := range st.ApprovalIDs() {
+		ap := st.approvals[id]
+		if flt.Agent != "" && ap.AgentID != flt.Agent {
+			continue
+		}
+		field(Path{sec: secApprovals, key: id}.String(), string(f.appendApprovalJSON(nil, ap)))
+	}
+	for _, id := range sortedKeys(st.cost) {
+		if flt.Agent != "" && id != flt.Agent {
+			continue
+		}
+		for _, m := range sortedKeys(st.cost[id]) {
+			c := st.cost[id][m]
+			p := Path{sec: secCost, key: id, key2: m, field: fTurns}
+			name := string(p.append(nil))
+			name = name[:len(name)-len(".turns")]
+			v := strconv.FormatInt(c.Turns, 10) + " turn(s), input " + strconv.FormatInt(c.InputTokens, 10)
+			if c.InputUnknown > 0 {
+				v += " (+" + strconv.FormatInt(c.InputUnknown, 10) + " turn(s) unknown)"
+			}
+			v += ", output " + strconv.FormatInt(c.OutputTokens, 10)
+			field(name, v)
+		}
+	}
+	var req []byte
+	for i, k := range requestKinds {
+		r := st.Requests(k)
+		if i > 0 {
+			req = append(req, ", "...)
+		}
+		req = append(req, k...)
+		req = append(req, ' ')
+		req = appendInt(req, r.Count)
+		if r.LastAt.Valid {
+			req = append(req, " (last "...)
+			req = append(req, secs(f.rel(r.LastAt.V))...)
+			req = append(req, ')')
+		}
+	}
+	field("requests", string(req))
+	if len(closed) > 0 {
+		var cr []byte
+		for i, c := range closed {
+			if i > 0 {
+				cr = append(cr, ", "...)
+			}
+			cr = append(cr, c.RunID...)
+			cr = append(cr, " until "...)
+			cr = append(cr, secs(f.rel(c.Expiry))...)
+		}
+		field("closedRuns", truncate(string(cr), 4*w))
+	}
+	return dst
+}
+
+// AppendTranscriptText appends each agent's committed transcript as a
+// person would read it: assistant text as is, tool calls and results as
+// labelled blocks, injected meta lines marked.
+func (f *Formatter) AppendTranscriptText(dst []byte, st *State, flt StateFilter) []byte {
+	s := &f.Style
+	for _, id := range st.AgentIDs() {
+		if flt.Agent != "" && id != flt.Agent {
+			continue
+		}
+		a := st.agents[id]
+		hdr := "== " + id + " (" + strconv.Itoa(a.n) + " line(s)"
+		if a.dropped > 0 {
+			hdr += "; " + strconv.FormatInt(a.dropped, 10) + " older dropped by the 500-line cap"
+		}
+		dst = append(dst, paint(s.Header, hdr+") ==")...)
+		dst = append(dst, '\n')
+		for i := 0; i < a.n; i++ {
+			dst = appendReadableLine(dst, a.line(i), s)
+		}
+	}
+	return dst
+}
+
+func appendReadableLine(dst []byte, l Line, s *Style) []byte {
+	text := l.Text
+	label := ""
+	switch {
+	case hasPrefix(text, "[[tool-result]]"):
+		label, text = "result: ", text[len("[[tool-result]]"):]
+	case hasPrefix(text, "[[tool]]"):
+		label, text = "tool: ", text[len("[[tool]]"):]
+	case hasPrefix(text, "[[trace]]"):
+		label, text = "thinking: ", text[len("[[trace]]"):]
+	case hasPrefix(text, "[[meta]]"):
+		label, text = "meta: ", text[len("[[meta]]"):]
+	case l.Kind == LineMeta:
+		label = "-- "
+	}
+	head, body, _ := cutLine(trimSpaceStr(text))
+	if label != "" {
+		dst = append(dst, paint(s.Dim, label)...)
+	}
+	dst = append(dst, head...)
+	dst = append(dst, '\n')
+	for body != "" {
+		var ln string
+		ln, body, _ = cutLine(body)
+		if label != "" && hasPrefix(ln, "```") {
+			continue // fences around tool arguments and output
+		}
+		if label != "" {
+			dst = append(dst, "    "...)
+		}
+		dst = append(dst, ln...)
+		dst = append(dst, '\n')
+	}
+	return dst
+}
+
+func cutLine(s string) (string, string, bool) {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\n' {
+			return s[:i], s[i+1:], true
+		}
+	}
+	return s, "", false
+}
+
+func trimSpaceStr(s string) string {
+	for len(s) > 0 && (s[0] == ' ' || s[0] == '\t') {
+		s = s[1:]
+	}
+	return s
+}
+
+// AppendTranscriptJSON appends one line per agent:
+// {"agentId":..,"lines":[{"kind":..,"timestamp":..,"text":..}],"dropped":n}.
+func (f *Formatter) AppendTranscriptJSON(dst []byte, st *State, flt StateFilter) []byte {
+	for _, id := range st.AgentIDs() {
+		if flt.Agent != "" && id != flt.Agent {
+			continue
+		}
+		a := st.agents[id]
+		dst = append(dst, `{"agentId":`...)
+		dst = jsonx.AppendString(dst, id)
+		dst = append(dst, `,"lines":[`...)
+		for i := 0; i < a.n; i++ {
+			l := a.line(i)
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(dst, `{"kind":`...)
+			dst = jsonx.AppendString(dst, l.Kind)
+			dst = jint(dst, "timestamp", f.rel(l.TS))
+			dst = jstr(dst, "text", l.Text)
+			dst = append(dst, '}')
+		}
+		dst = append(dst, `],"dropped":`...)
+		dst = appendInt(dst, a.dropped)
+		dst = append(dst, "}\n"...)
+	}
+	return dst
+}

@@ -1,0 +1,481 @@
+package replay
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/clawtap/clawtap/pkg/policy"
+)
+
+// TranscriptCap is the number of committed transcript lines kept per agent:
+// the reference's chat store keeps the newest 500 entries.
+const TranscriptCap = 500
+
+// dedupeWindow is how many of the newest transcript entries the chat
+// store's exact-signature dedupe (layer 2) compares an incoming line with.
+const dedupeWindow = 50
+
+// Line kinds in the transcript, as the host's appendOutputLines assigns them.
+const (
+	LineAssistant = "assistant"
+	LineTool      = "tool"
+	LineMeta      = "meta"
+)
+
+// NStr is a nullable string; the zero value is null.
+type NStr struct {
+	Valid bool
+	V     string
+}
+
+// NInt is a nullable integer (unix ms for times); the zero value is null.
+type NInt struct {
+	Valid bool
+	V     int64
+}
+
+func nstrOf(s policy.Str) NStr { return NStr{Valid: s.Set && !s.Null, V: s.V} }
+func nintOf(s policy.Int) NInt { return NInt{Valid: s.Set && !s.Null, V: s.V} }
+
+// Line is one committed transcript entry.
+type Line struct {
+	Text string
+	Kind string // assistant, tool or meta
+	TS   int64  // the entry's timestampMs: the stream-start anchor, else the time it was appended
+}
+
+// Agent is one agent's slice of the UI stores: the fleet store's live
+// fields and the chat store's committed transcript.
+type Agent struct {
+	ID             string
+	Status         NStr
+	RunID          NStr
+	RunStartedAt   NInt
+	StreamText     NStr
+	ThinkingTrace  NStr
+	LastActivityAt NInt
+
+	lines   []Line // ring buffer of at most TranscriptCap entries
+	start   int    // index of the oldest entry in lines
+	n       int
+	dropped int64 // lines dropped by the cap; a line's number minus dropped is its index
+
+	approvals int // pending approvals for this agent
+}
+
+// Lines returns the committed transcript, oldest first.
+func (a *Agent) Lines() []Line {
+	out := make([]Line, 0, a.n)
+	for i := 0; i < a.n; i++ {
+		out = append(out, a.line(i))
+	}
+	return out
+}
+
+// LinesDropped is how many of the oldest lines the cap has dropped.
+func (a *Agent) LinesDropped() int64 { return a.dropped }
+
+// PendingApprovals is the number of approvals pending for the agent.
+func (a *Agent) PendingApprovals() int { return a.approvals }
+
+func (a *Agent) line(i int) Line { return a.lines[(a.start+i)%len(a.lines)] }
+
+// lineByNumber returns the line with absolute number n (0 = first ever).
+func (a *Agent) lineByNumber(n int64) (Line, bool) {
+	i := n - a.dropped
+	if i < 0 || i >= int64(a.n) {
+		return Line{}, false
+	}
+	return a.line(int(i)), true
+}
+
+// push appends a line, dropping the oldest past the cap; it reports
+// whether one was dropped.
+func (a *Agent) push(l Line) bool {
+	if len(a.lines) < TranscriptCap {
+		a.lines = append(a.lines, l)
+		a.n++
+		return false
+	}
+	// Full ring (n == TranscriptCap): overwrite the oldest.
+	a.lines[a.start] = l
+	a.start = (a.start + 1) % len(a.lines)
+	a.dropped++
+	return true
+}
+
+// Approval is a pending exec approval, keyed by payload.id.
+type Approval struct {
+	ID        string
+	AgentID   string
+	Command   NStr
+	CreatedAt NInt // payload.createdAtMs
+	ExpiresAt NInt // payload.expiresAtMs; without it the approval never expires
+}
+
+// Cost is what an agent was billed for one model.
+type Cost struct {
+	Turns        int64 // commitChats that billed
+	InputTokens  int64 // known input tokens
+	InputUnknown int64 // turns whose input count was unknown (the host estimates it)
+	OutputTokens int64
+}
+
+// Requests counts one kind of request the UI would make.
+type Requests struct {
+	Count  int64
+	LastAt NInt
+}
+
+// Request kinds.
+const (
+	ReqSummaryReload    = "summaryReload"
+	ReqHeartbeatRefresh = "heartbeatRefresh"
+	ReqHistoryRefresh   = "historyRefresh"
+)
+
+var requestKinds = []string{ReqHeartbeatRefresh, ReqHistoryRefresh, ReqSummaryReload}
+
+// State is the UI state model: what the web app's stores hold.
+type State struct {
+	agents    map[string]*Agent
+	approvals map[string]*Approval
+	cost      map[string]map[string]*Cost
+	requests  map[string]*Requests
+}
+
+func newState() State {
+	return State{
+		agents:    make(map[string]*Agent),
+		approvals: make(map[string]*Approval),
+		cost:      make(map[string]map[string]*Cost),
+		requests:  make(map[string]*Requests),
+	}
+}
+
+// Agent returns an agent's state, or nil if the agent was never written.
+func (s *State) Agent(id string) *Agent { return s.agents[id] }
+
+// AgentIDs returns every agent id, sorted.
+func (s *State) AgentIDs() []string { return sortedKeys(s.agents) }
+
+// Approval returns a pending approval, or nil.
+func (s *State) Approval(id string) *Approval { return s.approvals[id] }
+
+// ApprovalIDs returns the pending approvals' ids, sorted.
+func (s *State) ApprovalIDs() []string { return sortedKeys(s.approvals) }
+
+// Cost returns what agentID was billed for model, or nil.
+func (s *State) Cost(agentID, model string) *Cost { return s.cost[agentID][model] }
+
+// Requests returns the count of one request kind (ReqSummaryReload, ...).
+func (s *State) Requests(kind string) Requests {
+	if r := s.requests[kind]; r != nil {
+		return *r
+	}
+	return Requests{}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// ---- paths and values for the diff ----
+
+// Sections of the state, in output order.
+const (
+	secAgents uint8 = iota + 1
+	secApprovals
+	secCost
+	secRequests
+)
+
+// Agent fields, in output order.
+const (
+	fStatus uint8 = iota + 1
+	fRunID
+	fRunStartedAt
+	fStreamText
+	fThinkingTrace
+	fLastActivityAt
+	fLine
+	// cost fields
+	fTurns
+	fInputTokens
+	fInputUnknown
+	fOutputTokens
+	// request fields
+	fCount
+	fLastAt
+)
+
+var fieldNames = [...]string{
+	fStatus: "status", fRunID: "runId", fRunStartedAt: "runStartedAt", fStreamText: "streamText",
+	fThinkingTrace: "thinkingTrace", fLastActivityAt: "lastActivityAt", fLine: "outputLines",
+	fTurns: "turns", fInputTokens: "inputTokens", fInputUnknown: "inputTokensUnknown", fOutputTokens: "outputTokens",
+	fCount: "count", fLastAt: "lastAt",
+}
+
+// Path names one scalar of the state.
+type Path struct {
+	sec   uint8
+	key   string // agent id, approval id, request kind
+	key2  string // model (cost)
+	field uint8
+	n     int64 // line number (outputLines)
+}
+
+func comparePath(a, b Path) int {
+	if a.sec != b.sec {
+		return int(a.sec) - int(b.sec)
+	}
+	if c := strings.Compare(a.key, b.key); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.key2, b.key2); c != 0 {
+		return c
+	}
+	if a.field != b.field {
+		return int(a.field) - int(b.field)
+	}
+	switch {
+	case a.n < b.n:
+		return -1
+	case a.n > b.n:
+		return 1
+	}
+	return 0
+}
+
+// Agent returns the agent a path belongs to ("" for none).
+func (p Path) agent(s *State) string {
+	switch p.sec {
+	case secAgents, secCost:
+		return p.key
+	case secApprovals:
+		if a := s.approvals[p.key]; a != nil {
+			return a.AgentID
+		}
+	}
+	return ""
+}
+
+// String renders the path: agents.main.status, agents.main.outputLines.3,
+// approvals.<id>, cost.main.<model>.turns, requests.summaryReload.count.
+// A key that is not a plain identifier is written as ["key"].
+func (p Path) String() string { return string(p.append(nil)) }
+
+func (p Path) append(dst []byte) []byte {
+	switch p.sec {
+	case secAgents:
+		dst = append(dst, "agents"...)
+		dst = appendKey(dst, p.key)
+		dst = append(dst, '.')
+		dst = append(dst, fieldNames[p.field]...)
+		if p.field == fLine {
+			dst = append(dst, '.')
+			dst = appendInt(dst, p.n)
+		}
+	case secApprovals:
+		dst = append(dst, "approvals"...)
+		dst = appendKey(dst, p.key)
+	case secCost:
+		dst = append(dst, "cost"...)
+		dst = appendKey(dst, p.key)
+		dst = appendKey(dst, p.key2)
+		dst = append(dst, '.')
+		dst = append(dst, fieldNames[p.field]...)
+	case secRequests:
+		dst = append(dst, "requests"...)
+		dst = appendKey(dst, p.key)
+		dst = append(dst, '.')
+		dst = append(dst, fieldNames[p.field]...)
+	}
+	return dst
+}
+
+func plainKey(k string) bool {
+	if k == "" {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == ':' || c == '@' || c == '/' || c == '+') {
+			return false
+		}
+	}
+	return true
+}
+
+func appendKey(dst []byte, k string) []byte {
+	if plainKey(k) {
+		dst = append(dst, '.')
+		return append(dst, k...)
+	}
+	dst = append(dst, '[')
+	dst = appendJSONString(dst, k)
+	return append(dst, ']')
+}
+
+// Value kinds.
+const (
+	vNull uint8 = iota
+	vStr
+	vInt
+	vTime // an absolute time, rendered as an offset from the capture's start
+	vApproval
+)
+
+// Val is a diff value.
+type Val struct {
+	k uint8
+	s string
+	n int64
+	a *Approval // vApproval: a snapshot
+}
+
+func strVal(s NStr) Val {
+	if !s.Valid {
+		return Val{}
+	}
+	return Val{k: vStr, s: s.V}
+}
+
+func timeVal(n NInt) Val {
+	if !n.Valid {
+		return Val{}
+	}
+	return Val{k: vTime, n: n.V}
+}
+
+func intVal(n int64) Val { return Val{k: vInt, n: n} }
+
+func (v Val) equal(w Val) bool {
+	if v.k != w.k {
+		return false
+	}
+	switch v.k {
+	case vNull:
+		return true
+	case vStr:
+		return v.s == w.s
+	case vInt, vTime:
+		return v.n == w.n
+	case vApproval:
+		return *v.a == *w.a
+	}
+	return false
+}
+
+// IsNull reports whether v is null.
+func (v Val) IsNull() bool { return v.k == vNull }
+
+// get reads the current value at p.
+func (s *State) get(p Path) Val {
+	switch p.sec {
+	case secAgents:
+		a := s.agents[p.key]
+		if a == nil {
+			return Val{}
+		}
+		switch p.field {
+		case fStatus:
+			return strVal(a.Status)
+		case fRunID:
+			return strVal(a.RunID)
+		case fRunStartedAt:
+			return timeVal(a.RunStartedAt)
+		case fStreamText:
+			return strVal(a.StreamText)
+		case fThinkingTrace:
+			return strVal(a.ThinkingTrace)
+		case fLastActivityAt:
+			return timeVal(a.LastActivityAt)
+		case fLine:
+			if l, ok := a.lineByNumber(p.n); ok {
+				return Val{k: vStr, s: l.Text}
+			}
+		}
+	case secApprovals:
+		if a := s.approvals[p.key]; a != nil {
+			c := *a
+			return Val{k: vApproval, a: &c}
+		}
+	case secCost:
+		c := s.cost[p.key][p.key2]
+		if c == nil {
+			return Val{}
+		}
+		switch p.field {
+		case fTurns:
+			return intVal(c.Turns)
+		case fInputTokens:
+			return intVal(c.InputTokens)
+		case fInputUnknown:
+			return intVal(c.InputUnknown)
+		case fOutputTokens:
+			return intVal(c.OutputTokens)
+		}
+	case secRequests:
+		r := s.requests[p.key]
+		if r == nil {
+			r = &Requests{} // counts start at 0
+		}
+		switch p.field {
+		case fCount:
+			return intVal(r.Count)
+		case fLastAt:
+			return timeVal(r.LastAt)
+		}
+	}
+	return Val{}
+}
+
+// Change is one entry of a step's diff.
+type Change struct {
+	Path Path
+	From Val
+	To   Val
+}
+
+// tracker records, for each path written during a step, its value before
+// the first write, so a step's diff costs only what the step touched.
+type tracker struct {
+	idx   map[Path]int
+	dirty []Change
+}
+
+func (t *tracker) touch(s *State, p Path) {
+	if _, ok := t.idx[p]; ok {
+		return
+	}
+	if t.idx == nil {
+		t.idx = make(map[Path]int)
+	}
+	t.idx[p] = len(t.dirty)
+	t.dirty = append(t.dirty, Change{Path: p, From: s.get(p)})
+}
+
+// diff appends the changes of the step to dst, sorted by path, and resets.
+func (t *tracker) diff(s *State, dst []Change) []Change {
+	if len(t.dirty) == 0 {
+		return dst
+	}
+	for i := range t.dirty {
+		c := &t.dirty[i]
+		c.To = s.get(c.Path)
+		if !c.From.equal(c.To) {
+			dst = append(dst, *c)
+		}
+	}
+	slices.SortFunc(dst, func(a, b Change) int { return comparePath(a.Path, b.Path) })
+	clear(t.idx)
+	clear(t.dirty)
+	t.dirty = t.dirty[:0]
+	return dst
+}
