@@ -7,6 +7,7 @@
 package jsonx
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"strconv"
@@ -504,14 +505,14 @@ func Truthy(v []byte) bool {
 // unquoteBody decodes the inside of a JSON string. Invalid UTF-8 and lone
 // surrogates become U+FFFD, as in encoding/json.
 func unquoteBody(b []byte) (string, bool) {
-	simple := true
-	for _, c := range b {
-		if c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
-			simple = false
-			break
+	// Fast path: no escapes and valid UTF-8 (control characters cannot occur
+	// in a validated string) is the string itself.
+	if bytes.IndexByte(b, '\\') < 0 && utf8.Valid(b) {
+		for _, c := range b {
+			if c < 0x20 {
+				return "", false
+			}
 		}
-	}
-	if simple {
 		return string(b), true
 	}
 	out := make([]byte, 0, len(b))

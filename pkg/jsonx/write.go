@@ -7,6 +7,15 @@ import (
 
 const hexDigits = "0123456789abcdef"
 
+// htmlSafe marks the ASCII bytes AppendString copies as they are.
+var htmlSafe = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = true
+	}
+	t['"'], t['\\'], t['<'], t['>'], t['&'] = false, false, false, false, false
+	return
+}()
+
 // AppendString appends s as a JSON string, escaping like encoding/json
 // (including <, > and & so output is safe to embed in HTML) and replacing
 // invalid UTF-8 with U+FFFD.
@@ -14,12 +23,14 @@ func AppendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		for i < len(s) && htmlSafe[s[i]] {
+			i++
+		}
+		if i >= len(s) {
+			break
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
 			dst = append(dst, s[start:i]...)
 			switch c {
 			case '"', '\\':

@@ -1,6 +1,7 @@
 package message
 
 import (
+	"bytes"
 	"strings"
 
 	"github.com/clawtap/clawtap/pkg/jsonx"
@@ -76,6 +77,9 @@ func Thinking(msg []byte) (string, bool) {
 	if s, ok := firstThinkingKey(&f); ok {
 		return s, true
 	}
+	if !mayHaveTag(content) && !mayHaveTag(f[xfT]) {
+		return "", false // no '<' at all: skip decoding the text again
+	}
 	raw, ok := rawText(content, f[xfT])
 	if !ok || strings.IndexByte(raw, '<') < 0 {
 		return "", false
@@ -129,4 +133,10 @@ func taggedStream(s string) string {
 		return trim(s[last.end:])
 	}
 	return joined
+}
+
+// mayHaveTag reports whether raw JSON could decode to text holding a '<'
+// (literally or escaped as \u003c).
+func mayHaveTag(raw []byte) bool {
+	return bytes.IndexByte(raw, '<') >= 0 || bytes.Contains(raw, []byte(`\u003c`)) || bytes.Contains(raw, []byte(`\u003C`))
 }

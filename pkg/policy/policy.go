@@ -32,7 +32,11 @@ func Append(dst []Intent, ev *bridge.Event) []Intent {
 			DelayMs: SummaryRefreshDelayMs, Heartbeat: ev.Event == "heartbeat",
 		})
 	case bridge.RuntimeChat:
-		if state, _ := jsonx.GetStr(ev.Payload, "state"); state == "status" {
+		state := ev.State
+		if state == "" { // a hand-written classified line may not carry it
+			state, _ = jsonx.GetStr(ev.Payload, "state")
+		}
+		if state == "status" {
 			// v4 transient startup phase: not terminal, no UI state.
 			return append(dst, ignore("chat status phase (v4): "+orNone(ev.Phase)+"; not terminal, nothing to show"))
 		}
