@@ -36,6 +36,7 @@ type serveFlags struct {
 	handshake    time.Duration
 	ui           string
 	statusPeriod time.Duration
+	verbose      bool
 }
 
 func (a *app) serveCmd() *cobra.Command {
@@ -108,6 +109,7 @@ the details and the limitations.`,
 	fl.DurationVar(&f.handshake, "handshake-timeout", 15*time.Second, "time a client has to send connect")
 	fl.StringVar(&f.ui, "ui", "", "also serve a Control UI build (a directory with index.html) over HTTP on the same address")
 	fl.DurationVar(&f.statusPeriod, "status-interval", 250*time.Millisecond, "refresh period of the status line on a terminal")
+	fl.BoolVarP(&f.verbose, "verbose", "v", false, "also log every client request and how it was answered")
 	_ = fl.MarkHidden("status-interval")
 	return cmd
 }
@@ -171,6 +173,8 @@ func (a *app) runServe(file string, f serveFlags) error {
 		Once:             f.once,
 		HandshakeTimeout: f.handshake,
 		HTTP:             ui,
+		LogRequests:      f.verbose,
+		ConfiguredUI:     ui != nil,
 		Logf: func(format string, args ...any) {
 			if !a.quiet {
 				status.println("clawtap: " + fmt.Sprintf(format, args...))

@@ -171,7 +171,7 @@ func TestServeCLIAnswersAndToken(t *testing.T) {
 	bad := serveDial(t, url)
 	serveRead(t, bad)
 	bad.WriteMessage(websocket.TextMessage, []byte(`{"type":"req","id":"1","method":"connect","params":{"minProtocol":3,"maxProtocol":4}}`))
-	if res, _ := serveRead(t, bad); !strings.Contains(res, `"AUTH_TOKEN_MISMATCH"`) {
+	if res, _ := serveRead(t, bad); !strings.Contains(res, `"AUTH_TOKEN_MISSING"`) {
 		t.Fatalf("no token: %s", res)
 	}
 	bad.Close()
@@ -244,7 +244,7 @@ func TestServeCLIHelp(t *testing.T) {
 
 func TestServeCLIControlUI(t *testing.T) {
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "index.html"), []byte("<html>ui</html>"), 0o644)
+	os.WriteFile(filepath.Join(dir, "index.html"), []byte(`<html data-openclaw-control-ui-build-id="b-1">ui</html>`), 0o644)
 	os.MkdirAll(filepath.Join(dir, "assets"), 0o755)
 	os.WriteFile(filepath.Join(dir, "assets", "app.js"), []byte("js"), 0o644)
 	h, err := serveControlUI(dir)
@@ -252,7 +252,7 @@ func TestServeCLIControlUI(t *testing.T) {
 		t.Fatal(err)
 	}
 	sv := serve.New(&serve.Script{}, serve.Options{HTTP: h})
-	for path, want := range map[string]string{"/": "<html>ui</html>", "/assets/app.js": "js", "/chat/agent:main": "<html>ui</html>"} {
+	for path, want := range map[string]string{"/": `<html data-openclaw-control-ui-build-id="b-1">ui</html>`, "/assets/app.js": "js", "/chat/agent:main": `<html data-openclaw-control-ui-build-id="b-1">ui</html>`} {
 		rec := serveRecorder()
 		sv.ServeHTTP(rec, serveRequest(path))
 		if got := rec.Body.String(); got != want {

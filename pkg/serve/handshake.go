@@ -26,6 +26,7 @@ const (
 	msgFirstMustBeConnect = "invalid handshake: first request must be connect"
 	msgProtocolMismatch   = "protocol mismatch"
 	msgTokenMismatch      = "unauthorized: gateway token mismatch (use this gateway's gateway.auth.token or pair the device)"
+	msgTokenMissing       = "unauthorized: gateway token missing (this clawtap serve was started with --token)"
 	msgNotInCapture       = "not in capture"
 )
 
@@ -165,13 +166,14 @@ func (sv *Server) checkConnect(msg []byte, text bool) (request, int, *rejection)
 		got, _ := jsonx.Str(getPath(req.params, "auth", "token"))
 		if subtle.ConstantTimeCompare([]byte(got), []byte(sv.opts.Token)) != 1 {
 			d := []byte(`{"code":"AUTH_TOKEN_MISMATCH","authReason":"token_mismatch","canRetryWithDeviceToken":false}`)
-			why := "wrong token"
+			msg, why := msgTokenMismatch, "wrong token"
 			if got == "" {
-				why = "no token"
+				d = []byte(`{"code":"AUTH_TOKEN_MISSING","authReason":"token_missing","canRetryWithDeviceToken":false}`)
+				msg, why = msgTokenMissing, "no token"
 			}
 			return req, 0, &rejection{
-				res:  errorRes(req.id, "INVALID_REQUEST", msgTokenMismatch, d),
-				code: closePolicy, reason: msgTokenMismatch, why: why,
+				res:  errorRes(req.id, "INVALID_REQUEST", msg, d),
+				code: closePolicy, reason: msg, why: why,
 			}
 		}
 	}
@@ -195,7 +197,15 @@ func (sv *Server) helloFrame(id []byte, proto int, connID string, params []byte)
 		if !ok || jsonx.KindOf(srv) != jsonx.Object {
 			srv = []byte(`{}`)
 		}
-		p = setMember(p, "server", setMember(srv, "connId", jsonx.AppendString(nil, connID)))
+		srv = setMember(srv, "connId", jsonx.AppendString(nil, connID))
+		if sv.opts.ConfiguredUI {
+			_, _, hasBuild := member(srv, "buildId")
+			_, _, hasSource := member(srv, "controlUiBuildSource")
+			if hasBuild || hasSource {
+				srv = setMember(srv, "controlUiBuildSource", []byte(`"configured"`))
+			}
+		}
+		p = setMember(p, "server", srv)
 		if auth, ok := jsonx.Get(p, "auth"); ok && jsonx.KindOf(auth) == jsonx.Object {
 			p = setMember(p, "auth", deleteMember(deleteMember(auth, "deviceToken"), "deviceTokens"))
 		}

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -35,9 +36,18 @@ type Options struct {
 	// Logf, when set, gets one line per client event (connect, reject,
 	// stream end, disconnect).
 	Logf func(format string, args ...any)
+	// LogRequests also logs every client request and how it was answered.
+	LogRequests bool
 	// HTTP answers plain HTTP requests (not WebSocket upgrades); nil means
 	// a short text page.
 	HTTP http.Handler
+	// ConfiguredUI marks hello-ok's server.controlUiBuildSource as
+	// "configured" (when the recorded hello has a buildId or a
+	// controlUiBuildSource), as a gateway does for a Control UI served from
+	// a configured root. The Control UI then skips its "server updated,
+	// reload" check, which would otherwise compare the capture's gateway
+	// build with its own. Set it when HTTP serves a Control UI build.
+	ConfiguredUI bool
 }
 
 // Server plays a Script to every client that connects, each with its own
@@ -110,7 +120,9 @@ type client struct {
 	wmu    sync.Mutex
 	wt     time.Duration
 	bad    int
-	ended  atomic.Bool // the stream was sent to the end
+	missed map[string]int // methods answered "not in capture", by count
+	closed string         // how the client closed, when it did
+	ended  atomic.Bool    // the stream was sent to the end
 }
 
 func (c *client) write(b []byte) error {
@@ -255,6 +267,10 @@ func (sv *Server) serveConn(conn *websocket.Conn, remote string) {
 	for {
 		typ, msg, err := conn.ReadMessage()
 		if err != nil {
+			var ce *websocket.CloseError
+			if errors.As(err, &ce) {
+				c.closed = fmt.Sprintf("closed by the client: %d %s", ce.Code, ce.Text)
+			}
 			break
 		}
 		sv.handle(c, typ, msg)
@@ -343,19 +359,41 @@ func (sv *Server) handle(c *client, typ int, msg []byte) {
 		_ = c.write(errorRes(req.id, "INVALID_REQUEST", "connect is only valid as the first request", nil))
 	case req.method == "chat.send" && sv.opts.OnSend == OnSendNextRun:
 		if !c.st.Send(req.id) {
-			_ = c.write(notInCapture(req.id))
-		}
-	default:
-		q := sv.script.Match(req.method, req.params, c.st.Pos())
-		if q == nil {
+			c.miss(req.method)
+			sv.logReq(c, req, "not in capture (no run left)")
 			_ = c.write(notInCapture(req.id))
 			return
 		}
+		sv.logReq(c, req, "plays the next run")
+	default:
+		q := sv.script.Match(req.method, req.params, c.st.Pos())
+		if q == nil {
+			c.miss(req.method)
+			sv.logReq(c, req, "not in capture")
+			_ = c.write(notInCapture(req.id))
+			return
+		}
+		sv.logReq(c, req, fmt.Sprintf("%d recorded response(s) (record %d)", len(q.Responses), q.Index))
 		for _, r := range q.Responses {
 			if err := c.write(readdress(r, req.id)); err != nil {
 				return
 			}
 		}
+	}
+}
+
+func (sv *Server) logReq(c *client, req request, answer string) {
+	if sv.opts.LogRequests {
+		sv.logf("client %d: %s %s → %s", c.id, req.method, req.id, answer)
+	}
+}
+
+func (c *client) miss(method string) {
+	if c.missed == nil {
+		c.missed = map[string]int{}
+	}
+	if len(c.missed) < 64 || c.missed[method] > 0 {
+		c.missed[method]++
 	}
 }
 
@@ -373,6 +411,19 @@ func (c *client) summary() string {
 	}
 	if c.bad > 0 {
 		s += fmt.Sprintf(", %d bad frames ignored", c.bad)
+	}
+	if c.closed != "" {
+		s += ", " + strings.TrimSpace(c.closed)
+	}
+	if len(c.missed) > 0 {
+		names := make([]string, 0, len(c.missed))
+		n := 0
+		for m, k := range c.missed {
+			names = append(names, m)
+			n += k
+		}
+		sort.Strings(names)
+		s += fmt.Sprintf(", %d request(s) not in capture: %s", n, strings.Join(names, " "))
 	}
 	return s
 }

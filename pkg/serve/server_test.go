@@ -197,14 +197,16 @@ func TestHandshakeProtocolMismatch(t *testing.T) {
 func TestHandshakeToken(t *testing.T) {
 	s := newCap(t).handshake(1000).script(0)
 	_, url := startServer(t, s, Options{Token: "s3cret", Pacing: Pacing{Fast: true}})
-	for _, auth := range []string{``, `,"auth":{"token":"wrong"}`} {
+	for _, tc := range []struct{ auth, want string }{
+		{`,"auth":{"token":"wrong"}`, `{"type":"res","id":"x","ok":false,"error":{"code":"INVALID_REQUEST","message":"unauthorized: gateway token mismatch (use this gateway's gateway.auth.token or pair the device)","details":{"code":"AUTH_TOKEN_MISMATCH","authReason":"token_mismatch","canRetryWithDeviceToken":false}}}`},
+		{``, `{"type":"res","id":"x","ok":false,"error":{"code":"INVALID_REQUEST","message":"unauthorized: gateway token missing (this clawtap serve was started with --token)","details":{"code":"AUTH_TOKEN_MISSING","authReason":"token_missing","canRetryWithDeviceToken":false}}}`},
+	} {
 		c := dial(t, url)
-		res := connect(t, c, `{"type":"req","id":"x","method":"connect","params":{"minProtocol":3,"maxProtocol":4`+auth+`}}`)
-		want := `{"type":"res","id":"x","ok":false,"error":{"code":"INVALID_REQUEST","message":"unauthorized: gateway token mismatch (use this gateway's gateway.auth.token or pair the device)","details":{"code":"AUTH_TOKEN_MISMATCH","authReason":"token_mismatch","canRetryWithDeviceToken":false}}}`
-		if res != want {
-			t.Fatalf("auth %q:\n got %s\nwant %s", auth, res, want)
+		res := connect(t, c, `{"type":"req","id":"x","method":"connect","params":{"minProtocol":3,"maxProtocol":4`+tc.auth+`}}`)
+		if res != tc.want {
+			t.Fatalf("auth %q:\n got %s\nwant %s", tc.auth, res, tc.want)
 		}
-		if code, reason := expectClose(t, c); code != 1008 || !strings.HasPrefix(reason, "unauthorized: gateway token mismatch") {
+		if code, reason := expectClose(t, c); code != 1008 || !strings.HasPrefix(reason, "unauthorized: gateway token") {
 			t.Fatalf("close %d %q", code, reason)
 		}
 	}
@@ -578,5 +580,29 @@ func TestOnceDoneAfterFirstStream(t *testing.T) {
 	go sv.CloseWith(ctx, websocket.CloseNormalClosure, "end of capture")
 	if code, reason := expectClose(t, c); code != 1000 || reason != "end of capture" {
 		t.Fatalf("close %d %q", code, reason)
+	}
+}
+
+func TestConfiguredUIHello(t *testing.T) {
+	b := newCap(t)
+	b.mark(1000, "open")
+	b.in(1000, `{"type":"event","event":"connect.challenge","payload":{"nonce":"n","ts":1}}`)
+	b.out(1001, `{"type":"req","id":"c","method":"connect","params":{"minProtocol":4,"maxProtocol":4}}`)
+	b.in(1002, `{"type":"res","id":"c","ok":true,"payload":{"type":"hello-ok","protocol":4,"server":{"version":"2026.9.6","buildId":"b1","controlUiBuildSource":"bundled","connId":"old"}}}`)
+	s := b.script(0)
+	_, url := startServer(t, s, Options{ConfiguredUI: true})
+	c := dial(t, url)
+	hello := connect(t, c, connectReq)
+	if got := str(t, hello, "payload", "server", "controlUiBuildSource"); got != "configured" {
+		t.Fatalf("controlUiBuildSource %q: %s", got, hello)
+	}
+	if got := str(t, hello, "payload", "server", "buildId"); got != "b1" {
+		t.Fatalf("buildId %q", got)
+	}
+	// A v3 hello (no build fields) is left alone.
+	_, url = startServer(t, newCap(t).handshake(1000).script(0), Options{ConfiguredUI: true})
+	c = dial(t, url)
+	if hello := connect(t, c, connectReq); strings.Contains(hello, "controlUiBuildSource") {
+		t.Fatalf("added to a hello without build fields: %s", hello)
 	}
 }
