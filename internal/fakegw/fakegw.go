@@ -12,6 +12,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -94,6 +95,28 @@ type Server struct {
 
 // New starts a fake gateway on loopback.
 func New(cfg Config) *Server {
+	return start(cfg, nil)
+}
+
+// NewAt starts a fake gateway on the given address (e.g. the address of a
+// gateway that was closed, to play a restart), retrying for a moment while
+// the port is still held.
+func NewAt(addr string, cfg Config) (*Server, error) {
+	var ln net.Listener
+	var err error
+	for i := 0; i < 50; i++ {
+		if ln, err = net.Listen("tcp", addr); err == nil {
+			return start(cfg, ln), nil
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return nil, err
+}
+
+// Addr is the host:port the server listens on.
+func (s *Server) Addr() string { return s.HTTP.Listener.Addr().String() }
+
+func start(cfg Config, ln net.Listener) *Server {
 	if cfg.Protocol == 0 {
 		cfg.Protocol = 4
 	}
@@ -102,7 +125,12 @@ func New(cfg Config) *Server {
 	}
 	s := &Server{cfg: cfg, approved: map[string]bool{}, tokens: map[string]string{}, conns: map[*Conn]bool{}, unavail: cfg.Unavailable}
 	s.boot = "boot-1"
-	s.HTTP = httptest.NewServer(http.HandlerFunc(s.serve))
+	s.HTTP = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
+	if ln != nil {
+		s.HTTP.Listener.Close()
+		s.HTTP.Listener = ln
+	}
+	s.HTTP.Start()
 	s.URL = "ws" + strings.TrimPrefix(s.HTTP.URL, "http")
 	return s
 }

@@ -1,0 +1,805 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/clawtap/clawtap/internal/fakegw"
+	"github.com/clawtap/clawtap/pkg/capture"
+	"github.com/clawtap/clawtap/pkg/gateway"
+)
+
+const recTestToken = "sekrit-gateway-token-0123456789"
+
+// readCapture reads every record of a capture (copies).
+func readCapture(t *testing.T, path string) (*capture.Header, []*capture.Record, capture.Stats) {
+	t.Helper()
+	r, err := capture.Open(path, capture.Options{})
+	if err != nil {
+		t.Fatalf("open %s: %v", path, err)
+	}
+	defer r.Close()
+	var recs []*capture.Record
+	for {
+		rec, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs = append(recs, rec.Clone())
+	}
+	return r.Header(), recs, r.Stats()
+}
+
+func marks(recs []*capture.Record) []string {
+	var out []string
+	for _, r := range recs {
+		if r.Mark != "" {
+			out = append(out, fmt.Sprintf("%d:%s", r.Conn, r.Mark))
+		}
+	}
+	return out
+}
+
+// frameSeqs returns the frame seqs of "in" events per conn.
+func frameSeqs(recs []*capture.Record) map[int][]int64 {
+	out := map[int][]int64{}
+	for _, r := range recs {
+		if r.Frame == nil || r.Dir != capture.DirIn {
+			continue
+		}
+		var f struct {
+			Seq *int64 `json:"seq"`
+		}
+		if json.Unmarshal(r.Frame, &f) == nil && f.Seq != nil {
+			out[r.Conn] = append(out[r.Conn], *f.Seq)
+		}
+	}
+	return out
+}
+
+func recordArgs(srvURL, out string, extra ...string) []string {
+	return append([]string{"record", "--url", srvURL, "-o", out, "--flush-interval", "20ms"}, extra...)
+}
+
+// chatBurst sends a small streamed run.
+func chatBurst(c *fakegw.Conn, run string) {
+	_ = c.Event("agent", map[string]any{"runId": run, "stream": "lifecycle", "data": map[string]any{"phase": "start"}})
+	_ = c.Event("chat", map[string]any{"runId": run, "sessionKey": "agent:main:main", "state": "delta", "deltaText": "Hel"})
+	_ = c.Event("chat", map[string]any{"runId": run, "sessionKey": "agent:main:main", "state": "delta", "deltaText": "lo"})
+	_ = c.Event("chat", map[string]any{"runId": run, "sessionKey": "agent:main:main", "state": "final",
+		"message": map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "text", "text": "Hello"}}}})
+}
+
+func TestRecordCapturesHandshakeFramesAndMarkers(t *testing.T) {
+	srv := fakegw.New(fakegw.Config{Token: recTestToken, IssueDeviceTokens: true, OnHello: func(c *fakegw.Conn) {
+		chatBurst(c, "run-1")
+		time.Sleep(50 * time.Millisecond)
+		_ = c.Event("shutdown", map[string]any{"reason": "gateway stopping"})
+		c.CloseWith(1012, "service restart")
+	}})
+	defer srv.Close()
+	dir := t.TempDir()
+	out := filepath.Join(dir, "cap.jsonl.zst")
+	t.Setenv("OPENCLAW_GATEWAY_TOKEN", recTestToken)
+	res := run(t, "", recordArgs(srv.URL, out, "--no-reconnect", "--identity-dir", filepath.Join(dir, "id"))...)
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stderr)
+	}
+	fi, err := os.Stat(out)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("capture mode: %v %v", fi.Mode(), err)
+	}
+	h, recs, st := readCapture(t, out)
+	if st.Truncated || st.Malformed > 0 {
+		t.Fatalf("stats %+v", st)
+	}
+	if h == nil || h.Source.Mode != "record" || h.Source.URL != srv.URL || !strings.HasPrefix(h.Source.Tool, "clawtap ") || h.Redaction == nil || !h.Redaction.Credentials {
+		t.Fatalf("header %+v", h)
+	}
+	if got := strings.Join(marks(recs), " "); got != "1:open 1:hello 1:close" {
+		t.Fatalf("markers %s", got)
+	}
+	var hello, closeM *capture.Record
+	var kinds []string
+	for _, r := range recs {
+		switch {
+		case r.Mark == capture.MarkHello:
+			hello = r
+		case r.Mark == capture.MarkClose:
+			closeM = r
+		case r.Frame != nil:
+			ev, _ := jsonGetStr(r.Frame, "event")
+			m, _ := jsonGetStr(r.Frame, "method")
+			kinds = append(kinds, r.Dir+":"+ev+m)
+			if r.T <= 0 || r.Conn != 1 {
+				t.Errorf("frame time/conn: %+v", r)
+			}
+		}
+	}
+	if hello.Protocol != 4 || hello.Server != "2026.9.6-fake" || hello.ConnID != "conn-1" || hello.BootID != "boot-1" {
+		t.Errorf("hello marker %+v", hello)
+	}
+	if closeM.Code != 1012 || closeM.Reason != "service restart" || closeM.Dir != capture.DirIn {
+		t.Errorf("close marker %+v", closeM)
+	}
+	want := "in:connect.challenge out:connect in: in:agent in:chat in:chat in:chat in:shutdown"
+	if got := strings.Join(kinds, " "); got != want {
+		t.Errorf("frames\n got %s\nwant %s", got, want)
+	}
+	if seqs := frameSeqs(recs)[1]; fmt.Sprint(seqs) != "[1 2 3 4 5]" {
+		t.Errorf("seqs %v", seqs)
+	}
+	if strings.Contains(res.stderr, recTestToken) {
+		t.Error("token on stderr")
+	}
+	if !strings.Contains(res.stderr, "shut down") || !strings.Contains(res.stderr, "--no-reconnect") {
+		t.Errorf("stderr: %s", res.stderr)
+	}
+	// The device token hello-ok handed out was kept for next time.
+	cs := srv.Connects()
+	if len(cs) != 1 || !cs[0].SignatureOK || strings.Join(cs[0].Scopes, ",") != "operator.read" {
+		t.Errorf("connect %+v", cs)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "id", "device-tokens.json"))
+	if !bytes.Contains(b, []byte("devtok-")) {
+		t.Error("device token not stored")
+	}
+}
+
+func jsonGetStr(b []byte, key string) (string, bool) {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(b, &m) != nil {
+		return "", false
+	}
+	var s string
+	if json.Unmarshal(m[key], &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+func TestRecordWrongTokenExits2WithHint(t *testing.T) {
+	srv := fakegw.New(fakegw.Config{Token: recTestToken})
+	defer srv.Close()
+	dir := t.TempDir()
+	out := filepath.Join(dir, "cap.jsonl")
+	tf := filepath.Join(dir, "token")
+	os.WriteFile(tf, []byte("wrong-token-value\n"), 0o600)
+	res := run(t, "", recordArgs(srv.URL, out, "--token-file", tf, "--identity-dir", filepath.Join(dir, "id"))...)
+	if res.code != 2 {
+		t.Fatalf("exit %d: %s", res.code, res.stderr)
+	}
+	var errLine, hintLine string
+	for _, l := range strings.Split(res.stderr, "\n") {
+		if strings.HasPrefix(l, "clawtap: error: ") {
+			errLine = l
+		}
+		if strings.HasPrefix(l, "clawtap: hint: ") {
+			hintLine = l
+		}
+	}
+	if !strings.Contains(errLine, "rejected the token (token mismatch)") || !strings.Contains(hintLine, "--token-file") {
+		t.Errorf("stderr:\n%s", res.stderr)
+	}
+	if strings.Contains(res.stderr, "wrong-token-value") {
+		t.Error("token echoed on stderr")
+	}
+	_, recs, _ := readCapture(t, out)
+	if got := strings.Join(marks(recs), " "); got != "1:open 1:error 1:close" {
+		t.Errorf("markers %s", got)
+	}
+	for _, r := range recs {
+		if r.Mark == capture.MarkClose && r.Code != 1008 {
+			t.Errorf("close %+v", r)
+		}
+	}
+}
+
+func TestRecordRefusesSecretsInArgv(t *testing.T) {
+	for _, flag := range []string{"--token", "--password"} {
+		res := run(t, "", "record", flag, "abc", "-o", filepath.Join(t.TempDir(), "x.jsonl"))
+		if res.code != 2 || !strings.Contains(res.stderr, "does not take a secret on the command line") || strings.Contains(res.stderr, "abc") {
+			t.Errorf("%s: exit %d %s", flag, res.code, res.stderr)
+		}
+	}
+}
+
+func TestRecordUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	existing := filepath.Join(dir, "old.jsonl")
+	os.WriteFile(existing, []byte("{}\n"), 0o600)
+	cases := [][]string{
+		{"record", "--no-redact", "--redact-content", "-o", filepath.Join(dir, "a")},
+		{"record", "--max-bytes", "lots", "-o", filepath.Join(dir, "a")},
+		{"record", "--upstream", "ws://x", "-o", filepath.Join(dir, "a")},
+		{"record", "--listen", "127.0.0.1:0", "--token-file", "x", "-o", filepath.Join(dir, "a")},
+		{"record", "--url", "ftp://x", "-o", filepath.Join(dir, "a")},
+		{"record", "--url", "ws://127.0.0.1:1", "-o", existing},
+		{"record", "--token-file", filepath.Join(dir, "missing"), "-o", filepath.Join(dir, "a")},
+	}
+	for _, args := range cases {
+		res := run(t, "", args...)
+		if res.code != 2 || !strings.Contains(res.stderr, "clawtap: error: ") || !strings.Contains(res.stderr, "clawtap: hint: ") {
+			t.Errorf("%v: exit %d\n%s", args, res.code, res.stderr)
+		}
+	}
+	if b, _ := os.ReadFile(existing); string(b) != "{}\n" {
+		t.Error("existing capture overwritten")
+	}
+}
+
+func TestRecordGatewayNotRunningExits2(t *testing.T) {
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	addr := ln.Addr().String()
+	ln.Close()
+	res := run(t, "", recordArgs("ws://"+addr, filepath.Join(t.TempDir(), "c.jsonl"), "--no-device")...)
+	if res.code != 2 || !strings.Contains(res.stderr, "cannot reach the gateway") || !strings.Contains(res.stderr, "openclaw gateway run") {
+		t.Errorf("exit %d: %s", res.code, res.stderr)
+	}
+}
+
+func TestRecordLimits(t *testing.T) {
+	blast := func(c *fakegw.Conn) {
+		for i := 0; i < 200; i++ {
+			if c.Event("tick", map[string]any{"ts": i}) != nil {
+				return
+			}
+		}
+		time.Sleep(5 * time.Second)
+	}
+	srv := fakegw.New(fakegw.Config{OnHello: blast})
+	defer srv.Close()
+	dir := t.TempDir()
+	out := filepath.Join(dir, "frames.jsonl")
+	res := run(t, "", recordArgs(srv.URL, out, "--no-device", "--max-frames", "10")...)
+	if res.code != 0 || !strings.Contains(res.stderr, "limit reached") {
+		t.Fatalf("exit %d: %s", res.code, res.stderr)
+	}
+	_, recs, st := readCapture(t, out)
+	if st.Frames != 10 {
+		t.Errorf("frames = %d, want 10", st.Frames)
+	}
+	if last := recs[len(recs)-1]; last.Mark != capture.MarkClose || last.Dir != capture.DirOut || last.Code != 1000 {
+		t.Errorf("last record %+v", last)
+	}
+
+	out2 := filepath.Join(dir, "bytes.jsonl")
+	res = run(t, "", recordArgs(srv.URL, out2, "--no-device", "--max-bytes", "1k")...)
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stderr)
+	}
+	_, recs, _ = readCapture(t, out2)
+	total := 0
+	for _, r := range recs {
+		total += len(r.Frame)
+	}
+	if total > 1024 || total < 500 {
+		t.Errorf("recorded %d frame bytes with --max-bytes 1k", total)
+	}
+
+	out3 := filepath.Join(dir, "dur.jsonl")
+	start := time.Now()
+	res = run(t, "", recordArgs(srv.URL, out3, "--no-device", "--duration", "300ms")...)
+	if res.code != 0 || time.Since(start) > 4*time.Second || !strings.Contains(res.stderr, "--duration reached") {
+		t.Fatalf("duration: exit %d after %v: %s", res.code, time.Since(start), res.stderr)
+	}
+}
+
+func TestRecordStdoutIsPlainJSONL(t *testing.T) {
+	srv := fakegw.New(fakegw.Config{OnHello: func(c *fakegw.Conn) { chatBurst(c, "r"); c.CloseWith(1000, "bye") }})
+	defer srv.Close()
+	res := run(t, "", recordArgs(srv.URL, "-", "--no-device", "--no-reconnect")...)
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(res.stdout), "\n")
+	if len(lines) < 8 || !strings.HasPrefix(lines[0], `{"clawtap":1`) {
+		t.Fatalf("stdout:\n%s", res.stdout)
+	}
+	for _, l := range lines {
+		if !json.Valid([]byte(l)) {
+			t.Errorf("not JSON: %s", l)
+		}
+	}
+}
+
+func TestRecordBackoff(t *testing.T) {
+	b := recBackoff{Base: 100 * time.Millisecond, Max: time.Second, Rand: func() float64 { return 1 }}
+	want := []time.Duration{100, 200, 400, 800, 1000, 1000}
+	for i, w := range want {
+		if d := b.delay(i); d != w*time.Millisecond {
+			t.Errorf("attempt %d: %v, want %v", i, d, w*time.Millisecond)
+		}
+	}
+	b.Rand = func() float64 { return 0 }
+	if d := b.delay(2); d != 200*time.Millisecond {
+		t.Errorf("jitter floor: %v", d)
+	}
+	if d := b.delay(10000); d != 500*time.Millisecond {
+		t.Errorf("huge attempt: %v", d)
+	}
+}
+
+// newTestRecorder records into a zstd file that the test reads back.
+func newTestRecorder(t *testing.T, name string) (*recorder, *capture.Writer, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	w, err := capture.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteHeader(capture.NewHeader(time.Now(), capture.Source{Mode: "record"})); err != nil {
+		t.Fatal(err)
+	}
+	return newRecorder(w, nil, nil), w, path
+}
+
+func quietDirect(url string) recDirectConfig {
+	return recDirectConfig{url: url, reconnect: true, dial: gateway.Options{},
+		backoff: recBackoff{Base: 10 * time.Millisecond, Max: 50 * time.Millisecond, Rand: func() float64 { return 0.5 }},
+		logf:    func(string, ...any) {}, warnf: func(string, ...any) {}}
+}
+
+func TestRecordReconnectsWithNewConnAndMarkers(t *testing.T) {
+	var mu sync.Mutex
+	helloN := 0
+	srv := fakegw.New(fakegw.Config{Unavailable: 2, OnHello: func(c *fakegw.Conn) {
+		mu.Lock()
+		helloN++
+		n := helloN
+		mu.Unlock()
+		chatBurst(c, fmt.Sprintf("run-%d", n))
+		if n == 1 {
+			_ = c.Event("shutdown", map[string]any{"reason": "gateway stopping"})
+			c.CloseWith(1012, "service restart")
+		}
+	}})
+	rec, w, path := newTestRecorder(t, "re.jsonl.zst")
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- rec.runDirect(ctx, quietDirect(srv.URL)) }()
+	waitFor(t, func() bool { mu.Lock(); defer mu.Unlock(); return helloN >= 2 })
+	// Gateway crash: the connection drops without a close frame, the
+	// gateway is gone for a moment, then comes back on the same port.
+	addr := srv.Addr()
+	time.Sleep(100 * time.Millisecond)
+	srv.Close()
+	time.Sleep(150 * time.Millisecond)
+	srv2, err := fakegw.NewAt(addr, fakegw.Config{OnHello: func(c *fakegw.Conn) { chatBurst(c, "after") }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv2.Close()
+	waitFor(t, func() bool { return len(srv2.Connects()) >= 1 && rec.stats().state == "connected" })
+	time.Sleep(100 * time.Millisecond)
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	_, recs, _ := readCapture(t, path)
+	ms := marks(recs)
+	joined := strings.Join(ms, " ")
+	// conn 1 and 2: startup UNAVAILABLE; 3: first session, closed 1012;
+	// 4: second session, dropped; then failed dials; last: after restart.
+	if !strings.HasPrefix(joined, "1:open 1:error 1:close 2:open 2:error 2:close 3:open 3:hello 3:close 4:open 4:hello 4:close") {
+		t.Fatalf("markers: %s", joined)
+	}
+	last := recs[len(recs)-1]
+	if last.Mark != capture.MarkClose || last.Dir != capture.DirOut {
+		t.Errorf("last %+v", last)
+	}
+	lastConn := last.Conn
+	if !strings.Contains(joined, fmt.Sprintf("%d:open %d:hello %d:close", lastConn, lastConn, lastConn)) {
+		t.Errorf("no hello on the final connection: %s", joined)
+	}
+	for _, r := range recs {
+		if r.Mark == capture.MarkClose && r.Conn == 3 && (r.Code != 1012 || r.Dir != capture.DirIn) {
+			t.Errorf("conn 3 close %+v", r)
+		}
+		if r.Mark == capture.MarkClose && r.Conn == 4 && r.Code != 1006 {
+			t.Errorf("conn 4 close %+v", r)
+		}
+		if r.Mark == capture.MarkError && r.Conn == 1 && !strings.Contains(r.Err, "starting") {
+			t.Errorf("conn 1 error %+v", r)
+		}
+	}
+	// Each connection's seq restarts at 1 and nothing before the restart
+	// was lost.
+	seqs := frameSeqs(recs)
+	for _, c := range []int{3, 4, lastConn} {
+		if fmt.Sprint(seqs[c]) != "[1 2 3 4]" && fmt.Sprint(seqs[c]) != "[1 2 3 4 5]" {
+			t.Errorf("conn %d seqs %v", c, seqs[c])
+		}
+	}
+}
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("timed out waiting")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestRecordFlushIntervalMakesFileReadableWithoutClose(t *testing.T) {
+	release := make(chan struct{})
+	srv := fakegw.New(fakegw.Config{OnHello: func(c *fakegw.Conn) {
+		for i := 0; i < 100; i++ {
+			_ = c.Event("tick", map[string]any{"ts": i})
+		}
+		<-release
+	}})
+	defer srv.Close()
+	defer close(release)
+	rec, _, path := newTestRecorder(t, "crash.jsonl.zst")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go rec.flushLoop(ctx, 20*time.Millisecond)
+	go rec.runDirect(ctx, quietDirect(srv.URL))
+	waitFor(t, func() bool { return rec.stats().frames >= 103 })
+	time.Sleep(100 * time.Millisecond)
+	// Never closed: read what a crash right now would leave behind.
+	_, recs, st := readCapture(t, path)
+	if st.Frames != 103 || !st.Truncated {
+		t.Errorf("frames %d truncated %v", st.Frames, st.Truncated)
+	}
+	if got := strings.Join(marks(recs), " "); got != "1:open 1:hello" {
+		t.Errorf("markers %s", got)
+	}
+}
+
+// TestRecordHelperProcess runs clawtap in a child process for the tests
+// that signal or kill it.
+func TestRecordHelperProcess(t *testing.T) {
+	args := os.Getenv("CLAWTAP_RECORD_HELPER_ARGS")
+	if args == "" {
+		t.Skip("helper process only")
+	}
+	os.Exit(Main(strings.Split(args, "\x1f"), os.Stdin, os.Stdout, os.Stderr))
+}
+
+func startHelper(t *testing.T, args ...string) (*exec.Cmd, *bytes.Buffer) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestRecordHelperProcess$")
+	cmd.Env = append(os.Environ(), "CLAWTAP_RECORD_HELPER_ARGS="+strings.Join(args, "\x1f"))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}
+	})
+	return cmd, &stderr
+}
+
+func countFrames(path string) int {
+	r, err := capture.Open(path, capture.Options{})
+	if err != nil {
+		return -1
+	}
+	defer r.Close()
+	for {
+		if _, err := r.Next(); err != nil {
+			return r.Stats().Frames
+		}
+	}
+}
+
+func TestRecordSurvivesSIGKILLAndStopsCleanlyOnSIGTERM(t *testing.T) {
+	srv := fakegw.New(fakegw.Config{OnHello: func(c *fakegw.Conn) {
+		for i := 0; i < 50; i++ {
+			_ = c.Event("tick", map[string]any{"ts": i})
+		}
+		time.Sleep(30 * time.Second)
+	}})
+	defer srv.Close()
+	dir := t.TempDir()
+
+	killed := filepath.Join(dir, "killed.jsonl.zst")
+	cmd, _ := startHelper(t, recordArgs(srv.URL, killed, "--no-device", "--quiet")...)
+	waitFor(t, func() bool { return countFrames(killed) >= 53 })
+	_ = cmd.Process.Signal(syscall.SIGKILL)
+	_ = cmd.Wait()
+	_, recs, st := readCapture(t, killed)
+	if st.Frames != 53 || st.Malformed != 0 {
+		t.Errorf("after SIGKILL: %+v", st)
+	}
+	if got := strings.Join(marks(recs), " "); got != "1:open 1:hello" {
+		t.Errorf("markers %s", got)
+	}
+
+	termed := filepath.Join(dir, "termed.jsonl.zst")
+	cmd, stderr := startHelper(t, recordArgs(srv.URL, termed, "--no-device")...)
+	waitFor(t, func() bool { return countFrames(termed) >= 53 })
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	err := cmd.Wait()
+	if err != nil {
+		t.Fatalf("SIGTERM exit: %v\n%s", err, stderr)
+	}
+	_, recs, st = readCapture(t, termed)
+	if st.Truncated || st.Frames != 53 {
+		t.Errorf("after SIGTERM: %+v", st)
+	}
+	if last := recs[len(recs)-1]; last.Mark != capture.MarkClose || last.Code != 1000 || last.Dir != capture.DirOut {
+		t.Errorf("last %+v", last)
+	}
+	if !strings.Contains(stderr.String(), "stopping; finishing") {
+		t.Errorf("stderr %s", stderr)
+	}
+}
+
+func TestRecordProxyRelaysAndRecordsBothDirections(t *testing.T) {
+	up := fakegw.New(fakegw.Config{Token: recTestToken, RequireDevice: true, OnRequest: func(c *fakegw.Conn, r fakegw.Request) {
+		_ = c.Respond(r.ID, true, map[string]any{"runId": "p1", "status": "started"}, nil)
+		chatBurst(c, "p1")
+	}})
+	defer up.Close()
+	rec, w, path := newTestRecorder(t, "proxy.jsonl.zst")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- rec.runProxy(ctx, ln, recProxyConfig{upstream: up.URL, logf: func(string, ...any) {}, warnf: func(string, ...any) {}})
+	}()
+	proxyURL := "ws://" + ln.Addr().String()
+
+	// Two clients doing their own (signed) handshakes through the proxy.
+	id, _ := gateway.NewIdentity(nil)
+	c1, err := gateway.Dial(ctx, proxyURL, gateway.Options{Token: recTestToken, Identity: id})
+	if err != nil {
+		t.Fatalf("dial through proxy: %v", err)
+	}
+	c2, err := gateway.Dial(ctx, proxyURL, gateway.Options{Token: recTestToken, Identity: id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl := gateway.NewClient(c1)
+	cctx, ccancel := context.WithTimeout(ctx, 5*time.Second)
+	defer ccancel()
+	if res, err := cl.Call(cctx, "chat.send", map[string]any{"message": "hi"}); err != nil || !res.OK {
+		t.Fatalf("call: %v", err)
+	}
+	if _, err := cl.Wait(cctx, func(m gateway.Message) bool { return m.Event == "chat" && strings.Contains(string(m.Payload), "final") }); err != nil {
+		t.Fatal(err)
+	}
+	if err := cl.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// Plain HTTP passes through to the gateway (which refuses a non-upgrade).
+	resp, err := http.Get("http://" + ln.Addr().String() + "/")
+	if err != nil || resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("http passthrough: %v %v", resp, err)
+	}
+	if resp != nil {
+		resp.Body.Close()
+	}
+	// Stopping the proxy closes the still-open client with 1001.
+	c2done := make(chan error, 1)
+	go func() {
+		_, err := c2.Read()
+		for err == nil {
+			_, err = c2.Read()
+		}
+		c2done <- err
+	}()
+	waitFor(t, func() bool { return rec.stats().frames >= 12 })
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-c2done:
+		if code, _ := gateway.CloseStatus(err); code != 1001 {
+			t.Errorf("client 2 closed with %d (%v)", code, err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Error("client 2 not closed")
+	}
+	w.Close()
+	h, recs, _ := readCapture(t, path)
+	_ = h
+	byConn := map[int][]string{}
+	for _, r := range recs {
+		switch {
+		case r.Mark != "":
+			byConn[r.Conn] = append(byConn[r.Conn], r.Mark+":"+r.Dir)
+			if r.Mark == capture.MarkOpen && (r.Peer == "" || !strings.HasPrefix(r.URL, up.URL)) {
+				t.Errorf("open marker %+v", r)
+			}
+		case r.Frame != nil:
+			ev, _ := jsonGetStr(r.Frame, "event")
+			m, _ := jsonGetStr(r.Frame, "method")
+			ty, _ := jsonGetStr(r.Frame, "type")
+			byConn[r.Conn] = append(byConn[r.Conn], r.Dir+":"+ty+":"+ev+m)
+		}
+	}
+	want1 := "open: in:event:connect.challenge out:req:connect in:res: hello: out:req:chat.send in:res: in:event:agent in:event:chat in:event:chat in:event:chat close:out"
+	if got := strings.Join(byConn[1], " "); got != want1 {
+		t.Errorf("conn 1\n got %s\nwant %s", got, want1)
+	}
+	want2 := "open: in:event:connect.challenge out:req:connect in:res: hello: close:"
+	if got := strings.Join(byConn[2], " "); got != want2 {
+		t.Errorf("conn 2\n got %s\nwant %s", got, want2)
+	}
+	if cs := up.Connects(); len(cs) != 2 || !cs[0].SignatureOK || !cs[1].SignatureOK {
+		t.Errorf("upstream connects %+v", cs)
+	}
+}
+
+func TestRecordProxyListenDefaultsToLoopback(t *testing.T) {
+	cases := []struct {
+		in, addr string
+		loop     bool
+	}{
+		{"18790", "127.0.0.1:18790", true},
+		{":18790", "127.0.0.1:18790", true},
+		{"localhost:1", "localhost:1", true},
+		{"[::1]:5", "[::1]:5", true},
+		{"0.0.0.0:18790", "0.0.0.0:18790", false},
+		{"192.168.1.4:80", "192.168.1.4:80", false},
+	}
+	for _, c := range cases {
+		addr, loop, err := recResolveListen(c.in)
+		if err != nil || addr != c.addr || loop != c.loop {
+			t.Errorf("%q → %q %v %v", c.in, addr, loop, err)
+		}
+	}
+	if _, _, err := recResolveListen("127.0.0.1:"); err == nil {
+		t.Error("no port accepted")
+	}
+}
+
+func TestRecordParseSize(t *testing.T) {
+	for in, want := range map[string]int64{"1000": 1000, "64k": 65536, "50MB": 50 << 20, "1GiB": 1 << 30, "1.5m": 3 << 19} {
+		if n, err := recParseSize(in); err != nil || n != want {
+			t.Errorf("%s → %d %v", in, n, err)
+		}
+	}
+	for _, bad := range []string{"x", "-1", "0"} {
+		if _, err := recParseSize(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+func TestRecordStatusLineOnTerminal(t *testing.T) {
+	srv := fakegw.New(fakegw.Config{OnHello: func(c *fakegw.Conn) {
+		_ = c.Event("agent", map[string]any{"runId": "r9", "stream": "lifecycle", "data": map[string]any{"phase": "start"}})
+		_ = c.Event("tick", map[string]any{"ts": 1})
+		_ = c.Event("tick", map[string]any{"ts": 2})
+		c.Raw([]byte(`{"type":"event","event":"tick","payload":{},"seq":7}`))
+		time.Sleep(5 * time.Second)
+	}})
+	defer srv.Close()
+	var stdout, stderr bytes.Buffer
+	a := newApp(strings.NewReader(""), &stdout, &stderr)
+	a.isTerminal = func(w any) bool { return w == io.Writer(&stderr) }
+	root := a.rootCmd()
+	root.SetArgs(recordArgs(srv.URL, filepath.Join(t.TempDir(), "s.jsonl"), "--no-device", "--duration", "1200ms", "--color", "never"))
+	if err := root.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	s := stderr.String()
+	if !strings.Contains(s, "\r\x1b[2K● connected · conn 1 · 7 frames") || !strings.Contains(s, "1 gap ·") || !strings.Contains(s, "1 run in flight") {
+		t.Errorf("status line missing:\n%q", s)
+	}
+	// On a pipe, no status line.
+	res := run(t, "", recordArgs(srv.URL, filepath.Join(t.TempDir(), "p.jsonl"), "--no-device", "--duration", "700ms")...)
+	if strings.Contains(res.stderr, "\x1b[2K") || !strings.Contains(res.stderr, "frame seq skipped") {
+		t.Errorf("pipe stderr: %q", res.stderr)
+	}
+	res = run(t, "", recordArgs(srv.URL, filepath.Join(t.TempDir(), "q.jsonl"), "--no-device", "--duration", "300ms", "--quiet")...)
+	if res.stderr != "" {
+		t.Errorf("--quiet stderr: %q", res.stderr)
+	}
+}
+
+var _ = errors.New
+
+// decompressed returns a capture's text.
+func decompressed(t *testing.T, path string) string {
+	t.Helper()
+	h, recs, _ := readCapture(t, path)
+	var b strings.Builder
+	hb, _ := json.Marshal(h)
+	b.Write(hb)
+	for _, r := range recs {
+		b.Write(r.AppendJSON(nil))
+	}
+	return b.String()
+}
+
+func TestRecordSecretsNeverReachFileOrStderr(t *testing.T) {
+	srv := fakegw.New(fakegw.Config{Token: recTestToken, IssueDeviceTokens: true, OnHello: func(c *fakegw.Conn) {
+		chatBurst(c, "secret-run")
+		c.CloseWith(1000, "bye")
+	}})
+	defer srv.Close()
+	dir := t.TempDir()
+	tf := filepath.Join(dir, "token")
+	os.WriteFile(tf, []byte(recTestToken+"\n"), 0o644) // too open: warned about
+	out := filepath.Join(dir, "cap.jsonl.zst")
+	res := run(t, "", recordArgs(srv.URL+"/?token="+recTestToken, out, "--token-file", tf, "--no-reconnect", "--identity-dir", filepath.Join(dir, "id"))...)
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stderr)
+	}
+	if !strings.Contains(res.stderr, "readable by other users") {
+		t.Errorf("no warning about the token file mode: %s", res.stderr)
+	}
+	text := decompressed(t, out)
+	for _, secret := range []string{recTestToken, "devtok-", `"nonce":"nonce-`} {
+		if strings.Contains(text, secret) || strings.Contains(res.stderr, secret) {
+			t.Errorf("%q reached the capture or stderr", secret)
+		}
+	}
+	_, recs, _ := readCapture(t, out)
+	for _, r := range recs {
+		if m, _ := jsonGetStr(r.Frame, "method"); m == "connect" {
+			var p struct {
+				Params struct {
+					Auth   map[string]string
+					Device map[string]any
+				}
+			}
+			json.Unmarshal(r.Frame, &p)
+			if p.Params.Auth["token"] != "__CLAWTAP_REDACTED__" || p.Params.Device["signature"] != "__CLAWTAP_REDACTED__" {
+				t.Errorf("connect not redacted: %s", r.Frame)
+			}
+		}
+	}
+	if !strings.Contains(text, "Hello") {
+		t.Error("message text should be kept without --redact-content")
+	}
+
+	// --redact-content also hides the text.
+	srv.Connects()
+	out2 := filepath.Join(dir, "content.jsonl.zst")
+	res = run(t, "", recordArgs(srv.URL, out2, "--token-file", tf, "--no-reconnect", "--redact-content", "--identity-dir", filepath.Join(dir, "id"))...)
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stderr)
+	}
+	h, _, _ := readCapture(t, out2)
+	text = decompressed(t, out2)
+	if strings.Contains(text, "Hello") || strings.Contains(text, recTestToken) || !h.Redaction.Content {
+		t.Errorf("content not redacted: %v", h.Redaction)
+	}
+
+	// --no-redact is honoured (and says so in the header).
+	out3 := filepath.Join(dir, "raw.jsonl")
+	res = run(t, "", recordArgs(srv.URL, out3, "--token-file", tf, "--no-reconnect", "--no-redact", "--identity-dir", filepath.Join(dir, "id"))...)
+	h, _, _ = readCapture(t, out3)
+	if res.code != 0 || !strings.Contains(decompressed(t, out3), recTestToken) || h.Redaction.Credentials {
+		t.Errorf("--no-redact: exit %d, header %+v", res.code, h.Redaction)
+	}
+	if strings.Contains(res.stderr, recTestToken) {
+		t.Error("token on stderr")
+	}
+}
