@@ -1,0 +1,222 @@
+package main
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/clawtap/clawtap/pkg/capture"
+	"github.com/clawtap/clawtap/pkg/redact"
+	"github.com/spf13/cobra"
+)
+
+type redactFlags struct {
+	out      string
+	content  bool
+	saltFile string
+	force    bool
+}
+
+func (a *app) redactCmd() *cobra.Command {
+	var f redactFlags
+	cmd := &cobra.Command{
+		Use:   "redact IN -o OUT",
+		Short: "Remove credentials (and with --content, message content and identifiers) from a capture",
+		Long: `redact copies a capture, replacing every credential it can find with
+__CLAWTAP_REDACTED__: connect auth tokens and passwords, device signatures
+and nonces, device tokens, capability URLs, credential-bearing results, and
+any string under a key such as token, apiKey, password, secret or cookie,
+plus Bearer tokens, KEY=value assignments and PEM private keys in text.
+Frames with nothing to replace are copied byte for byte.
+
+--content also masks message text, thinking, tool arguments and results,
+commands and log lines (letters become x, digits 0; whitespace, punctuation
+and lengths are kept so streamed deltas still add up), replaces base64
+payloads with «blob:<hash>:<bytes>», and pseudonymises device ids, hosts,
+IPs, user names, delivery addresses and channel peer ids in session keys.
+Pseudonyms are stable within a run; --salt-file makes them stable across runs.
+
+IN may be - for stdin. OUT ending in .zst is zstd-compressed; - writes plain
+JSON Lines to stdout. OUT is created with mode 0600 and is never overwritten
+without --force. The rules are in docs/redaction.md.`,
+		Example: `  clawtap redact cap.jsonl.zst -o cap.redacted.jsonl.zst
+  clawtap redact --content cap.jsonl.zst -o share.jsonl.zst
+  clawtap redact --content --salt-file ~/.config/clawtap/salt a.jsonl.zst -o a.share.jsonl.zst
+  zstdcat cap.jsonl.zst | clawtap redact - -o - | clawtap classify`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.runRedact(args[0], f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVarP(&f.out, "out", "o", "", "output capture (required): FILE, FILE.zst, or - for stdout")
+	fl.BoolVar(&f.content, "content", false, "also mask content and pseudonymise identifiers (for sharing)")
+	fl.StringVar(&f.saltFile, "salt-file", "", "key for pseudonyms from this file, so they repeat across runs (keep it private)")
+	fl.BoolVar(&f.force, "force", false, "overwrite OUT if it exists")
+	return cmd
+}
+
+func (a *app) runRedact(in string, f redactFlags) error {
+	if f.out == "" {
+		return usageError("add -o OUT.jsonl.zst, or -o - for stdout", "no output given")
+	}
+	if err := a.checkStdin(in); err != nil {
+		return err
+	}
+	var salt []byte
+	if f.saltFile != "" {
+		b, err := os.ReadFile(f.saltFile)
+		if err != nil {
+			return usageError("give a file holding a private random key, e.g. head -c 32 /dev/urandom | base64 > salt", "read salt file: %v", err)
+		}
+		salt = b
+		if len(bytes.TrimSpace(b)) == 0 {
+			return usageError("put a private random key in it, e.g. head -c 32 /dev/urandom | base64 > salt", "salt file %s is empty", f.saltFile)
+		}
+		if n := len(bytes.TrimSpace(b)); n < 16 {
+			a.warnf("salt file %s holds only %d bytes; pseudonyms are easier to reverse with a short key", f.saltFile, n)
+		}
+	}
+	if f.out != "-" {
+		if err := checkRedactOutput(in, f.out, f.force); err != nil {
+			return err
+		}
+	}
+
+	rd, err := a.openCapture(in)
+	if err != nil {
+		return err
+	}
+	defer rd.Close()
+
+	w, commit, abort, err := a.createRedactOutput(f.out)
+	if err != nil {
+		return err
+	}
+	red := redact.New(redact.Options{Content: f.content, Salt: salt})
+	if err := a.copyRedacted(rd, w, red, in); err != nil {
+		abort()
+		if isBrokenPipe(err) {
+			return nil
+		}
+		return err
+	}
+	if err := commit(); err != nil {
+		if isBrokenPipe(err) {
+			return nil
+		}
+		return &exitError{code: exitTrouble, err: err}
+	}
+	a.readSummary(in, rd.Stats())
+
+	st := red.Stats()
+	frames := st.Frames
+	changed := st.FramesChanged
+	msg := fmt.Sprintf("redacted %d records: %d of %d frames changed, %d credentials replaced", rd.Stats().Records, changed, frames, st.Credentials)
+	if f.content {
+		msg += fmt.Sprintf(", %d strings masked, %d identifiers pseudonymised", st.Content, st.Pseudonyms)
+	}
+	if f.out != "-" {
+		msg += " → " + f.out
+	}
+	a.infof("%s", msg)
+	return nil
+}
+
+// copyRedacted writes the redacted header and every redacted record.
+func (a *app) copyRedacted(rd *capture.Reader, w *capture.Writer, red *redact.Redactor, in string) error {
+	var h capture.Header
+	if hp := rd.Header(); hp != nil {
+		h = *hp
+	} else {
+		from := in
+		if in == "-" {
+			from = "stdin"
+		}
+		h = capture.NewHeader(time.Now(), capture.Source{Tool: "clawtap " + version, Mode: "redact", From: filepath.Base(from)})
+	}
+	h = red.Header(h)
+	h.Redaction.Notes = append(h.Redaction.Notes, "redacted by clawtap redact "+version)
+	if err := w.WriteHeader(h); err != nil {
+		return err
+	}
+	for {
+		rec, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return inputError(in, err)
+		}
+		if err := w.Write(red.Record(rec)); err != nil {
+			return err
+		}
+	}
+}
+
+// checkRedactOutput refuses to overwrite without --force, and to write over
+// the input even with it.
+func checkRedactOutput(in, out string, force bool) error {
+	fo, err := os.Stat(out)
+	if err != nil {
+		return nil
+	}
+	if in != "-" {
+		if fi, err := os.Stat(in); err == nil && os.SameFile(fi, fo) {
+			return usageError("write to a new file, then replace the original yourself", "output %s is the input", out)
+		}
+	}
+	if fo.IsDir() {
+		return usageError("give a file name", "%s is a directory", out)
+	}
+	if !force {
+		return usageError("choose another name, or add --force to overwrite it", "%s already exists", out)
+	}
+	return nil
+}
+
+// createRedactOutput opens the output. A file is written under a temporary
+// name beside it and renamed into place by commit, so a failed run never
+// leaves a half-redacted capture under the requested name.
+func (a *app) createRedactOutput(out string) (w *capture.Writer, commit func() error, abort func(), err error) {
+	if out == "-" {
+		w, err := capture.NewWriter(a.stdout, false)
+		if err != nil {
+			return nil, nil, nil, &exitError{code: exitTrouble, err: err}
+		}
+		return w, w.Close, func() { _ = w.Close() }, nil
+	}
+	var rnd [6]byte
+	_, _ = rand.Read(rnd[:])
+	tmp := filepath.Join(filepath.Dir(out), "."+filepath.Base(out)+".tmp-"+hex.EncodeToString(rnd[:]))
+	if strings.HasSuffix(out, ".zst") {
+		tmp += ".zst" // capture.Create compresses by suffix
+	}
+	w, err = capture.Create(tmp)
+	if err != nil {
+		return nil, nil, nil, usageError("check that the directory exists and is writable", "create %s: %v", out, err)
+	}
+	commit = func() error {
+		if err := w.Close(); err != nil {
+			os.Remove(tmp)
+			return fmt.Errorf("write %s: %w", out, err)
+		}
+		if err := os.Rename(tmp, out); err != nil {
+			os.Remove(tmp)
+			return fmt.Errorf("write %s: %w", out, err)
+		}
+		return nil
+	}
+	abort = func() {
+		_ = w.Close()
+		os.Remove(tmp)
+	}
+	return w, commit, abort, nil
+}

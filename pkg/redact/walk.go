@@ -1,0 +1,536 @@
+package redact
+
+import (
+	"bytes"
+	"unicode/utf8"
+
+	"github.com/clawtap/clawtap/pkg/jsonx"
+)
+
+// leafMode is what a subtree does to every string inside it, unless a key
+// within says otherwise. Higher values win.
+type leafMode uint8
+
+const (
+	lmNone       leafMode = iota
+	lmPeer                // Content: delivery addresses (deliveryContext, origin)
+	lmMask                // Content: tool args and results, argv, log lines
+	lmCap                 // capability URLs
+	lmCredResult          // Marker, except a few descriptive keys
+	lmMarker              // Marker
+)
+
+type scope uint8
+
+const (
+	scNone    scope = iota
+	scConnect       // connect params
+	scDevice        // connect params.device
+	scUser          // a user object (presence, v4)
+)
+
+type ctx struct {
+	leaf  leafMode
+	scope scope
+	talk  bool // inside a talk.config result: "key" is a credential
+}
+
+// act is what happens to one string value.
+type act uint8
+
+const (
+	aDefault    act = iota // text rules only
+	aMarker                // credential
+	aCap                   // capability URL
+	aMask                  // text
+	aMaskBlob              // text, or a blob placeholder for base64
+	aThinking              // chat.send thinking level, or thinking text
+	aPseudo                // identifier
+	aIP                    // IP address
+	aHost                  // host name
+	aPeer                  // delivery address
+	aSessionKey            // session key
+)
+
+// rule is the verdict for one object member: what its string value (or
+// the string elements of its array value) get, and the context for the
+// objects below it.
+type rule struct {
+	str   act
+	child ctx
+}
+
+type edit struct{ start, end, off, n int }
+
+// walker rewrites one frame. Its buffers are reused between frames.
+type walker struct {
+	r       *Redactor
+	src     []byte
+	edits   []edit
+	repl    []byte
+	kbuf    []byte
+	sbuf    []byte
+	spans   []span
+	params  rule
+	payload rule
+}
+
+const maxDepth = 10000 // as jsonx
+
+// run redacts frame. ok is false when frame is not a JSON value.
+func (w *walker) run(conn int, frame []byte) (out []byte, ok bool) {
+	w.src = frame
+	w.edits = w.edits[:0]
+	w.repl = w.repl[:0]
+	defer func() { w.src = nil }()
+	if !w.prepare(conn, frame) {
+		return nil, false
+	}
+	i := skipWS(frame, 0)
+	if i >= len(frame) {
+		return nil, false
+	}
+	end, ok := w.value(i, 0, rule{}, true)
+	if !ok || skipWS(frame, end) != len(frame) {
+		return nil, false
+	}
+	if len(w.edits) == 0 {
+		return frame, true
+	}
+	size := len(frame)
+	for _, e := range w.edits {
+		size += e.n - (e.end - e.start)
+	}
+	out = make([]byte, 0, size)
+	last := 0
+	for _, e := range w.edits {
+		out = append(out, frame[last:e.start]...)
+		out = append(out, w.repl[e.off:e.off+e.n]...)
+		last = e.end
+	}
+	out = append(out, frame[last:]...)
+	if bytes.Equal(out, frame) {
+		return frame, true
+	}
+	return out, true
+}
+
+// prepare reads the envelope (type, method, id) to set the contexts of
+// params and payload, and remembers or looks up request ids.
+func (w *walker) prepare(conn int, frame []byte) bool {
+	w.params, w.payload = rule{}, rule{}
+	t := jsonx.TrimSpace(frame)
+	if jsonx.KindOf(t) != jsonx.Object {
+		return jsonx.Valid(frame)
+	}
+	var typ, method string
+	var id, payload []byte
+	_, err := jsonx.ObjectEachEnd(t, func(k, v []byte) bool {
+		switch {
+		case jsonx.KeyIs(k, "type"):
+			typ, _ = jsonx.Str(v)
+		case jsonx.KeyIs(k, "method"):
+			method, _ = jsonx.Str(v)
+		case jsonx.KeyIs(k, "id"):
+			id = v
+		case jsonx.KeyIs(k, "payload"):
+			payload = v
+		}
+		return true
+	})
+	if err != nil {
+		return false
+	}
+	switch typ {
+	case "req":
+		if method == "connect" {
+			w.params.child.scope = scConnect
+		}
+		kind := methodKind(method)
+		if kind == mkConfigWrite {
+			w.params = rule{str: aMarker, child: ctx{leaf: lmMarker}}
+		}
+		if kind != mkNone && id != nil {
+			w.r.pend.add(pendKey{conn, string(id)}, kind)
+		}
+	case "res":
+		if id == nil || w.r.pend.empty() {
+			break
+		}
+		k := pendKey{conn, string(id)}
+		switch w.r.pend.get(k) {
+		case mkSecrets:
+			w.payload = rule{str: aMarker, child: ctx{leaf: lmMarker}}
+		case mkCredResult, mkConfigWrite:
+			w.payload = rule{str: aMarker, child: ctx{leaf: lmCredResult}}
+		case mkTalkConfig:
+			w.payload.child.talk = true
+		default:
+			return true
+		}
+		// Agent-style methods answer twice; keep the id until the final one.
+		if st, _ := jsonx.GetStr(payload, "status"); st != "accepted" {
+			w.r.pend.done(k)
+		}
+	}
+	return true
+}
+
+func skipWS(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// value walks the JSON value at src[i] (no leading space) and returns the
+// offset just past it.
+func (w *walker) value(i, depth int, ru rule, top bool) (int, bool) {
+	src := w.src
+	switch src[i] {
+	case '"':
+		_, n, err := jsonx.Value(src[i:])
+		if err != nil {
+			return 0, false
+		}
+		w.str(i, i+n, ru.str)
+		return i + n, true
+	case '{':
+		if depth >= maxDepth {
+			return 0, false
+		}
+		return w.object(i, depth, ru.child, top)
+	case '[':
+		if depth >= maxDepth {
+			return 0, false
+		}
+		i = skipWS(src, i+1)
+		if i < len(src) && src[i] == ']' {
+			return i + 1, true
+		}
+		for {
+			if i >= len(src) {
+				return 0, false
+			}
+			var ok bool
+			if i, ok = w.value(i, depth+1, ru, false); !ok {
+				return 0, false
+			}
+			i = skipWS(src, i)
+			if i >= len(src) {
+				return 0, false
+			}
+			if src[i] == ']' {
+				return i + 1, true
+			}
+			if src[i] != ',' {
+				return 0, false
+			}
+			i = skipWS(src, i+1)
+		}
+	default:
+		_, n, err := jsonx.Value(src[i:])
+		if err != nil {
+			return 0, false
+		}
+		return i + n, true
+	}
+}
+
+func (w *walker) object(i, depth int, c ctx, top bool) (int, bool) {
+	src := w.src
+	i = skipWS(src, i+1)
+	if i < len(src) && src[i] == '}' {
+		return i + 1, true
+	}
+	for {
+		if i >= len(src) || src[i] != '"' {
+			return 0, false
+		}
+		_, n, err := jsonx.Value(src[i:])
+		if err != nil {
+			return 0, false
+		}
+		key := src[i+1 : i+n-1]
+		i = skipWS(src, i+n)
+		if i >= len(src) || src[i] != ':' {
+			return 0, false
+		}
+		i = skipWS(src, i+1)
+		if i >= len(src) {
+			return 0, false
+		}
+		var ru rule
+		switch {
+		case top && jsonx.KeyIs(key, "params"):
+			ru = w.params
+		case top && jsonx.KeyIs(key, "payload"):
+			ru = w.payload
+		default:
+			ru = w.classify(key, c)
+		}
+		var ok bool
+		if i, ok = w.value(i, depth+1, ru, false); !ok {
+			return 0, false
+		}
+		i = skipWS(src, i)
+		if i >= len(src) {
+			return 0, false
+		}
+		if src[i] == '}' {
+			return i + 1, true
+		}
+		if src[i] != ',' {
+			return 0, false
+		}
+		i = skipWS(src, i+1)
+	}
+}
+
+// classify decides the rule for the member key of an object in context c.
+func (w *walker) classify(rawKey []byte, c ctx) rule {
+	w.kbuf = normKey(rawKey, w.kbuf[:0])
+	n := w.kbuf
+	child := ctx{leaf: c.leaf, talk: c.talk}
+
+	// Credentials, in every mode.
+	if isCredKey(n) || (c.scope == scConnect && string(n) == "auth") || (c.talk && string(n) == "key") {
+		return rule{aMarker, ctx{leaf: lmMarker, talk: c.talk}}
+	}
+	if isCredListKey(n) {
+		return rule{aMarker, child}
+	}
+	if isCapKey(n) {
+		child.leaf = max(child.leaf, lmCap)
+		return rule{aCap, child}
+	}
+	switch c.leaf {
+	case lmMarker:
+		return rule{aMarker, child}
+	case lmCredResult:
+		if !credResultKeep[string(n)] {
+			return rule{aMarker, child}
+		}
+	case lmCap:
+		return rule{aCap, child}
+	}
+	if c.scope == scConnect && string(n) == "device" {
+		child.scope = scDevice
+	}
+	if !w.r.content {
+		return rule{aDefault, child}
+	}
+
+	// Content and identifiers.
+	if maskLeafKeys[string(n)] {
+		child.leaf = max(child.leaf, lmMask)
+		return rule{aMask, child}
+	}
+	if maskKeys[string(n)] {
+		switch {
+		case string(n) == "thinking":
+			return rule{aThinking, child}
+		case blobKeys[string(n)]:
+			return rule{aMaskBlob, child}
+		}
+		return rule{aMask, child}
+	}
+	if c.leaf == lmMask {
+		return rule{aMask, child}
+	}
+	switch {
+	case (c.scope == scDevice || c.scope == scUser) && (string(n) == "id" || string(n) == "name"):
+		return rule{aPseudo, child}
+	case string(n) == "user":
+		child.scope = scUser
+		return rule{aPseudo, child}
+	case pseudoKeys[string(n)]:
+		return rule{aPseudo, child}
+	case ipKeys[string(n)]:
+		return rule{aIP, child}
+	case hostKeys[string(n)]:
+		return rule{aHost, child}
+	case peerKeys[string(n)]:
+		return rule{aPeer, child}
+	case peerLeafKeys[string(n)]:
+		child.leaf = max(child.leaf, lmPeer)
+		return rule{aPeer, child}
+	case isSessionKeyKey(n):
+		return rule{aSessionKey, child}
+	}
+	if c.leaf == lmPeer && !peerKeep[string(n)] {
+		return rule{aPeer, child}
+	}
+	return rule{aDefault, child}
+}
+
+// str applies a to the JSON string src[start:end].
+func (w *walker) str(start, end int, a act) {
+	r := w.r
+	raw := w.src[start+1 : end-1]
+	s := raw
+	if bytes.IndexByte(raw, '\\') >= 0 {
+		d, ok := jsonx.Str(w.src[start:end])
+		if !ok {
+			return
+		}
+		s = []byte(d)
+	}
+	var out []byte // the new decoded value; nil while unchanged
+	switch a {
+	case aMarker:
+		if string(s) != Marker {
+			r.stats.Credentials++
+			w.replace(start, end, []byte(Marker))
+		}
+		return
+	case aCap:
+		if c := scanCap(s, w.spans[:0]); len(c) > 0 {
+			out = applySpans(s, c, w.sbuf[:0])
+			if out != nil {
+				r.stats.Credentials++
+			}
+		} else if string(s) != Marker && (bytes.Contains(s, []byte("://")) || bytes.HasPrefix(s, []byte("/"))) {
+			r.stats.Credentials++
+			w.replace(start, end, []byte(Marker))
+			return
+		}
+	case aThinking:
+		if thinkingLevels[string(bytes.ToLower(s))] {
+			break
+		}
+		w.masked(start, end, s, false)
+		return
+	case aMask:
+		w.masked(start, end, s, false)
+		return
+	case aMaskBlob:
+		w.masked(start, end, s, true)
+		return
+	case aPseudo:
+		out = w.pseudo(s, r.pseudo(string(s)))
+	case aIP:
+		out = w.pseudo(s, r.pseudoIP(string(s)))
+	case aHost:
+		out = w.pseudo(s, r.pseudoHost(string(s)))
+	case aPeer:
+		out = w.pseudo(s, r.pseudoPeer(string(s)))
+	case aSessionKey:
+		out = w.pseudo(s, r.pseudoSessionKey(string(s)))
+	}
+
+	// The text rules, on whatever the value is now.
+	cur := s
+	if out != nil {
+		cur = out
+	}
+	if t := applySpans(cur, scanText(cur, w.spans[:0]), nil); t != nil {
+		r.stats.Credentials++
+		cur, out = t, t
+	}
+	if r.content {
+		if comma, ok := isDataURL(cur); ok && !bytes.Contains(cur[comma:], []byte(blobPrefix)) {
+			r.stats.Content++
+			out = r.blob(cur[comma+1:], append([]byte(nil), cur[:comma+1]...))
+			cur = out
+		}
+		if p := r.pseudoPaths(string(cur)); p != "" {
+			r.stats.Pseudonyms++
+			out = []byte(p)
+		}
+	}
+	if out != nil && !bytes.Equal(out, s) {
+		w.replace(start, end, out)
+	}
+}
+
+// pseudo returns p as bytes when it differs from s, counting it.
+func (w *walker) pseudo(s []byte, p string) []byte {
+	if p == string(s) {
+		return nil
+	}
+	w.r.stats.Pseudonyms++
+	return []byte(p)
+}
+
+// masked masks the string value src[start:end] (decoded s), or replaces
+// it with a blob placeholder when blob is set and it is base64.
+func (w *walker) masked(start, end int, s []byte, blob bool) {
+	r := w.r
+	if bytes.HasPrefix(s, []byte(blobPrefix)) {
+		return
+	}
+	if blob {
+		if comma, ok := isDataURL(s); ok {
+			r.stats.Content++
+			w.replace(start, end, r.blob(s[comma+1:], append(w.sbuf[:0], s[:comma+1]...)))
+			return
+		}
+		if isBase64ish(s) {
+			r.stats.Content++
+			w.replace(start, end, r.blob(s, w.sbuf[:0]))
+			return
+		}
+	}
+	if !needsMask(s) {
+		return
+	}
+	r.stats.Content++
+	w.replace(start, end, mask(s, w.sbuf[:0]))
+}
+
+// replace records that src[start:end] becomes the JSON string of v.
+func (w *walker) replace(start, end int, v []byte) {
+	off := len(w.repl)
+	w.repl = appendJSONString(w.repl, v)
+	w.edits = append(w.edits, edit{start, end, off, len(w.repl) - off})
+}
+
+// appendJSONString appends s as a JSON string, escaping only what JSON
+// requires (quote, backslash, control characters), as JSON.stringify does:
+// the parts of a string that were not replaced keep their spelling.
+// Invalid UTF-8 becomes U+FFFD.
+func appendJSONString(dst, s []byte) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		if c >= utf8.RuneSelf {
+			r, n := utf8.DecodeRune(s[i:])
+			if r == utf8.RuneError && n == 1 {
+				dst = append(dst, s[start:i]...)
+				dst = append(dst, "\\ufffd"...)
+				i++
+				start = i
+				continue
+			}
+			i += n
+			continue
+		}
+		dst = append(dst, s[start:i]...)
+		switch c {
+		case '"', '\\':
+			dst = append(dst, '\\', c)
+		case '\n':
+			dst = append(dst, '\\', 'n')
+		case '\r':
+			dst = append(dst, '\\', 'r')
+		case '\t':
+			dst = append(dst, '\\', 't')
+		case '\b':
+			dst = append(dst, '\\', 'b')
+		case '\f':
+			dst = append(dst, '\\', 'f')
+		default:
+			dst = append(dst, '\\', 'u', '0', '0', "0123456789abcdef"[c>>4], "0123456789abcdef"[c&0xF])
+		}
+		i++
+		start = i
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
