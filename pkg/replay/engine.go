@@ -254,6 +254,13 @@ func (e *Engine) Advance(t int64, emit func(*Step) error) error {
 // its own step, then the record is classified, its intents derived and
 // applied, and its step emitted. emit may be nil.
 func (e *Engine) Record(rec *capture.Record, emit func(*Step) error) error {
+	if rec.T > maxTime || rec.T < -maxTime {
+		// An absurd time (a hostile or corrupt capture) is clamped so that
+		// clock arithmetic cannot overflow.
+		c := *rec
+		c.T = min(max(rec.T, -maxTime), maxTime)
+		rec = &c
+	}
 	if !e.started {
 		e.started = true
 		e.t0 = rec.T
@@ -300,6 +307,9 @@ func (e *Engine) Record(rec *capture.Record, emit func(*Step) error) error {
 	}
 	return e.endStep(emit)
 }
+
+// maxTime bounds the clock: ±2^50 ms is ±35 000 years around 1970.
+const maxTime = 1 << 50
 
 // maxDrain bounds the timer steps Finish runs.
 const maxDrain = 1 << 20
@@ -630,7 +640,7 @@ func numField(obj []byte, key string) (int64, bool) {
 		return 0, false
 	}
 	f, ok := jsonx.Num(v)
-	if !ok || f != f || f > 1e17 || f < -1e17 {
+	if !ok || f != f || f > maxTime || f < -maxTime {
 		return 0, false
 	}
 	return int64(f), true
@@ -678,7 +688,11 @@ func (e *Engine) rescheduleSweep() {
 	if need := ceilDiv(minExp-e.t0, ApprovalSweepMs); need > k {
 		k = need
 	}
-	e.sweep = e.sched.at(e.t0+k*ApprovalSweepMs, TimerApprovalSweep, e.sweepApprovals)
+	due := e.t0 + k*ApprovalSweepMs
+	if due <= e.sched.now { // cannot happen with clamped times; never loop
+		due = e.sched.now + ApprovalSweepMs
+	}
+	e.sweep = e.sched.at(due, TimerApprovalSweep, e.sweepApprovals)
 }
 
 func ceilDiv(a, b int64) int64 {
