@@ -92,11 +92,17 @@ func New(opts Options) *Redactor {
 // Frame returns frame with its secrets replaced. dir is capture.DirIn or
 // capture.DirOut (informational). When nothing needs replacing, frame itself
 // is returned; otherwise a new slice. Input that is not JSON is treated as
-// text. Frame is Record for connection 0.
+// text. Frame is FrameConn for connection 0.
 func (r *Redactor) Frame(dir string, frame []byte) []byte {
+	return r.FrameConn(0, dir, frame)
+}
+
+// FrameConn is Frame for one of several connections: request ids are
+// matched to responses per connection.
+func (r *Redactor) FrameConn(conn int, dir string, frame []byte) []byte {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.frame(0, frame)
+	return r.frame(conn, frame)
 }
 
 // Record returns rec with its frame, raw text or marker details redacted.
@@ -301,9 +307,6 @@ func (p *pending) add(k pendKey, kind uint8) {
 }
 
 func (p *pending) get(k pendKey) uint8 { return p.m[k] }
-
-// done forgets k (its slot in the ring is reused later).
-func (p *pending) done(k pendKey) { delete(p.m, k) }
 
 func (p *pending) empty() bool { return len(p.m) == 0 }
 

@@ -124,7 +124,7 @@ func (w *walker) prepare(conn int, frame []byte) bool {
 		return jsonx.Valid(frame)
 	}
 	var typ, method string
-	var id, payload []byte
+	var id []byte
 	_, err := jsonx.ObjectEachEnd(t, func(k, v []byte) bool {
 		switch {
 		case jsonx.KeyIs(k, "type"):
@@ -133,8 +133,6 @@ func (w *walker) prepare(conn int, frame []byte) bool {
 			method, _ = jsonx.Str(v)
 		case jsonx.KeyIs(k, "id"):
 			id = v
-		case jsonx.KeyIs(k, "payload"):
-			payload = v
 		}
 		return true
 	})
@@ -165,13 +163,10 @@ func (w *walker) prepare(conn int, frame []byte) bool {
 			w.payload = rule{str: aMarker, child: ctx{leaf: lmCredResult}}
 		case mkTalkConfig:
 			w.payload.child.talk = true
-		default:
-			return true
 		}
-		// Agent-style methods answer twice; keep the id until the final one.
-		if st, _ := jsonx.GetStr(payload, "status"); st != "accepted" {
-			w.r.pend.done(k)
-		}
+		// The id stays remembered (until 1024 newer ones push it out): a
+		// method may answer twice, and Frame callers that mix connections
+		// may see another response with the same id first.
 	}
 	return true
 }
