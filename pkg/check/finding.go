@@ -1,0 +1,94 @@
+package check
+
+import (
+	"slices"
+
+	"github.com/clawtap/clawtap/pkg/jsonx"
+)
+
+// Finding is one problem found in a capture.
+type Finding struct {
+	Rule       string
+	Severity   Severity
+	I          int   // record index (from 0); -1 when it concerns the whole capture
+	T          int64 // record time, unix ms; 0 when unknown
+	Conn       int   // 0 when it concerns no connection
+	RunID      string
+	AgentID    string
+	SessionKey string
+	Message    string // one sentence with the evidence
+}
+
+// AppendJSON appends the finding as one JSON object (no newline). Empty
+// optional fields are left out; the keys are documented in
+// docs/check-rules.md and only ever added to.
+func (f *Finding) AppendJSON(dst []byte) []byte {
+	dst = append(dst, `{"rule":`...)
+	dst = jsonx.AppendString(dst, f.Rule)
+	dst = append(dst, `,"severity":`...)
+	dst = jsonx.AppendString(dst, f.Severity.String())
+	dst = append(dst, `,"i":`...)
+	dst = jsonx.AppendInt(dst, int64(f.I))
+	dst = append(dst, `,"t":`...)
+	dst = jsonx.AppendInt(dst, f.T)
+	if f.Conn != 0 {
+		dst = append(dst, `,"conn":`...)
+		dst = jsonx.AppendInt(dst, int64(f.Conn))
+	}
+	dst = optStr(dst, "runId", f.RunID)
+	dst = optStr(dst, "agentId", f.AgentID)
+	dst = optStr(dst, "sessionKey", f.SessionKey)
+	dst = append(dst, `,"message":`...)
+	dst = jsonx.AppendString(dst, f.Message)
+	return append(dst, '}')
+}
+
+func optStr(dst []byte, k, v string) []byte {
+	if v == "" {
+		return dst
+	}
+	dst = append(dst, ',', '"')
+	dst = append(dst, k...)
+	dst = append(dst, '"', ':')
+	return jsonx.AppendString(dst, v)
+}
+
+// Summary counts what an Analyzer saw and found.
+type Summary struct {
+	Records     int            `json:"records"`
+	Frames      int            `json:"frames"`
+	Connections int            `json:"connections"`
+	Runs        int            `json:"runs"`
+	Errors      int            `json:"error"`
+	Warnings    int            `json:"warn"`
+	Infos       int            `json:"info"`
+	ByRule      map[string]int `json:"rules"`
+	// Evicted counts runs dropped from the bounded run table while still
+	// tracked (a capture with more live runs than the cap).
+	Evicted int `json:"evictedRuns,omitempty"`
+}
+
+// Count returns how many findings of at least severity s were made.
+func (s *Summary) Count(min Severity) int {
+	n := 0
+	if min <= Error {
+		n += s.Errors
+	}
+	if min <= Warn {
+		n += s.Warnings
+	}
+	if min <= Info {
+		n += s.Infos
+	}
+	return n
+}
+
+// RuleIDs returns the ids of the rules that fired, sorted.
+func (s *Summary) RuleIDs() []string {
+	ids := make([]string, 0, len(s.ByRule))
+	for id := range s.ByRule {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
+}

@@ -1,0 +1,156 @@
+// Package check finds protocol-level problems in a capture in one streaming
+// pass: frame seq gaps, runs that never end or end twice, stale terminals,
+// streamed text that is not cumulative, thinking-tag leaks, unresolved
+// approvals, tool-event amplification, unanswered or failed requests,
+// oversized and invalid frames. Every rule comes from a bug users of
+// gateway UIs reported; docs/check-rules.md documents each one.
+//
+// Memory is bounded by live state: per-connection and per-run tables with
+// caps, nothing kept per frame.
+package check
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Severity of a finding.
+type Severity uint8
+
+// Severities, in increasing order.
+const (
+	Info Severity = iota + 1
+	Warn
+	Error
+)
+
+func (s Severity) String() string {
+	switch s {
+	case Info:
+		return "info"
+	case Warn:
+		return "warn"
+	case Error:
+		return "error"
+	}
+	return "unknown"
+}
+
+// ParseSeverity reads info, warn (or warning) and error.
+func ParseSeverity(s string) (Severity, error) {
+	switch s {
+	case "info":
+		return Info, nil
+	case "warn", "warning":
+		return Warn, nil
+	case "error":
+		return Error, nil
+	}
+	return 0, fmt.Errorf("unknown severity %q (use info, warn or error)", s)
+}
+
+// Rule ids. They are stable: tools may match on them.
+const (
+	RuleSeqGap          = "seq-gap"
+	RuleSeqDuplicate    = "seq-duplicate"
+	RuleSeqBackwards    = "seq-backwards"
+	RuleSeqNotRestarted = "seq-not-restarted"
+	RuleGatewaySeqGap   = "gateway-seq-gap"
+	RuleRunSeqJump      = "run-seq-jump"
+
+	RuleRunUnterminated   = "run-unterminated"
+	RuleRunInFlight       = "run-in-flight"
+	RuleRunNoChatTerminal = "run-no-chat-terminal"
+	RuleRunFailed         = "run-failed"
+	RuleRunAborted        = "run-aborted"
+	RuleDuplicateTerminal = "duplicate-terminal"
+	RuleDoubleError       = "double-chat-error"
+	RuleLateEvent         = "late-event"
+	RuleStaleTerminal     = "stale-terminal"
+	RuleDroppedFinal      = "dropped-final"
+
+	RuleTextNotCumulative = "text-not-cumulative"
+	RuleReplaceDelta      = "replace-delta"
+	RuleFinalTextMismatch = "final-text-mismatch"
+	RuleThinkingLeak      = "thinking-leak"
+
+	RuleApprovalExpired = "approval-expired"
+	RuleApprovalPending = "approval-pending"
+	RuleToolAmplified   = "tool-amplified"
+
+	RuleRequestUnanswered = "request-unanswered"
+	RuleRequestFailed     = "request-failed"
+	RuleSlowResponse      = "slow-response"
+
+	RuleFrameTooLarge    = "frame-too-large"
+	RuleInvalidFrame     = "invalid-frame"
+	RuleMalformedPayload = "malformed-payload"
+	RuleUnknownEvent     = "unknown-event"
+	RuleCaptureTruncated = "capture-truncated"
+)
+
+// Rule describes one rule.
+type Rule struct {
+	ID       string
+	Severity Severity // default severity; a few rules lower it where the evidence says the cause is benign
+	Default  bool     // on unless selected with --rule
+	Group    string   // seq, runs, text, approvals, requests, frames
+	Summary  string   // what it detects, one line
+}
+
+var rules = []Rule{
+	{RuleSeqGap, Error, true, "seq", "the frame seq of a connection jumped forward: frames were lost (warn on pre-2026.4.22 gateways, whose shared counter leaves benign holes)"},
+	{RuleSeqDuplicate, Warn, true, "seq", "the same frame seq arrived twice on a connection"},
+	{RuleSeqBackwards, Warn, true, "seq", "a lower frame seq than the last on a connection"},
+	{RuleSeqNotRestarted, Warn, true, "seq", "a connection whose start is in the capture did not start at seq 1 on a per-connection-seq gateway (info when the gateway shares one counter or the capture began mid-connection)"},
+	{RuleGatewaySeqGap, Warn, true, "seq", "the gateway itself reported a per-run seq gap (agent stream:error, reason \"seq gap\")"},
+	{RuleRunSeqJump, Info, false, "seq", "the per-run payload seq skipped numbers (normal: pacing, merging and targeted tool events); off unless selected"},
+
+	{RuleRunUnterminated, Warn, true, "runs", "a run started (lifecycle start or deltas) and never got a terminal: it went silent, or its connection closed"},
+	{RuleRunInFlight, Info, true, "runs", "a run was still live when the capture ended (recent activity or waiting for an approval)"},
+	{RuleRunNoChatTerminal, Info, true, "runs", "a run's lifecycle ended but no chat final/aborted/error followed (agent-only and channel runs)"},
+	{RuleRunFailed, Warn, true, "runs", "a run ended in error (lifecycle error or chat error), with the gateway's message"},
+	{RuleRunAborted, Info, true, "runs", "a run was aborted (chat aborted), with its stop reason"},
+	{RuleDuplicateTerminal, Error, true, "runs", "a second chat terminal (final/aborted/error) or lifecycle terminal for the same run on one connection"},
+	{RuleDoubleError, Info, true, "runs", "the second chat error a 2026.9.6 gateway sends for every failed run (payload seq 1, no agentId, \"Agent failed before reply\")"},
+	{RuleLateEvent, Warn, true, "runs", "an event for a run after its terminal: a late delta, a late lifecycle end"},
+	{RuleStaleTerminal, Warn, true, "runs", "a terminal for an older run arrived while a newer run of the same session was live"},
+	{RuleDroppedFinal, Error, true, "runs", "replay shows the UI recording the live run closed on an older run's terminal, then dropping the live run's own final"},
+
+	{RuleTextNotCumulative, Warn, true, "text", "streamed text that is not cumulative: it shrank, changed, or doubled"},
+	{RuleReplaceDelta, Info, true, "text", "a delta with replace:true (the text was rewritten, e.g. a retry reset or a stripped NO_REPLY)"},
+	{RuleFinalTextMismatch, Warn, true, "text", "a chat final whose text differs from the last streamed chat text (truncation, e.g. a cut MEDIA: path)"},
+	{RuleThinkingLeak, Warn, true, "text", "an unclosed or unopened <think>/<thinking>/<analysis> tag in visible text"},
+
+	{RuleApprovalExpired, Warn, true, "approvals", "an exec/plugin approval passed its expiresAtMs without a resolved event"},
+	{RuleApprovalPending, Info, true, "approvals", "an approval was still unresolved when the capture ended"},
+	{RuleToolAmplified, Warn, true, "approvals", "the same tool call reached one connection both as an agent tool event and as session.tool"},
+
+	{RuleRequestUnanswered, Warn, true, "requests", "a req got no res before its connection closed or the capture ended"},
+	{RuleRequestFailed, Warn, true, "requests", "a res with ok:false, with its error code"},
+	{RuleSlowResponse, Warn, true, "requests", "a res arrived more than --slow-ms after its req"},
+
+	{RuleFrameTooLarge, Warn, true, "frames", "a frame over the gateway's size limits (64 KiB before the handshake, policy.maxPayload after)"},
+	{RuleInvalidFrame, Warn, true, "frames", "a record that is not a gateway frame: not JSON, not an object, no known type, or an unreadable line"},
+	{RuleMalformedPayload, Warn, true, "frames", "a chat or agent event whose payload UIs reject (no runId, no sessionKey, unknown state)"},
+	{RuleUnknownEvent, Info, true, "frames", "an event name no gateway release advertises (first occurrence of each name)"},
+	{RuleCaptureTruncated, Warn, true, "frames", "the capture ends mid-line or mid-stream (the recorder was killed)"},
+}
+
+// Rules returns every rule, in documentation order.
+func Rules() []Rule { return slices.Clone(rules) }
+
+// LookupRule returns the rule with the given id.
+func LookupRule(id string) (Rule, bool) {
+	for _, r := range rules {
+		if r.ID == id {
+			return r, true
+		}
+	}
+	return Rule{}, false
+}
+
+func defaultSeverity(id string) Severity {
+	r, _ := LookupRule(id)
+	return r.Severity
+}
