@@ -6,7 +6,9 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/clawtap/clawtap/pkg/bridge"
 	"github.com/clawtap/clawtap/pkg/capture"
+	"github.com/clawtap/clawtap/pkg/policy"
 	"github.com/clawtap/clawtap/pkg/replay"
 )
 
@@ -29,6 +31,27 @@ func BenchmarkReplay(b *testing.B) {
 		e.Finish(emit)
 		if steps == 0 {
 			b.Fatal("no steps")
+		}
+	}
+	report(b, n)
+}
+
+// BenchmarkDerive: read, classify and derive intents, nothing else — the
+// ceiling for BenchmarkReplay, which adds the handler, the host and the diff.
+func BenchmarkDerive(b *testing.B) {
+	path, n := largeCapture(b)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		cl := bridge.NewClassifier()
+		var intents []policy.Intent
+		count := 0
+		forEach(b, path, func(rec *capture.Record) {
+			ev := cl.Record(rec)
+			intents = policy.Append(intents[:0], &ev)
+			count += len(intents)
+		})
+		if count == 0 {
+			b.Fatal("no intents")
 		}
 	}
 	report(b, n)

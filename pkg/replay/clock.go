@@ -11,6 +11,7 @@ type scheduler struct {
 	now  int64
 	heap []*timer
 	seq  uint64
+	free []*timer // fired timers, reused
 }
 
 // timer is one pending callback.
@@ -19,7 +20,8 @@ type timer struct {
 	seq  uint64
 	name string
 	fn   func()
-	idx  int // position in the heap; -1 when not scheduled
+	idx  int    // position in the heap; -1 when not scheduled
+	gen  uint64 // bumped on reuse, so a stale cancel is inert
 }
 
 func (s *scheduler) less(a, b *timer) bool {
@@ -69,7 +71,15 @@ func (s *scheduler) at(due int64, name string, fn func()) *timer {
 		due = s.now
 	}
 	s.seq++
-	t := &timer{due: due, seq: s.seq, name: name, fn: fn, idx: len(s.heap)}
+	var t *timer
+	if n := len(s.free); n > 0 {
+		t = s.free[n-1]
+		s.free = s.free[:n-1]
+		t.gen++
+	} else {
+		t = &timer{}
+	}
+	t.due, t.seq, t.name, t.fn, t.idx = due, s.seq, name, fn, len(s.heap)
 	s.heap = append(s.heap, t)
 	s.up(t.idx)
 	return t
@@ -93,6 +103,22 @@ func (s *scheduler) cancel(t *timer) {
 		s.up(i)
 	}
 	t.idx = -1
+}
+
+// cancelGen cancels t if it is still the timer that was scheduled as gen.
+func (s *scheduler) cancelGen(t *timer, gen uint64) {
+	if t.gen == gen {
+		s.cancel(t)
+	}
+}
+
+// release returns a fired timer for reuse.
+func (s *scheduler) release(t *timer) {
+	if t.idx >= 0 || len(s.free) >= 8 {
+		return
+	}
+	t.fn = nil
+	s.free = append(s.free, t)
 }
 
 // next returns the earliest timer due at or before limit, removed from the

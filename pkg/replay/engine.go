@@ -88,6 +88,7 @@ type Engine struct {
 	frameDue int64
 
 	step        Step
+	ev          bridge.Event
 	flushReason string
 	flushAgent  string
 	patchArena  []handler.AgentPatch
@@ -154,7 +155,8 @@ type handlerTimers struct{ e *Engine }
 func (ht handlerTimers) AfterFunc(ms int64, fn func()) func() {
 	e := ht.e
 	t := e.sched.at(e.sched.now+ms, TimerSummaryRefresh, fn)
-	return func() { e.sched.cancel(t) }
+	gen := t.gen
+	return func() { e.sched.cancelGen(t, gen) }
 }
 
 func (e *Engine) newPipeline() {
@@ -230,7 +232,9 @@ func (e *Engine) advance(t int64, emit func(*Step) error) error {
 			e.sched.now = tm.due
 		}
 		e.beginStep(e.lastI, tm.name)
-		tm.fn()
+		fn := tm.fn
+		e.sched.release(tm)
+		fn()
 		if err := e.endStep(emit); err != nil {
 			return err
 		}
@@ -294,10 +298,10 @@ func (e *Engine) Record(rec *capture.Record, emit func(*Step) error) error {
 		e.conn, e.ended = rec.Conn, false
 	}
 	e.fresh = false
-	ev := e.cls.Record(rec)
-	e.step.Rec, e.step.Event = rec, &ev
-	e.step.Intents = policy.Append(e.step.Intents, &ev)
-	e.h.ApplyIntents(e.step.Intents, &ev)
+	e.ev = e.cls.Record(rec)
+	e.step.Rec, e.step.Event = rec, &e.ev
+	e.step.Intents = policy.Append(e.step.Intents, &e.ev)
+	e.h.ApplyIntents(e.step.Intents, &e.ev)
 	switch rec.Mark {
 	case capture.MarkClose:
 		e.ended = true
@@ -404,7 +408,8 @@ func (e *Engine) requestFrame(fn func()) func() {
 	due := e.frames.next(e.sched.now)
 	e.frameDue = due
 	t := e.sched.at(due, TimerFrame, fn)
-	return func() { e.sched.cancel(t) }
+	gen := t.gen
+	return func() { e.sched.cancelGen(t, gen) }
 }
 
 // onFlush writes a batch into the fleet store, one write per agent.

@@ -451,13 +451,27 @@ type tracker struct {
 }
 
 func (t *tracker) touch(s *State, p Path) {
-	if _, ok := t.idx[p]; ok {
-		return
+	// A step touches a handful of paths: a linear scan beats hashing two
+	// strings; the map takes over for big steps.
+	if t.idx != nil {
+		if _, ok := t.idx[p]; ok {
+			return
+		}
+		t.idx[p] = len(t.dirty)
+	} else {
+		for i := range t.dirty {
+			if t.dirty[i].Path == p {
+				return
+			}
+		}
+		if len(t.dirty) >= 32 {
+			t.idx = make(map[Path]int, 64)
+			for i := range t.dirty {
+				t.idx[t.dirty[i].Path] = i
+			}
+			t.idx[p] = len(t.dirty)
+		}
 	}
-	if t.idx == nil {
-		t.idx = make(map[Path]int)
-	}
-	t.idx[p] = len(t.dirty)
 	t.dirty = append(t.dirty, Change{Path: p, From: s.get(p)})
 }
 
@@ -473,8 +487,10 @@ func (t *tracker) diff(s *State, dst []Change) []Change {
 			dst = append(dst, *c)
 		}
 	}
-	slices.SortFunc(dst, func(a, b Change) int { return comparePath(a.Path, b.Path) })
-	clear(t.idx)
+	if len(dst) > 1 {
+		slices.SortFunc(dst, func(a, b Change) int { return comparePath(a.Path, b.Path) })
+	}
+	t.idx = nil
 	clear(t.dirty)
 	t.dirty = t.dirty[:0]
 	return dst
