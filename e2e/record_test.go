@@ -1,0 +1,428 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/clawtap/clawtap/internal/fakemodel"
+	"github.com/clawtap/clawtap/pkg/bridge"
+	"github.com/clawtap/clawtap/pkg/capture"
+)
+
+// waitHello waits until the capture at path has a hello marker on a
+// connection > after, and returns that connection.
+func waitHello(t *testing.T, p *proc, path string, after int, d time.Duration) int {
+	t.Helper()
+	conn := 0
+	eventually(t, d, fmt.Sprintf("a hello marker after conn %d in %s (recorder log:\n%s)", after, filepath.Base(path), "see below"), func() bool {
+		if p.exited() {
+			t.Fatalf("recorder exited early (%d):\n%s", p.exitCode(), tail(p.log(), 30))
+		}
+		c, err := tryReadCap(path)
+		if err != nil {
+			return false
+		}
+		for _, r := range c.recs {
+			if r.Mark == capture.MarkHello && r.Conn > after {
+				conn = r.Conn
+				return true
+			}
+		}
+		return false
+	})
+	return conn
+}
+
+// TestRecordLiveSession: a passive recorder captures the handshake, a
+// streamed reply, a tool run, an abort and a slash command that a second
+// connection sends.
+func TestRecordLiveSession(t *testing.T) {
+	path := h.capPath("session.jsonl.zst")
+	rec := h.record(t, "record-session", []string{"OPENCLAW_GATEWAY_TOKEN=" + h.token},
+		"--url", h.url, "-o", path, "--subscribe-sessions", "--identity-dir", filepath.Join(h.root, "ids", "recorder"))
+	waitHello(t, rec, path, 0, 30*time.Second)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	cl := h.driver(t, h.url, "driver")
+
+	reply := send(t, ctx, cl, mainSession, "Hi there, say hello.")
+	if p := waitChat(t, ctx, cl, reply, "final", "error", "aborted"); p.State != "final" || p.text() != fakemodel.DefaultReply {
+		t.Fatalf("reply run ended %s with %q", p.State, p.text())
+	}
+	tool := send(t, ctx, cl, mainSession, "Please run a TOOL call now.")
+	if p := waitChat(t, ctx, cl, tool, "final", "error", "aborted"); p.State != "final" || p.text() != fakemodel.ToolDoneReply {
+		t.Fatalf("tool run ended %s with %q", p.State, p.text())
+	}
+	slow := send(t, ctx, cl, mainSession, "Tell me a SLOW story.")
+	waitChat(t, ctx, cl, slow, "delta")
+	time.Sleep(1500 * time.Millisecond)
+	res, err := cl.Call(ctx, "chat.abort", map[string]any{"sessionKey": mainSession, "runId": slow})
+	if err != nil || !res.OK {
+		t.Fatalf("chat.abort: %v %v", err, res.Err())
+	}
+	if p := waitChat(t, ctx, cl, slow, "final", "error", "aborted"); p.State != "aborted" {
+		t.Fatalf("aborted run ended %s", p.State)
+	}
+	status := send(t, ctx, cl, mainSession, "/status")
+	statusEnd := waitChat(t, ctx, cl, status, "final", "error", "aborted")
+	if statusEnd.State != "final" || statusEnd.text() == "" {
+		t.Fatalf("/status ended %s with %q", statusEnd.State, statusEnd.text())
+	}
+	time.Sleep(2 * time.Second) // trailing lifecycle and sessions events
+
+	rec.signal(syscall.SIGINT)
+	if code := waitExit(t, rec, 15*time.Second); code != 0 {
+		t.Fatalf("recorder exit %d after SIGINT:\n%s", code, rec.log())
+	}
+	c := readCap(t, path)
+	if c.stats.Truncated || c.stats.Malformed > 0 {
+		t.Fatalf("capture not clean: %+v %v", c.stats, c.warns)
+	}
+
+	// Header and markers.
+	if c.header == nil || c.header.Source.Mode != "record" || c.header.Source.URL != h.url || c.header.Redaction == nil || !c.header.Redaction.Credentials {
+		t.Errorf("header %+v", c.header)
+	}
+	if got := strings.Join(c.marks(), " "); got != "1:open 1:hello 1:close" {
+		t.Errorf("markers: %s", got)
+	}
+	hello := c.mark(1, capture.MarkHello)
+	if hello == nil || hello.Protocol != 4 || hello.Server != "2026.9.6" || hello.BootID == "" || hello.ConnID == "" {
+		t.Errorf("hello marker %+v", hello)
+	}
+	if cm := c.mark(1, capture.MarkClose); cm == nil || cm.Code != 1000 || cm.Dir != capture.DirOut {
+		t.Errorf("close marker %+v", cm)
+	}
+
+	// The handshake, redacted.
+	fr := c.frames(1)
+	if len(fr) < 3 || fr[0].ev.Event != "connect.challenge" || fr[1].ev.Method != "connect" || fr[1].rec.Dir != capture.DirOut ||
+		fr[2].ev.Kind != bridge.Response || !strings.Contains(string(fr[2].ev.Payload), `"hello-ok"`) {
+		t.Fatalf("handshake frames wrong: %v", fr[:min(3, len(fr))])
+	}
+	params := c.connectParams(t, 1)
+	auth, _ := params["auth"].(map[string]any)
+	dev, _ := params["device"].(map[string]any)
+	if auth["token"] != redacted || dev["signature"] != redacted {
+		t.Errorf("connect credentials not redacted: auth=%v device=%v", auth, dev)
+	}
+	if params["minProtocol"] != 3.0 || params["maxProtocol"] != 4.0 {
+		t.Errorf("protocol range %v-%v", params["minProtocol"], params["maxProtocol"])
+	}
+	if strings.Contains(c.text(), h.token) || strings.Contains(rec.log(), h.token) {
+		t.Error("the gateway token reached the capture or the recorder's output")
+	}
+
+	// Seq and runs.
+	c.checkSeqContiguous(t)
+	runs := c.runs(1)
+	check := func(name, id, state, text string) *runInfo {
+		ri := runs[id]
+		if ri == nil {
+			t.Errorf("%s run %s not in the capture", name, id)
+			return &runInfo{}
+		}
+		if ri.terminal() != state {
+			t.Errorf("%s run: terminal %q, want %q (states %v)", name, ri.terminal(), state, ri.states)
+		}
+		if text != "" && ri.finalText != text {
+			t.Errorf("%s run: final text %q, want %q", name, ri.finalText, text)
+		}
+		return ri
+	}
+	if ri := check("reply", reply, "final", fakemodel.DefaultReply); ri.deltas < 2 {
+		t.Errorf("reply run: %d deltas recorded, want a streamed reply", ri.deltas)
+	}
+	if ri := check("tool", tool, "final", fakemodel.ToolDoneReply); ri.session == 0 && ri.itemTool == 0 {
+		t.Errorf("tool run: no session.tool or tool item events recorded (%+v)", ri)
+	}
+	check("abort", slow, "aborted", "")
+	// The /status text is recorded redacted (its "Auth: <kind>" line looks
+	// like a credential to the redactor), so compare its first line.
+	statusFirst, _, _ := strings.Cut(statusEnd.text(), "\n")
+	if ri := check("slash", status, "final", ""); ri.agentEvts != 0 || !strings.HasPrefix(ri.finalText, statusFirst) {
+		t.Errorf("/status: %d agent events (want a command run), final text %q", ri.agentEvts, ri.finalText)
+	}
+	for id, ri := range runs {
+		if ri.terminal() == "" {
+			t.Errorf("run %s has no terminal chat event (states %v)", id, ri.states)
+		}
+	}
+
+	// The other commands agree: no gaps; replay ends idle with the texts.
+	out, errOut, code := h.clawtapRun(t, "gaps", "--frame-only", path)
+	if code != 0 {
+		t.Errorf("clawtap gaps: exit %d\n%s%s", code, out, errOut)
+	}
+	// The reference UI pipeline commits an agent run's final text through a
+	// chat.history reload, which a passive recorder never sees; only the
+	// command run's final is appended directly. So the transcript check
+	// covers /status, and the agent runs' final texts are checked above on
+	// the capture itself.
+	checkReplay(t, path, statusFirst)
+}
+
+// checkReplay: clawtap replay of the capture ends with every agent idle and
+// the final texts in the transcript.
+func checkReplay(t *testing.T, path string, texts ...string) {
+	t.Helper()
+	out, errOut, code := h.clawtapRun(t, "replay", "--final", "--output", "json", path)
+	if code != 0 {
+		t.Errorf("clawtap replay --final: exit %d\n%s", code, errOut)
+		return
+	}
+	var final struct {
+		Final struct {
+			Agents map[string]map[string]any `json:"agents"`
+		} `json:"final"`
+	}
+	if err := json.Unmarshal([]byte(strings.TrimSpace(lastLine(out))), &final); err != nil {
+		t.Errorf("replay --final output: %v\n%s", err, out)
+		return
+	}
+	if len(final.Final.Agents) == 0 {
+		t.Errorf("replay --final has no agents:\n%s", out)
+	}
+	for id, a := range final.Final.Agents {
+		if a["status"] != "idle" {
+			t.Errorf("replay: agent %s ends %v, want idle", id, a["status"])
+		}
+	}
+	tr, errOut, code := h.clawtapRun(t, "replay", "--transcript", "--output", "text", path)
+	if code != 0 {
+		t.Errorf("clawtap replay --transcript: exit %d\n%s", code, errOut)
+		return
+	}
+	for _, want := range texts {
+		if !strings.Contains(tr, want) {
+			t.Errorf("replay transcript lacks %q:\n%s", want, tr)
+		}
+	}
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
+}
+
+// TestProxyRecordsBothDirections: a client that connects through clawtap's
+// proxy does its own handshake; both directions are recorded as it saw
+// them, including the tool events only the sender gets.
+func TestProxyRecordsBothDirections(t *testing.T) {
+	port, err := freePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	listen := fmt.Sprintf("127.0.0.1:%d", port)
+	path := h.capPath("proxy.jsonl.zst")
+	rec := h.record(t, "record-proxy", nil, "--listen", listen, "--upstream", h.url, "-o", path)
+	eventually(t, 15*time.Second, "the proxy to listen", func() bool {
+		c, err := net.Dial("tcp", listen)
+		if err == nil {
+			c.Close()
+		}
+		return err == nil
+	})
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cl := h.driver(t, "ws://"+listen, "proxy-client")
+	run := send(t, ctx, cl, mainSession, "Through the proxy, run a TOOL please.")
+	if p := waitChat(t, ctx, cl, run, "final", "error", "aborted"); p.State != "final" || p.text() != fakemodel.ToolDoneReply {
+		t.Fatalf("proxied tool run ended %s with %q", p.State, p.text())
+	}
+	time.Sleep(time.Second)
+	if err := cl.Close(); err != nil {
+		t.Logf("client close: %v", err)
+	}
+	sent := len(cl.Messages()) // complete: Close waits for the reader
+	time.Sleep(500 * time.Millisecond)
+	rec.signal(syscall.SIGTERM)
+	if code := waitExit(t, rec, 15*time.Second); code != 0 {
+		t.Fatalf("proxy exit %d:\n%s", code, rec.log())
+	}
+
+	c := readCap(t, path)
+	if c.header.Source.Mode != "proxy" || c.header.Source.Listen != listen || c.header.Source.URL != h.url {
+		t.Errorf("header source %+v", c.header.Source)
+	}
+	if got := strings.Join(c.marks(), " "); got != "1:open 1:hello 1:close" {
+		t.Errorf("markers: %s", got)
+	}
+	if o := c.mark(1, capture.MarkOpen); o == nil || !strings.HasPrefix(o.Peer, "127.0.0.1:") {
+		t.Errorf("open marker %+v", o)
+	}
+	if cm := c.mark(1, capture.MarkClose); cm == nil || cm.Dir != capture.DirOut || cm.Code != 1000 {
+		t.Errorf("close marker (client closed with 1000) %+v", cm)
+	}
+	var out, in []string
+	inCount := 0
+	for _, f := range c.frames(1) {
+		if f.rec.Dir == capture.DirOut {
+			out = append(out, f.ev.Method)
+		} else {
+			inCount++
+			in = append(in, f.ev.Event)
+		}
+	}
+	if strings.Join(out, ",") != "connect,chat.send" {
+		t.Errorf("client→gateway frames: %v", out)
+	}
+	// Every frame the client received is in the capture: what its Client
+	// kept, plus the challenge and hello-ok read during the handshake.
+	if inCount != sent+2 {
+		t.Errorf("gateway→client frames recorded %d, client received %d (+2 handshake)", inCount, sent)
+	}
+	params := c.connectParams(t, 1)
+	if auth, _ := params["auth"].(map[string]any); auth["token"] != redacted {
+		t.Errorf("proxied connect token not redacted: %v", auth)
+	}
+	if strings.Contains(c.text(), h.token) {
+		t.Error("token in the proxy capture")
+	}
+	ri := c.runs(1)[run]
+	if ri == nil || ri.toolEvts == 0 || ri.terminal() != "final" || ri.finalText != fakemodel.ToolDoneReply {
+		t.Errorf("proxied run: %+v (want agent tool events, routed only to the sender)", ri)
+	}
+	c.checkSeqContiguous(t)
+}
+
+// TestWrongTokenExits2: a wrong token gives one clear line, a hint, exit 2,
+// and the secret is never echoed.
+func TestWrongTokenExits2(t *testing.T) {
+	tokenFile := filepath.Join(h.root, "wrong-token")
+	if err := os.WriteFile(tokenFile, []byte("not-the-token-"+randHex(4)+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	wrong, _ := os.ReadFile(tokenFile)
+	path := h.capPath("wrong.jsonl.zst")
+	rec := h.record(t, "record-wrong", nil, "--url", h.url, "--token-file", tokenFile, "-o", path,
+		"--identity-dir", filepath.Join(h.root, "ids", "wrong"))
+	if code := waitExit(t, rec, 30*time.Second); code != 2 {
+		t.Fatalf("exit %d, want 2:\n%s", code, rec.log())
+	}
+	log := rec.log()
+	var errs, hints []string
+	for _, l := range strings.Split(log, "\n") {
+		if strings.HasPrefix(l, "clawtap: error: ") {
+			errs = append(errs, l)
+		}
+		if strings.HasPrefix(l, "clawtap: hint: ") {
+			hints = append(hints, l)
+		}
+	}
+	if len(errs) != 1 || !strings.Contains(errs[0], "token mismatch") || len(hints) != 1 || !strings.Contains(hints[0], "--token-file") {
+		t.Errorf("want one error line about the token and one hint:\n%s", log)
+	}
+	if strings.Contains(log, strings.TrimSpace(string(wrong))) {
+		t.Error("the wrong token was echoed")
+	}
+	c := readCap(t, path)
+	if !c.hasMark(capture.MarkError, func(r *capture.Record) bool { return strings.Contains(r.Err, "token mismatch") }) ||
+		!c.hasMark(capture.MarkClose, func(r *capture.Record) bool { return r.Code == 1008 }) {
+		t.Errorf("markers %v", c.marks())
+	}
+}
+
+// TestGatewayKilledMidRunRecorderReconnects: SIGKILL the gateway during a
+// streamed run; the recorder notices, keeps retrying, reconnects once the
+// gateway is back, and loses nothing it had recorded. Then SIGKILL the
+// recorder itself: the file still reads.
+func TestGatewayKilledMidRunRecorderReconnects(t *testing.T) {
+	path := h.capPath("restart.jsonl.zst")
+	rec := h.record(t, "record-restart", []string{"OPENCLAW_GATEWAY_TOKEN=" + h.token},
+		"--url", h.url, "-o", path, "--identity-dir", filepath.Join(h.root, "ids", "recorder-restart"))
+	waitHello(t, rec, path, 0, 30*time.Second)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cl := h.driver(t, h.url, "driver-restart")
+	slow := send(t, ctx, cl, mainSession, "Another SLOW story, please.")
+	deltas := 0
+	eventually(t, 60*time.Second, "3 deltas of the slow run", func() bool {
+		deltas = 0
+		for _, m := range cl.Messages() {
+			if p, ok := chatOf(m); ok && p.RunID == slow && p.State == "delta" {
+				deltas++
+			}
+		}
+		return deltas >= 3
+	})
+	time.Sleep(600 * time.Millisecond) // > the recorder's 250 ms flush interval
+	before := readCap(t, path)
+	beforeRuns := before.runs(1)[slow]
+	if beforeRuns == nil || beforeRuns.deltas < 3 {
+		t.Fatalf("before the kill the capture has %+v for the slow run", beforeRuns)
+	}
+
+	h.gw.signal(syscall.SIGKILL)
+	h.gw.stop(5 * time.Second)
+	eventually(t, 20*time.Second, "the recorder to record the lost connection", func() bool {
+		c, err := tryReadCap(path)
+		return err == nil && c.mark(1, capture.MarkClose) != nil
+	})
+	if err := h.startGateway(); err != nil {
+		t.Fatal(err)
+	}
+	conn := waitHello(t, rec, path, 1, 60*time.Second)
+
+	// Frames flow again on the new connection: a quick run from a new driver.
+	cl2 := h.driver(t, h.url, "driver-after")
+	after := send(t, ctx, cl2, "agent:main:after-restart", "Hello again after the restart.")
+	if p := waitChat(t, ctx, cl2, after, "final", "error", "aborted"); p.State != "final" {
+		t.Fatalf("run after restart ended %s", p.State)
+	}
+	eventually(t, 20*time.Second, "the recorder to capture the run after the restart", func() bool {
+		c, err := tryReadCap(path)
+		if err != nil {
+			return false
+		}
+		ri := c.runs(conn)[after]
+		return ri != nil && ri.terminal() == "final"
+	})
+
+	rec.signal(syscall.SIGKILL)
+	waitExit(t, rec, 10*time.Second)
+	c := readCap(t, path)
+	if c.stats.Malformed > 0 {
+		t.Errorf("malformed records after SIGKILL: %+v", c.stats)
+	}
+	// Nothing recorded before the kill was lost: the old capture is a prefix.
+	if len(c.recs) < len(before.recs) {
+		t.Fatalf("capture shrank from %d to %d records", len(before.recs), len(c.recs))
+	}
+	for i, r := range before.recs {
+		if !bytes.Equal(r.AppendJSON(nil), c.recs[i].AppendJSON(nil)) {
+			t.Fatalf("record %d changed after the restart:\nbefore %s\nafter  %s", i, r.AppendJSON(nil), c.recs[i].AppendJSON(nil))
+		}
+	}
+	if cm := c.mark(1, capture.MarkClose); cm == nil || cm.Code != 1006 || cm.Dir != capture.DirIn {
+		t.Errorf("conn 1 close marker %+v (want 1006 from the gateway side)", cm)
+	}
+	h1, h2 := c.mark(1, capture.MarkHello), c.mark(conn, capture.MarkHello)
+	if h1 == nil || h2 == nil || h1.BootID == h2.BootID {
+		t.Errorf("boot ids: %+v / %+v", h1, h2)
+	}
+	for i := 2; i < conn; i++ { // failed attempts while the gateway was down
+		if c.mark(i, capture.MarkError) == nil {
+			t.Errorf("conn %d: no error marker for a failed reconnect attempt", i)
+		}
+	}
+	c.checkSeqContiguous(t)
+	if ri := c.runs(conn)[after]; ri == nil || ri.finalText != fakemodel.DefaultReply {
+		t.Errorf("run after restart: %+v", ri)
+	}
+	t.Logf("markers: %s", strings.Join(c.marks(), " "))
+}
