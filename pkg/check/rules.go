@@ -104,7 +104,7 @@ var rules = []Rule{
 	{RuleSeqBackwards, Warn, true, "seq", "a lower frame seq than the last on a connection"},
 	{RuleSeqNotRestarted, Warn, true, "seq", "a connection whose start is in the capture did not start at seq 1 on a per-connection-seq gateway (info when the gateway shares one counter or the capture began mid-connection)"},
 	{RuleGatewaySeqGap, Warn, true, "seq", "the gateway itself reported a per-run seq gap (agent stream:error, reason \"seq gap\")"},
-	{RuleRunSeqJump, Info, false, "seq", "the per-run payload seq skipped numbers (normal: pacing, merging and targeted tool events); off unless selected"},
+	{RuleRunSeqJump, Info, false, "seq", "the per-run payload seq skipped numbers (normal: pacing, merging and targeted tool events)"},
 
 	{RuleRunUnterminated, Warn, true, "runs", "a run started (lifecycle start or deltas) and never got a terminal: it went silent, or its connection closed"},
 	{RuleRunInFlight, Info, true, "runs", "a run was still live when the capture ended (recent activity or waiting for an approval)"},
@@ -114,10 +114,10 @@ var rules = []Rule{
 	{RuleDuplicateTerminal, Error, true, "runs", "a second chat terminal (final/aborted/error) or lifecycle terminal for the same run on one connection"},
 	{RuleDoubleError, Info, true, "runs", "the second chat error a 2026.9.6 gateway sends for every failed run (payload seq 1, no agentId, \"Agent failed before reply\")"},
 	{RuleLateEvent, Warn, true, "runs", "an event for a run after its terminal: a late delta, a late lifecycle end"},
-	{RuleStaleTerminal, Warn, true, "runs", "a terminal for an older run arrived while a newer run of the same session was live"},
+	{RuleStaleTerminal, Warn, true, "runs", "a terminal for one run arrived while another run of the same session was live"},
 	{RuleDroppedFinal, Error, true, "runs", "replay shows the UI recording the live run closed on an older run's terminal, then dropping the live run's own final"},
 
-	{RuleTextNotCumulative, Warn, true, "text", "streamed text that is not cumulative: it shrank, changed, or doubled"},
+	{RuleTextNotCumulative, Warn, true, "text", "streamed text that is not cumulative: it shrank, changed, or doubled then un-doubled"},
 	{RuleReplaceDelta, Info, true, "text", "a delta with replace:true (the text was rewritten, e.g. a retry reset or a stripped NO_REPLY)"},
 	{RuleFinalTextMismatch, Warn, true, "text", "a chat final whose text differs from the last streamed chat text (truncation, e.g. a cut MEDIA: path)"},
 	{RuleThinkingLeak, Warn, true, "text", "an unclosed or unopened <think>/<thinking>/<analysis> tag in visible text"},

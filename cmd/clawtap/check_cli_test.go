@@ -1,0 +1,121 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+)
+
+// goldenCase is one CLI run compared with a golden file.
+type goldenCase struct {
+	name string
+	args []string
+	code int
+}
+
+func runGoldenCases(t *testing.T, cases []goldenCase) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			args := append([]string{}, c.args...)
+			for i, a := range args {
+				if strings.HasPrefix(a, "fixtures/") {
+					args[i] = fixture(t, strings.TrimPrefix(a, "fixtures/"))
+				}
+			}
+			r := run(t, "", args...)
+			if r.code != c.code {
+				t.Fatalf("exit %d, want %d; stderr:\n%s", r.code, c.code, r.stderr)
+			}
+			golden(t, c.name, r.stdout)
+		})
+	}
+}
+
+func TestCheckGolden(t *testing.T) {
+	runGoldenCases(t, []goldenCase{
+		{"check-seq-gap.ndjson", []string{"check", "fixtures/seq-gap.jsonl.zst"}, 1},
+		{"check-seq-gap.text", []string{"check", "-o", "text", "fixtures/seq-gap.jsonl.zst"}, 1},
+		{"check-stale-terminal.ndjson", []string{"check", "fixtures/stale-terminal.jsonl.zst"}, 1},
+		{"check-error-run.text", []string{"check", "-o", "text", "fixtures/error-run.jsonl.zst"}, 0},
+		{"check-junk.text", []string{"check", "-o", "text", "fixtures/junk.jsonl"}, 1},
+		{"check-demo.text", []string{"check", "-o", "text", "fixtures/demo.jsonl.zst"}, 0},
+		{"check-demo.ndjson", []string{"check", "fixtures/demo.jsonl.zst"}, 0},
+		{"check-duplicate-final-warn.ndjson", []string{"check", "--fail-on", "warn", "--skip", "duplicate-terminal", "fixtures/duplicate-final.jsonl.zst"}, 0},
+		{"check-list.text", []string{"check", "--list"}, 0},
+	})
+}
+
+func TestCheckFailOnAndRules(t *testing.T) {
+	abort := fixture(t, "abort.jsonl.zst")
+	if r := run(t, "", "check", abort); r.code != 0 {
+		t.Fatalf("abort (info only) exit %d with the default --fail-on error", r.code)
+	}
+	if r := run(t, "", "check", "--fail-on", "info", abort); r.code != 1 {
+		t.Fatalf("--fail-on info: exit %d, want 1", r.code)
+	}
+	errRun := fixture(t, "error-run.jsonl.zst")
+	if r := run(t, "", "check", "--fail-on", "warn", errRun); r.code != 1 {
+		t.Fatalf("--fail-on warn on a failed run: exit %d, want 1", r.code)
+	}
+	if r := run(t, "", "check", "--fail-on", "warn", "--rule", "replace-delta", errRun); r.code != 0 || strings.Count(r.stdout, `"rule":"replace-delta"`) != 2 {
+		t.Fatalf("--rule replace-delta: exit %d\n%s", r.code, r.stdout)
+	}
+	stale := fixture(t, "stale-terminal.jsonl.zst")
+	if r := run(t, "", "check", "--no-replay", stale); r.code != 0 || strings.Contains(r.stdout, "dropped-final") {
+		t.Fatalf("--no-replay must turn off dropped-final: exit %d\n%s", r.code, r.stdout)
+	}
+	for _, args := range [][]string{
+		{"check", "--rule", "no-such-rule", abort},
+		{"check", "--skip", "nope", abort},
+		{"check", "--fail-on", "fatal", abort},
+		{"check", "--slow-ms", "0", abort},
+		{"check", "-o", "table", abort},
+		{"check", "/nonexistent.jsonl"},
+	} {
+		r := run(t, "", args...)
+		if r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, "clawtap: error:") {
+			t.Errorf("%v: exit %d stdout %q stderr %q; want exit 2, a one-line error", args, r.code, r.stdout, r.stderr)
+		}
+	}
+}
+
+func TestCheckStdinAndSummary(t *testing.T) {
+	data, err := os.ReadFile(fixture(t, "seq-gap.jsonl.zst"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	viaStdin := run(t, string(data), "check", "-")
+	viaFile := run(t, "", "check", fixture(t, "seq-gap.jsonl.zst"))
+	if viaStdin.code != 1 || viaStdin.stdout != viaFile.stdout {
+		t.Fatalf("stdin differs from file (exit %d): %s", viaStdin.code, viaStdin.stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(viaFile.stdout), "\n")
+	var last struct {
+		Summary struct {
+			Records int            `json:"records"`
+			Error   int            `json:"error"`
+			Rules   map[string]int `json:"rules"`
+		} `json:"summary"`
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil {
+		t.Fatal(err)
+	}
+	if last.Summary.Records != 75 || last.Summary.Error != 1 || last.Summary.Rules["seq-gap"] != 1 {
+		t.Fatalf("summary %+v", last.Summary)
+	}
+	for _, l := range lines[:len(lines)-1] {
+		var f map[string]any
+		if err := json.Unmarshal([]byte(l), &f); err != nil || f["rule"] == nil || f["message"] == nil {
+			t.Fatalf("bad finding line %q: %v", l, err)
+		}
+	}
+}
+
+func TestCheckTruncatedWarnsAndReports(t *testing.T) {
+	r := run(t, "", "check", fixture(t, "truncated.jsonl.zst"))
+	if r.code != 0 || !strings.Contains(r.stdout, `"rule":"capture-truncated"`) || !strings.Contains(r.stderr, "truncated") {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
+	}
+}
