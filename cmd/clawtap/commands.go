@@ -12,5 +12,6 @@ func (a *app) commands() []*cobra.Command {
 		a.serveCmd(),
 		a.replayCmd(),
 		a.redactCmd(),
+		a.checkCmd(),
 	}
 }
