@@ -68,7 +68,7 @@ is another client (proxy mode): it is skipped with a warning; --conn N replays
 that one instead.`,
 		Example: `  clawtap replay fixtures/stale-terminal.jsonl.zst
   clawtap replay --agent main --from 2s --to 3s fixtures/stale-terminal.jsonl.zst
-  clawtap replay --output json cap.jsonl.zst | jq -c 'select(.effects[].action=="hazard")'
+  clawtap replay --output json cap.jsonl.zst | jq -c 'select(any(.effects[]?; .action=="hazard"))'
   clawtap replay --transcript fixtures/tool-run.jsonl.zst
   clawtap replay --conn 2 fixtures/exec-approval.jsonl.zst
   clawtap replay --final --output json cap.jsonl.zst | jq .final.agents.main.status
@@ -84,7 +84,7 @@ that one instead.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVarP(&o.output, "output", "o", "", "text or json (default: text on a terminal, json when piped or with --golden: text)")
+	fl.StringVarP(&o.output, "output", "o", "", "text or json (default: text on a terminal or with --golden, json when piped)")
 	fl.BoolVar(&o.final, "final", false, "print only the final state")
 	fl.BoolVar(&o.transcript, "transcript", false, "print only each agent's committed transcript")
 	fl.BoolVar(&o.all, "all", false, "also print records that changed nothing (ignored frames)")
