@@ -13,5 +13,6 @@ func (a *app) commands() []*cobra.Command {
 		a.replayCmd(),
 		a.redactCmd(),
 		a.checkCmd(),
+		a.statsCmd(),
 	}
 }

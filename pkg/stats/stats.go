@@ -1,0 +1,828 @@
+// Package stats summarises a capture in one streaming pass: gateway version
+// and protocol, connections and their lifetimes, frames by event, stream and
+// state, runs (outcomes, duration and time-to-first-delta percentiles,
+// tokens), delta rates of the agent stream against the paced chat stream,
+// approvals, seq gaps and errors.
+//
+// Memory is bounded by live state: a table per connection, one per live
+// run, and one number per finished run for the percentiles (runs are few
+// next to frames); nothing is kept per frame.
+package stats
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/clawtap/clawtap/pkg/bridge"
+	"github.com/clawtap/clawtap/pkg/capture"
+	"github.com/clawtap/clawtap/pkg/gaps"
+	"github.com/clawtap/clawtap/pkg/jsonx"
+)
+
+// Caps on the live tables.
+const (
+	maxLiveRuns = 16384
+	maxDoneRuns = 16384
+	maxSends    = 4096
+	maxConns    = 4096 // connections listed one by one; more are only counted
+	maxNames    = 512  // distinct event names, methods, codes counted by name
+)
+
+// Stats is the summary. Its JSON form is documented in docs/stats.md;
+// keys are only ever added.
+type Stats struct {
+	Capture     Capture           `json:"capture"`
+	Gateway     Gateway           `json:"gateway"`
+	Connections []Connection      `json:"connections"`
+	Frames      Frames            `json:"frames"`
+	Runs        Runs              `json:"runs"`
+	Deltas      Deltas            `json:"deltas"`
+	Approvals   Approvals         `json:"approvals"`
+	Gaps        gaps.Summary      `json:"gaps"`
+	Errors      Errors            `json:"errors"`
+	Methods     map[string]*Calls `json:"methods"`
+}
+
+// Capture describes the file.
+type Capture struct {
+	Records    int    `json:"records"`
+	Frames     int    `json:"frames"`
+	Markers    int    `json:"markers"`
+	Invalid    int    `json:"invalid"`
+	Bytes      int64  `json:"frameBytes"`
+	Start      int64  `json:"start"` // unix ms of the first record with a time
+	End        int64  `json:"end"`
+	DurationMs int64  `json:"durationMs"`
+	Truncated  bool   `json:"truncated"`
+	Source     string `json:"source,omitempty"` // header source.mode
+	Tool       string `json:"tool,omitempty"`
+	CreatedAt  string `json:"createdAt,omitempty"`
+}
+
+// Gateway is what the handshakes said.
+type Gateway struct {
+	Versions  []string `json:"versions"`
+	Protocols []int    `json:"protocols"`
+	BootIDs   int      `json:"bootIds"` // distinct boot ids: more than one means the gateway restarted
+}
+
+// Connection is one connection of the capture.
+type Connection struct {
+	Conn        int    `json:"conn"`
+	OpenedMs    *int64 `json:"openedMs"` // offset from the capture's start; null when the open is not in the capture
+	ClosedMs    *int64 `json:"closedMs"`
+	LifetimeMs  int64  `json:"lifetimeMs"` // open (or first record) to close (or last record)
+	CloseCode   int    `json:"closeCode,omitempty"`
+	CloseReason string `json:"closeReason,omitempty"`
+	Protocol    int    `json:"protocol,omitempty"`
+	Version     string `json:"version,omitempty"`
+	Client      string `json:"client,omitempty"` // connect params client.id/mode
+	FramesIn    int    `json:"framesIn"`
+	FramesOut   int    `json:"framesOut"`
+}
+
+// Frames counts frames by what they are.
+type Frames struct {
+	In           int            `json:"in"`
+	Out          int            `json:"out"`
+	Requests     int            `json:"requests"`
+	Responses    int            `json:"responses"`
+	Events       map[string]int `json:"events"`
+	AgentStreams map[string]int `json:"agentStreams"`
+	ChatStates   map[string]int `json:"chatStates"`
+	Lifecycle    map[string]int `json:"lifecyclePhases"`
+}
+
+// Calls counts one method's requests and responses.
+type Calls struct {
+	Requests int   `json:"requests"`
+	OK       int   `json:"ok"`
+	Failed   int   `json:"failed"`
+	P50Ms    int64 `json:"p50Ms"`
+	MaxMs    int64 `json:"maxMs"`
+	lat      []int64
+}
+
+// Runs summarises agent runs.
+type Runs struct {
+	Count        int            `json:"count"`
+	Completed    int            `json:"completed"`
+	Aborted      int            `json:"aborted"`
+	Failed       int            `json:"failed"`
+	Unterminated int            `json:"unterminated"`
+	DurationMs   Distribution   `json:"durationMs"`
+	FirstDeltaMs Distribution   `json:"firstDeltaMs"`
+	Tokens       Tokens         `json:"tokens"`
+	ByAgent      map[string]int `json:"byAgent"`
+}
+
+// Distribution is a set of durations by nearest-rank percentile.
+type Distribution struct {
+	Count int   `json:"count"`
+	P50   int64 `json:"p50"`
+	P90   int64 `json:"p90"`
+	P99   int64 `json:"p99"`
+	Max   int64 `json:"max"`
+	Mean  int64 `json:"mean"`
+}
+
+// Tokens sums the usage the gateway reported.
+type Tokens struct {
+	RunsWithUsage int   `json:"runsWithUsage"`
+	Input         int64 `json:"input"`
+	Output        int64 `json:"output"`
+	Total         int64 `json:"total"`
+}
+
+// Deltas compares the agent assistant stream with the paced chat stream.
+type Deltas struct {
+	Agent Rate `json:"agent"`
+	Chat  Rate `json:"chat"`
+}
+
+// Rate is how often a stream delivered text while runs streamed.
+type Rate struct {
+	Events         int     `json:"events"`
+	Runs           int     `json:"runs"`
+	MeanIntervalMs float64 `json:"meanIntervalMs"`
+	PerSecond      float64 `json:"perSecond"`
+	spanMs         int64
+	intervals      int
+}
+
+// Approvals counts exec and plugin approvals.
+type Approvals struct {
+	Requested  int            `json:"requested"`
+	Resolved   int            `json:"resolved"`
+	ByDecision map[string]int `json:"byDecision"`
+	Unresolved int            `json:"unresolved"`
+}
+
+// Errors counts what went wrong.
+type Errors struct {
+	Responses      map[string]int `json:"responses"`  // ok:false by error.code
+	ChatErrors     map[string]int `json:"chatErrors"` // by errorKind ("unknown" when none)
+	LifecycleError int            `json:"lifecycleErrors"`
+	Invalid        int            `json:"invalidRecords"`
+}
+
+type run struct {
+	id            string
+	home          int
+	agent         string
+	first, sendT  int64
+	lifeStart     int64
+	firstDelta    int64
+	lifeEnd       int64
+	lifeOutcome   string
+	usageIn       int64
+	usageOut      int64
+	usageTotal    int64
+	hasUsage      bool
+	agentN, chatN int
+	agentFirst    int64
+	agentLast     int64
+	chatFirst     int64
+	chatLast      int64
+}
+
+type connInfo struct {
+	c      Connection
+	opened bool
+	closed bool
+	first  int64
+	last   int64
+}
+
+type pend struct {
+	method string
+	t      int64
+}
+
+// Collector builds Stats record by record.
+type Collector struct {
+	cls   *bridge.Classifier
+	gaps  *gaps.Tracker
+	gbuf  []gaps.Finding
+	conns map[int]*connInfo
+	extra int // connections past maxConns
+
+	runs     map[string]*run
+	runOrder []string
+	done     map[string]bool
+	doneFIFO []string
+	sends    map[string]int64 // chat.send idempotencyKey → request time
+	sendFIFO []string
+	reqs     map[[2]string]pend
+	reqFIFO  [][2]string
+	pendAp   map[string]bool
+
+	versions  map[string]bool
+	protocols map[int]bool
+	boots     map[string]bool
+
+	durations  []int64
+	firstDelta []int64
+	st         Stats
+}
+
+// New returns an empty Collector.
+func New() *Collector {
+	c := &Collector{
+		cls: bridge.NewClassifier(), gaps: gaps.NewTracker(),
+		conns: make(map[int]*connInfo), runs: make(map[string]*run), done: make(map[string]bool),
+		sends: make(map[string]int64), reqs: make(map[[2]string]pend), pendAp: make(map[string]bool),
+		versions: make(map[string]bool), protocols: make(map[int]bool), boots: make(map[string]bool),
+	}
+	s := &c.st
+	s.Frames.Events = map[string]int{}
+	s.Frames.AgentStreams = map[string]int{}
+	s.Frames.ChatStates = map[string]int{}
+	s.Frames.Lifecycle = map[string]int{}
+	s.Methods = map[string]*Calls{}
+	s.Runs.ByAgent = map[string]int{}
+	s.Approvals.ByDecision = map[string]int{}
+	s.Errors.Responses = map[string]int{}
+	s.Errors.ChatErrors = map[string]int{}
+	return c
+}
+
+// Header takes the capture's header, if it has one.
+func (c *Collector) Header(h *capture.Header) {
+	if h == nil {
+		return
+	}
+	c.st.Capture.Source = h.Source.Mode
+	c.st.Capture.Tool = h.Source.Tool
+	c.st.Capture.CreatedAt = h.CreatedAt
+}
+
+func countName(m map[string]int, name string) {
+	if _, ok := m[name]; ok || len(m) < maxNames {
+		m[name]++
+		return
+	}
+	m["(other)"]++
+}
+
+func (c *Collector) conn(n int, t int64) *connInfo {
+	ci := c.conns[n]
+	if ci == nil {
+		if len(c.conns) >= maxConns {
+			c.extra++
+			return nil
+		}
+		ci = &connInfo{c: Connection{Conn: n}, first: t}
+		c.conns[n] = ci
+	}
+	if t > 0 {
+		if ci.first == 0 {
+			ci.first = t
+		}
+		ci.last = t
+	}
+	return ci
+}
+
+// Record adds one record.
+func (c *Collector) Record(rec *capture.Record) {
+	s := &c.st
+	s.Capture.Records++
+	if rec.T > 0 {
+		if s.Capture.Start == 0 || rec.T < s.Capture.Start {
+			s.Capture.Start = rec.T
+		}
+		if rec.T > s.Capture.End {
+			s.Capture.End = rec.T
+		}
+	}
+	ev := c.cls.Record(rec)
+	c.gbuf = c.gaps.Observe(c.gbuf[:0], rec.Index, rec.T, rec.Conn, rec.Dir, &ev)
+	ci := c.conn(rec.Conn, rec.T)
+	switch ev.Kind {
+	case bridge.Marker:
+		s.Capture.Markers++
+		c.marker(ci, rec)
+		return
+	case bridge.Invalid:
+		s.Capture.Invalid++
+		s.Errors.Invalid++
+		return
+	}
+	s.Capture.Frames++
+	s.Capture.Bytes += int64(len(rec.Frame))
+	if rec.Dir == capture.DirOut {
+		s.Frames.Out++
+		if ci != nil {
+			ci.c.FramesOut++
+		}
+	} else {
+		s.Frames.In++
+		if ci != nil {
+			ci.c.FramesIn++
+		}
+	}
+	switch ev.Kind {
+	case bridge.Request:
+		s.Frames.Requests++
+		c.request(ci, rec, &ev)
+	case bridge.Response:
+		s.Frames.Responses++
+		c.response(ci, rec, &ev)
+	default:
+		countName(s.Frames.Events, ev.Event)
+	}
+	switch ev.Kind {
+	case bridge.RuntimeChat:
+		if ev.State != "" {
+			countName(s.Frames.ChatStates, ev.State)
+		}
+		c.chat(rec, &ev)
+	case bridge.RuntimeAgent:
+		if ev.Stream != "" {
+			countName(s.Frames.AgentStreams, ev.Stream)
+		}
+		c.agent(rec, &ev)
+	case bridge.Approval, bridge.Unknown:
+		if strings.HasSuffix(ev.Event, ".approval.requested") || strings.HasSuffix(ev.Event, ".approval.resolved") {
+			c.approval(&ev)
+		}
+	}
+}
+
+func (c *Collector) marker(ci *connInfo, rec *capture.Record) {
+	if ci == nil {
+		return
+	}
+	switch rec.Mark {
+	case capture.MarkOpen:
+		ci.opened = true
+		ci.first = rec.T
+		o := rec.T
+		ci.c.OpenedMs = &o
+	case capture.MarkHello:
+		c.hello(ci, rec.Protocol, rec.Server, rec.BootID)
+	case capture.MarkClose:
+		ci.closed = true
+		cl := rec.T
+		ci.c.ClosedMs = &cl
+		ci.c.CloseCode, ci.c.CloseReason = rec.Code, rec.Reason
+	}
+}
+
+func (c *Collector) hello(ci *connInfo, protocol int, version, boot string) {
+	if protocol > 0 {
+		c.protocols[protocol] = true
+		if ci != nil {
+			ci.c.Protocol = protocol
+		}
+	}
+	if version != "" {
+		if len(c.versions) < maxNames {
+			c.versions[version] = true
+		}
+		if ci != nil {
+			ci.c.Version = version
+		}
+	}
+	if boot != "" && len(c.boots) < maxNames {
+		c.boots[boot] = true
+	}
+}
+
+func (c *Collector) request(ci *connInfo, rec *capture.Record, ev *bridge.Event) {
+	m := ev.Method
+	if m == "" {
+		m = "(none)"
+	}
+	calls := c.calls(m)
+	calls.Requests++
+	params, _ := jsonx.Get(rec.Frame, "params")
+	switch ev.Method {
+	case "chat.send":
+		if k, ok := jsonx.GetStr(params, "idempotencyKey"); ok && k != "" {
+			if len(c.sendFIFO) >= maxSends {
+				delete(c.sends, c.sendFIFO[0])
+				c.sendFIFO = c.sendFIFO[1:]
+			}
+			c.sends[k] = rec.T
+			c.sendFIFO = append(c.sendFIFO, k)
+		}
+	case "connect":
+		if ci != nil {
+			id, _ := jsonx.GetPath(params, "client", "id")
+			mode, _ := jsonx.GetPath(params, "client", "mode")
+			ids, _ := jsonx.Str(id)
+			modes, _ := jsonx.Str(mode)
+			if ids != "" || modes != "" {
+				ci.c.Client = ids + "/" + modes
+			}
+		}
+	}
+	if ev.ID != "" {
+		k := [2]string{itoa(rec.Conn), ev.ID}
+		if _, ok := c.reqs[k]; !ok {
+			if len(c.reqFIFO) >= maxSends {
+				delete(c.reqs, c.reqFIFO[0])
+				c.reqFIFO = c.reqFIFO[1:]
+			}
+			c.reqFIFO = append(c.reqFIFO, k)
+		}
+		c.reqs[k] = pend{method: m, t: rec.T}
+	}
+}
+
+func (c *Collector) calls(m string) *Calls {
+	calls := c.st.Methods[m]
+	if calls == nil {
+		if len(c.st.Methods) >= maxNames {
+			m = "(other)"
+			if calls = c.st.Methods[m]; calls != nil {
+				return calls
+			}
+		}
+		calls = &Calls{}
+		c.st.Methods[m] = calls
+	}
+	return calls
+}
+
+func (c *Collector) response(ci *connInfo, rec *capture.Record, ev *bridge.Event) {
+	if typ, _ := jsonx.GetStr(ev.Payload, "type"); typ == "hello-ok" {
+		p := ev.Payload
+		proto, _ := jsonx.GetInt(p, "protocol")
+		var ver, boot string
+		if v, ok := jsonx.GetPath(p, "server", "version"); ok {
+			ver, _ = jsonx.Str(v)
+		}
+		if v, ok := jsonx.GetPath(p, "server", "bootId"); ok {
+			boot, _ = jsonx.Str(v)
+		}
+		c.hello(ci, int(proto), ver, boot)
+	}
+	k := [2]string{itoa(rec.Conn), ev.ID}
+	p, pending := c.reqs[k]
+	if !pending {
+		return // a second response for one id (accepted, then the result)
+	}
+	delete(c.reqs, k)
+	calls := c.calls(p.method)
+	if ev.OK != nil && !*ev.OK {
+		calls.Failed++
+		code := ev.Code
+		if code == "" {
+			code = "(none)"
+		}
+		countName(c.st.Errors.Responses, code)
+	} else {
+		calls.OK++
+	}
+	if p.t > 0 && rec.T >= p.t && len(calls.lat) < 1<<16 {
+		calls.lat = append(calls.lat, rec.T-p.t)
+	}
+	if p.method == "chat.send" {
+		if id, ok := jsonx.GetStr(ev.Payload, "runId"); ok {
+			if t, ok := c.sends[id]; !ok || t == 0 {
+				c.sends[id] = p.t
+			}
+		}
+	}
+}
+
+func itoa(n int) string { return string(jsonx.AppendInt(nil, int64(n))) }
+
+// run returns the run an event belongs to, or nil when the run is over
+// or the event came to another connection than the run's first.
+func (c *Collector) run(rec *capture.Record, ev *bridge.Event) *run {
+	if ev.RunID == "" || c.done[ev.RunID] {
+		return nil
+	}
+	r := c.runs[ev.RunID]
+	if r == nil {
+		if len(c.runs) >= maxLiveRuns {
+			c.finish(c.runs[c.runOrder[0]], "unterminated")
+		}
+		r = &run{id: ev.RunID, home: rec.Conn, first: rec.T, agent: ev.AgentID}
+		if t, ok := c.sends[ev.RunID]; ok {
+			r.sendT = t
+		}
+		c.runs[ev.RunID] = r
+		c.runOrder = append(c.runOrder, ev.RunID)
+		c.st.Runs.Count++
+		agent := ev.AgentID
+		if agent == "" {
+			agent = "(none)"
+		}
+		countName(c.st.Runs.ByAgent, agent)
+	}
+	if r.home != rec.Conn {
+		return nil
+	}
+	return r
+}
+
+func (c *Collector) chat(rec *capture.Record, ev *bridge.Event) {
+	r := c.run(rec, ev)
+	if r == nil {
+		return
+	}
+	switch ev.State {
+	case "delta":
+		r.chatN++
+		if r.chatFirst == 0 {
+			r.chatFirst = rec.T
+		}
+		r.chatLast = rec.T
+		if r.firstDelta == 0 {
+			r.firstDelta = rec.T
+		}
+	case "final", "aborted", "error":
+		if ev.State == "error" {
+			kind, _ := jsonx.GetStr(ev.Payload, "errorKind")
+			if kind == "" {
+				kind = "unknown"
+			}
+			countName(c.st.Errors.ChatErrors, kind)
+		}
+		if msg, ok := jsonx.Get(ev.Payload, "message"); ok {
+			if u, ok := jsonx.Get(msg, "usage"); ok {
+				r.usage(u)
+			}
+		}
+		if u, ok := jsonx.Get(ev.Payload, "usage"); ok {
+			r.usage(u)
+		}
+		outcome := map[string]string{"final": "completed", "aborted": "aborted", "error": "failed"}[ev.State]
+		r.lifeEnd = rec.T
+		c.finish(r, outcome)
+	}
+}
+
+func firstInt(obj []byte, keys ...string) (int64, bool) {
+	for _, k := range keys {
+		if v, ok := jsonx.Get(obj, k); ok {
+			if f, ok := jsonx.Num(v); ok && f >= 0 && f < 1e15 {
+				return int64(f), true
+			}
+		}
+	}
+	return 0, false
+}
+
+func (r *run) usage(u []byte) {
+	if jsonx.KindOf(u) != jsonx.Object {
+		return
+	}
+	in, okIn := firstInt(u, "input", "inputTokens", "input_tokens", "promptTokens")
+	out, okOut := firstInt(u, "output", "outputTokens", "output_tokens", "completionTokens")
+	total, okTotal := firstInt(u, "totalTokens", "total", "total_tokens")
+	if !okIn && !okOut && !okTotal {
+		return
+	}
+	if !okTotal {
+		total = in + out
+	}
+	r.usageIn, r.usageOut, r.usageTotal, r.hasUsage = in, out, total, true
+}
+
+func (c *Collector) agent(rec *capture.Record, ev *bridge.Event) {
+	if ev.Stream == "lifecycle" {
+		countName(c.st.Frames.Lifecycle, orNone(ev.Phase))
+		if ev.Phase == "error" {
+			c.st.Errors.LifecycleError++
+		}
+	}
+	r := c.run(rec, ev)
+	if r == nil {
+		return
+	}
+	switch ev.Stream {
+	case "lifecycle":
+		switch ev.Phase {
+		case "start":
+			if r.lifeStart == 0 {
+				r.lifeStart = rec.T
+			}
+		case "end", "error":
+			r.lifeEnd = rec.T
+			data, _ := jsonx.Get(ev.Payload, "data")
+			switch {
+			case jsonx.Truthy(mustGet(data, "aborted")):
+				r.lifeOutcome = "aborted"
+			case ev.Phase == "error" && r.lifeOutcome != "aborted":
+				r.lifeOutcome = "failed"
+			case r.lifeOutcome == "":
+				r.lifeOutcome = "completed"
+			}
+		}
+	case "assistant":
+		r.agentN++
+		if r.agentFirst == 0 {
+			r.agentFirst = rec.T
+		}
+		r.agentLast = rec.T
+		if r.firstDelta == 0 {
+			r.firstDelta = rec.T
+		}
+	case "usage":
+		data, _ := jsonx.Get(ev.Payload, "data")
+		if !r.hasUsage {
+			r.usage(data)
+		}
+	}
+}
+
+func mustGet(obj []byte, k string) []byte {
+	v, _ := jsonx.Get(obj, k)
+	return v
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
+
+// finish folds a run into the aggregates and forgets it.
+func (c *Collector) finish(r *run, outcome string) {
+	if r == nil {
+		return
+	}
+	s := &c.st.Runs
+	switch outcome {
+	case "completed":
+		s.Completed++
+	case "aborted":
+		s.Aborted++
+	case "failed":
+		s.Failed++
+	default:
+		s.Unterminated++
+	}
+	start := r.lifeStart
+	if start == 0 || (r.first > 0 && r.first < start) {
+		start = r.first
+	}
+	if outcome != "unterminated" && r.lifeEnd >= start && start > 0 {
+		c.durations = append(c.durations, r.lifeEnd-start)
+	}
+	from := r.sendT
+	if from == 0 {
+		from = start
+	}
+	if r.firstDelta > 0 && from > 0 && r.firstDelta >= from {
+		c.firstDelta = append(c.firstDelta, r.firstDelta-from)
+	}
+	if r.hasUsage {
+		s.Tokens.RunsWithUsage++
+		s.Tokens.Input += r.usageIn
+		s.Tokens.Output += r.usageOut
+		s.Tokens.Total += r.usageTotal
+	}
+	addRate(&c.st.Deltas.Agent, r.agentN, r.agentFirst, r.agentLast)
+	addRate(&c.st.Deltas.Chat, r.chatN, r.chatFirst, r.chatLast)
+	delete(c.runs, r.id)
+	if k := slices.Index(c.runOrder, r.id); k >= 0 {
+		c.runOrder = slices.Delete(c.runOrder, k, k+1)
+	}
+	if len(c.doneFIFO) >= maxDoneRuns {
+		delete(c.done, c.doneFIFO[0])
+		c.doneFIFO = c.doneFIFO[1:]
+	}
+	c.done[r.id] = true
+	c.doneFIFO = append(c.doneFIFO, r.id)
+}
+
+func addRate(rt *Rate, n int, first, last int64) {
+	if n == 0 {
+		return
+	}
+	rt.Events += n
+	rt.Runs++
+	if n > 1 && last > first {
+		rt.spanMs += last - first
+		rt.intervals += n - 1
+	}
+}
+
+func (c *Collector) approval(ev *bridge.Event) {
+	a := &c.st.Approvals
+	id, _ := jsonx.GetStr(ev.Payload, "id")
+	if strings.HasSuffix(ev.Event, ".requested") {
+		if !c.pendAp[id] {
+			a.Requested++
+			if len(c.pendAp) < maxSends {
+				c.pendAp[id] = true
+			}
+		}
+		return
+	}
+	if c.pendAp[id] {
+		delete(c.pendAp, id)
+		a.Resolved++
+		dec, _ := jsonx.GetStr(ev.Payload, "decision")
+		countName(a.ByDecision, orNone(dec))
+	}
+}
+
+// Result finishes the summary. truncated says the reader found the capture
+// cut off. Call it once, after the last record.
+func (c *Collector) Result(truncated bool) *Stats {
+	s := &c.st
+	s.Capture.Truncated = truncated
+	if s.Capture.End >= s.Capture.Start && s.Capture.Start > 0 {
+		s.Capture.DurationMs = s.Capture.End - s.Capture.Start
+	}
+	for _, id := range slices.Clone(c.runOrder) {
+		r := c.runs[id]
+		switch r.lifeOutcome {
+		case "":
+			c.finish(r, "unterminated")
+		default:
+			c.finish(r, r.lifeOutcome) // lifecycle ended, no chat terminal (agent-only run)
+		}
+	}
+	s.Runs.DurationMs = distribution(c.durations)
+	s.Runs.FirstDeltaMs = distribution(c.firstDelta)
+	for _, rt := range []*Rate{&s.Deltas.Agent, &s.Deltas.Chat} {
+		if rt.intervals > 0 {
+			rt.MeanIntervalMs = round1(float64(rt.spanMs) / float64(rt.intervals))
+			if rt.MeanIntervalMs > 0 {
+				rt.PerSecond = round1(1000 / rt.MeanIntervalMs)
+			}
+		}
+	}
+	s.Approvals.Unresolved = len(c.pendAp)
+	for _, calls := range s.Methods {
+		if len(calls.lat) > 0 {
+			d := distribution(calls.lat)
+			calls.P50Ms, calls.MaxMs = d.P50, d.Max
+		}
+	}
+	s.Gaps = c.gaps.Summary()
+	s.Gateway.Versions = sortedKeys(c.versions)
+	s.Gateway.Protocols = sortedKeys(c.protocols)
+	s.Gateway.BootIDs = len(c.boots)
+	s.Connections = s.Connections[:0]
+	conns := sortedKeys(c.conns)
+	for _, n := range conns {
+		ci := c.conns[n]
+		cc := ci.c
+		rel := func(p *int64) *int64 {
+			if p == nil {
+				return nil
+			}
+			v := *p - s.Capture.Start
+			return &v
+		}
+		end := ci.last
+		if cc.ClosedMs != nil {
+			end = *cc.ClosedMs
+		}
+		if end >= ci.first && ci.first > 0 {
+			cc.LifetimeMs = end - ci.first
+		}
+		cc.OpenedMs, cc.ClosedMs = rel(cc.OpenedMs), rel(cc.ClosedMs)
+		s.Connections = append(s.Connections, cc)
+	}
+	if s.Connections == nil {
+		s.Connections = []Connection{}
+	}
+	return s
+}
+
+// ExtraConnections is the number of connections past the per-connection
+// table's cap (counted in the totals, not listed).
+func (c *Collector) ExtraConnections() int { return c.extra }
+
+func round1(f float64) float64 { return float64(int64(f*10+0.5)) / 10 }
+
+func sortedKeys[K int | string, V any](m map[K]V) []K {
+	out := make([]K, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// distribution sorts d in place and returns nearest-rank percentiles.
+func distribution(d []int64) Distribution {
+	if len(d) == 0 {
+		return Distribution{}
+	}
+	slices.Sort(d)
+	var sum int64
+	for _, v := range d {
+		sum += v
+	}
+	rank := func(p int) int64 {
+		k := (p*len(d) + 99) / 100
+		if k < 1 {
+			k = 1
+		}
+		return d[k-1]
+	}
+	return Distribution{Count: len(d), P50: rank(50), P90: rank(90), P99: rank(99), Max: d[len(d)-1], Mean: sum / int64(len(d))}
+}

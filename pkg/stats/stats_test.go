@@ -1,0 +1,124 @@
+package stats
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/clawtap/clawtap/pkg/capture"
+	"github.com/clawtap/clawtap/pkg/synth"
+)
+
+func collect(t *testing.T, name string) *Stats {
+	t.Helper()
+	r, err := capture.Open(filepath.Join("..", "..", "fixtures", name), capture.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	c := New()
+	c.Header(r.Header())
+	for {
+		rec, err := r.Next()
+		if err != nil {
+			break
+		}
+		c.Record(rec)
+	}
+	return c.Result(r.Stats().Truncated)
+}
+
+func TestToolRun(t *testing.T) {
+	s := collect(t, "tool-run.jsonl.zst")
+	if s.Runs.Count != 1 || s.Runs.Completed != 1 || s.Runs.Tokens.Input != 812 || s.Runs.Tokens.RunsWithUsage != 1 {
+		t.Fatalf("runs %+v", s.Runs)
+	}
+	if len(s.Connections) != 2 || s.Connections[0].Client != "cli/cli" || s.Connections[1].Client != "openclaw-control-ui/ui" {
+		t.Fatalf("connections %+v", s.Connections)
+	}
+	if !slices.Equal(s.Gateway.Versions, []string{"2026.9.6"}) || !slices.Equal(s.Gateway.Protocols, []int{4}) {
+		t.Fatalf("gateway %+v", s.Gateway)
+	}
+	// The run is counted once although two connections saw it.
+	if s.Deltas.Agent.Events != 5 || s.Deltas.Chat.Events != 5 || s.Frames.AgentStreams["tool"] != 2 {
+		t.Fatalf("deltas %+v streams %v", s.Deltas, s.Frames.AgentStreams)
+	}
+	if s.Runs.FirstDeltaMs.Count != 1 || s.Runs.DurationMs.Count != 1 || s.Runs.DurationMs.P50 <= 0 {
+		t.Fatalf("distributions %+v %+v", s.Runs.DurationMs, s.Runs.FirstDeltaMs)
+	}
+	if m := s.Methods["chat.send"]; m == nil || m.Requests != 1 || m.OK != 1 {
+		t.Fatalf("methods %+v", s.Methods)
+	}
+}
+
+func TestOutcomes(t *testing.T) {
+	if s := collect(t, "abort.jsonl.zst"); s.Runs.Aborted != 1 || s.Runs.Count != 1 {
+		t.Fatalf("abort: %+v", s.Runs)
+	}
+	s := collect(t, "error-run.jsonl.zst")
+	if s.Runs.Failed != 1 || s.Errors.ChatErrors["rate_limit"] != 1 || s.Errors.LifecycleError != 1 {
+		t.Fatalf("error-run: %+v %+v", s.Runs, s.Errors)
+	}
+	s = collect(t, "reconnect.jsonl.zst")
+	if len(s.Connections) != 2 || s.Connections[0].CloseCode != 1012 || s.Gateway.BootIDs != 2 || s.Runs.Completed != 2 {
+		t.Fatalf("reconnect: %+v %+v %+v", s.Connections, s.Gateway, s.Runs)
+	}
+	if s.Connections[1].OpenedMs == nil || *s.Connections[1].OpenedMs <= 0 {
+		t.Fatalf("reconnect: second connection opened at %v", s.Connections[1].OpenedMs)
+	}
+	s = collect(t, "seq-gap.jsonl.zst")
+	if s.Gaps.Gaps != 1 || s.Gaps.Missing != 5 || s.Gaps.GatewayGaps != 2 {
+		t.Fatalf("seq-gap: %+v", s.Gaps)
+	}
+	s = collect(t, "exec-approval.jsonl.zst")
+	if s.Approvals.Requested != 2 || s.Approvals.Resolved != 2 || s.Approvals.ByDecision["deny"] != 1 || s.Approvals.Unresolved != 0 {
+		t.Fatalf("approvals: %+v", s.Approvals)
+	}
+	s = collect(t, "slash-command.jsonl.zst")
+	if s.Runs.Count != 1 || s.Runs.Completed != 1 || s.Deltas.Chat.Events != 0 {
+		t.Fatalf("slash-command: %+v", s.Runs)
+	}
+	s = collect(t, "truncated.jsonl.zst")
+	if !s.Capture.Truncated || s.Runs.Unterminated != 1 {
+		t.Fatalf("truncated: %+v %+v", s.Capture, s.Runs)
+	}
+	s = collect(t, "junk.jsonl")
+	if s.Capture.Invalid == 0 || s.Errors.Invalid != s.Capture.Invalid {
+		t.Fatalf("junk: %+v", s.Capture)
+	}
+}
+
+func TestLargeIsConsistentAndDeterministic(t *testing.T) {
+	one := func() []byte {
+		c := New()
+		if err := synth.LargeEach(40_000, 5, func(rec *capture.Record) error { c.Record(rec); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(c.Result(false))
+		return b
+	}
+	a, b := one(), one()
+	if string(a) != string(b) {
+		t.Fatal("stats JSON differs between two runs of the same capture")
+	}
+	var s Stats
+	json.Unmarshal(a, &s)
+	r := s.Runs
+	if r.Count == 0 || r.Completed+r.Aborted+r.Failed+r.Unterminated != r.Count {
+		t.Fatalf("outcomes do not add up: %+v", r)
+	}
+	if s.Deltas.Agent.Events == 0 || s.Deltas.Chat.PerSecond <= 0 || r.DurationMs.P50 > r.DurationMs.P90 || r.DurationMs.P90 > r.DurationMs.Max {
+		t.Fatalf("deltas %+v durations %+v", s.Deltas, r.DurationMs)
+	}
+}
+
+func TestDistribution(t *testing.T) {
+	d := distribution([]int64{5, 1, 4, 2, 3, 6, 7, 8, 9, 10})
+	if d.Count != 10 || d.P50 != 5 || d.P90 != 9 || d.P99 != 10 || d.Max != 10 || d.Mean != 5 {
+		t.Fatalf("%+v", d)
+	}
+	if (distribution(nil) != Distribution{}) {
+		t.Fatal("empty distribution")
+	}
+}
