@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -425,4 +426,89 @@ func TestGatewayKilledMidRunRecorderReconnects(t *testing.T) {
 		t.Errorf("run after restart: %+v", ri)
 	}
 	t.Logf("markers: %s", strings.Join(c.marks(), " "))
+}
+
+// TestProxyControlUI: the real Control UI, served by the gateway through
+// the proxy's HTTP passthrough and running in headless Chromium, connects
+// its WebSocket through clawtap and is recorded. Skipped where Chromium is
+// not installed (Debian's chromium package; CLAWTAP_E2E_CHROMIUM overrides).
+func TestProxyControlUI(t *testing.T) {
+	chromium := os.Getenv("CLAWTAP_E2E_CHROMIUM")
+	if chromium == "" {
+		chromium, _ = exec.LookPath("chromium")
+	}
+	if chromium == "" {
+		t.Skip("no chromium on PATH: the Control UI check needs Debian's chromium package")
+	}
+	port, err := freePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	listen := fmt.Sprintf("127.0.0.1:%d", port)
+	path := h.capPath("control-ui.jsonl.zst")
+	rec := h.record(t, "record-ui", nil, "--listen", listen, "--upstream", h.url, "-o", path)
+	eventually(t, 15*time.Second, "the proxy to listen", func() bool {
+		c, err := net.Dial("tcp", listen)
+		if err == nil {
+			c.Close()
+		}
+		return err == nil
+	})
+	home := filepath.Join(h.root, "chromium-home")
+	env := append(baseEnv(), "HOME="+home)
+	ui, err := h.start("chromium", env, chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+		"--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
+		"--user-data-dir="+filepath.Join(home, "profile"), "--remote-debugging-port=0",
+		"http://"+listen+"/#token="+h.token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ui.stop(5 * time.Second)
+	// The UI has connected and is talking: hello-ok plus a burst of requests.
+	eventually(t, 90*time.Second, "the Control UI to connect through the proxy", func() bool {
+		c, err := tryReadCap(path)
+		if err != nil || c.mark(1, capture.MarkHello) == nil {
+			return false
+		}
+		reqs := 0
+		for _, f := range c.frames(1) {
+			if f.rec.Dir == capture.DirOut && f.ev.Kind == bridge.Request {
+				reqs++
+			}
+		}
+		return reqs >= 5
+	})
+	time.Sleep(time.Second)
+	ui.stop(5 * time.Second)
+	eventually(t, 10*time.Second, "the UI's connection to close", func() bool {
+		c, err := tryReadCap(path)
+		return err == nil && c.mark(1, capture.MarkClose) != nil
+	})
+	rec.signal(syscall.SIGINT)
+	if code := waitExit(t, rec, 15*time.Second); code != 0 {
+		t.Fatalf("proxy exit %d:\n%s", code, rec.log())
+	}
+	c := readCap(t, path)
+	params := c.connectParams(t, 1)
+	client, _ := params["client"].(map[string]any)
+	dev, _ := params["device"].(map[string]any)
+	if client["id"] != "openclaw-control-ui" || dev["signature"] != redacted || dev["id"] == nil {
+		t.Errorf("the Control UI's connect as recorded: client=%v device=%v", client, dev)
+	}
+	var in, out int
+	for _, f := range c.frames(1) {
+		if f.rec.Dir == capture.DirIn {
+			in++
+		} else {
+			out++
+		}
+	}
+	if in < 10 || out < 5 {
+		t.Errorf("only %d in / %d out frames recorded from the Control UI", in, out)
+	}
+	if strings.Contains(c.text(), h.token) {
+		t.Error("token in the Control UI capture")
+	}
+	c.checkSeqContiguous(t)
+	t.Logf("Control UI through the proxy: %d frames in, %d out; markers %s", in, out, strings.Join(c.marks(), " "))
 }
