@@ -31,6 +31,7 @@ type replayOpts struct {
 	update     bool
 	width      int
 	conn       int
+	noHistory  bool
 }
 
 func (a *app) replayCmd() *cobra.Command {
@@ -65,7 +66,14 @@ One capture may hold several connections. A connection that opens after the
 replayed one closed is the UI reconnecting: the handler and the patch queue are
 disposed at the close, the stores survive. A connection open at the same time
 is another client (proxy mode): it is skipped with a warning; --conn N replays
-that one instead.`,
+that one instead.
+
+On the real gateway a run's lifecycle end comes just before its chat final, so
+the reference pipeline has closed the run and drops the final's commitChat; the
+final text reaches a real UI through the history refresh that final requests.
+Replay answers that request from the capture: the dropped finals' lines are
+merged into the transcript (a "history" effect). --no-history-sync leaves the
+requests unanswered, to see the pipeline's own transcript.`,
 		Example: `  clawtap replay fixtures/stale-terminal.jsonl.zst
   clawtap replay --agent main --from 2s --to 3s fixtures/stale-terminal.jsonl.zst
   clawtap replay --output json cap.jsonl.zst | jq -c 'select(any(.effects[]?; .action=="hazard"))'
@@ -96,6 +104,7 @@ that one instead.`,
 	fl.StringVar(&o.golden, "golden", "", "compare the output with this file; print a unified diff and exit 1 on any difference")
 	fl.BoolVar(&o.update, "update", false, "with --golden: write the output to the file instead of comparing")
 	fl.IntVar(&o.conn, "conn", 0, "the connection the UI starts on (default: the first record's); concurrent connections are other clients and are skipped")
+	fl.BoolVar(&o.noHistory, "no-history-sync", false, "leave the UI's history refreshes unanswered: show only what the pipeline itself committed")
 	fl.IntVar(&o.width, "width", 120, "truncate frames and values in text output to about this many characters")
 	return cmd
 }
@@ -199,7 +208,7 @@ func (a *app) runReplay(path string, o *replayOpts) error {
 	if o.conn < 0 {
 		return usageError("connections are numbered from 1", "invalid --conn %d", o.conn)
 	}
-	e := replay.New(replay.Options{FrameNum: num, FrameDen: den, Conn: o.conn})
+	e := replay.New(replay.Options{FrameNum: num, FrameDen: den, Conn: o.conn, NoHistorySync: o.noHistory})
 	f := &replay.Formatter{Width: o.width}
 	if o.golden == "" && format == "text" && !color.NoColor {
 		f.Style = replayStyle()

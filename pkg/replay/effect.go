@@ -49,6 +49,10 @@ const (
 	// started (Reason reconnect): Name is handler (Count closed runs
 	// cleared, Heartbeat unused) or patchQueue.
 	EffDispose = "dispose"
+	// EffHistory: the UI's history refresh came back and the host merged
+	// the transcript: Count lines of run RunID (a chat final the handler
+	// had dropped) were added to AgentID's transcript. See historySync.
+	EffHistory = "history"
 	// EffApproval: the approvals store changed: Action is added, updated,
 	// removed, expired (by the 5 s sweep), or unknown (a resolved event for
 	// an id that is not pending). ID, AgentID, Command.

@@ -40,6 +40,9 @@ type Options struct {
 	FrameNum, FrameDen uint64
 	// Conn is the connection the UI starts on; 0 means the first record's.
 	Conn int
+	// NoHistorySync leaves history refresh requests unanswered, showing the
+	// pipeline's own transcript only (see historySync).
+	NoHistorySync bool
 }
 
 // Step is what one record, or one timer firing between records, did.
@@ -86,6 +89,8 @@ type Engine struct {
 	anchors  map[string]int64 // stream-start anchor per chat session
 	sweep    *timer
 	frameDue int64
+
+	hist histSync
 
 	step        Step
 	ev          bridge.Event
@@ -301,7 +306,11 @@ func (e *Engine) Record(rec *capture.Record, emit func(*Step) error) error {
 	e.ev = e.cls.Record(rec)
 	e.step.Rec, e.step.Event = rec, &e.ev
 	e.step.Intents = policy.Append(e.step.Intents, &e.ev)
+	e.hist.beginStep()
 	e.h.ApplyIntents(e.step.Intents, &e.ev)
+	if !e.opts.NoHistorySync {
+		e.syncHistory()
+	}
 	switch rec.Mark {
 	case capture.MarkClose:
 		e.ended = true
@@ -583,6 +592,7 @@ func (e *Engine) request(kind, agentID, reason string) {
 
 func (e *Engine) requestHistoryRefresh(agentID, reason string) {
 	e.request(ReqHistoryRefresh, agentID, reason)
+	e.hist.requested = append(e.hist.requested, agentID)
 }
 func (e *Engine) loadSummarySnapshot()    { e.request(ReqSummaryReload, "", "") }
 func (e *Engine) refreshHeartbeatLatest() { e.request(ReqHeartbeatRefresh, "", "") }
@@ -601,6 +611,9 @@ func (e *Engine) observe(d *handler.Decision) {
 	case handler.Disposed:
 		e.addEffect(Effect{Type: EffDispose, Name: "handler", Count: int64(d.Count), Replaced: d.Replaced})
 	default:
+		if d.Kind == handler.DroppedClosed && d.Intent == policy.CommitChat {
+			e.hist.dropped = append(e.hist.dropped, d.RunID)
+		}
 		ef := Effect{Type: EffGuard, Action: d.Kind, AgentID: d.AgentID, Intent: d.Intent, RunID: d.RunID, Incoming: d.Incoming}
 		switch d.Kind {
 		case handler.DroppedClosed, handler.ClosedRecorded, handler.Hazard, handler.Expired, handler.Evicted:

@@ -209,6 +209,12 @@ func (f *Formatter) AppendEffectJSON(dst []byte, e *Effect) []byte {
 		dst = jstr(dst, "action", e.Action)
 		dst = joptStr(dst, "agentId", e.AgentID)
 		dst = joptStr(dst, "reason", e.Reason)
+	case EffHistory:
+		dst = jstr(dst, "action", e.Action)
+		dst = jstr(dst, "agentId", e.AgentID)
+		dst = joptStr(dst, "sessionKey", e.SessionKey)
+		dst = jstr(dst, "runId", e.RunID)
+		dst = jint(dst, "lines", e.Count)
 	case EffGuard:
 		dst = jstr(dst, "action", e.Action)
 		dst = joptStr(dst, "intent", e.Intent)
@@ -677,6 +683,8 @@ func (f *Formatter) effectText(e *Effect) string {
 			in = strconv.FormatInt(e.Input.V, 10)
 		}
 		return "bill " + e.AgentID + " " + e.Model + ": in " + in + ", out " + strconv.FormatInt(e.Output, 10)
+	case EffHistory:
+		return "history refresh answered: merged " + strconv.FormatInt(e.Count, 10) + " line(s) of run " + quoteRun(e.RunID) + " (its final was dropped by the guard) into " + e.AgentID + "'s transcript"
 	case EffRequest:
 		s := "request " + e.Action
 		if e.AgentID != "" {
