@@ -14,5 +14,6 @@ func (a *app) commands() []*cobra.Command {
 		a.redactCmd(),
 		a.checkCmd(),
 		a.statsCmd(),
+		a.importCmd(),
 	}
 }

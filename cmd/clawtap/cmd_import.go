@@ -1,0 +1,113 @@
+package main
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/clawtap/clawtap/pkg/capture"
+	"github.com/clawtap/clawtap/pkg/importer"
+	"github.com/spf13/cobra"
+)
+
+func (a *app) importCmd() *cobra.Command {
+	var out, format string
+	var noRedact bool
+	cmd := &cobra.Command{
+		Use:   "import FILE|- -o OUT",
+		Short: "Turn a browser HAR export or JSON Lines of frames into a capture",
+		Long: `import makes a clawtap capture from WebSocket frames recorded elsewhere, so a
+user who only has their browser's devtools can still send a capture:
+
+  - a HAR export (Chrome/Edge: Network tab → right-click → "Save all as HAR
+    with content"): every WebSocket entry's _webSocketMessages become one
+    connection (an open marker with the request URL, frames in and out with
+    their times, a hello marker after hello-ok, a close marker at the end);
+  - JSON Lines of frames in the common shapes: {"ts":…,"frame":{…}},
+    {"time":…,"direction":"send|receive","data":"<frame as a string>"},
+    bare gateway frames, and clawtap records. docs/import.md lists every
+    accepted key and alias.
+
+The format is detected from the content (--format to force it). A HAR is read
+as a stream, one entry at a time. Credentials (connect tokens, device
+signatures, hello-ok device tokens, capability URLs) are redacted as the
+recorder does; --no-redact keeps them and says so in the header. OUT ending
+in .zst is zstd-compressed; - writes plain JSON Lines to stdout.`,
+		Example: `  clawtap import session.har -o cap.jsonl.zst
+  clawtap import frames.jsonl -o cap.jsonl.zst && clawtap check cap.jsonl.zst
+  clawtap import --format jsonl - -o - < frames.txt | clawtap stats -
+  clawtap import --no-redact session.har -o private.jsonl.zst`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return usageError("name the capture to write: clawtap import FILE -o cap.jsonl.zst", "no output given (-o OUT)")
+			}
+			switch format {
+			case importer.FormatAuto, importer.FormatHAR, importer.FormatJSONL:
+			default:
+				return usageError("use --format auto|har|jsonl", "unknown --format %q", format)
+			}
+			in := args[0]
+			if err := a.checkStdin(in); err != nil {
+				return err
+			}
+			return a.runImport(in, out, format, noRedact)
+		},
+	}
+	cmd.Flags().StringVarP(&out, "out", "o", "", "capture to write (.jsonl.zst compressed, .jsonl plain, - for stdout)")
+	cmd.Flags().StringVar(&format, "format", importer.FormatAuto, "input format: auto, har or jsonl")
+	cmd.Flags().BoolVar(&noRedact, "no-redact", false, "keep credentials in the imported frames (the header records it)")
+	return cmd
+}
+
+func (a *app) runImport(in, out, format string, noRedact bool) error {
+	var src io.Reader = a.stdin
+	name := "stdin"
+	if in != "-" {
+		f, err := os.Open(in)
+		if err != nil {
+			return inputError(in, err)
+		}
+		defer f.Close()
+		src = f
+		name = filepath.Base(in)
+	}
+	var w *capture.Writer
+	var err error
+	if out == "-" {
+		w, err = capture.NewWriter(a.stdout, false)
+	} else {
+		w, err = capture.Create(out)
+	}
+	if err != nil {
+		return &exitError{code: exitTrouble, err: err}
+	}
+	st, ierr := importer.Import(src, w, importer.Options{
+		Format: format, NoRedact: noRedact, Tool: "clawtap " + version, From: name,
+		OnWarning: func(msg string) { a.warnf("%s: %s", name, msg) },
+	})
+	cerr := w.Close()
+	if ierr == nil {
+		ierr = cerr
+	}
+	if ierr != nil {
+		if out != "-" {
+			os.Remove(out)
+		}
+		hint := ""
+		if errors.Is(ierr, importer.ErrNoFrames) {
+			hint = "a HAR needs WebSocket entries with _webSocketMessages (save the HAR \"with content\" while the socket is open); JSON Lines need one frame per line"
+		}
+		return &exitError{code: exitTrouble, err: ierr, hint: hint}
+	}
+	red := "credentials redacted"
+	if noRedact {
+		red = "credentials kept (--no-redact)"
+	} else if st.Redacted > 0 {
+		red = "credentials redacted (" + strconv.Itoa(st.Redacted) + " value(s))"
+	}
+	a.infof("imported %d frame(s) and %d raw message(s) on %d connection(s) from %s (%s); %d skipped; %s", st.Frames, st.Raw, max(st.Connections, 1), name, st.Format, st.Skipped, red)
+	return nil
+}

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const importJSONL = `{"ts":1795317835000,"frame":{"type":"req","id":"1","method":"connect","params":{"auth":{"token":"sk-SECRET"}}}}
+{"time":1795317835.25,"direction":"receive","data":"{\"type\":\"res\",\"id\":\"1\",\"ok\":true,\"payload\":{\"type\":\"hello-ok\",\"protocol\":4,\"server\":{\"version\":\"2026.9.6\"}}}"}
+{"time":1795317835.5,"direction":"receive","data":"{\"type\":\"event\",\"event\":\"tick\",\"payload\":{\"ts\":1},\"seq\":1}"}
+`
+
+const importHAR = `{
+  "log": {
+    "version": "1.2",
+    "entries": [
+      {"request": {"url": "http://127.0.0.1:18789/"}, "response": {"status": 200}},
+      {"startedDateTime": "2026-11-22T03:23:55.000Z", "request": {"url": "ws://127.0.0.1:18789/"}, "_resourceType": "websocket",
+       "_webSocketMessages": [
+         {"type": "receive", "time": 1795317835.001, "opcode": 1, "data": "{\"type\":\"event\",\"event\":\"connect.challenge\",\"payload\":{\"nonce\":\"n\",\"ts\":1}}"},
+         {"type": "send", "time": 1795317835.004, "opcode": 1, "data": "{\"type\":\"req\",\"id\":\"r1\",\"method\":\"connect\",\"params\":{\"auth\":{\"token\":\"sk-SECRET\"}}}"},
+         {"type": "receive", "time": 1795317835.030, "opcode": 1, "data": "{\"type\":\"res\",\"id\":\"r1\",\"ok\":true,\"payload\":{\"type\":\"hello-ok\",\"protocol\":4,\"server\":{\"version\":\"2026.9.6\"}}}"},
+         {"type": "receive", "time": 1795317835.500, "opcode": 1, "data": "{\"type\":\"event\",\"event\":\"tick\",\"payload\":{\"ts\":1},\"seq\":1}"}
+       ]}
+    ]
+  }
+}`
+
+func TestImportGolden(t *testing.T) {
+	dir := t.TempDir()
+	har := filepath.Join(dir, "session.har")
+	os.WriteFile(har, []byte(importHAR), 0o600)
+	r := run(t, "", "import", har, "-o", "-")
+	if r.code != 0 || !strings.Contains(r.stderr, "imported 4 frame(s)") {
+		t.Fatalf("exit %d stderr %s", r.code, r.stderr)
+	}
+	golden(t, "import-har.jsonl", r.stdout)
+	r = run(t, importJSONL, "import", "-", "-o", "-")
+	if r.code != 0 {
+		t.Fatalf("exit %d stderr %s", r.code, r.stderr)
+	}
+	golden(t, "import-jsonl.jsonl", r.stdout)
+	if strings.Contains(r.stdout, "sk-SECRET") {
+		t.Fatal("a token survived the import")
+	}
+	r = run(t, importJSONL, "import", "--no-redact", "-", "-o", "-")
+	if !strings.Contains(r.stdout, "sk-SECRET") || !strings.Contains(r.stdout, `"credentials":false`) {
+		t.Fatalf("--no-redact: %s", r.stdout)
+	}
+}
+
+func TestImportThenCheckAndStats(t *testing.T) {
+	dir := t.TempDir()
+	har := filepath.Join(dir, "session.har")
+	out := filepath.Join(dir, "cap.jsonl.zst")
+	os.WriteFile(har, []byte(importHAR), 0o600)
+	if r := run(t, "", "import", har, "-o", out); r.code != 0 || r.stdout != "" {
+		t.Fatalf("exit %d stdout %q stderr %s", r.code, r.stdout, r.stderr)
+	}
+	if r := run(t, "", "check", out); r.code != 0 || !strings.Contains(r.stdout, `"error":0`) {
+		t.Fatalf("check of the import: exit %d\n%s", r.code, r.stdout)
+	}
+	if r := run(t, "", "stats", out); r.code != 0 || !strings.Contains(r.stdout, `"versions":["2026.9.6"]`) || !strings.Contains(r.stdout, `"source":"import"`) {
+		t.Fatalf("stats of the import: exit %d\n%s", r.code, r.stdout)
+	}
+}
+
+func TestImportErrors(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty.har")
+	os.WriteFile(empty, []byte(`{"log":{"entries":[]}}`), 0o600)
+	out := filepath.Join(dir, "out.jsonl")
+	cases := []struct {
+		args   []string
+		stderr string
+	}{
+		{[]string{"import", empty}, "no output given"},
+		{[]string{"import", empty, "-o", out}, "no WebSocket frames found"},
+		{[]string{"import", "--format", "pcap", empty, "-o", out}, `unknown --format "pcap"`},
+		{[]string{"import", "/nonexistent.har", "-o", out}, "no such file"},
+		{[]string{"import"}, "accepts 1 arg"},
+	}
+	for _, c := range cases {
+		r := run(t, "", c.args...)
+		if r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, c.stderr) {
+			t.Errorf("%v: exit %d stdout %q stderr %q; want exit 2 and %q", c.args, r.code, r.stdout, r.stderr, c.stderr)
+		}
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Fatal("a failed import left its output behind")
+	}
+}

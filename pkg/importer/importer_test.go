@@ -1,0 +1,224 @@
+package importer
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/clawtap/clawtap/pkg/capture"
+	"github.com/clawtap/clawtap/pkg/synth"
+)
+
+// harOf builds a browser HAR export of a synthetic session: one entry per
+// connection, with an unrelated HTTP entry first.
+func harOf(t *testing.T, s *synth.Session) []byte {
+	t.Helper()
+	type msg struct {
+		Type   string  `json:"type"`
+		Time   float64 `json:"time"`
+		Opcode int     `json:"opcode"`
+		Data   string  `json:"data"`
+	}
+	byConn := map[int][]msg{}
+	urls := map[int]string{}
+	var order []int
+	for _, r := range s.Records() {
+		if r.Mark == capture.MarkOpen {
+			urls[r.Conn] = r.URL
+			order = append(order, r.Conn)
+		}
+		if r.Frame == nil {
+			continue
+		}
+		typ := "receive"
+		if r.Dir == capture.DirOut {
+			typ = "send"
+		}
+		byConn[r.Conn] = append(byConn[r.Conn], msg{typ, float64(r.T) / 1000, 1, string(r.Frame)})
+	}
+	var entries []any
+	entries = append(entries, map[string]any{"startedDateTime": "2026-11-22T03:23:54.000Z", "request": map[string]any{"method": "GET", "url": "http://127.0.0.1:18789/"}, "response": map[string]any{"status": 200}})
+	for _, c := range order {
+		entries = append(entries, map[string]any{
+			"startedDateTime":    "2026-11-22T03:23:55.000Z",
+			"_resourceType":      "websocket",
+			"request":            map[string]any{"method": "GET", "url": urls[c]},
+			"response":           map[string]any{"status": 101},
+			"_webSocketMessages": byConn[c],
+		})
+	}
+	b, err := json.MarshalIndent(map[string]any{"log": map[string]any{"version": "1.2", "creator": map[string]any{"name": "WebInspector"}, "pages": []any{}, "entries": entries}}, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func importBytes(t *testing.T, in []byte, opts Options) ([]capture.Record, Stats, []string) {
+	t.Helper()
+	var out bytes.Buffer
+	w, _ := capture.NewWriter(&out, false)
+	var warns []string
+	opts.OnWarning = func(m string) { warns = append(warns, m) }
+	st, err := Import(bytes.NewReader(in), w, opts)
+	if err != nil {
+		t.Fatalf("import: %v", err)
+	}
+	w.Close()
+	r, err := capture.NewReader(&out, capture.Options{OnWarning: func(w capture.Warning) { t.Errorf("reader: %s", w) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := r.Header(); h == nil || h.Source.Mode != "import" {
+		t.Fatalf("header %+v", r.Header())
+	}
+	var recs []capture.Record
+	for {
+		rec, err := r.Next()
+		if err != nil {
+			break
+		}
+		recs = append(recs, *rec.Clone())
+	}
+	return recs, st, warns
+}
+
+func frames(recs []capture.Record) []string {
+	var out []string
+	for _, r := range recs {
+		if r.Frame != nil {
+			out = append(out, fmt.Sprintf("%d %d %s %s", r.T, r.Conn, r.Dir, r.Frame))
+		}
+	}
+	return out
+}
+
+func TestHARRoundTrip(t *testing.T) {
+	s := synth.ToolRun() // two connections
+	recs, st, warns := importBytes(t, harOf(t, s), Options{NoRedact: true})
+	if len(warns) > 0 {
+		t.Fatalf("warnings: %v", warns)
+	}
+	if st.Format != FormatHAR || st.Entries != 3 || st.Connections != 2 {
+		t.Fatalf("stats %+v", st)
+	}
+	want := frames(s.Records())
+	got := frames(recs)
+	if strings.Join(byConnOrder(want), "\n") != strings.Join(byConnOrder(got), "\n") {
+		t.Fatalf("frames differ:\nwant %d\ngot %d", len(want), len(got))
+	}
+	var marks []string
+	for _, r := range recs {
+		if r.Mark != "" {
+			marks = append(marks, fmt.Sprintf("%d %s %s", r.Conn, r.Mark, r.URL+r.Server))
+		}
+	}
+	wantMarks := []string{"1 open ws://127.0.0.1:18789", "1 hello 2026.9.6", "1 close ", "2 open ws://127.0.0.1:18789", "2 hello 2026.9.6", "2 close "}
+	if strings.Join(marks, "|") != strings.Join(wantMarks, "|") {
+		t.Fatalf("markers %q", marks)
+	}
+}
+
+// byConnOrder orders frame lines by connection, stably: HAR entries are
+// written one after the other.
+func byConnOrder(lines []string) []string {
+	var out []string
+	for c := 1; c <= 9; c++ {
+		for _, l := range lines {
+			if strings.HasPrefix(strings.SplitN(l, " ", 3)[1], fmt.Sprint(c)) {
+				out = append(out, l)
+			}
+		}
+	}
+	return out
+}
+
+func TestHARRedactsByDefault(t *testing.T) {
+	s := synth.New(9)
+	c := s.Open(synth.ConnOptions{})
+	c.Req("", "connect", []byte(`{"auth":{"token":"sk-live-SECRET-123"},"device":{"signature":"SIGSIGSIG"}}`))
+	har := harOf(t, s)
+	recs, st, _ := importBytes(t, har, Options{})
+	var all bytes.Buffer
+	for _, r := range recs {
+		all.Write(r.Frame)
+	}
+	if bytes.Contains(all.Bytes(), []byte("sk-live-SECRET-123")) || bytes.Contains(all.Bytes(), []byte("SIGSIGSIG")) || st.Redacted == 0 {
+		t.Fatalf("credentials survived the import (%d redacted)", st.Redacted)
+	}
+	recs, _, _ = importBytes(t, har, Options{NoRedact: true})
+	all.Reset()
+	for _, r := range recs {
+		all.Write(r.Frame)
+	}
+	if !bytes.Contains(all.Bytes(), []byte("sk-live-SECRET-123")) {
+		t.Fatal("--no-redact must keep the frames as they were")
+	}
+}
+
+func TestHARMinifiedAndOddMessages(t *testing.T) {
+	har := `{"log":{"entries":[{"request":{"url":"ws://gw"},"_webSocketMessages":[` +
+		`{"type":"send","time":1795317835.5,"opcode":1,"data":"{\"type\":\"req\",\"id\":\"1\",\"method\":\"health\"}"},` +
+		`{"type":"receive","time":1795317835.75,"opcode":1,"data":"not json"},` +
+		`{"type":"receive","time":1795317835.8,"opcode":2,"data":"eyJ0eXBlIjoiZXZlbnQiLCJldmVudCI6InRpY2sifQ=="},` +
+		`{"type":"weird","time":1795317835.9,"opcode":1,"data":"x"},` +
+		`{"type":"receive","time":1795317836,"opcode":1,"data":42}]}]}}`
+	recs, st, warns := importBytes(t, []byte(har), Options{})
+	got := frames(recs)
+	want := []string{
+		`1795317835500 1 out {"type":"req","id":"1","method":"health"}`,
+		`1795317835800 1 in {"type":"event","event":"tick"}`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") || st.Raw != 1 || st.Skipped != 2 || len(warns) != 2 {
+		t.Fatalf("frames %q stats %+v warnings %q", got, st, warns)
+	}
+}
+
+func TestJSONLShapes(t *testing.T) {
+	in := strings.Join([]string{
+		`{"ts":1795317835000,"frame":{"type":"req","id":"1","method":"health"}}`,
+		`{"time":1795317835.25,"direction":"receive","data":"{\"type\":\"res\",\"id\":\"1\",\"ok\":true}"}`,
+		`{"timestamp":"2026-11-22T03:23:55.500Z","dir":"in","message":"{\"type\":\"event\",\"event\":\"tick\",\"seq\":1}"}`,
+		`{"time":1795317835600000,"direction":"sent","data":"{\"type\":\"req\",\"id\":\"2\",\"method\":\"status\"}","connection":"abc"}`,
+		`{"type":"event","event":"tick","payload":{"ts":1795317835700},"seq":2}`,
+		`{"t":1795317835800,"frame":"not json either"}`,
+		``,
+		`[1,2]`,
+		`{"nothing":"here"}`,
+	}, "\n")
+	recs, st, warns := importBytes(t, []byte(in), Options{NoRedact: true})
+	got := frames(recs)
+	want := []string{
+		`1795317835000 1 out {"type":"req","id":"1","method":"health"}`,
+		`1795317835250 1 in {"type":"res","id":"1","ok":true}`,
+		`1795317835500 1 in {"type":"event","event":"tick","seq":1}`,
+		`1795317835600 2 out {"type":"req","id":"2","method":"status"}`,
+		`1795317835700 1 in {"type":"event","event":"tick","payload":{"ts":1795317835700},"seq":2}`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("frames:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if st.Format != FormatJSONL || st.Raw != 1 || st.Skipped != 2 || len(warns) != 2 {
+		t.Fatalf("stats %+v warnings %q", st, warns)
+	}
+}
+
+func TestNothingToImport(t *testing.T) {
+	for _, in := range []string{"", `{"log":{"entries":[]}}`, `{"log":{"entries":[{"request":{"url":"http://x"}}]}}`, "\n\n"} {
+		var out bytes.Buffer
+		w, _ := capture.NewWriter(&out, false)
+		if _, err := Import(strings.NewReader(in), w, Options{}); err == nil {
+			t.Errorf("%q: no error", in)
+		}
+	}
+	var out bytes.Buffer
+	w, _ := capture.NewWriter(&out, false)
+	if _, err := Import(strings.NewReader(`{"log":{"entries":[{"_webSocketMessages":[`), w, Options{}); err == nil {
+		t.Error("a cut-off HAR must be an error")
+	}
+	if _, err := Import(strings.NewReader(`{"not":"a har"}`), w, Options{Format: FormatHAR}); err == nil {
+		t.Error("a JSON object without log must be an error")
+	}
+}
