@@ -167,6 +167,10 @@ func TestRecordLiveSession(t *testing.T) {
 	if code != 0 {
 		t.Errorf("clawtap gaps: exit %d\n%s%s", code, out, errOut)
 	}
+	out, errOut, code = h.clawtapRun(t, "check", "--fail-on", "warn", path)
+	if code != 0 {
+		t.Errorf("clawtap check --fail-on warn: exit %d\n%s%s", code, out, errOut)
+	}
 	// The reference UI pipeline commits an agent run's final text through a
 	// chat.history reload, which a passive recorder never sees; only the
 	// command run's final is appended directly. So the transcript check
@@ -298,6 +302,9 @@ func TestProxyRecordsBothDirections(t *testing.T) {
 		t.Errorf("proxied run: %+v (want agent tool events, routed only to the sender)", ri)
 	}
 	c.checkSeqContiguous(t)
+	if out, errOut, code := h.clawtapRun(t, "check", "--fail-on", "warn", path); code != 0 {
+		t.Errorf("clawtap check --fail-on warn: exit %d\n%s%s", code, out, errOut)
+	}
 }
 
 // TestWrongTokenExits2: a wrong token gives one clear line, a hint, exit 2,

@@ -73,7 +73,6 @@ type recRelay struct {
 	conn           int
 	client, server *websocket.Conn
 	closeOnce      sync.Once
-	closed         bool
 }
 
 // runProxy serves on ln until ctx ends, then closes every relayed
@@ -134,7 +133,6 @@ func (r *recorder) runProxy(ctx context.Context, ln net.Listener, cfg recProxyCo
 // closeRelay ends a relay from the proxy's side.
 func (p *recProxy) closeRelay(rl *recRelay, code int, reason string) {
 	rl.closeOnce.Do(func() {
-		rl.closed = true
 		dl := time.Now().Add(time.Second)
 		_ = rl.client.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, reason), dl)
 		_ = rl.server.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(1000, reason), dl)
