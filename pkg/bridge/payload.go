@@ -23,10 +23,20 @@ type ChatPayload struct {
 // runId or sessionKey, or a state outside delta|final|aborted|error.
 // Optional fields are kept only when their type is right.
 func ParseChatPayload(p []byte) *ChatPayload {
-	if jsonx.KindOf(p) != jsonx.Object {
+	var c ChatPayload
+	if !ReadChatPayload(p, &c) {
 		return nil
 	}
-	var c ChatPayload
+	return &c
+}
+
+// ReadChatPayload is ParseChatPayload into c, for callers that keep c on
+// the stack; it reports whether the payload is valid.
+func ReadChatPayload(p []byte, c *ChatPayload) bool {
+	*c = ChatPayload{}
+	if jsonx.KindOf(p) != jsonx.Object {
+		return false
+	}
 	optStr := func(v []byte) *string {
 		if s, ok := jsonx.Str(v); ok {
 			return &s
@@ -59,13 +69,13 @@ func ParseChatPayload(p []byte) *ChatPayload {
 		return true
 	})
 	if err != nil || c.RunID == "" || c.SessionKey == "" {
-		return nil
+		return false
 	}
 	switch c.State {
 	case "delta", "final", "aborted", "error":
-		return &c
+		return true
 	}
-	return nil
+	return false
 }
 
 // AgentPayload is a validated agent payload (the reference's parseAgentPayload).
@@ -81,10 +91,20 @@ type AgentPayload struct {
 
 // ParseAgentPayload returns nil unless the payload has a non-empty runId.
 func ParseAgentPayload(p []byte) *AgentPayload {
-	if jsonx.KindOf(p) != jsonx.Object {
+	var a AgentPayload
+	if !ReadAgentPayload(p, &a) {
 		return nil
 	}
-	var a AgentPayload
+	return &a
+}
+
+// ReadAgentPayload is ParseAgentPayload into a; it reports whether the
+// payload is valid.
+func ReadAgentPayload(p []byte, a *AgentPayload) bool {
+	*a = AgentPayload{}
+	if jsonx.KindOf(p) != jsonx.Object {
+		return false
+	}
 	err := jsonx.ObjectEach(p, func(k, v []byte) bool {
 		switch string(k) {
 		case "runId":
@@ -104,8 +124,5 @@ func ParseAgentPayload(p []byte) *AgentPayload {
 		}
 		return true
 	})
-	if err != nil || a.RunID == "" {
-		return nil
-	}
-	return &a
+	return err == nil && a.RunID != ""
 }

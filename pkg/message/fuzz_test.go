@@ -45,6 +45,10 @@ func FuzzText(f *testing.F) {
 		if len(out) > 3*len(data) {
 			t.Fatalf("output longer than any decoding of the input: %d > 3*%d", len(out), len(data))
 		}
+		th, okTh := Thinking(data)
+		if bt, bok, bth, bokTh := TextAndThinking(data); bt != out || bok != ok || bth != th || bokTh != okTh {
+			t.Fatalf("TextAndThinking disagrees with Text and Thinking on %q", data)
+		}
 
 		s := decoded(string(data))
 		u, ok := Text(wrap("user", s))

@@ -260,3 +260,21 @@ func TestHasThinkingTagLeak(t *testing.T) {
 		}
 	}
 }
+
+func TestTextAndThinkingAgreesWithSeparateCalls(t *testing.T) {
+	for _, m := range []string{
+		`{"role":"assistant","content":[{"type":"text","text":"Hello"}]}`,
+		`{"role":"assistant","content":"<think>plan</think>Answer"}`,
+		`{"role":"assistant","content":[{"type":"thinking","thinking":"why"},{"type":"text","text":"ok"}]}`,
+		`{"role":"user","content":"[WebChat 2026-11-22 03:13] hi","thinking":"  t  "}`,
+		`{"role":"assistant","text":"<thinking>still going"}`,
+		`{"content":[]}`, `[]`, `null`, `{"role":"assistant"`, `{}`,
+	} {
+		text, okT, th, okTh := TextAndThinking([]byte(m))
+		wt, wokT := Text([]byte(m))
+		wth, wokTh := Thinking([]byte(m))
+		if text != wt || okT != wokT || th != wth || okTh != wokTh {
+			t.Errorf("%s: TextAndThinking = %q %v %q %v; separately %q %v %q %v", m, text, okT, th, okTh, wt, wokT, wth, wokTh)
+		}
+	}
+}

@@ -68,13 +68,34 @@ func Thinking(msg []byte) (string, bool) {
 	if !members(msg, msgThinkingFields, f[:]) {
 		return "", false
 	}
+	return thinkingOf(&f)
+}
+
+// msgBothFields scans what Text and Thinking both need in one pass.
+var msgBothFields = append(msgThinkingFields[:nXF:nXF], "role")
+
+// TextAndThinking returns Text(msg) and Thinking(msg) from one scan of the
+// message: what a chat delta needs, on the hot path.
+func TextAndThinking(msg []byte) (text string, hasText bool, thinking string, hasThinking bool) {
+	var both [nXF + 1][]byte
+	if !members(msg, msgBothFields, both[:]) {
+		return "", false, "", false
+	}
+	f := (*[nXF][]byte)(both[:nXF])
+	text, hasText = textOf(both[nXF], f[xf2], f[xfT])
+	thinking, hasThinking = thinkingOf(f)
+	return
+}
+
+// thinkingOf is Thinking over an already scanned message.
+func thinkingOf(f *[nXF][]byte) (string, bool) {
 	content := f[xf2]
 	if jsonx.KindOf(content) == jsonx.Array {
 		if s := blockThinking(content); s != "" {
 			return s, true
 		}
 	}
-	if s, ok := firstThinkingKey(&f); ok {
+	if s, ok := firstThinkingKey(f); ok {
 		return s, true
 	}
 	if !mayHaveTag(content) && !mayHaveTag(f[xfT]) {

@@ -40,17 +40,17 @@ func Append(dst []Intent, ev *bridge.Event) []Intent {
 			// v4 transient startup phase: not terminal, no UI state.
 			return append(dst, ignore("chat status phase (v4): "+orNone(ev.Phase)+"; not terminal, nothing to show"))
 		}
-		p := bridge.ParseChatPayload(ev.Payload)
-		if p == nil {
+		var p bridge.ChatPayload
+		if !bridge.ReadChatPayload(ev.Payload, &p) {
 			return append(dst, ignore("malformed chat payload"))
 		}
-		return decideChat(dst, ev, p)
+		return decideChat(dst, ev, &p)
 	case bridge.RuntimeAgent:
-		p := bridge.ParseAgentPayload(ev.Payload)
-		if p == nil {
+		var p bridge.AgentPayload
+		if !bridge.ReadAgentPayload(ev.Payload, &p) {
 			return append(dst, ignore("malformed agent payload"))
 		}
-		return decideAgent(dst, ev, p)
+		return decideAgent(dst, ev, &p)
 	case bridge.Approval:
 		return decideTrust(dst, ev)
 	case bridge.Unknown:
@@ -97,13 +97,14 @@ func decideChat(dst []Intent, ev *bridge.Event, p *bridge.ChatPayload) []Intent 
 	switch p.State {
 	case "delta":
 		patch := Patch{RunID: SetStr(p.RunID), LastActivityAt: SetInt(ts)}
-		if text, ok := message.Text(p.Message); ok {
+		text, hasText, thinking, hasThinking := message.TextAndThinking(p.Message)
+		if hasText {
 			patch.StreamText = SetStr(text)
 		} else if p.Replace && p.DeltaText != nil {
 			// v4: a replace delta without a message carries the whole new text.
 			patch.StreamText = textOrNull(*p.DeltaText)
 		}
-		if thinking, ok := message.Thinking(p.Message); ok {
+		if hasThinking {
 			patch.ThinkingTrace = SetStr(thinking)
 		}
 		return append(dst, Intent{Kind: QueueLivePatch, Plane: PlaneWork, AgentID: ev.AgentID, SessionKey: ev.SessionKey, Patch: patch})
