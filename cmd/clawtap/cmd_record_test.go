@@ -803,3 +803,46 @@ func TestRecordSecretsNeverReachFileOrStderr(t *testing.T) {
 		t.Error("token on stderr")
 	}
 }
+
+func TestRecordSubscribeSessions(t *testing.T) {
+	var mu sync.Mutex
+	var methods []string
+	srv := fakegw.New(fakegw.Config{
+		OnRequest: func(c *fakegw.Conn, r fakegw.Request) {
+			mu.Lock()
+			methods = append(methods, r.Method)
+			mu.Unlock()
+			_ = c.Respond(r.ID, false, nil, map[string]any{"code": "INVALID_REQUEST", "message": "missing scope: operator.read"})
+			c.CloseWith(1000, "bye")
+		},
+	})
+	defer srv.Close()
+	res := run(t, "", recordArgs(srv.URL, filepath.Join(t.TempDir(), "s.jsonl"), "--no-device", "--no-reconnect", "--subscribe-sessions")...)
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stderr)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if strings.Join(methods, ",") != "sessions.subscribe" {
+		t.Errorf("requests sent: %v", methods)
+	}
+	if !strings.Contains(res.stderr, "warning: sessions.subscribe failed: missing scope: operator.read") {
+		t.Errorf("stderr: %s", res.stderr)
+	}
+}
+
+func TestRecordStoredDeviceTokenRejected(t *testing.T) {
+	srv := fakegw.New(fakegw.Config{Token: recTestToken, IssueDeviceTokens: true})
+	defer srv.Close()
+	dir := t.TempDir()
+	store := &gateway.Store{Dir: dir}
+	id, _ := store.Identity()
+	if err := store.SaveDeviceToken(srv.URL, "operator", id.DeviceID, "stale-device-token", nil); err != nil {
+		t.Fatal(err)
+	}
+	res := run(t, "", recordArgs(srv.URL, filepath.Join(t.TempDir(), "s.jsonl"), "--identity-dir", dir)...)
+	if res.code != 2 || !strings.Contains(res.stderr, "rejected the device token clawtap stored") ||
+		!strings.Contains(res.stderr, "hint: pass the gateway's shared token") || strings.Contains(res.stderr, "stale-device-token") {
+		t.Errorf("exit %d: %s", res.code, res.stderr)
+	}
+}
