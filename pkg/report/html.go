@@ -1,0 +1,103 @@
+package report
+
+import (
+	"crypto/sha256"
+	_ "embed"
+	"encoding/base64"
+	"html"
+	"io"
+)
+
+//go:embed assets/report.css
+var assetCSS string
+
+//go:embed assets/report.js
+var assetJS string
+
+// Assets returns the report page's stylesheet and script (for tests that
+// check them by hash, and for people who want to read them).
+func Assets() (css, js string) { return assetCSS, assetJS }
+
+func cspHash(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return "'sha256-" + base64.StdEncoding.EncodeToString(h[:]) + "'"
+}
+
+// EscapeData makes JSON safe inside a <script> element: <, > and & become
+// \u003c, \u003e and \u0026, and U+2028/U+2029 become \u2028/\u2029. In
+// valid JSON these characters can only occur inside strings, where the
+// escapes mean the same thing, so the data parses unchanged — and no
+// "</script>" or "<!--" can end or confuse the element.
+func EscapeData(dst, data []byte) []byte {
+	start := 0
+	for i := 0; i < len(data); i++ {
+		c := data[i]
+		var esc string
+		switch c {
+		case '<':
+			esc = `\u003c`
+		case '>':
+			esc = `\u003e`
+		case '&':
+			esc = `\u0026`
+		case 0xE2:
+			if i+2 < len(data) && data[i+1] == 0x80 && (data[i+2] == 0xA8 || data[i+2] == 0xA9) {
+				esc = `\u2028`
+				if data[i+2] == 0xA9 {
+					esc = `\u2029`
+				}
+				dst = append(dst, data[start:i]...)
+				dst = append(dst, esc...)
+				i += 2
+				start = i + 1
+			}
+			continue
+		default:
+			continue
+		}
+		dst = append(dst, data[start:i]...)
+		dst = append(dst, esc...)
+		start = i + 1
+	}
+	return append(dst, data[start:]...)
+}
+
+// AppendHTML appends the whole report page: one self-contained file with
+// its stylesheet, script and data inline. A Content-Security-Policy allows
+// only this page's own style and script (by hash) and no network at all.
+func AppendHTML(dst []byte, r *Report) []byte {
+	title := "clawtap report"
+	if r.Meta.Name != "" {
+		title += " — " + r.Meta.Name
+	}
+	dst = append(dst, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"...)
+	dst = append(dst, `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src `...)
+	dst = append(dst, cspHash(assetCSS)...)
+	dst = append(dst, `; script-src `...)
+	dst = append(dst, cspHash(assetJS)...)
+	dst = append(dst, `; img-src data:; base-uri 'none'; form-action 'none'">`+"\n"...)
+	dst = append(dst, "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"...)
+	dst = append(dst, "<meta name=\"generator\" content=\"clawtap report\">\n<title>"...)
+	dst = append(dst, html.EscapeString(title)...)
+	dst = append(dst, "</title>\n<style>"...)
+	dst = append(dst, assetCSS...)
+	dst = append(dst, "</style>\n</head>\n<body>\n<div id=\"app\"><noscript><p>This report needs JavaScript to draw its timeline. Its data is in the clawtap-data element of this file.</p></noscript></div>\n"...)
+	dst = append(dst, "<script type=\"application/json\" id=\"clawtap-data\">\n"...)
+	dst = EscapeData(dst, AppendData(nil, r))
+	dst = append(dst, "</script>\n<script>"...)
+	dst = append(dst, assetJS...)
+	dst = append(dst, "</script>\n</body>\n</html>\n"...)
+	return dst
+}
+
+// WriteHTML writes the report page to w.
+func WriteHTML(w io.Writer, r *Report) error {
+	_, err := w.Write(AppendHTML(nil, r))
+	return err
+}
+
+// WriteData writes the embedded data JSON (unescaped) to w.
+func WriteData(w io.Writer, r *Report) error {
+	_, err := w.Write(AppendData(nil, r))
+	return err
+}

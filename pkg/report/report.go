@@ -1,0 +1,287 @@
+// Package report turns a capture into a compact, deterministic timeline
+// model — connections as bands, one lane per agent/session with every run
+// as a bar, ticks for deltas, tool calls, approvals and seq gaps, check
+// findings pinned where they happened, and per-record details from the
+// replay engine — and writes it as one self-contained HTML file or as a
+// Chrome Trace Event file.
+//
+// The model is built in one streaming pass (Builder.Record for every
+// record, then Finish). Memory and output size are bounded by
+// Options.MaxBytes: the timeline skeleton (one small row per record) is
+// always kept while it fits in 30% of the limit (rows of key records
+// always); the bodies (each frame's
+// text, its intents, the replay effects and state diff, the committed
+// transcripts) are kept in capture order until the limit is reached and
+// elided after that, with a note. Records that matter most for a bug report
+// (markers, run starts and terminals, approvals, tool calls, failed
+// responses, gaps, replay guard decisions) keep their bodies longer than
+// plain deltas. See docs/report.md.
+//
+// Nothing reads the wall clock and nothing iterates a map unsorted: the
+// same capture (with the same Options) always gives the same bytes.
+package report
+
+import (
+	"github.com/clawtap/clawtap/pkg/bridge"
+	"github.com/clawtap/clawtap/pkg/capture"
+)
+
+// DefaultMaxBytes is the default bound on the embedded data: 20 MB.
+const DefaultMaxBytes = 20_000_000
+
+// MinMaxBytes is the smallest limit accepted; below it, only a bare
+// skeleton would fit.
+const MinMaxBytes = 64 << 10
+
+// MaxFrameText bounds one frame's text in the report; a longer frame is cut
+// with a note (the capture keeps it whole).
+const MaxFrameText = 64 << 10
+
+// MaxLineText bounds one transcript line in the report.
+const MaxLineText = 16 << 10
+
+// FormatVersion is the version of the embedded data's shape ("report" key).
+const FormatVersion = 1
+
+// Tick types: what a row is on the timeline. The HTML's script and the
+// trace writer use the same numbers.
+const (
+	TypeOther       = 0  // a run's other frames: status phases, usage, items
+	TypeAgentDelta  = 1  // agent assistant or reasoning stream text
+	TypeChatDelta   = 2  // chat delta
+	TypeTool        = 3  // agent tool start
+	TypeToolResult  = 4  // agent tool result
+	TypeApprovalReq = 5  // exec.approval.requested / pending
+	TypeApprovalRes = 6  // exec.approval.resolved
+	TypeFinal       = 7  // chat final
+	TypeAborted     = 8  // chat aborted
+	TypeError       = 9  // chat error
+	TypeLifecycle   = 10 // agent lifecycle (start, end, error, other phases)
+	TypeSend        = 11 // chat.send request or its response
+	TypeMarker      = 12 // capture marker: open, hello, close, error
+	TypeTraffic     = 13 // any other frame: tick, health, presence, requests...
+	TypeInvalid     = 14 // not JSON, malformed line, unknown frame type
+)
+
+// TypeNames names the tick types, indexed by type.
+var TypeNames = []string{
+	"other", "agent-delta", "chat-delta", "tool", "tool-result",
+	"approval-requested", "approval-resolved", "final", "aborted", "error",
+	"lifecycle", "send", "marker", "traffic", "invalid",
+}
+
+// Terminals of a run.
+const (
+	TermFinal          = "final"
+	TermAborted        = "aborted"
+	TermError          = "error"
+	TermLifecycleEnd   = "lifecycle-end"   // lifecycle end without any chat terminal
+	TermLifecycleError = "lifecycle-error" // lifecycle error without any chat terminal
+	TermNone           = ""                // never finished: the bar runs to the capture's end
+)
+
+// Options tune a Builder.
+type Options struct {
+	// Name is the capture's name shown in the report (a base file name,
+	// "stdin"); it is part of the output, so keep it stable.
+	Name string
+	// MaxBytes bounds the embedded data; 0 means DefaultMaxBytes.
+	MaxBytes int
+	// Checker finds the problems pinned on the timeline. Nil runs
+	// pkg/check with its default rules (see NewCheck).
+	Checker Checker
+	// Stats gives the header's numbers. Nil runs pkg/stats (see NewStats).
+	Stats StatsSource
+}
+
+// Finding is one problem pinned on the timeline: the shape of a check
+// finding.
+type Finding struct {
+	Rule       string
+	Severity   string // info, warn, error
+	I          int    // record index; -1 for the whole capture
+	T          int64  // unix ms; 0 when unknown
+	Conn       int
+	RunID      string
+	AgentID    string
+	SessionKey string
+	Message    string
+}
+
+// Checker finds problems in the same pass as the report. pkg/check plugs
+// in through NewCheck; a test or another tool may bring its own.
+type Checker interface {
+	// Record sees every record with its classification, in capture order.
+	Record(rec *capture.Record, ev *bridge.Event) []Finding
+	// Finish returns what only the end of the capture tells.
+	Finish(truncated bool) []Finding
+}
+
+// StatsSource gives the header's numbers: it sees the header and every
+// record, and returns a JSON object at the end. pkg/stats plugs in through
+// NewStats; the page reads its documented keys (docs/report.md).
+type StatsSource interface {
+	Header(h *capture.Header)
+	Record(rec *capture.Record)
+	JSON(truncated bool) ([]byte, error)
+}
+
+// Meta is what the capture says about itself.
+type Meta struct {
+	Name           string
+	CreatedAt      string
+	Tool           string
+	Mode           string
+	URL            string
+	GatewayVersion string
+	Protocol       int
+	Notes          string
+	HasRedaction   bool // the header has a redaction section
+	Credentials    bool // credentials were redacted
+	Content        bool // content was redacted
+	Marker         string
+	NoRedact       bool // recorded with --no-redact (redaction.credentials false)
+	Truncated      bool // the capture ends early
+}
+
+// Summary is the header: counts over the whole capture.
+type Summary struct {
+	Records, Frames, FramesIn, FramesOut, Markers, Invalid int
+	Start, End                                             int64 // first and last record time, relative to T0
+	Connections, Reconnects, Closes                        int
+	Lanes, Agents                                          int
+	Runs, RunsFinal, RunsAborted, RunsError                int
+	RunsLifecycleOnly, RunsUnfinished                      int
+	AgentDeltas, ChatDeltas, ToolCalls                     int
+	ApprovalsRequested, ApprovalsResolved                  int
+	Gaps, Duplicates, Backwards, GatewayGaps               int
+	Missing                                                int64
+	FindingsError, FindingsWarn, FindingsInfo              int
+	Bodies, BodiesElided, FramesCut, RowsElided            int
+	MaxBytes                                               int
+}
+
+// Conn is one connection's life: a band on the timeline.
+type Conn struct {
+	ID                   int
+	URL, Peer            string
+	Open, Close, Last    int64 // relative ms; Open is the first record's when there is no open marker
+	HasOpen, HasClose    bool
+	Code                 int
+	Reason, Err          string
+	Server               string
+	Protocol             int
+	ConnID, BootID       string
+	Reconnect            bool  // opened after an earlier connection closed
+	NewBoot              bool  // the gateway's boot id changed since the previous connection
+	FirstSeq             int64 // -1 when no frame carried a seq
+	In, Out              int
+	firstI, lastI, hello int
+}
+
+// Lane is one agent/session: the runs of a chat session.
+type Lane struct {
+	AgentID, SessionKey string
+	Runs                int
+	Tracks              int // overlapping runs stack in tracks
+	First               int64
+}
+
+// Run is one run: a bar from its first frame to its terminal.
+type Run struct {
+	ID                      string // runId
+	Lane, Track             int
+	Conns                   []int
+	Start, End, Last        int64 // relative ms; End is the terminal's time, or the capture's end
+	FirstI, LastI, TermI    int
+	Terminal                string
+	Terminals               int // chat terminals seen (a second one is a bug)
+	Frames                  int
+	AgentDeltas, ChatDeltas int
+	Tools, Approvals, Late  int
+	Transcript              []Line   // committed by the replayed UI
+	Output                  []string // the output lines of the run's first chat terminal (nil: none)
+	TranscriptElided        int
+}
+
+// Line is one committed transcript line of a run.
+type Line struct {
+	Kind string // assistant, tool, meta
+	T    int64  // relative ms
+	Text string
+}
+
+// Approval is one exec approval: requested, then resolved (or not).
+type Approval struct {
+	ID         string
+	Lane, Run  int
+	Req, Res   int64 // relative ms; Res is -1 when never resolved
+	ReqI, ResI int
+	Command    string
+	Decision   string
+}
+
+// Gap is a frame-seq finding of the gaps tracker.
+type Gap struct {
+	Kind               string
+	I                  int
+	T                  int64
+	Conn               int
+	Expected, Received int64
+	RunID              string
+	Lane, Run          int
+}
+
+// Row is one record on the timeline.
+type Row struct {
+	I     int
+	T     int64
+	Conn  int32
+	Dir   int8 // 0 in, 1 out, -1 none (markers, invalid)
+	Type  int8
+	Label int32 // index into Report.Labels
+	Lane  int32 // -1 none
+	Run   int32 // -1 none
+	Seq   int64 // frame seq; -1 none
+}
+
+// PinnedFinding is a finding placed on the timeline.
+type PinnedFinding struct {
+	Finding
+	Lane, Run int
+}
+
+// Report is the whole model.
+type Report struct {
+	Meta      Meta
+	Summary   Summary
+	T0        int64 // unix ms of the first record; every other time is relative to it
+	Labels    []string
+	Conns     []Conn
+	Lanes     []Lane
+	Runs      []Run
+	Approvals []Approval
+	Gaps      []Gap
+	Findings  []PinnedFinding
+	Rows      []Row
+	Bodies    []Body  // sorted by record index
+	Timers    []Timer // replay timer steps that changed something, per agent
+	Follow    int     // the connection replay followed first
+	Notes     []string
+	Stats     []byte // the StatsSource's JSON object (nil: none)
+}
+
+// Body is one record's details, already serialised.
+type Body struct {
+	I    int
+	Prio int8 // who is elided first when the budget runs short
+	JSON []byte
+}
+
+// Timer is a replay timer step (an animation-frame flush, the summary
+// refresh, the approval sweep) narrowed to one agent, already serialised.
+type Timer struct {
+	After int // the record it followed
+	Agent string
+	JSON  []byte
+}

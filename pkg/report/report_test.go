@@ -1,0 +1,502 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/clawtap/clawtap/pkg/capture"
+	"github.com/clawtap/clawtap/pkg/synth"
+)
+
+func fixturePath(t testing.TB, name string) string {
+	t.Helper()
+	p := filepath.Join("..", "..", "fixtures", name)
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("fixture %s missing: run `make fixtures`", name)
+	}
+	return p
+}
+
+// build reads a capture through a Builder.
+func build(t testing.TB, r *capture.Reader, opts Options) *Report {
+	t.Helper()
+	b := NewBuilder(opts)
+	b.Header(r.Header())
+	for {
+		rec, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := b.Record(rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r.Stats().Truncated {
+		b.Truncated()
+	}
+	rep, err := b.Finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+func buildFile(t testing.TB, path string, opts Options) *Report {
+	t.Helper()
+	r, err := capture.Open(path, capture.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if opts.Name == "" {
+		opts.Name = filepath.Base(path)
+	}
+	return build(t, r, opts)
+}
+
+func buildBytes(t testing.TB, data []byte, opts Options) *Report {
+	t.Helper()
+	r, err := capture.NewReader(bytes.NewReader(data), capture.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return build(t, r, opts)
+}
+
+// dataOf extracts the embedded data element's text from a page.
+func dataOf(t testing.TB, page []byte) []byte {
+	t.Helper()
+	const open = `<script type="application/json" id="clawtap-data">`
+	i := bytes.Index(page, []byte(open))
+	if i < 0 {
+		t.Fatal("no data element")
+	}
+	rest := page[i+len(open):]
+	j := bytes.Index(rest, []byte("</script>"))
+	if j < 0 {
+		t.Fatal("data element not closed")
+	}
+	return rest[:j]
+}
+
+var allFixtures = []string{
+	"demo.jsonl.zst", "streamed-run.jsonl.zst", "tool-run.jsonl.zst", "abort.jsonl.zst", "error-run.jsonl.zst",
+	"slash-command.jsonl.zst", "exec-approval.jsonl.zst", "presence-burst.jsonl.zst", "reconnect.jsonl.zst",
+	"seq-gap.jsonl.zst", "junk.jsonl", "bare-frames.jsonl", "truncated.jsonl.zst", "stale-terminal.jsonl.zst",
+	"duplicate-final.jsonl.zst",
+}
+
+func TestEveryFixtureGivesValidDeterministicOutput(t *testing.T) {
+	for _, name := range allFixtures {
+		t.Run(name, func(t *testing.T) {
+			p := fixturePath(t, name)
+			a, b := buildFile(t, p, Options{}), buildFile(t, p, Options{})
+			pa, pb := AppendHTML(nil, a), AppendHTML(nil, b)
+			if !bytes.Equal(pa, pb) {
+				t.Fatal("two reports of the same capture differ")
+			}
+			var v map[string]any
+			if err := json.Unmarshal(dataOf(t, pa), &v); err != nil {
+				t.Fatalf("embedded data is not JSON: %v", err)
+			}
+			var ta, tb bytes.Buffer
+			if err := WriteTrace(&ta, a); err != nil {
+				t.Fatal(err)
+			}
+			WriteTrace(&tb, b)
+			if !bytes.Equal(ta.Bytes(), tb.Bytes()) {
+				t.Fatal("two traces of the same capture differ")
+			}
+			var tr struct {
+				TraceEvents []map[string]any `json:"traceEvents"`
+			}
+			if err := json.Unmarshal(ta.Bytes(), &tr); err != nil {
+				t.Fatalf("trace is not JSON: %v", err)
+			}
+			if len(tr.TraceEvents) == 0 {
+				t.Fatal("empty trace")
+			}
+			// Every record is on the timeline (nothing is elided at this size).
+			if len(a.Rows) != a.Summary.Records {
+				t.Errorf("%d rows for %d records", len(a.Rows), a.Summary.Records)
+			}
+			if a.Summary.BodiesElided != 0 || a.Summary.RowsElided != 0 {
+				t.Errorf("elided at the default limit: %+v", a.Summary)
+			}
+		})
+	}
+}
+
+func TestModelOfFixtures(t *testing.T) {
+	cases := []struct {
+		name                      string
+		conns, lanes, runs        int
+		terminals                 []string
+		tracks                    int // of lane 0
+		reconnect, gaps, findings bool
+	}{
+		{"demo.jsonl.zst", 1, 1, 1, []string{TermFinal}, 1, false, false, false},
+		{"stale-terminal.jsonl.zst", 1, 1, 2, []string{TermFinal, TermFinal}, 2, false, false, true},
+		{"reconnect.jsonl.zst", 2, 1, 2, []string{TermFinal, TermFinal}, 1, true, false, false},
+		{"abort.jsonl.zst", 1, 1, 1, []string{TermAborted}, 1, false, false, true},
+		{"error-run.jsonl.zst", 1, 1, 1, []string{TermError}, 1, false, false, true},
+		{"seq-gap.jsonl.zst", 2, 1, 1, []string{TermFinal}, 1, false, true, true},
+		{"truncated.jsonl.zst", 1, 1, 1, []string{TermNone}, 1, false, false, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := buildFile(t, fixturePath(t, c.name), Options{})
+			if len(r.Conns) != c.conns || len(r.Lanes) != c.lanes || len(r.Runs) != c.runs {
+				t.Fatalf("conns %d lanes %d runs %d, want %d %d %d", len(r.Conns), len(r.Lanes), len(r.Runs), c.conns, c.lanes, c.runs)
+			}
+			for k, want := range c.terminals {
+				if got := r.Runs[k].Terminal; got != want {
+					t.Errorf("run %d terminal %q, want %q", k, got, want)
+				}
+				if want == TermNone && r.Runs[k].End != r.Summary.End {
+					t.Errorf("an unfinished run's bar should reach the capture's end")
+				}
+			}
+			if r.Lanes[0].Tracks != c.tracks {
+				t.Errorf("tracks %d, want %d", r.Lanes[0].Tracks, c.tracks)
+			}
+			if got := r.Conns[len(r.Conns)-1].Reconnect; got != c.reconnect {
+				t.Errorf("reconnect %v", got)
+			}
+			if (r.Summary.Gaps > 0) != c.gaps {
+				t.Errorf("gaps %d", r.Summary.Gaps)
+			}
+			if (len(r.Findings) > 0) != c.findings {
+				t.Errorf("findings %d", len(r.Findings))
+			}
+			if r.Stats == nil || !json.Valid(r.Stats) {
+				t.Errorf("no stats header")
+			}
+		})
+	}
+}
+
+func TestReconnectBandsAndSeqRestart(t *testing.T) {
+	r := buildFile(t, fixturePath(t, "reconnect.jsonl.zst"), Options{})
+	c1, c2 := r.Conns[0], r.Conns[1]
+	if !c1.HasClose || c1.Code != 1012 {
+		t.Errorf("conn 1 close: %+v", c1)
+	}
+	if !c2.Reconnect || !c2.NewBoot || c2.FirstSeq != 1 {
+		t.Errorf("conn 2 should be a reconnect to a restarted gateway whose seq starts at 1: %+v", c2)
+	}
+}
+
+func TestRunDetails(t *testing.T) {
+	r := buildFile(t, fixturePath(t, "stale-terminal.jsonl.zst"), Options{})
+	first := r.Runs[0]
+	if len(first.Transcript) != 1 || first.Transcript[0].Text != "The report covers Q3 revenue." {
+		t.Errorf("committed transcript of run 1: %+v", first.Transcript)
+	}
+	second := r.Runs[1]
+	if len(second.Transcript) != 0 || len(second.Output) != 1 {
+		t.Errorf("run 2's final is dropped by the UI but its text is known: %+v / %+v", second.Transcript, second.Output)
+	}
+	// The dropped final's record keeps its body, with the guard's effect.
+	var found bool
+	for _, b := range r.Bodies {
+		if b.I == second.TermI {
+			found = bytes.Contains(b.JSON, []byte("guard: dropped commitChat"))
+		}
+	}
+	if !found {
+		t.Error("the terminal's body should show the guard dropping the commit")
+	}
+	var dropped bool
+	for _, f := range r.Findings {
+		if f.Rule == "dropped-final" && f.Run == 1 && f.Lane == 0 {
+			dropped = true
+		}
+	}
+	if !dropped {
+		t.Errorf("dropped-final finding not pinned on run 2: %+v", r.Findings)
+	}
+	// Timer steps (animation frames) are kept per agent.
+	if len(r.Timers) == 0 {
+		t.Error("no timer steps")
+	}
+}
+
+func TestApprovalsAndTools(t *testing.T) {
+	r := buildFile(t, fixturePath(t, "exec-approval.jsonl.zst"), Options{})
+	if len(r.Approvals) != 2 {
+		t.Fatalf("approvals: %+v", r.Approvals)
+	}
+	for _, a := range r.Approvals {
+		if a.ResI < 0 || a.Decision == "" || a.Run < 0 || a.Command == "" {
+			t.Errorf("approval not resolved or not on its run: %+v", a)
+		}
+	}
+	d := buildFile(t, fixturePath(t, "demo.jsonl.zst"), Options{})
+	if d.Runs[0].Tools != 1 || d.Summary.ToolCalls != 1 {
+		t.Errorf("tool calls: %+v", d.Runs[0])
+	}
+	// The chat.send request starts the run.
+	if d.Rows[d.Runs[0].FirstI].Type != TypeSend || d.Rows[d.Runs[0].FirstI].Run != 0 {
+		t.Errorf("run starts at %d: %+v", d.Runs[0].FirstI, d.Rows[d.Runs[0].FirstI])
+	}
+}
+
+// hostile is a capture whose text tries to break out of the page.
+const hostile = `</script><img src=x onerror="window.__pwned=1"><!--<script>`
+
+func hostileCapture(credentials bool) []byte {
+	js := func(s string) string { b, _ := json.Marshal(s); return string(b) }
+	cred := "true"
+	if !credentials {
+		cred = "false"
+	}
+	lines := []string{
+		`{"clawtap":1,"createdAt":"2026-11-22T03:23:55Z","source":{"tool":` + js(hostile) + `,"mode":"record"},"redaction":{"credentials":` + cred + `,"content":false},"notes":` + js(hostile+" notes \u2028 line") + `}`,
+		`{"t":1000,"conn":1,"mark":"open","url":` + js("ws://x/"+hostile) + `}`,
+		`{"t":1001,"conn":1,"dir":"out","frame":{"type":"req","id":"s1","method":"chat.send","params":{"sessionKey":` + js("agent:ev</script>il:"+hostile) + `,"message":` + js(hostile) + `}}}`,
+		`{"t":1002,"conn":1,"dir":"in","frame":{"type":"res","id":"s1","ok":true,"payload":{"runId":` + js("run-"+hostile) + `,"status":"started"}}}`,
+		`{"t":1003,"conn":1,"dir":"in","frame":{"type":"event","event":"chat","seq":1,"payload":{"runId":` + js("run-"+hostile) + `,"sessionKey":` + js("agent:ev</script>il:"+hostile) + `,"state":"delta","message":{"role":"assistant","content":[{"type":"text","text":` + js(hostile+" \u2029 sep") + `}]}}}}`,
+		`{"t":1004,"conn":1,"dir":"in","frame":{"type":"event","event":` + js("custom."+hostile) + `,"seq":2,"payload":{}}}`,
+		`{"t":1005,"conn":1,"dir":"in","raw":` + js("raw "+hostile) + `}`,
+		`{"t":1006,"conn":1,"dir":"in","frame":{"type":"event","event":"chat","seq":3,"payload":{"runId":` + js("run-"+hostile) + `,"sessionKey":` + js("agent:ev</script>il:"+hostile) + `,"state":"final","message":{"role":"assistant","content":[{"type":"text","text":` + js(hostile) + `}]}}}}`,
+		`{"t":1007,"conn":1,"mark":"close","code":1011,"reason":` + js(hostile) + `}`,
+	}
+	return []byte(strings.Join(lines, "\n") + "\n")
+}
+
+func TestHostileTextCannotBreakOut(t *testing.T) {
+	r := buildBytes(t, hostileCapture(true), Options{Name: "evil" + hostile})
+	page := AppendHTML(nil, r)
+	css, js := Assets()
+	// The only closing script tags are the two the page writes.
+	if n := bytes.Count(bytes.ToLower(page), []byte("</script")); n != 2 {
+		t.Errorf("%d </script in the page, want 2", n)
+	}
+	if bytes.Contains(page, []byte("<img")) || bytes.Contains(page, []byte("<!--")) {
+		t.Error("capture text reached the page as markup")
+	}
+	// Outside the inline assets, no raw U+2028/U+2029 either.
+	rest := bytes.Replace(bytes.Replace(page, []byte(js), nil, 1), []byte(css), nil, 1)
+	if bytes.ContainsRune(rest, '\u2028') || bytes.ContainsRune(rest, '\u2029') {
+		t.Error("raw line separators in the page")
+	}
+	data := dataOf(t, page)
+	if bytes.ContainsAny(data, "<>&") {
+		t.Error("unescaped <, > or & in the data")
+	}
+	// It still parses, and decodes to exactly the capture's text.
+	var v struct {
+		Meta struct {
+			Name, Tool, Notes string
+		}
+		Runs   []struct{ RunID string }
+		Lanes  []struct{ SessionKey string }
+		Labels []string
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		t.Fatal(err)
+	}
+	if v.Meta.Name != "evil"+hostile || v.Meta.Tool != hostile || !strings.Contains(v.Meta.Notes, "\u2028") {
+		t.Errorf("meta did not round-trip: %+v", v.Meta)
+	}
+	if len(v.Runs) != 1 || v.Runs[0].RunID != "run-"+hostile || v.Lanes[0].SessionKey != "agent:ev</script>il:"+hostile {
+		t.Errorf("run or lane did not round-trip: %+v %+v", v.Runs, v.Lanes)
+	}
+	if !strings.Contains(strings.Join(v.Labels, "|"), "custom."+hostile) {
+		t.Errorf("labels: %q", v.Labels)
+	}
+	// The title is HTML-escaped.
+	if !bytes.Contains(page, []byte("<title>clawtap report — evil&lt;/script&gt;")) {
+		t.Error("title not escaped")
+	}
+	// The trace is JSON too.
+	var tb bytes.Buffer
+	WriteTrace(&tb, r)
+	if !json.Valid(tb.Bytes()) {
+		t.Error("trace is not JSON")
+	}
+}
+
+func TestEscapeData(t *testing.T) {
+	in := []byte(`{"a":"</script>&<!-- \u2028 ` + "\u2028\u2029 é ✓" + `"}`)
+	out := EscapeData(nil, in)
+	if bytes.ContainsAny(out, "<>&") || bytes.ContainsRune(out, '\u2028') || bytes.ContainsRune(out, '\u2029') {
+		t.Fatalf("not escaped: %s", out)
+	}
+	var a, b any
+	json.Unmarshal(in, &a)
+	if err := json.Unmarshal(out, &b); err != nil {
+		t.Fatal(err)
+	}
+	if a.(map[string]any)["a"] != b.(map[string]any)["a"] {
+		t.Fatalf("escaping changed the value: %q vs %q", a, b)
+	}
+}
+
+func TestNoRedactBanner(t *testing.T) {
+	r := buildBytes(t, hostileCapture(false), Options{})
+	if !r.Meta.NoRedact {
+		t.Fatal("credentials:false should mark the report not redacted")
+	}
+	if !bytes.Contains(AppendData(nil, r), []byte(`"noRedact":true`)) {
+		t.Error("data does not carry noRedact")
+	}
+	r = buildFile(t, fixturePath(t, "demo.jsonl.zst"), Options{})
+	if r.Meta.NoRedact || !r.Meta.Credentials {
+		t.Error("a redacted capture is marked not redacted")
+	}
+}
+
+func TestAssetsAreSafeAndTheCSPMatches(t *testing.T) {
+	css, js := Assets()
+	for _, s := range []string{css, js} {
+		l := strings.ToLower(s)
+		if strings.Contains(l, "</script") || strings.Contains(l, "</style") || strings.Contains(l, "<!--") {
+			t.Error("an asset could end its element early")
+		}
+		for _, bad := range []string{"http://", "https://", "fetch(", "XMLHttpRequest", "innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function"} {
+			if strings.Contains(s, bad) {
+				t.Errorf("asset uses %q", bad)
+			}
+		}
+	}
+	page := string(AppendHTML(nil, buildFile(t, fixturePath(t, "demo.jsonl.zst"), Options{})))
+	if !strings.Contains(page, cspHash(js)) || !strings.Contains(page, cspHash(css)) || !strings.Contains(page, "default-src 'none'") {
+		t.Error("the Content-Security-Policy does not pin the inline assets")
+	}
+}
+
+// large writes a synth.Large capture of n frames.
+func large(t testing.TB, n int) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w, err := capture.NewWriter(&buf, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := synth.Large(w, n, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func TestSizeLimit(t *testing.T) {
+	capt := large(t, 20_000)
+	const limit = 1_000_000
+	r := buildBytes(t, capt, Options{Name: "large", MaxBytes: limit})
+	data := AppendData(nil, r)
+	if len(data) > limit {
+		t.Fatalf("data is %d bytes, over the %d limit", len(data), limit)
+	}
+	if r.Summary.BodiesElided == 0 || len(r.Notes) == 0 || !strings.Contains(strings.Join(r.Notes, " "), "--max-bytes") {
+		t.Fatalf("nothing elided or no note: %+v %q", r.Summary, r.Notes)
+	}
+	// Key records keep their bodies longest: every marker has its body.
+	have := map[int]bool{}
+	for _, b := range r.Bodies {
+		have[b.I] = true
+	}
+	for _, row := range r.Rows {
+		if row.Type == TypeMarker && !have[row.I] {
+			t.Errorf("marker #%d lost its body", row.I)
+		}
+	}
+	// The timeline keeps every run and every key row.
+	full := buildBytes(t, capt, Options{Name: "large", MaxBytes: 1 << 30})
+	if len(r.Runs) != len(full.Runs) || len(r.Findings) != len(full.Findings) {
+		t.Errorf("runs %d/%d findings %d/%d", len(r.Runs), len(full.Runs), len(r.Findings), len(full.Findings))
+	}
+	keys := func(rep *Report) int {
+		n := 0
+		for _, row := range rep.Rows {
+			if row.Type != TypeAgentDelta && row.Type != TypeChatDelta && row.Type != TypeTraffic && row.Type != TypeOther {
+				n++
+			}
+		}
+		return n
+	}
+	if keys(r) != keys(full) {
+		t.Errorf("key rows %d, want %d", keys(r), keys(full))
+	}
+	if full.Summary.BodiesElided != 0 {
+		t.Errorf("nothing should be elided under a 1 GiB limit: %+v", full.Summary)
+	}
+	if small := buildBytes(t, large(t, 5000), Options{}); small.Summary.BodiesElided != 0 || len(small.Notes) != 0 {
+		t.Errorf("5000 frames should fit the default limit: %+v %q", small.Summary, small.Notes)
+	}
+	// Deterministic at the limit too.
+	again := buildBytes(t, capt, Options{Name: "large", MaxBytes: limit})
+	if !bytes.Equal(AppendHTML(nil, r), AppendHTML(nil, again)) {
+		t.Error("elision is not deterministic")
+	}
+}
+
+func TestTraceShape(t *testing.T) {
+	r := buildFile(t, fixturePath(t, "stale-terminal.jsonl.zst"), Options{})
+	var buf bytes.Buffer
+	if err := WriteTrace(&buf, r); err != nil {
+		t.Fatal(err)
+	}
+	var tr struct {
+		TraceEvents []struct {
+			Name string         `json:"name"`
+			Ph   string         `json:"ph"`
+			Pid  int            `json:"pid"`
+			Tid  int            `json:"tid"`
+			Ts   int64          `json:"ts"`
+			Dur  int64          `json:"dur"`
+			S    string         `json:"s"`
+			Cat  string         `json:"cat"`
+			Args map[string]any `json:"args"`
+		} `json:"traceEvents"`
+		DisplayTimeUnit string `json:"displayTimeUnit"`
+	}
+	if err := json.Unmarshal(buf.Bytes(), &tr); err != nil {
+		t.Fatal(err)
+	}
+	threads := map[[2]int]string{}
+	var slices, instants, findings int
+	for _, e := range tr.TraceEvents {
+		switch e.Ph {
+		case "M":
+			if e.Name == "thread_name" {
+				threads[[2]int{e.Pid, e.Tid}] = e.Args["name"].(string)
+			}
+		case "X":
+			if e.Cat == "run" {
+				slices++
+				if threads[[2]int{e.Pid, e.Tid}] == "" {
+					t.Errorf("run slice on an unnamed thread: %+v", e)
+				}
+			}
+		case "i":
+			instants++
+			if e.S == "" {
+				t.Errorf("instant without scope: %+v", e)
+			}
+			if strings.HasPrefix(e.Name, "finding: ") {
+				findings++
+				if e.Args["message"] == "" || e.Args["severity"] == "" {
+					t.Errorf("finding without args: %+v", e)
+				}
+			}
+		}
+	}
+	// One connection thread, two session threads (the runs overlap).
+	if len(threads) != 3 || slices != 2 || findings != len(r.Findings) || instants < len(r.Rows) {
+		t.Errorf("threads %v, run slices %d, findings %d, instants %d", threads, slices, findings, instants)
+	}
+}
