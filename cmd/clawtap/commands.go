@@ -15,7 +15,6 @@ func (a *app) commands() []*cobra.Command {
 		a.checkCmd(),
 		a.statsCmd(),
 		a.importCmd(),
-		a.diffCmd(),
 		a.reportCmd(),
 	}
 }
