@@ -15,6 +15,7 @@ func (a *app) commands() []*cobra.Command {
 		a.checkCmd(),
 		a.statsCmd(),
 		a.importCmd(),
+		a.diffCmd(),
 		a.reportCmd(),
 	}
 }

@@ -1,0 +1,167 @@
+package diff
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/clawtap/clawtap/pkg/capture"
+	"github.com/clawtap/clawtap/pkg/redact"
+	"github.com/clawtap/clawtap/pkg/synth"
+)
+
+func open(t *testing.T, b []byte) *capture.Reader {
+	t.Helper()
+	r, err := capture.NewReader(bytes.NewReader(b), capture.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func encode(t *testing.T, recs []capture.Record, mod func(i int, rec *capture.Record) *capture.Record) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w, _ := capture.NewWriter(&buf, false)
+	w.WriteHeader(synth.NewHeader("test"))
+	for i := range recs {
+		rec := &recs[i]
+		if mod != nil {
+			rec = mod(i, rec)
+		}
+		if err := w.Write(rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Close()
+	return buf.Bytes()
+}
+
+func compare(t *testing.T, a, b []byte, opts Options) *Result {
+	t.Helper()
+	return Compare(open(t, a), open(t, b), opts)
+}
+
+func TestFixtureAgainstItself(t *testing.T) {
+	for _, f := range synth.Fixtures() {
+		b, err := f.Bytes()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res := compare(t, b, b, Options{}); !res.Equal || res.Steps == 0 && f.Name != "truncated" {
+			t.Errorf("%s against itself: %+v", f.Name, res)
+		}
+	}
+}
+
+func TestRedactedCopyIsStructurallyEqual(t *testing.T) {
+	for _, name := range []string{"tool-run", "exec-approval", "reconnect", "demo"} {
+		f, _ := synth.Lookup(name)
+		recs := f.Build().Records()
+		orig := encode(t, recs, nil)
+		cred := redact.New(redact.Options{Salt: []byte("k")})
+		credOnly := encode(t, recs, func(_ int, rec *capture.Record) *capture.Record { return cred.Record(rec) })
+		if res := compare(t, orig, credOnly, Options{}); !res.Equal {
+			t.Errorf("%s: credential redaction changed the semantics: %+v %+v", name, res, res.First)
+		}
+		cont := redact.New(redact.Options{Content: true, Salt: []byte("k")})
+		content := encode(t, recs, func(_ int, rec *capture.Record) *capture.Record { return cont.Record(rec) })
+		if res := compare(t, orig, content, Options{Structure: true}); !res.Equal {
+			t.Errorf("%s: content redaction is not structurally equal: %+v\n%+v", name, res, res.First)
+		}
+		if res := compare(t, orig, content, Options{}); res.Equal {
+			t.Errorf("%s: content redaction must differ when texts are compared", name)
+		}
+	}
+}
+
+func TestPlantedChangeIsReported(t *testing.T) {
+	recs := synth.StreamedRun().Records()
+	orig := encode(t, recs, nil)
+	target := -1
+	for i := range recs {
+		if bytes.Contains(recs[i].Frame, []byte(`"state":"delta"`)) && bytes.Contains(recs[i].Frame, []byte(`rocky`)) {
+			target = i
+			break
+		}
+	}
+	if target < 0 {
+		t.Fatal("no delta to change")
+	}
+	changed := encode(t, recs, func(i int, rec *capture.Record) *capture.Record {
+		if i != target {
+			return rec
+		}
+		c := *rec
+		c.Frame = bytes.Replace(rec.Frame, []byte("rocky"), []byte("sandy"), -1)
+		return &c
+	})
+	res := compare(t, orig, changed, Options{})
+	if res.Equal || res.First == nil || res.First.A[0].I != target || res.First.B[0].I != target {
+		t.Fatalf("want a divergence at record %d: %+v %+v", target, res, res.First)
+	}
+	if res.Changed != 1 || res.OnlyA != 0 || res.OnlyB != 0 || res.ByKind["chat delta"].Changed != 1 {
+		t.Fatalf("want exactly one changed chat delta: %+v %+v", res, res.ByKind)
+	}
+	if !strings.Contains(res.First.B[0].Desc, "sandy") || len(res.First.Context) != 3 {
+		t.Fatalf("divergence %+v", res.First)
+	}
+	// A dropped record is one step only in A, and the rest re-synchronises.
+	dropped := encode(t, append(append([]capture.Record{}, recs[:target]...), recs[target+1:]...), nil)
+	res = compare(t, orig, dropped, Options{})
+	if res.Equal || res.OnlyA != 1 || res.Changed != 0 || res.OnlyB != 0 {
+		t.Fatalf("dropped record: %+v", res)
+	}
+}
+
+// The same scenario recorded twice — different run ids, connection ids,
+// nonces, boot ids — is equivalent after normalisation.
+func TestSameScenarioDifferentSeeds(t *testing.T) {
+	scenario := func(seed int64) []byte {
+		s := synth.New(seed)
+		c := s.Open(synth.ConnOptions{Caps: []string{"tool-events", "approvals"}})
+		s.Advance(300)
+		r := c.ChatSend("agent:main:main", "Clean the build directory.")
+		r.Prepare()
+		r.Say("I'll remove")
+		r.Say(" the build directory.")
+		a := r.RequestApproval("rm -rf build")
+		s.Advance(1200)
+		a.Resolve(c, "allow-once", "operator", "")
+		r.Say(" Done.")
+		r.Finish()
+		s.Shutdown()
+		s.Advance(12_000)
+		c2 := s.Open(synth.ConnOptions{})
+		r2 := c2.ChatSend("agent:main:main", "Again?")
+		r2.Prepare()
+		r2.Say("Yes.")
+		r2.Finish()
+		b, err := s.Encode("scenario", true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	a, b := scenario(1), scenario(99)
+	if bytes.Equal(a, b) {
+		t.Fatal("the seeds should give different bytes")
+	}
+	if res := compare(t, a, b, Options{}); !res.Equal {
+		t.Fatalf("same scenario, different seeds: %+v\n%+v", res, res.First)
+	}
+}
+
+func TestFixturesDiffer(t *testing.T) {
+	read := func(name string) []byte {
+		f, _ := synth.Lookup(name)
+		b, _ := f.Bytes()
+		return b
+	}
+	res := compare(t, read("streamed-run"), read("duplicate-final"), Options{})
+	if res.Equal || res.First == nil || len(res.FinalState) == 0 {
+		t.Fatalf("%+v", res)
+	}
+	_ = filepath.Join
+}

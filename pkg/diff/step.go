@@ -1,0 +1,395 @@
+// Package diff compares two captures semantically: record by record, by
+// what each frame is and what the UI pipeline does with it (intents and the
+// replayed state), never by bytes. Volatile values — times, run ids,
+// connection numbers and ids, nonces, idempotency keys, boot ids, request
+// and approval ids, tool call ids — are normalised by first appearance
+// (run#1, conn#1, …), so the same scenario recorded twice compares equal.
+//
+// Both captures are read in lock-step; after a divergence the comparison
+// re-synchronises within a bounded look-ahead window, so memory stays
+// bounded however long the captures are.
+package diff
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/clawtap/clawtap/pkg/bridge"
+	"github.com/clawtap/clawtap/pkg/capture"
+	"github.com/clawtap/clawtap/pkg/jsonx"
+	"github.com/clawtap/clawtap/pkg/message"
+	"github.com/clawtap/clawtap/pkg/policy"
+	"github.com/clawtap/clawtap/pkg/replay"
+)
+
+// Step is one compared record of a capture.
+type Step struct {
+	I    int    // record index
+	T    int64  // offset from the capture's first record, ms
+	Kind string // e.g. "chat delta", "req chat.send", "mark open"
+	Desc string // the normalised description that is compared
+}
+
+// normaliser maps volatile values to stable names by first appearance.
+type normaliser struct {
+	names map[string]map[string]string
+}
+
+const maxNames = 1 << 20
+
+func (n *normaliser) name(kind, v string) string {
+	if v == "" {
+		return ""
+	}
+	if n.names == nil {
+		n.names = make(map[string]map[string]string)
+	}
+	m := n.names[kind]
+	if m == nil {
+		m = make(map[string]string)
+		n.names[kind] = m
+	}
+	if s, ok := m[v]; ok {
+		return s
+	}
+	if len(m) >= maxNames {
+		return kind + "#?"
+	}
+	s := kind + "#" + strconv.Itoa(len(m)+1)
+	m[v] = s
+	return s
+}
+
+// Options tune a comparison.
+type Options struct {
+	// Ignore lists event names left out of the comparison (their timing
+	// relative to runs is noise): tick and health by default, see
+	// DefaultIgnore. An empty, non-nil slice ignores nothing.
+	Ignore []string
+	// Structure compares without text: message, delta and error texts and
+	// command lines are left out (for captures redacted with --content).
+	Structure bool
+	// Context is how many equal steps before the first divergence are
+	// kept, and how many steps of each side after it. 0 means 3.
+	Context int
+	// Window bounds the look-ahead used to re-synchronise after a
+	// divergence. 0 means 64.
+	Window int
+}
+
+// DefaultIgnore are the events left out unless Options.Ignore says otherwise.
+var DefaultIgnore = []string{"tick", "health"}
+
+// stepper turns one capture into steps.
+type stepper struct {
+	r      *capture.Reader
+	cls    *bridge.Classifier
+	eng    *replay.Engine
+	n      normaliser
+	ignore map[string]bool
+	text   bool
+	t0     int64
+	effs   []string
+	rec    *replay.Step
+	done   bool
+	header *capture.Header
+	meta   Meta
+}
+
+// Meta describes a capture for the report.
+type Meta struct {
+	Records  int
+	Versions []string
+}
+
+func newStepper(r *capture.Reader, opts *Options) *stepper {
+	s := &stepper{r: r, cls: bridge.NewClassifier(), eng: replay.New(replay.Options{}), ignore: map[string]bool{}, text: !opts.Structure, header: r.Header()}
+	ign := opts.Ignore
+	if ign == nil {
+		ign = DefaultIgnore
+	}
+	for _, e := range ign {
+		s.ignore[e] = true
+	}
+	return s
+}
+
+// next returns the next compared step, or nil at the end.
+func (s *stepper) next() *Step {
+	for !s.done {
+		rec, err := s.r.Next()
+		if err != nil {
+			s.done = true
+			_ = s.eng.Finish(nil)
+			return nil
+		}
+		s.meta.Records++
+		if s.t0 == 0 && rec.T > 0 {
+			s.t0 = rec.T
+		}
+		s.effs = s.effs[:0]
+		_ = s.eng.Record(rec, s.onStep)
+		ev := s.cls.Record(rec)
+		if ev.Kind == bridge.Marker && rec.Mark == capture.MarkHello && rec.Server != "" {
+			s.addVersion(rec.Server)
+		}
+		if ev.Type == "event" && s.ignore[ev.Event] {
+			continue
+		}
+		st := &Step{I: rec.Index}
+		if rec.T > 0 && s.t0 > 0 {
+			st.T = rec.T - s.t0
+		}
+		st.Kind, st.Desc = s.describe(rec, &ev)
+		if len(s.effs) > 0 {
+			st.Desc += " ⇒ " + strings.Join(s.effs, "; ")
+		}
+		return st
+	}
+	return nil
+}
+
+func (s *stepper) addVersion(v string) {
+	for _, x := range s.meta.Versions {
+		if x == v {
+			return
+		}
+	}
+	if len(s.meta.Versions) < 16 {
+		s.meta.Versions = append(s.meta.Versions, v)
+	}
+}
+
+// onStep records what the UI pipeline did for the record (timer steps are
+// left out: their place depends on timing).
+func (s *stepper) onStep(st *replay.Step) error {
+	if st.Timer != "" {
+		return nil
+	}
+	for k := range st.Intents {
+		if d := s.intent(&st.Intents[k]); d != "" {
+			s.effs = append(s.effs, d)
+		}
+	}
+	for k := range st.Effects {
+		if d := s.effect(&st.Effects[k]); d != "" {
+			s.effs = append(s.effs, d)
+		}
+	}
+	for k := range st.Diff {
+		if d := s.change(&st.Diff[k]); d != "" {
+			s.effs = append(s.effs, d)
+		}
+	}
+	return nil
+}
+
+func (s *stepper) intent(in *policy.Intent) string {
+	switch in.Kind {
+	case policy.Ignore, policy.ScheduleSummaryRefresh:
+		return ""
+	case policy.CommitChat:
+		d := "commitChat " + in.AgentID + " " + s.run(in.RunID.V) + " lines=" + strconv.Itoa(len(in.Lines))
+		if s.text && len(in.Lines) > 0 {
+			d += " " + strconv.Quote(clip(strings.Join(in.Lines, " | "), 80))
+		}
+		return d
+	case policy.UpdateAgentStatus:
+		st, _ := in.Patch.Status.Value()
+		return "status " + in.AgentID + " " + st + " " + s.run(in.RunID.V)
+	}
+	return ""
+}
+
+func (s *stepper) effect(e *replay.Effect) string {
+	switch e.Type {
+	case replay.EffGuard:
+		switch e.Action {
+		case "dropped-closed-run", "hazard", "run-kept-open":
+			return "guard " + e.Action + " " + s.run(e.RunID)
+		}
+	case replay.EffApproval:
+		return "approval " + e.Action + " " + s.n.name("approval", e.ID)
+	case replay.EffDuplicate:
+		return "duplicate line dropped"
+	case replay.EffSkip:
+		return "skip " + e.Intent + " (" + e.Reason + ")"
+	}
+	return ""
+}
+
+func (s *stepper) change(c *replay.Change) string {
+	p := c.Path.String()
+	rest, ok := strings.CutPrefix(p, "agents.")
+	if !ok {
+		if strings.HasPrefix(p, "cost.") && strings.HasSuffix(p, ".turns") {
+			return "billed " + strings.TrimSuffix(strings.TrimPrefix(p, "cost."), ".turns")
+		}
+		return ""
+	}
+	i := strings.LastIndexByte(rest, '.')
+	if i < 0 {
+		return ""
+	}
+	agentID, field := rest[:i], rest[i+1:]
+	a := s.eng.State().Agent(agentID)
+	if a == nil {
+		return ""
+	}
+	switch field {
+	case "status":
+		return agentID + ".status=" + nstr(a.Status)
+	case "runId":
+		if a.RunID.Valid {
+			return agentID + ".runId=" + s.run(a.RunID.V)
+		}
+		return agentID + ".runId=null"
+	}
+	return ""
+}
+
+func nstr(v replay.NStr) string {
+	if !v.Valid {
+		return "null"
+	}
+	return v.V
+}
+
+func (s *stepper) run(id string) string {
+	if id == "" {
+		return "-"
+	}
+	return s.n.name("run", id)
+}
+
+func (s *stepper) describe(rec *capture.Record, ev *bridge.Event) (kind, desc string) {
+	conn := s.n.name("conn", strconv.Itoa(rec.Conn))
+	switch ev.Kind {
+	case bridge.Marker:
+		kind = "mark " + rec.Mark
+		desc = kind + " " + conn
+		switch rec.Mark {
+		case capture.MarkHello:
+			desc += " protocol " + strconv.Itoa(rec.Protocol)
+		case capture.MarkClose:
+			desc += " code " + strconv.Itoa(rec.Code)
+		}
+		return kind, desc
+	case bridge.Invalid:
+		return "invalid", "invalid " + conn + " " + ev.Reason
+	}
+	p := ev.Payload
+	switch ev.Kind {
+	case bridge.Request:
+		kind = "req " + ev.Method
+		desc = kind + " " + conn + " " + s.n.name("req", strconv.Itoa(rec.Conn)+"/"+ev.ID)
+		params, _ := jsonx.Get(rec.Frame, "params")
+		switch ev.Method {
+		case "chat.send":
+			if k, ok := jsonx.GetStr(params, "idempotencyKey"); ok {
+				desc += " " + s.run(k)
+			}
+			if m, ok := jsonx.GetStr(params, "message"); ok && s.text {
+				desc += " " + strconv.Quote(clip(m, 80))
+			}
+		case "chat.abort":
+			if k, ok := jsonx.GetStr(params, "runId"); ok {
+				desc += " " + s.run(k)
+			}
+		case "exec.approval.resolve":
+			id, _ := jsonx.GetStr(params, "id")
+			dec, _ := jsonx.GetStr(params, "decision")
+			desc += " " + s.n.name("approval", id) + " " + dec
+		}
+		return kind, desc
+	case bridge.Response:
+		kind = "res " + ev.Method
+		desc = kind + " " + conn + " " + s.n.name("req", strconv.Itoa(rec.Conn)+"/"+ev.ID)
+		if ev.OK != nil && !*ev.OK {
+			desc += " failed " + ev.Code
+		} else {
+			desc += " ok"
+			if st, ok := jsonx.GetStr(p, "status"); ok {
+				desc += " status=" + st
+			}
+			if typ, ok := jsonx.GetStr(p, "type"); ok && typ == "hello-ok" {
+				n, _ := jsonx.GetInt(p, "protocol")
+				desc += " hello-ok protocol " + strconv.FormatInt(n, 10)
+			}
+			if id, ok := jsonx.GetStr(p, "runId"); ok {
+				desc += " " + s.run(id)
+			}
+		}
+		return kind, desc
+	case bridge.RuntimeChat:
+		kind = "chat " + ev.State
+		desc = kind + " " + conn + " " + s.run(ev.RunID) + " " + ev.SessionKey
+		if ev.State == "status" {
+			desc += " " + ev.Phase
+		}
+		if jsonx.Truthy(mustGet(p, "replace")) {
+			desc += " replace"
+		}
+		if s.text {
+			if m, ok := jsonx.Get(p, "message"); ok {
+				if t, ok := message.Text(m); ok {
+					desc += " text=" + strconv.Quote(t)
+				}
+			}
+			if em, ok := jsonx.GetStr(p, "errorMessage"); ok {
+				desc += " error=" + strconv.Quote(clip(em, 120))
+			}
+		}
+		return kind, desc
+	case bridge.RuntimeAgent:
+		kind = "agent " + ev.Stream
+		desc = kind + " " + conn + " " + s.run(ev.RunID)
+		data, _ := jsonx.Get(p, "data")
+		if ev.Phase != "" {
+			desc += " " + ev.Phase
+		}
+		switch ev.Stream {
+		case "assistant", "thinking":
+			if t, ok := jsonx.GetStr(data, "text"); ok && s.text {
+				desc += " text=" + strconv.Quote(t)
+			}
+		case "tool", "item":
+			name, _ := jsonx.GetStr(data, "name")
+			id, _ := jsonx.GetStr(data, "toolCallId")
+			desc += " " + name + " " + s.n.name("tool", id)
+		case "lifecycle":
+			if id, ok := jsonx.GetStr(data, "approvalId"); ok {
+				desc += " " + s.n.name("approval", id)
+			}
+		}
+		return kind, desc
+	case bridge.Approval:
+		kind = "event " + ev.Event
+		desc = kind + " " + conn + " " + s.n.name("approval", ev.ID)
+		if dec, ok := jsonx.GetStr(p, "decision"); ok {
+			desc += " " + dec
+		}
+		return kind, desc
+	}
+	kind = "event " + ev.Event
+	return kind, kind + " " + conn
+}
+
+func mustGet(obj []byte, k string) []byte {
+	v, _ := jsonx.Get(obj, k)
+	return v
+}
+
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// String renders a step for a report line.
+func (st *Step) String() string {
+	return fmt.Sprintf("#%d +%d.%03ds %s", st.I, st.T/1000, st.T%1000, st.Desc)
+}
