@@ -18,8 +18,10 @@ import (
 
 	"github.com/clawtap/clawtap/pkg/bridge"
 	"github.com/clawtap/clawtap/pkg/capture"
+	"github.com/clawtap/clawtap/pkg/check"
 	"github.com/clawtap/clawtap/pkg/jsonx"
 	"github.com/clawtap/clawtap/pkg/policy"
+	"github.com/clawtap/clawtap/pkg/stats"
 	"github.com/clawtap/clawtap/pkg/synth"
 	"github.com/klauspost/compress/zstd"
 )
@@ -246,4 +248,105 @@ func TestMemoryFlat(t *testing.T) {
 		t.Fatalf("heap in use peaked at %d MiB over %d frames; memory must not grow with the capture", peak>>20, n)
 	}
 	t.Logf("heap in use peaked at %.1f MiB over %d frames", float64(peak)/(1<<20), n)
+}
+
+// BenchmarkCheck: what `clawtap check` does (every default rule, the
+// replay for dropped-final included), output discarded.
+func BenchmarkCheck(b *testing.B) {
+	path, n := largeCapture(b)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		a, err := check.New(check.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		var fs []check.Finding
+		forEach(b, path, func(rec *capture.Record) { fs = a.Record(fs[:0], rec) })
+		a.End(fs[:0], false)
+	}
+	report(b, n)
+}
+
+// BenchmarkCheckNoReplay: `clawtap check --no-replay`.
+func BenchmarkCheckNoReplay(b *testing.B) {
+	path, n := largeCapture(b)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		a, _ := check.New(check.Options{NoReplay: true})
+		var fs []check.Finding
+		forEach(b, path, func(rec *capture.Record) { fs = a.Record(fs[:0], rec) })
+		a.End(fs[:0], false)
+	}
+	report(b, n)
+}
+
+// BenchmarkStats: what `clawtap stats` does.
+func BenchmarkStats(b *testing.B) {
+	path, n := largeCapture(b)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		c := stats.New()
+		forEach(b, path, c.Record)
+		if s := c.Result(false); s.Runs.Count == 0 {
+			b.Fatal("no runs counted")
+		}
+	}
+	report(b, n)
+}
+
+// TestMemoryFlatCheckStats: check and stats keep memory bounded by live
+// state (runs, connections), not by the capture's length.
+func TestMemoryFlatCheckStats(t *testing.T) {
+	if testing.Short() {
+		t.Skip("generates a 300k-frame capture")
+	}
+	path := filepath.Join(t.TempDir(), "m.jsonl.zst")
+	w, err := capture.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 300_000
+	if err := synth.Large(w, n, 11); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	r, err := capture.Open(path, capture.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	a, _ := check.New(check.Options{})
+	c := stats.New()
+	var fs []check.Finding
+	var ms runtime.MemStats
+	var first, peak uint64
+	count := 0
+	for {
+		rec, err := r.Next()
+		if err != nil {
+			break
+		}
+		fs = a.Record(fs[:0], rec)
+		c.Record(rec)
+		if rec.IsFrame() {
+			count++
+		}
+		if count%50_000 == 0 {
+			runtime.GC()
+			runtime.ReadMemStats(&ms)
+			if first == 0 {
+				first = ms.HeapInuse
+			}
+			peak = max(peak, ms.HeapInuse)
+		}
+	}
+	a.End(fs[:0], false)
+	c.Result(false)
+	if count != n {
+		t.Fatalf("read %d frames, want %d", count, n)
+	}
+	if peak > 64<<20 {
+		t.Fatalf("heap in use peaked at %d MiB over %d frames; check and stats must not grow with the capture", peak>>20, n)
+	}
+	t.Logf("heap in use: %.1f MiB after 50k frames, peak %.1f MiB over %d frames", float64(first)/(1<<20), float64(peak)/(1<<20), n)
 }
