@@ -70,7 +70,8 @@ type Analyzer struct {
 
 	conns map[int]*connState
 	runs  map[runKey]*runState
-	order []runKey // runs in creation order, for the cap
+	live  map[runKey]*runState // runs with no terminal yet
+	order []runKey             // runs in creation order, for the cap
 	head  int      // order[head:] are live entries
 
 	approvals map[string]*approval
@@ -199,6 +200,7 @@ func New(opts Options) (*Analyzer, error) {
 		gaps:      gaps.NewTracker(),
 		conns:     make(map[int]*connState),
 		runs:      make(map[runKey]*runState),
+		live:      make(map[runKey]*runState),
 		approvals: make(map[string]*approval),
 		unknown:   make(map[string]bool),
 		victims:   make(map[string]string),
@@ -562,6 +564,7 @@ func (a *Analyzer) run(rec *capture.Record, ev *bridge.Event) *runState {
 		}
 		r = &runState{key: k, firstI: rec.Index, firstT: rec.T}
 		a.runs[k] = r
+		a.live[k] = r
 		a.order = append(a.order, k)
 		a.sum.Runs++
 	}
@@ -586,6 +589,7 @@ func (a *Analyzer) evictOldest() {
 				r.evicted = true
 			}
 			delete(a.runs, k)
+			delete(a.live, k)
 			break
 		}
 	}
@@ -625,7 +629,7 @@ func (a *Analyzer) stale(rec *capture.Record, r *runState, what string) {
 		return
 	}
 	var other *runState
-	for _, o := range a.runs {
+	for _, o := range a.live {
 		if o == r || o.key.conn != r.key.conn || o.session != r.session || !o.live() {
 			continue
 		}
@@ -719,6 +723,7 @@ func (a *Analyzer) chatTerminal(rec *capture.Record, r *runState, state string, 
 	}
 	a.stale(rec, r, "chat "+state)
 	r.chatTerm, r.chatTermI, r.chatTermT = state, rec.Index, rec.T
+	delete(a.live, r.key)
 	if state == "error" {
 		r.chatErrors = 1
 	}
@@ -843,6 +848,7 @@ func (a *Analyzer) lifecycle(rec *capture.Record, r *runState, phase string, dat
 		// A retry or fallback may reuse the runId after a lifecycle error.
 		r.lifeStarted = true
 		r.lifeTerm, r.lifeAborted = "", false
+		a.live[r.key] = r
 		r.asst, r.thk = textTrack{}, textTrack{}
 	case "waiting-approval":
 		if id, ok := jsonx.GetStr(data, "approvalId"); ok && id != "" {
@@ -881,6 +887,7 @@ func (a *Analyzer) lifecycle(rec *capture.Record, r *runState, phase string, dat
 		}
 		a.stale(rec, r, "lifecycle "+phase)
 		r.lifeTerm, r.lifeTermI, r.lifeTermT, r.lifeAborted = phase, rec.Index, rec.T, aborted
+		delete(a.live, r.key)
 		if phase == "error" && !abortRelated && !r.failed {
 			r.failed = true
 			kind, _ := jsonx.GetStr(data, "errorKind")
