@@ -269,12 +269,13 @@ func (a *app) runRecord(cmd *cobra.Command, f *recordFlags) error {
 	} else {
 		h.Redaction = &redInfo
 	}
-	if err := w.WriteHeader(h); err == nil {
-		err = w.Flush()
+	herr := w.WriteHeader(h)
+	if herr == nil {
+		herr = w.Flush()
 	}
-	if err != nil {
+	if herr != nil {
 		w.Close()
-		return &exitError{code: exitTrouble, err: err}
+		return &exitError{code: exitTrouble, err: fmt.Errorf("write %s: %w", recOutName(out), herr), hint: "check free disk space and permissions"}
 	}
 
 	st := &recStatusLine{w: a.stderr, quiet: a.quiet, live: !a.quiet && a.isTerminal(a.stderr), color: a.useColor(a.stderr), started: time.Now()}
