@@ -72,7 +72,7 @@ type Analyzer struct {
 	runs  map[runKey]*runState
 	live  map[runKey]*runState // runs with no terminal yet
 	order []runKey             // runs in creation order, for the cap
-	head  int      // order[head:] are live entries
+	head  int                  // order[head:] are live entries
 
 	approvals map[string]*approval
 	apOrder   []string
