@@ -543,7 +543,7 @@ func TestFixtures(t *testing.T) {
 			RuleInvalidFrame, RuleInvalidFrame, RuleInvalidFrame, RuleInvalidFrame, RuleInvalidFrame, RuleInvalidFrame,
 			RuleInvalidFrame, RuleInvalidFrame, RuleInvalidFrame, RuleInvalidFrame, RuleUnknownEvent, RuleMalformedPayload,
 			RuleMalformedPayload, RuleInvalidFrame, RuleInvalidFrame, RuleInvalidFrame, RuleInvalidFrame, RuleMalformedPayload,
-			RuleSeqBackwards, RuleSeqGap, RuleRunInFlight, RuleRunInFlight, RuleRunInFlight, RuleApprovalPending,
+			RuleSeqBackwards, RuleRunInFlight, RuleRunInFlight, RuleRunInFlight, RuleApprovalPending,
 		},
 	}
 	for _, f := range synth.Fixtures() {

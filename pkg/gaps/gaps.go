@@ -149,8 +149,12 @@ func (t *Tracker) Observe(dst []Finding, i int, ts int64, conn int, dir string, 
 			t.sum.Backwards++
 			dst = append(dst, f)
 		}
-		// Like the official clients, the last seq seen wins.
-		cs.last, cs.hasLast = ev.Seq, true
+		// The official clients let the last seq win; a duplicate or a step
+		// back would then make the next good frame look like a gap, so
+		// clawtap keeps the highest seq seen as the baseline.
+		if !cs.hasLast || ev.Seq > cs.last {
+			cs.last, cs.hasLast = ev.Seq, true
+		}
 	}
 	if ev.Kind == bridge.RuntimeAgent && ev.Stream == "error" {
 		if reason, _ := jsonx.GetPath(ev.Payload, "data", "reason"); string(reason) == `"seq gap"` {

@@ -11,21 +11,22 @@ import (
 // Renumberer gives each client its own frame seq, following the rule in
 // docs/serve.md:
 //
-//   - the first frame with a seq that a client is sent gets 1;
-//   - every later one gets the previous number plus the difference of
-//     their recorded seqs, so a recorded step of 1 stays 1 and a recorded
-//     gap (a step of more than 1) keeps its size;
-//   - a recorded step of 0 or less (a duplicate, or seq going back) is kept
-//     too, but the number never goes below 1;
-//   - when --loop starts the capture over, its first frame with a seq
-//     continues at the previous number plus 1, so the loop itself makes no
-//     gap.
+//   - the first frame with a seq that a client is sent in a pass gets the
+//     next number (1 on the first pass);
+//   - every later one gets that number plus the distance of its recorded
+//     seq from the pass's first recorded seq, so recorded steps of 1 stay
+//     1, and recorded gaps, duplicates and steps back keep their size and
+//     place (a step back never changes the numbering of what follows);
+//   - a number below 1 is sent as 1;
+//   - when --loop starts the capture over, the new pass continues after the
+//     highest number sent, so the loop itself makes no gap.
 //
 // Frames without a seq stay without one and do not count.
 type Renumberer struct {
 	fresh bool  // the next frame starts a pass
-	last  int64 // recorded seq of the previous frame
-	out   int64 // number given to the previous frame
+	first int64 // recorded seq of the pass's first frame
+	base  int64 // number given to the pass's first frame
+	high  int64 // highest number sent
 }
 
 // NewRenumberer returns a renumberer for one client.
@@ -35,15 +36,14 @@ func NewRenumberer() *Renumberer { return &Renumberer{fresh: true} }
 func (r *Renumberer) Next(rec int64) int64 {
 	if r.fresh {
 		r.fresh = false
-		r.out++
-	} else {
-		r.out += rec - r.last
-		if r.out < 1 {
-			r.out = 1
-		}
+		r.first, r.base = rec, r.high+1
 	}
-	r.last = rec
-	return r.out
+	out := r.base + (rec - r.first)
+	if out < 1 {
+		out = 1
+	}
+	r.high = max(r.high, out)
+	return out
 }
 
 // Restart marks the start of a new pass over the capture (--loop).

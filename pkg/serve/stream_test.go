@@ -21,7 +21,8 @@ func TestRenumberer(t *testing.T) {
 		{"gaps kept after offset", []int64{30, 31, 33, 36}, []int64{1, 2, 4, 7}},
 		{"duplicate kept", []int64{5, 6, 6, 7}, []int64{1, 2, 2, 3}},
 		{"step back kept", []int64{5, 6, 7, 6, 8}, []int64{1, 2, 3, 2, 4}},
-		{"never below 1", []int64{10, 11, 2, 3}, []int64{1, 2, 1, 2}},
+		{"never below 1", []int64{10, 11, 2, 3}, []int64{1, 2, 1, 1}},
+		{"a step back does not shift what follows", []int64{9, 10, 1, 11, 12}, []int64{1, 2, 1, 3, 4}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -1,0 +1,105 @@
+package gaps
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/clawtap/clawtap/pkg/bridge"
+)
+
+type rec struct {
+	conn  int
+	dir   string
+	frame string
+	mark  string
+}
+
+func ev(seq int) string {
+	return fmt.Sprintf(`{"type":"event","event":"tick","payload":{"ts":1},"seq":%d}`, seq)
+}
+
+func run(t *testing.T, recs []rec) ([]string, Summary) {
+	t.Helper()
+	tr := NewTracker()
+	var out []string
+	for i, r := range recs {
+		var e bridge.Event
+		if r.mark != "" {
+			e = bridge.Event{Kind: bridge.Marker, Mark: r.mark}
+		} else {
+			e = bridge.Classify([]byte(r.frame), int64(i))
+		}
+		dir := r.dir
+		if dir == "" {
+			dir = "in"
+		}
+		for _, f := range tr.Observe(nil, i, int64(i), r.conn, dir, &e) {
+			out = append(out, fmt.Sprintf("%s@%d conn%d %d>%d", f.Kind, f.I, f.Conn, f.Expected, f.Received))
+		}
+	}
+	return out, tr.Summary()
+}
+
+func TestFrameSeqRules(t *testing.T) {
+	cases := []struct {
+		name string
+		recs []rec
+		want string
+		gaps int
+	}{
+		{"contiguous", []rec{{1, "", ev(1), ""}, {1, "", ev(2), ""}, {1, "", ev(3), ""}}, "", 0},
+		{"gap", []rec{{1, "", ev(1), ""}, {1, "", ev(2), ""}, {1, "", ev(6), ""}, {1, "", ev(7), ""}}, "gap@2 conn1 3>6", 1},
+		{"duplicate is not a gap", []rec{{1, "", ev(1), ""}, {1, "", ev(2), ""}, {1, "", ev(2), ""}, {1, "", ev(3), ""}}, "duplicate@2 conn1 3>2", 0},
+		{"backwards is not a gap, and does not make the next frame one", []rec{{1, "", ev(5), ""}, {1, "", ev(6), ""}, {1, "", ev(2), ""}, {1, "", ev(7), ""}},
+			"first-seq@0 conn1 1>5 backwards@2 conn1 7>2", 0},
+		{"frames without seq are ignored", []rec{{1, "", ev(1), ""}, {1, "", `{"type":"event","event":"connect.challenge","payload":{}}`, ""}, {1, "", `{"type":"res","id":"1","ok":true}`, ""}, {1, "", ev(2), ""}}, "", 0},
+		{"seq restarts per connection", []rec{{1, "", ev(1), ""}, {1, "", ev(2), ""}, {2, "", "", "open"}, {2, "", ev(1), ""}, {2, "", ev(2), ""}}, "", 0},
+		{"connections are independent", []rec{{1, "", ev(1), ""}, {2, "", ev(1), ""}, {1, "", ev(2), ""}, {2, "", ev(3), ""}}, "gap@3 conn2 2>3", 1},
+		{"a late observer starts mid-count (info)", []rec{{1, "", ev(32), ""}, {1, "", ev(33), ""}}, "first-seq@0 conn1 1>32", 0},
+		{"outgoing frames are not counted", []rec{{1, "", ev(1), ""}, {1, "out", `{"type":"event","event":"x","seq":9}`, ""}, {1, "", ev(2), ""}}, "", 0},
+		{"a string seq is no seq", []rec{{1, "", ev(1), ""}, {1, "", `{"type":"event","event":"tick","seq":"9"}`, ""}, {1, "", ev(2), ""}}, "", 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, sum := run(t, c.recs)
+			if strings.Join(got, " ") != c.want || sum.Gaps != c.gaps {
+				t.Fatalf("got %q (gaps %d), want %q (gaps %d)", strings.Join(got, " "), sum.Gaps, c.want, c.gaps)
+			}
+		})
+	}
+}
+
+func TestGatewayGapAndRunSeqJumps(t *testing.T) {
+	agent := func(seq int) string {
+		return fmt.Sprintf(`{"type":"event","event":"agent","payload":{"runId":"r1","stream":"assistant","seq":%d,"data":{"text":"x"}}}`, seq)
+	}
+	got, sum := run(t, []rec{
+		{1, "", agent(1), ""},
+		{1, "", agent(2), ""},
+		{1, "", agent(5), ""}, // throttled deltas: information only
+		{1, "", `{"type":"event","event":"agent","payload":{"runId":"r1","stream":"error","data":{"reason":"seq gap","expected":3,"received":5}}}`, ""},
+	})
+	want := "run-seq-jump@2 conn1 3>5 gateway-gap@3 conn1 3>5"
+	if strings.Join(got, " ") != want || sum.Gaps != 0 || sum.GatewayGaps != 1 || sum.RunSeqJumps != 1 {
+		t.Fatalf("got %q %+v", strings.Join(got, " "), sum)
+	}
+}
+
+func TestRunMemoryIsBounded(t *testing.T) {
+	tr := NewTracker()
+	for i := 0; i < 3*maxRuns; i++ {
+		e := bridge.Classify([]byte(fmt.Sprintf(`{"type":"event","event":"chat","payload":{"runId":"r%d","sessionKey":"agent:a:b","state":"delta","seq":1}}`, i)), 0)
+		tr.Observe(nil, i, 0, 1, "in", &e)
+	}
+	if len(tr.runs) > maxRuns || len(tr.runFIFO) > maxRuns {
+		t.Fatalf("%d runs remembered, cap %d", len(tr.runs), maxRuns)
+	}
+}
+
+func TestFindingJSON(t *testing.T) {
+	f := Finding{Kind: RunSeqJump, I: 3, T: 9, Conn: 2, RunID: "r", Expected: 4, Received: 7}
+	if got := string(f.AppendJSON(nil)); got != `{"kind":"run-seq-jump","i":3,"t":9,"conn":2,"runId":"r","expected":4,"received":7,"missing":3,"info":true}` {
+		t.Fatal(got)
+	}
+}
