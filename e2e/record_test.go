@@ -171,12 +171,7 @@ func TestRecordLiveSession(t *testing.T) {
 	if code != 0 {
 		t.Errorf("clawtap check --fail-on warn: exit %d\n%s%s", code, out, errOut)
 	}
-	// The reference UI pipeline commits an agent run's final text through a
-	// chat.history reload, which a passive recorder never sees; only the
-	// command run's final is appended directly. So the transcript check
-	// covers /status, and the agent runs' final texts are checked above on
-	// the capture itself.
-	checkReplay(t, path, statusFirst)
+	checkReplay(t, path, fakemodel.DefaultReply, fakemodel.ToolDoneReply, statusFirst)
 }
 
 // checkReplay: clawtap replay of the capture ends with every agent idle and
