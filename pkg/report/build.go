@@ -50,6 +50,24 @@ type runAcc struct {
 	hasChat   bool
 	hasLife   bool
 	laneFixed bool // the lane came from a frame with a session key
+	// per connection: the same run seen by several clients has its own
+	// terminal on each
+	conns []connTerm
+}
+
+type connTerm struct {
+	conn      int
+	terminals int
+}
+
+func (acc *runAcc) on(conn int) *connTerm {
+	for k := range acc.conns {
+		if acc.conns[k].conn == conn {
+			return &acc.conns[k]
+		}
+	}
+	acc.conns = append(acc.conns, connTerm{conn: conn})
+	return &acc.conns[len(acc.conns)-1]
 }
 
 // Builder builds a Report from records in one pass.
@@ -474,8 +492,9 @@ func (b *Builder) runFrame(run int, rel int64, i, conn, typ int, ev *bridge.Even
 	if !slices.Contains(r.Conns, conn) {
 		r.Conns = append(r.Conns, conn)
 	}
-	if acc.hasChat && typ != TypeSend {
-		r.Late++
+	ct := acc.on(conn)
+	if ct.terminals > 0 && typ != TypeSend {
+		r.Late++ // after the terminal on its own connection
 	}
 	switch typ {
 	case TypeAgentDelta:
@@ -487,11 +506,13 @@ func (b *Builder) runFrame(run int, rel int64, i, conn, typ int, ev *bridge.Even
 	case TypeApprovalReq:
 		r.Approvals++
 	case TypeFinal, TypeAborted, TypeError:
-		r.Terminals++
+		if ct.terminals > 0 {
+			r.Late-- // a second terminal is counted as such, not as late
+		}
+		ct.terminals++
+		r.Terminals = max(r.Terminals, ct.terminals)
 		if !acc.hasChat {
 			acc.hasChat, acc.chatT, acc.chatI, acc.chatTerm = true, rel, i, TypeNames[typ]
-			r.Late-- // the terminal itself is not late
-			r.Late = max(r.Late, 0)
 		}
 	case TypeLifecycle:
 		if !acc.hasLife && (ev.Phase == "end" || ev.Phase == "error") {
@@ -1081,6 +1102,9 @@ func (b *Builder) Finish() (*Report, error) {
 		}
 	}
 
+	b.compactLanes()
+	rep.View = viewRange(rep.Rows, b.minT, b.maxT)
+
 	// Lanes: runs stack in tracks when they overlap.
 	byLane := make([][]int, len(rep.Lanes))
 	for k := range rep.Runs {
@@ -1182,6 +1206,101 @@ func (b *Builder) Finish() (*Report, error) {
 	}
 	b.trim()
 	return rep, nil
+}
+
+// compactLanes drops lanes that ended up with nothing on them (a run's
+// first frame can open a lane before a later frame names its session).
+func (b *Builder) compactLanes() {
+	rep := &b.rep
+	used := make([]bool, len(rep.Lanes))
+	for _, r := range rep.Runs {
+		used[r.Lane] = true
+	}
+	for _, row := range rep.Rows {
+		if row.Lane >= 0 && row.Run < 0 {
+			used[row.Lane] = true
+		}
+	}
+	for _, f := range rep.Findings {
+		if f.Lane >= 0 && f.Run < 0 {
+			used[f.Lane] = true
+		}
+	}
+	for _, a := range rep.Approvals {
+		if a.Lane >= 0 && a.Run < 0 {
+			used[a.Lane] = true
+		}
+	}
+	for _, g := range rep.Gaps {
+		if g.Lane >= 0 && g.Run < 0 {
+			used[g.Lane] = true
+		}
+	}
+	remap := make([]int, len(rep.Lanes))
+	var lanes []Lane
+	for k, l := range rep.Lanes {
+		remap[k] = -1
+		if used[k] {
+			remap[k] = len(lanes)
+			lanes = append(lanes, l)
+		}
+	}
+	if len(lanes) == len(rep.Lanes) {
+		return
+	}
+	rep.Lanes = lanes
+	for k := range rep.Runs {
+		rep.Runs[k].Lane = remap[rep.Runs[k].Lane]
+	}
+	for k := range rep.Rows {
+		if l := rep.Rows[k].Lane; l >= 0 {
+			rep.Rows[k].Lane = int32(remap[l])
+		}
+	}
+	for k := range rep.Findings {
+		if l := rep.Findings[k].Lane; l >= 0 {
+			rep.Findings[k].Lane = remap[l]
+		}
+	}
+	for k := range rep.Approvals {
+		if l := rep.Approvals[k].Lane; l >= 0 {
+			rep.Approvals[k].Lane = remap[l]
+		}
+	}
+	for k := range rep.Gaps {
+		if l := rep.Gaps[k].Lane; l >= 0 {
+			rep.Gaps[k].Lane = remap[l]
+		}
+	}
+}
+
+// viewRange is the time range the page opens on: all records, unless some
+// have absurd times (a bare frame without a timestamp, a corrupt line, a
+// clock jump): a record further from the median than a day and a hundred
+// times the interquartile range is left out of the initial view (it stays
+// on the timeline).
+func viewRange(rows []Row, lo, hi int64) [2]int64 {
+	if len(rows) < 4 {
+		return [2]int64{lo, hi}
+	}
+	ts := make([]int64, len(rows))
+	for k, r := range rows {
+		ts[k] = r.T
+	}
+	slices.Sort(ts)
+	n := len(ts)
+	med, iqr := ts[n/2], ts[3*n/4]-ts[n/4]
+	far := max(100*iqr, 24*3600*1000)
+	a, z := hi, lo
+	for _, t := range ts {
+		if t >= med-far && t <= med+far {
+			a, z = min(a, t), max(z, t)
+		}
+	}
+	if a > z {
+		return [2]int64{lo, hi}
+	}
+	return [2]int64{a, z}
 }
 
 func cmpInt64(a, b int64) int {

@@ -159,6 +159,10 @@ func AppendData(dst []byte, r *Report) []byte {
 		w.key("stats").raw([]byte("null"))
 	}
 	w.kint("t0", r.T0)
+	w.key("view").arr()
+	w.int(r.View[0])
+	w.int(r.View[1])
+	w.end(']')
 	w.kint("follow", int64(r.Follow))
 	w.key("types").arr()
 	for _, t := range TypeNames {

@@ -195,7 +195,7 @@ type Run struct {
 	Start, End, Last        int64 // relative ms; End is the terminal's time, or the capture's end
 	FirstI, LastI, TermI    int
 	Terminal                string
-	Terminals               int // chat terminals seen (a second one is a bug)
+	Terminals               int // chat terminals seen on one connection (a second one is a bug)
 	Frames                  int
 	AgentDeltas, ChatDeltas int
 	Tools, Approvals, Late  int
@@ -268,7 +268,8 @@ type Report struct {
 	Timers    []Timer // replay timer steps that changed something, per agent
 	Follow    int     // the connection replay followed first
 	Notes     []string
-	Stats     []byte // the StatsSource's JSON object (nil: none)
+	Stats     []byte   // the StatsSource's JSON object (nil: none)
+	View      [2]int64 // the time range the page opens on (outliers left out)
 }
 
 // Body is one record's details, already serialised.

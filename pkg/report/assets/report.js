@@ -132,7 +132,7 @@
   if (M.createdAt) sub.push("recorded " + M.createdAt);
   if (M.tool) sub.push(M.tool + (M.mode ? " (" + M.mode + ")" : ""));
   if (M.url) sub.push(M.url);
-  sub.push(fmtDur(Math.max(0, S.end - S.start)) + " of capture");
+  sub.push(fmtDur(Math.max(0, D.view[1] - D.view[0])) + " of capture" + (D.view[0] !== S.start || D.view[1] !== S.end ? " (some records have times far outside it)" : ""));
   add(header, el("div", "sub", sub.join(" · ")));
   app.appendChild(header);
 
@@ -301,9 +301,11 @@
   var matches = null; // Uint8Array over rows when searching
   var matchList = [];
 
+  var viewA = D.view[0], viewB = Math.max(D.view[1], D.view[0] + 1);
+  if (D.view[0] === S.start && D.view[1] === S.end) { viewA = dataStart; viewB = dataEnd; }
   function fit() {
-    var pad = Math.max(20, (dataEnd - dataStart) * 0.02);
-    v0 = dataStart - pad; v1 = dataEnd + pad;
+    var pad = Math.max(20, (viewB - viewA) * 0.02);
+    v0 = viewA - pad; v1 = viewB + pad;
     draw();
   }
   function scale() { return (W - GUT) / (v1 - v0); }
@@ -788,8 +790,7 @@
     else { details.textContent = ""; }
     sel.finding = k;
     markFinding();
-    var li = listF.querySelector('li[data-k="' + k + '"]');
-    if (li && li.scrollIntoView) li.scrollIntoView({ block: "nearest" });
+    scrollWithin(listF, listF.querySelector('li[data-k="' + k + '"]'));
     var box = el("div", "fbox " + f.severity);
     add(box, el("span", "sev " + f.severity, f.severity), " ", el("strong", null, f.rule), " ",
       el("span", "when", (f.t !== undefined ? fmtT(f.t) : "") + (f.i >= 0 ? " · record #" + f.i : "")), el("p", null, f.message));
@@ -843,6 +844,12 @@
     if (marks.length) details.appendChild(stepsTable(marks, [], -1));
     draw();
   }
+  // scrollWithin scrolls a box (not the page) to show one of its children.
+  function scrollWithin(box, child) {
+    if (!box || !child) return;
+    var top = child.getBoundingClientRect().top - box.getBoundingClientRect().top + box.scrollTop, h = child.offsetHeight;
+    if (top < box.scrollTop || top + h > box.scrollTop + box.clientHeight) box.scrollTop = Math.max(0, top - box.clientHeight / 3);
+  }
   function dl(pairs) {
     var d = el("dl", "facts");
     pairs.forEach(function (p) { add(d, el("dt", null, p[0]), el("dd", null, p[1])); });
@@ -882,8 +889,7 @@
     grid.appendChild(stepsTable(rows, tms, focusI));
     grid.appendChild(transcriptPanel(run));
     details.appendChild(grid);
-    var f = details.querySelector("tr.focus");
-    if (f && f.scrollIntoView) f.scrollIntoView({ block: "nearest" });
+    scrollWithin(details.querySelector(".steps"), details.querySelector("tr.focus"));
     draw();
   }
 
@@ -916,7 +922,7 @@
     td.appendChild(lab);
     if (!b) { td.appendChild(el("div", "muted", "body elided (size limit)")); return td; }
     var det = el("details");
-    var prev = b.frame.length > 140 ? b.frame.slice(0, 140) + "…" : b.frame;
+    var prev = b.frame.length > 72 ? b.frame.slice(0, 72) + "…" : b.frame;
     det.appendChild(el("summary", "fprev", prev));
     det.addEventListener("toggle", function () {
       if (!det.open || det.querySelector("pre")) return;
@@ -949,7 +955,7 @@
     var table = el("table", "st");
     var thead = el("thead");
     var hr = el("tr");
-    ["#", "time", "conn", "frame", "intents", "effects", "state diff"].forEach(function (h) { hr.appendChild(el("th", null, h)); });
+    ["#", "time · conn", "frame", "intents", "effects", "state diff"].forEach(function (h) { hr.appendChild(el("th", null, h)); });
     thead.appendChild(hr);
     table.appendChild(thead);
     var tb = el("tbody");
@@ -964,8 +970,9 @@
       var tr = el("tr", "rec d" + RD[k]);
       if (i === focusI) tr.className += " focus";
       tr.appendChild(el("td", "num", "#" + i));
-      tr.appendChild(el("td", "num", fmtT(RT[k])));
-      tr.appendChild(el("td", "num", RC[k] + (RD[k] === 1 ? " ↑" : RD[k] === 0 ? " ↓" : "")));
+      var tc = el("td", "num");
+      add(tc, el("div", null, fmtT(RT[k])), el("div", "cn", "conn " + RC[k] + (RD[k] === 1 ? " ↑" : RD[k] === 0 ? " ↓" : "")));
+      tr.appendChild(tc);
       tr.appendChild(frameCell(k, b));
       tr.appendChild(listCell(b ? b.intents : null, "intents", b ? "none" : ""));
       tr.appendChild(listCell(b ? b.effects : null, "effects", b && b.replayed === false ? "not replayed: another client's connection" : ""));
@@ -983,13 +990,12 @@
   }
   function omitted(text) {
     var tr = el("tr", "omit"), td = el("td", null, text);
-    td.colSpan = 7; tr.appendChild(td); return tr;
+    td.colSpan = 6; tr.appendChild(td); return tr;
   }
   function timerRow(tm) {
     var tr = el("tr", "timer");
     tr.appendChild(el("td", "num", "⏱"));
     tr.appendChild(el("td", "num", fmtT(tm.t)));
-    tr.appendChild(el("td", "num", ""));
     tr.appendChild(el("td", "frame", "timer " + tm.timer + " (" + tm.agent + ")"));
     tr.appendChild(el("td", "intents", ""));
     tr.appendChild(listCell(tm.effects, "effects", ""));
@@ -1049,7 +1055,7 @@
   // ---- start ----
   window.__clawtapReport = {
     runs: D.runs.length, lanes: D.lanes.length, conns: D.conns.length, findings: D.findings.length, rows: N,
-    parseMs: Math.round(performance.now() - t0ms), firstRenderMs: 0,
+    scriptAt: Math.round(t0ms), parseMs: Math.round(performance.now() - t0ms), firstRenderMs: 0,
     draws: 0, lastDrawMs: 0,
     // runPoint returns the viewport point at the middle of run k's bar
     // (scrolling the timeline to it first), for tests that click.
