@@ -4,7 +4,7 @@ PKGS      := ./...
 FUZZTIME  ?= 10s
 BENCHTIME ?= 1x
 
-.PHONY: all build install test unit race vet fixtures fixtures-check fuzz bench demo clean
+.PHONY: all build install test unit vet fixtures fixtures-check fuzz bench demo clean e2e e2e-deps chromium
 
 all: build
 
@@ -14,14 +14,28 @@ build:
 install:
 	$(GO) install ./cmd/clawtap
 
-## test: everything CI runs — vet, unit and CLI tests (with -race), fixture freshness
-test: vet unit fixtures-check
+## test: the whole suite, what CI runs — vet, unit and CLI tests (with -race),
+## fixture freshness, and the end-to-end tests against a real OpenClaw gateway
+## (installs Node 24 and openclaw into ~/.cache/clawtap-e2e, and Chromium, on first use)
+test: vet unit fixtures-check e2e
 
 unit:
 	$(GO) test -race -count=1 $(PKGS)
 
 vet:
 	$(GO) vet $(PKGS)
+
+## e2e: end-to-end tests against a real OpenClaw gateway, started on loopback
+## with a fake model; Node 24 + openclaw are cached in ~/.cache/clawtap-e2e
+e2e: e2e-deps chromium
+	$(GO) test -tags e2e -count=1 -v -timeout 20m ./e2e/
+
+e2e-deps:
+	bash scripts/e2e-setup.sh
+
+## chromium: Debian's Chromium for the browser tests (installed when missing, as root)
+chromium:
+	bash scripts/chromium-setup.sh
 
 ## fixtures: regenerate fixtures/ from the generator (review the diff!)
 fixtures:

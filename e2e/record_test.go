@@ -433,13 +433,17 @@ func TestGatewayKilledMidRunRecorderReconnects(t *testing.T) {
 // TestProxyControlUI: the real Control UI, served by the gateway through
 // the proxy's HTTP passthrough and running in headless Chromium, connects
 // its WebSocket through clawtap and is recorded. Skipped where Chromium is
-// not installed (Debian's chromium package; CLAWTAP_E2E_CHROMIUM overrides).
+// not installed (Debian's chromium package; CLAWTAP_E2E_CHROMIUM overrides),
+// except in CI, where `make e2e` installs it and a missing one is a failure.
 func TestProxyControlUI(t *testing.T) {
 	chromium := os.Getenv("CLAWTAP_E2E_CHROMIUM")
 	if chromium == "" {
 		chromium, _ = exec.LookPath("chromium")
 	}
 	if chromium == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("no chromium on PATH in CI: make e2e installs it (scripts/chromium-setup.sh)")
+		}
 		t.Skip("no chromium on PATH: the Control UI check needs Debian's chromium package")
 	}
 	port, err := freePort()
