@@ -135,3 +135,26 @@ func FuzzValid(f *testing.F) {
 		}
 	})
 }
+
+func TestAppendStringMinimal(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain":           `"plain"`,
+		"<a href>&":       `"<a href>&"`,
+		"q\"b\\s":         `"q\"b\\s"`,
+		"\b\f\n\r\t\x01":  `"\b\f\n\r\t\u0001"`,
+		"é😀\u2028":        "\"é😀\u2028\"",
+		"bad\xffbyte":     `"bad\ufffdbyte"`,
+		"cut\xf0\x9f\x98": `"cut\ufffd\ufffd\ufffd"`,
+	} {
+		if got := string(AppendStringMinimal(nil, in)); got != want {
+			t.Errorf("AppendStringMinimal(%q) = %s, want %s", in, got, want)
+		}
+		if got := string(AppendStringMinimal(nil, []byte(in))); got != want {
+			t.Errorf("AppendStringMinimal([]byte %q) = %s, want %s", in, got, want)
+		}
+		var back string
+		if err := json.Unmarshal(AppendStringMinimal(nil, in), &back); err != nil {
+			t.Errorf("%q: not JSON: %v", in, err)
+		}
+	}
+}

@@ -205,44 +205,7 @@ func jsNumberString(v []byte) string {
 	return string(appendJSNumber(buf[:0], f))
 }
 
-const hexDigits = "0123456789abcdef"
 
-// appendJSString appends s quoted the way JSON.stringify quotes strings:
-// only '"', '\\' and control characters are escaped (\b \f \n \r \t by
-// name, the rest as lower-case \u00XX); '<', '>', '&', U+2028/U+2029 and
-// all other non-ASCII text are written as-is. s is valid UTF-8 here (jsonx
-// decodes lone surrogates and bad bytes to U+FFFD), so no surrogate
-// escaping is needed.
-func appendJSString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' {
-			continue
-		}
-		dst = append(dst, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			dst = append(dst, '\\', c)
-		case '\b':
-			dst = append(dst, '\\', 'b')
-		case '\f':
-			dst = append(dst, '\\', 'f')
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		default:
-			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-		}
-		start = i + 1
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
-}
 
 // decodeKey decodes a raw object key as given by jsonx.ObjectEach.
 func decodeKey(raw []byte) string {
@@ -371,7 +334,7 @@ func appendStringify(dst []byte, v []byte, depth int) []byte {
 				dst = append(dst, ',')
 			}
 			dst = appendIndent(dst, depth+1)
-			dst = appendJSString(dst, m.key)
+			dst = jsonx.AppendStringMinimal(dst, m.key)
 			dst = append(dst, ':', ' ')
 			dst = appendStringify(dst, m.val, depth+1)
 		}
@@ -396,7 +359,7 @@ func appendStringify(dst []byte, v []byte, depth int) []byte {
 		return append(dst, ']')
 	case jsonx.String:
 		s, _ := jsonx.Str(v)
-		return appendJSString(dst, s)
+		return jsonx.AppendStringMinimal(dst, s)
 	case jsonx.Number:
 		f, _ := jsonx.Num(v)
 		if math.IsInf(f, 0) || f != f {

@@ -1,6 +1,7 @@
 package message
 
 import (
+	"github.com/clawtap/clawtap/pkg/jsonx"
 	"strings"
 )
 
@@ -62,7 +63,7 @@ func FormatMeta(role string, timestamp int64, thinkingDurationMs *int64) string 
 	b := make([]byte, 0, len(MetaPrefix)+len(role)+64)
 	b = append(b, MetaPrefix...)
 	b = append(b, `{"role":`...)
-	b = appendJSString(b, role)
+	b = jsonx.AppendStringMinimal(b, role)
 	b = append(b, `,"timestamp":`...)
 	b = appendJSNumber(b, float64(timestamp))
 	if thinkingDurationMs != nil {

@@ -2,7 +2,6 @@ package redact
 
 import (
 	"bytes"
-	"unicode/utf8"
 
 	"github.com/clawtap/clawtap/pkg/jsonx"
 )
@@ -477,55 +476,7 @@ func (w *walker) masked(start, end int, s []byte, blob bool) {
 // replace records that src[start:end] becomes the JSON string of v.
 func (w *walker) replace(start, end int, v []byte) {
 	off := len(w.repl)
-	w.repl = appendJSONString(w.repl, v)
+	w.repl = jsonx.AppendStringMinimal(w.repl, v)
 	w.edits = append(w.edits, edit{start, end, off, len(w.repl) - off})
 }
 
-// appendJSONString appends s as a JSON string, escaping only what JSON
-// requires (quote, backslash, control characters), as JSON.stringify does:
-// the parts of a string that were not replaced keep their spelling.
-// Invalid UTF-8 becomes U+FFFD.
-func appendJSONString(dst, s []byte) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
-			i++
-			continue
-		}
-		if c >= utf8.RuneSelf {
-			r, n := utf8.DecodeRune(s[i:])
-			if r == utf8.RuneError && n == 1 {
-				dst = append(dst, s[start:i]...)
-				dst = append(dst, "\\ufffd"...)
-				i++
-				start = i
-				continue
-			}
-			i += n
-			continue
-		}
-		dst = append(dst, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			dst = append(dst, '\\', c)
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		case '\b':
-			dst = append(dst, '\\', 'b')
-		case '\f':
-			dst = append(dst, '\\', 'f')
-		default:
-			dst = append(dst, '\\', 'u', '0', '0', "0123456789abcdef"[c>>4], "0123456789abcdef"[c&0xF])
-		}
-		i++
-		start = i
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
-}
