@@ -205,8 +205,6 @@ func jsNumberString(v []byte) string {
 	return string(appendJSNumber(buf[:0], f))
 }
 
-
-
 // decodeKey decodes a raw object key as given by jsonx.ObjectEach.
 func decodeKey(raw []byte) string {
 	plain := true

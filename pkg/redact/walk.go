@@ -479,4 +479,3 @@ func (w *walker) replace(start, end int, v []byte) {
 	w.repl = jsonx.AppendStringMinimal(w.repl, v)
 	w.edits = append(w.edits, edit{start, end, off, len(w.repl) - off})
 }
-
