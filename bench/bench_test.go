@@ -11,7 +11,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"sync"
 	"testing"
@@ -196,58 +195,19 @@ func BenchmarkIntents(b *testing.B) {
 }
 
 // TestMemoryFlat: classifying and deriving intents keep memory bounded by
-// live state, not by the capture's length.
+// live state, not by the capture's length: the reader's buffers and the
+// classifier's bounded tables, nothing per frame.
 func TestMemoryFlat(t *testing.T) {
-	if testing.Short() {
-		t.Skip("generates a 300k-frame capture")
-	}
-	dir := t.TempDir()
-	path := filepath.Join(dir, "m.jsonl.zst")
-	w, err := capture.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	const n = 300_000
-	if err := synth.Large(w, n, 7); err != nil {
-		t.Fatal(err)
-	}
-	w.Close()
-	r, err := capture.Open(path, capture.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
 	cl := bridge.NewClassifier()
 	var intents []policy.Intent
-	var peak uint64
-	var ms runtime.MemStats
-	count := 0
-	for {
-		rec, err := r.Next()
-		if err != nil {
-			break
-		}
+	h := memoryRun(t, 300_000, 7, func(rec *capture.Record) {
 		ev := cl.Record(rec)
 		intents = policy.Append(intents[:0], &ev)
-		if rec.IsFrame() {
-			count++
-		}
-		if count%50_000 == 0 {
-			runtime.GC()
-			runtime.ReadMemStats(&ms)
-			if ms.HeapInuse > peak {
-				peak = ms.HeapInuse
-			}
-		}
+	}, nil)
+	if h.peak > 48<<20 {
+		t.Fatalf("heap in use peaked at %.1f MiB over %d frames; memory must not grow with the capture", h.mib(h.peak), h.frames)
 	}
-	if count != n {
-		t.Fatalf("read %d frames, want %d", count, n)
-	}
-	// The reader's buffers and the classifier's bounded tables, nothing per frame.
-	if peak > 48<<20 {
-		t.Fatalf("heap in use peaked at %d MiB over %d frames; memory must not grow with the capture", peak>>20, n)
-	}
-	t.Logf("heap in use peaked at %.1f MiB over %d frames", float64(peak)/(1<<20), n)
+	t.Logf("heap in use peaked at %.1f MiB over %d frames", h.mib(h.peak), h.frames)
 }
 
 // BenchmarkCheck: what `clawtap check` does (every default rule, the
@@ -297,56 +257,18 @@ func BenchmarkStats(b *testing.B) {
 // TestMemoryFlatCheckStats: check and stats keep memory bounded by live
 // state (runs, connections), not by the capture's length.
 func TestMemoryFlatCheckStats(t *testing.T) {
-	if testing.Short() {
-		t.Skip("generates a 300k-frame capture")
-	}
-	path := filepath.Join(t.TempDir(), "m.jsonl.zst")
-	w, err := capture.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	const n = 300_000
-	if err := synth.Large(w, n, 11); err != nil {
-		t.Fatal(err)
-	}
-	w.Close()
-	r, err := capture.Open(path, capture.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
 	a, _ := check.New(check.Options{})
 	c := stats.New()
 	var fs []check.Finding
-	var ms runtime.MemStats
-	var first, peak uint64
-	count := 0
-	for {
-		rec, err := r.Next()
-		if err != nil {
-			break
-		}
+	h := memoryRun(t, 300_000, 11, func(rec *capture.Record) {
 		fs = a.Record(fs[:0], rec)
 		c.Record(rec)
-		if rec.IsFrame() {
-			count++
-		}
-		if count%50_000 == 0 {
-			runtime.GC()
-			runtime.ReadMemStats(&ms)
-			if first == 0 {
-				first = ms.HeapInuse
-			}
-			peak = max(peak, ms.HeapInuse)
-		}
+	}, func() {
+		a.End(fs[:0], false)
+		c.Result(false)
+	})
+	if h.peak > 64<<20 {
+		t.Fatalf("heap in use peaked at %.1f MiB over %d frames; check and stats must not grow with the capture", h.mib(h.peak), h.frames)
 	}
-	a.End(fs[:0], false)
-	c.Result(false)
-	if count != n {
-		t.Fatalf("read %d frames, want %d", count, n)
-	}
-	if peak > 64<<20 {
-		t.Fatalf("heap in use peaked at %d MiB over %d frames; check and stats must not grow with the capture", peak>>20, n)
-	}
-	t.Logf("heap in use: %.1f MiB after 50k frames, peak %.1f MiB over %d frames", float64(first)/(1<<20), float64(peak)/(1<<20), n)
+	t.Logf("heap in use: %.1f MiB a third in, peak %.1f MiB over %d frames", h.mib(h.third), h.mib(h.peak), h.frames)
 }
