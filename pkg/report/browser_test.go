@@ -379,6 +379,26 @@ func TestBrowserHostileCapture(t *testing.T) {
 	}
 }
 
+// TestBrowserDocsScreenshot takes the picture in docs/report.md: the
+// stale-terminal fixture with its dropped-final finding selected.
+func TestBrowserDocsScreenshot(t *testing.T) {
+	b := newBrowser(t)
+	b.do(t, chromedp.EmulateViewport(1280, 860))
+	rep := buildFile(t, fixturePath(t, "stale-terminal.jsonl.zst"), Options{})
+	b.open(t, "docs", AppendHTML(nil, rep))
+	for k, f := range rep.Findings {
+		if f.Rule == "dropped-final" {
+			b.eval(t, fmt.Sprintf(`document.querySelectorAll("ol.findings li.finding button")[%d].click()`, k))
+		}
+	}
+	b.eval(t, `document.querySelector("details.capnotes") && document.querySelector("details.capnotes").remove()`)
+	time.Sleep(150 * time.Millisecond)
+	b.shot(t, "docs-report", false)
+	if p := b.problems(); len(p) > 0 {
+		t.Errorf("console errors: %q", p)
+	}
+}
+
 // TestBrowserLarge opens the report of a 100,000-frame capture, measures
 // the time to the first render, and how long a redraw takes while zooming
 // and panning.

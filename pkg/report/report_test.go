@@ -394,8 +394,8 @@ func large(t testing.TB, n int) []byte {
 }
 
 func TestSizeLimit(t *testing.T) {
-	capt := large(t, 20_000)
-	const limit = 1_000_000
+	capt := large(t, 10_000)
+	const limit = 500_000
 	r := buildBytes(t, capt, Options{Name: "large", MaxBytes: limit})
 	data := AppendData(nil, r)
 	if len(data) > limit {

@@ -162,29 +162,31 @@
     var g = ST.gateway || {};
     card("Gateway", (g.versions && g.versions.length ? g.versions.join(", ") : M.gatewayVersion || "unknown"),
       [g.protocols && g.protocols.length ? "protocol " + g.protocols.join(", ") : "protocol unknown",
-       g.bootIds > 1 ? "restarted: " + g.bootIds + " boot ids" : ""], g.bootIds > 1 ? "warnc" : "");
+       g.bootIds > 1 ? "restarted: " + g.bootIds + " boots" : ""], g.bootIds > 1 ? "warnc" : "");
     var cl = (ST.connections || []).map(function (c) {
-      return "conn " + c.conn + (c.client ? " " + c.client : "") + ": " + fmtDur(c.lifetimeMs) + (c.closeCode ? ", closed " + c.closeCode : c.closedMs !== null ? ", closed" : ", open at end");
+      return "conn " + c.conn + " · " + fmtDur(c.lifetimeMs) + " · " + (c.closeCode ? c.closeCode : c.closedMs !== null ? "closed" : "open");
     });
-    card("Connections", String(S.connections), [S.reconnects ? S.reconnects + " reconnect(s)" : "no reconnects"].concat(cl.slice(0, 4), cl.length > 4 ? [(cl.length - 4) + " more"] : []));
+    card("Connections", String(S.connections), [S.reconnects ? S.reconnects + " reconnect(s)" : "no reconnects"].concat(cl.slice(0, 3), cl.length > 3 ? [(cl.length - 3) + " more"] : []));
     var fr = ST.frames || {};
-    card("Frames", String(ST.capture.frames), [fr.in + " in · " + fr.out + " out", fr.requests + " requests · " + fr.responses + " responses",
+    card("Frames", String(ST.capture.frames), [fr.in + " in · " + fr.out + " out", fr.requests + " req · " + fr.responses + " res",
       ST.capture.markers + " markers" + (ST.capture.invalid ? " · " + ST.capture.invalid + " invalid" : "")]);
     var rn = ST.runs || {};
-    card("Runs", String(rn.count), [rn.completed + " completed · " + rn.aborted + " aborted", rn.failed + " failed · " + rn.unterminated + " unterminated",
-      rn.durationMs && rn.durationMs.count ? "duration p50 " + fmtDur(rn.durationMs.p50) + " · p90 " + fmtDur(rn.durationMs.p90) : "",
-      rn.firstDeltaMs && rn.firstDeltaMs.count ? "first delta p50 " + fmtDur(rn.firstDeltaMs.p50) : "",
-      rn.tokens && rn.tokens.runsWithUsage ? "tokens " + rn.tokens.input + " in · " + rn.tokens.output + " out" : ""], rn.failed || rn.unterminated ? "warnc" : "");
+    card("Runs", String(rn.count), [rn.completed + " done · " + rn.aborted + " aborted", rn.failed + " failed", rn.unterminated + " unfinished"], rn.failed || rn.unterminated ? "warnc" : "");
+    if (rn.durationMs && rn.durationMs.count) {
+      card("Run time p50", fmtDur(rn.durationMs.p50), ["p90 " + fmtDur(rn.durationMs.p90),
+        rn.firstDeltaMs && rn.firstDeltaMs.count ? "1st delta " + fmtDur(rn.firstDeltaMs.p50) : "",
+        rn.tokens && rn.tokens.runsWithUsage ? (rn.tokens.total || rn.tokens.input + rn.tokens.output) + " tokens" : ""]);
+    }
     var dl0 = ST.deltas || { agent: {}, chat: {} };
     card("Deltas", String((dl0.agent.events || 0) + (dl0.chat.events || 0)), ["agent " + (dl0.agent.events || 0) + " · " + (dl0.agent.perSecond || 0) + "/s",
       "chat " + (dl0.chat.events || 0) + " · " + (dl0.chat.perSecond || 0) + "/s", S.toolCalls + " tool calls"]);
     var ap = ST.approvals || {};
-    card("Approvals", String(ap.requested || 0), [(ap.resolved || 0) + " resolved · " + (ap.unresolved || 0) + " unresolved", pairs(ap.byDecision)], ap.unresolved ? "warnc" : "");
+    card("Approvals", String(ap.requested || 0), [(ap.resolved || 0) + " resolved", (ap.unresolved || 0) + " unresolved", pairs(ap.byDecision)], ap.unresolved ? "warnc" : "");
     var gp = ST.gaps || {};
-    card("Gaps", String(gp.gaps || 0), [(gp.missing || 0) + " frame(s) missing", ((gp.duplicates || 0) + (gp.backwards || 0)) + " duplicate/backwards", (gp.gatewayGaps || 0) + " gateway-reported"], gp.gaps ? "bad" : "");
+    card("Gaps", String(gp.gaps || 0), [(gp.missing || 0) + " frames lost", ((gp.duplicates || 0) + (gp.backwards || 0)) + " dup/back", (gp.gatewayGaps || 0) + " by gateway"], gp.gaps ? "bad" : "");
     var er = ST.errors || {};
     var nerr = sumMap(er.responses || {}) + sumMap(er.chatErrors || {}) + (er.lifecycleErrors || 0);
-    card("Errors", String(nerr), [sumMap(er.responses || {}) + " failed responses", sumMap(er.chatErrors || {}) + " chat errors · " + (er.lifecycleErrors || 0) + " lifecycle", (er.invalidRecords || 0) + " invalid records"], nerr ? "warnc" : "");
+    card("Errors", String(nerr), [sumMap(er.responses || {}) + " failed res", sumMap(er.chatErrors || {}) + " chat errors", (er.lifecycleErrors || 0) + " lifecycle", (er.invalidRecords || 0) + " invalid"], nerr ? "warnc" : "");
   } else {
     card("Gateway", M.gatewayVersion || "unknown", [M.protocol ? "protocol " + M.protocol : "protocol unknown"]);
     card("Connections", String(S.connections), [S.reconnects ? S.reconnects + " reconnect(s)" : "no reconnects"]);
@@ -253,7 +255,7 @@
   var listS = el("ol", "results hidden");
   add(side, tabs, listF, listS);
   var details = el("div", "details");
-  details.appendChild(el("p", "hint", "Click a run bar, a tick or a finding to see its frames, the intents they produced, the replayed state diff and the run's transcript side by side."));
+  details.appendChild(el("p", "hint", N ? "Click a run bar, a tick or a finding to see its frames, the intents they produced, the replayed state diff and the run's transcript side by side." : "The capture has no records."));
   add(bottom, side, details);
   app.appendChild(bottom);
   tabF.addEventListener("click", function () { showTab("f"); });
