@@ -459,7 +459,17 @@ func (b *Builder) Record(rec *capture.Record) error {
 
 	// The row, then the body.
 	b.scratch = appendRow(b.scratch[:0], &row)
-	if prio > prioPlain || b.rowBytes+len(b.scratch)+2 <= b.rowShare() {
+	// Plain rows stop at their share; key rows at 60% of the limit and
+	// critical ones at all of it, so even a capture of nothing but junk
+	// keeps memory bounded.
+	rowLimit := b.rowShare()
+	switch prio {
+	case prioKey:
+		rowLimit = b.opts.MaxBytes * 6 / 10
+	case prioCritical:
+		rowLimit = b.opts.MaxBytes
+	}
+	if b.rowBytes+len(b.scratch)+2 <= rowLimit {
 		b.rowBytes += len(b.scratch) + 2
 		if row.Type == TypeSend && ev.Kind == bridge.Request {
 			if k := (sendKey{rec.Conn, ev.ID}); b.sends[k].i == rec.Index {
@@ -851,8 +861,7 @@ const (
 	prioCritical
 )
 
-// rowShare is the part of MaxBytes the timeline's plain rows may take;
-// rows of key records are always kept.
+// rowShare is the part of MaxBytes the timeline's plain rows may take.
 func (b *Builder) rowShare() int { return b.opts.MaxBytes * 3 / 10 }
 
 // slot names a kept body (or timer step) for eviction.
@@ -1374,7 +1383,7 @@ func (b *Builder) trim() {
 		rep.Notes = append(rep.Notes, "the details (frame text, intents, effects, state diff) of "+strconv.Itoa(sum.BodiesElided)+" record(s) or timer step(s) were elided to keep the report's data under "+mb+" (--max-bytes); markers, run starts and terminals, approvals, tool calls and gaps were kept first. Use clawtap replay or classify on the capture for everything")
 	}
 	if sum.RowsElided > 0 {
-		rep.Notes = append(rep.Notes, strconv.Itoa(sum.RowsElided)+" delta and traffic tick(s) were left off the timeline: the timeline's rows would take more than 30% of "+mb+" (--max-bytes)")
+		rep.Notes = append(rep.Notes, strconv.Itoa(sum.RowsElided)+" tick(s) were left off the timeline (deltas and traffic first): the timeline's rows would take more than 30% of "+mb+" (--max-bytes)")
 	}
 	if sum.FramesCut > 0 {
 		rep.Notes = append(rep.Notes, strconv.Itoa(sum.FramesCut)+" frame(s) longer than "+strconv.Itoa(MaxFrameText>>10)+" KiB are shown cut")
