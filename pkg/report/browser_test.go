@@ -273,6 +273,26 @@ func TestBrowserFixtures(t *testing.T) {
 				}
 			}
 
+			// A click on a marker of a connection band shows that record.
+			for _, row := range rep.Rows {
+				if row.Type != TypeMarker || rep.Labels[row.Label] == "mark open" {
+					continue
+				}
+				pt, err := chromedp.Run(b.ctx, chromedp.Evaluate[struct{ X, Y float64 }](fmt.Sprintf(`window.__clawtapReport.rowPoint(%d)`, row.I)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				b.do(t, chromedp.MouseClickXY(pt.X, pt.Y))
+				time.Sleep(50 * time.Millisecond)
+				if got := b.str(t, `(document.querySelector(".details h2")||{}).textContent||""`); got != rep.Labels[row.Label] {
+					t.Errorf("clicking marker #%d (%s) showed %q", row.I, rep.Labels[row.Label], got)
+				}
+				if focus := b.str(t, `(document.querySelector(".details tr.focus td")||{}).textContent||""`); focus != fmt.Sprintf("#%d", row.I) {
+					t.Errorf("clicking marker #%d focused %q", row.I, focus)
+				}
+				break
+			}
+
 			// Findings lead to the frames behind them.
 			for k, f := range rep.Findings {
 				if f.I < 0 {

@@ -969,6 +969,8 @@
     while (ti < tms.length && rows.length && tms[ti].after < RI[rows[first]]) ti++;
     for (a = first; a < rows.length && shown < MAX_ROWS; a++, shown++) {
       var k = rows[a], i = RI[k], b = bodies.get(i);
+      // timer steps that fired before this record (after an earlier one)
+      while (ti < tms.length && tms[ti].after < i) tb.appendChild(timerRow(tms[ti++]));
       var tr = el("tr", "rec d" + RD[k]);
       if (i === focusI) tr.className += " focus";
       tr.appendChild(el("td", "num", "#" + i));
@@ -980,11 +982,8 @@
       tr.appendChild(listCell(b ? b.effects : null, "effects", b && b.replayed === false ? "not replayed: another client's connection" : ""));
       tr.appendChild(listCell(b ? b.diff : null, "diff", ""));
       tb.appendChild(tr);
-      while (ti < tms.length && tms[ti].after <= i) {
-        if (tms[ti].after === i) tb.appendChild(timerRow(tms[ti]));
-        ti++;
-      }
     }
+    if (a >= rows.length) while (ti < tms.length) tb.appendChild(timerRow(tms[ti++]));
     if (a < rows.length) tb.appendChild(omitted((rows.length - a) + " more record(s) not shown"));
     table.appendChild(tb);
     box.appendChild(table);
@@ -1020,7 +1019,7 @@
     });
     matches = new Uint8Array(N); matchList = [];
     for (var k = 0; k < N; k++) {
-      var hitk = labHit[RL[k]] || (RRUN[k] >= 0 && runHit[RRUN[k]] && (RI[k] === D.runs[RRUN[k]].firstI));
+      var hitk = labHit[RL[k]] || (RRUN[k] >= 0 && runHit[RRUN[k]]);
       if (!hitk) { var lc = lowerCache.get(RI[k]); hitk = lc !== undefined && lc.indexOf(q) >= 0; }
       if (hitk) { matches[k] = 1; matchList.push(k); }
     }
@@ -1069,6 +1068,18 @@
       var rect = cv.getBoundingClientRect();
       var xa = Math.max(X(run.start), GUT + 2), xb = Math.min(X(Math.max(run.end, run.start)), W - 2);
       return { x: rect.left + (xa + xb) / 2, y: rect.top + ly - wrap.scrollTop };
+    },
+    // rowPoint returns the viewport point of record i on its connection's
+    // band, centring the view on it first.
+    rowPoint: function (i) {
+      var k = rowOfI.get(i), L = null;
+      for (var a = 0; a < layout.length; a++) if (layout[a].kind === "conn" && D.conns[layout[a].k].id === RC[k]) L = layout[a];
+      centerOn(RT[k]);
+      drawNow();
+      var ly = L.y + L.h / 2;
+      if (ly < wrap.scrollTop || ly > wrap.scrollTop + VH) wrap.scrollTop = ly - VH / 2;
+      var rect = cv.getBoundingClientRect();
+      return { x: rect.left + X(RT[k]), y: rect.top + ly - wrap.scrollTop };
     },
     select: function (kind, k) { if (kind === "run") selectRun(k, -1); else if (kind === "finding") selectFinding(k, true); else selectRecord(k, true); },
     view: function () { return [v0, v1]; }
