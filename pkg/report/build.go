@@ -719,13 +719,11 @@ func (b *Builder) emit(s *replay.Step) error {
 			}
 			b.cur.prio = max(b.cur.prio, p)
 		}
-		if e.Type == replay.EffAppend {
-			b.transcript(e, b.cur.run)
-		}
 		if b.wantBody() {
 			b.cur.effects = append(b.cur.effects, b.effectText(nil, e))
 		}
 	}
+	b.transcripts(s.Effects, b.cur.run)
 	if b.wantBody() {
 		for k := range s.Diff {
 			b.cur.diff = append(b.cur.diff, b.diffText(nil, &s.Diff[k]))
@@ -740,11 +738,7 @@ func (b *Builder) timerStep(s *replay.Step) {
 	if !s.Changed() {
 		return
 	}
-	for k := range s.Effects {
-		if e := &s.Effects[k]; e.Type == replay.EffAppend {
-			b.transcript(e, -1)
-		}
-	}
+	b.transcripts(s.Effects, -1)
 	if !b.canFit(256, prioPlain) {
 		b.rep.Summary.BodiesElided++
 		return
@@ -796,24 +790,60 @@ func (b *Builder) timerStep(s *replay.Step) {
 	}
 }
 
-// transcript copies the lines an append effect committed into the run's
-// transcript (run -1: the agent's latest run).
-func (b *Builder) transcript(e *replay.Effect, run int) {
-	if run < 0 {
-		r, ok := b.agentRun[e.AgentID]
-		if !ok {
-			return
+// transcripts copies the lines a step's append and history effects added
+// to transcripts into their runs: an append goes to the record's run (run
+// -1: the agent's latest), a history merge to the run it names. The lines
+// of one step are the newest ones of each agent's transcript, in effect
+// order.
+func (b *Builder) transcripts(effects []replay.Effect, run int) {
+	var total map[string]int
+	for k := range effects {
+		if e := &effects[k]; (e.Type == replay.EffAppend || e.Type == replay.EffHistory) && e.Count > 0 {
+			if total == nil {
+				total = map[string]int{}
+			}
+			total[e.AgentID] += int(e.Count)
 		}
-		run = r
 	}
-	a := b.eng.State().Agent(e.AgentID)
-	if a == nil || e.Count <= 0 {
+	if total == nil {
 		return
 	}
-	lines := a.Lines()
-	from := max(len(lines)-int(e.Count), 0)
+	seen := map[string]int{}
+	for k := range effects {
+		e := &effects[k]
+		if (e.Type != replay.EffAppend && e.Type != replay.EffHistory) || e.Count <= 0 {
+			continue
+		}
+		a := b.eng.State().Agent(e.AgentID)
+		if a == nil {
+			continue
+		}
+		lines := a.Lines()
+		from := len(lines) - total[e.AgentID] + seen[e.AgentID]
+		seen[e.AgentID] += int(e.Count)
+		to := min(from+int(e.Count), len(lines))
+		from = max(from, 0)
+		r, ok := run, run >= 0
+		if e.Type == replay.EffHistory {
+			r, ok = b.runs[e.RunID]
+		}
+		if !ok {
+			r, ok = b.agentRun[e.AgentID]
+		}
+		if !ok || from >= to {
+			continue
+		}
+		via := ""
+		if e.Type == replay.EffHistory {
+			via = "history"
+		}
+		b.addLines(r, lines[from:to], via)
+	}
+}
+
+func (b *Builder) addLines(run int, lines []replay.Line, via string) {
 	r := &b.rep.Runs[run]
-	for _, l := range lines[from:] {
+	for _, l := range lines {
 		text := cut(l.Text, MaxLineText)
 		size := len(text) + 48
 		if !b.room(size, prioKey) {
@@ -821,7 +851,7 @@ func (b *Builder) transcript(e *replay.Effect, run int) {
 			continue
 		}
 		b.bodyBytes += size
-		r.Transcript = append(r.Transcript, Line{Kind: l.Kind, T: b.rel(l.TS), Text: text})
+		r.Transcript = append(r.Transcript, Line{Kind: l.Kind, T: b.rel(l.TS), Text: text, Via: via})
 	}
 }
 

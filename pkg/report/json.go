@@ -257,6 +257,7 @@ func AppendData(dst []byte, r *Report) []byte {
 			w.kstr("kind", l.Kind)
 			w.kint("t", l.T)
 			w.kstr("text", l.Text)
+			w.kostr("via", l.Via)
 			w.end('}')
 		}
 		w.end(']')

@@ -209,6 +209,7 @@ type Line struct {
 	Kind string // assistant, tool, meta
 	T    int64  // relative ms
 	Text string
+	Via  string // "history": merged when the UI's history refresh came back
 }
 
 // Approval is one exec approval: requested, then resolved (or not).

@@ -902,7 +902,7 @@
     if (run.transcript.length) {
       run.transcript.forEach(function (l) {
         var d = el("div", "tline k-" + l.kind);
-        add(d, el("span", "tk", l.kind + " " + fmtT(l.t)), el("pre", null, l.text));
+        add(d, el("span", "tk", l.kind + " " + fmtT(l.t) + (l.via === "history" ? " · from the history refresh (the live commit was dropped)" : "")), el("pre", null, l.text));
         p.appendChild(d);
       });
     } else {
