@@ -189,10 +189,10 @@ func (a *app) runReport(path string, o *reportOpts) error {
 }
 
 func elidedNote(s *report.Summary) string {
-	if s.BodiesElided == 0 && s.RowsElided == 0 {
+	if s.BodiesElided == 0 && s.RowsElided == 0 && s.TimersElided == 0 {
 		return ""
 	}
-	return fmt.Sprintf("; details of %d record(s) elided by --max-bytes", s.BodiesElided+s.RowsElided)
+	return fmt.Sprintf("; details of %d of %d record(s) elided by --max-bytes", s.BodiesElided, s.Records)
 }
 
 func humanBytes(n int) string {

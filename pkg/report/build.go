@@ -740,7 +740,7 @@ func (b *Builder) timerStep(s *replay.Step) {
 	}
 	b.transcripts(s.Effects, -1)
 	if !b.canFit(256, prioPlain) {
-		b.rep.Summary.BodiesElided++
+		b.rep.Summary.TimersElided++
 		return
 	}
 	st := b.eng.State()
@@ -782,7 +782,7 @@ func (b *Builder) timerStep(s *replay.Step) {
 		}
 		j = append(j, "]}"...)
 		if !b.room(len(j)+2, prioPlain) {
-			b.rep.Summary.BodiesElided++
+			b.rep.Summary.TimersElided++
 			continue
 		}
 		b.keep(slot{timer: true, k: len(b.rep.Timers)}, prioPlain, len(j)+2)
@@ -945,13 +945,14 @@ func (b *Builder) evict(prio int8, need int) {
 		if s.timer {
 			n = len(b.rep.Timers[s.k].JSON) + 2
 			b.rep.Timers[s.k].JSON = nil
+			b.rep.Summary.TimersElided++
 		} else {
 			n = len(b.rep.Bodies[s.k].JSON) + 2
 			b.rep.Bodies[s.k].JSON = nil
+			b.rep.Summary.BodiesElided++
 		}
 		b.levels[prio] -= n
 		b.bodyBytes -= n
-		b.rep.Summary.BodiesElided++
 		need -= n
 	}
 	b.stacks[prio] = st
@@ -1409,8 +1410,8 @@ func (b *Builder) trim() {
 	}
 	sum.Bodies = len(rep.Bodies)
 	mb := strconv.FormatFloat(float64(b.opts.MaxBytes)/1e6, 'f', -1, 64) + " MB"
-	if sum.BodiesElided > 0 {
-		rep.Notes = append(rep.Notes, "the details (frame text, intents, effects, state diff) of "+strconv.Itoa(sum.BodiesElided)+" record(s) or timer step(s) were elided to keep the report's data under "+mb+" (--max-bytes); markers, run starts and terminals, approvals, tool calls and gaps were kept first. Use clawtap replay or classify on the capture for everything")
+	if sum.BodiesElided > 0 || sum.TimersElided > 0 {
+		rep.Notes = append(rep.Notes, "the details (frame text, intents, effects, state diff) of "+strconv.Itoa(sum.BodiesElided)+" of "+strconv.Itoa(sum.Records)+" record(s), and "+strconv.Itoa(sum.TimersElided)+" replay timer step(s), were elided to keep the report's data under "+mb+" (--max-bytes); markers, findings, run starts and terminals, approvals, tool calls and gaps were kept first. clawtap replay and classify show everything")
 	}
 	if sum.RowsElided > 0 {
 		rep.Notes = append(rep.Notes, strconv.Itoa(sum.RowsElided)+" tick(s) were left off the timeline (deltas and traffic first): the timeline's rows would take more than 30% of "+mb+" (--max-bytes)")

@@ -146,7 +146,7 @@ func AppendData(dst []byte, r *Report) []byte {
 		{"approvalsRequested", int64(s.ApprovalsRequested)}, {"approvalsResolved", int64(s.ApprovalsResolved)},
 		{"gaps", int64(s.Gaps)}, {"missing", s.Missing}, {"duplicates", int64(s.Duplicates)}, {"backwards", int64(s.Backwards)}, {"gatewayGaps", int64(s.GatewayGaps)},
 		{"findingsError", int64(s.FindingsError)}, {"findingsWarn", int64(s.FindingsWarn)}, {"findingsInfo", int64(s.FindingsInfo)},
-		{"bodies", int64(s.Bodies)}, {"bodiesElided", int64(s.BodiesElided)}, {"framesCut", int64(s.FramesCut)}, {"rowsElided", int64(s.RowsElided)},
+		{"bodies", int64(s.Bodies)}, {"bodiesElided", int64(s.BodiesElided)}, {"framesCut", int64(s.FramesCut)}, {"rowsElided", int64(s.RowsElided)}, {"timersElided", int64(s.TimersElided)},
 		{"maxBytes", int64(s.MaxBytes)},
 	} {
 		w.kint(kv.k, kv.v)

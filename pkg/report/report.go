@@ -158,6 +158,7 @@ type Summary struct {
 	Missing                                                int64
 	FindingsError, FindingsWarn, FindingsInfo              int
 	Bodies, BodiesElided, FramesCut, RowsElided            int
+	TimersElided                                           int
 	MaxBytes                                               int
 }
 
