@@ -138,7 +138,7 @@ func (a *app) runReport(path string, o *reportOpts) error {
 	if err != nil {
 		return err
 	}
-	b := report.NewBuilder(report.Options{Name: name, MaxBytes: maxBytes, Checker: report.NewCheck(an)})
+	b := report.NewBuilder(report.Options{Name: name, MaxBytes: maxBytes, Checker: report.NewCheck(an), NoBodies: o.format == "trace"})
 	b.Header(r.Header())
 	if h := r.Header(); h != nil && h.Redaction != nil && !h.Redaction.Credentials {
 		a.warnf("%s was recorded with --no-redact: the report may contain credentials (it says so in a banner)", name)
@@ -184,15 +184,18 @@ func (a *app) runReport(path string, o *reportOpts) error {
 		where = "stdout"
 	}
 	a.infof("wrote %s (%s): %d records, %d connection(s), %d run(s), %d finding(s)%s",
-		where, humanBytes(len(data)), s.Records, s.Connections, s.Runs, s.FindingsError+s.FindingsWarn+s.FindingsInfo, elidedNote(s))
+		where, humanBytes(len(data)), s.Records, s.Connections, s.Runs, s.FindingsError+s.FindingsWarn+s.FindingsInfo, elidedNote(s, o.format == "trace"))
 	return nil
 }
 
-func elidedNote(s *report.Summary) string {
-	if s.BodiesElided == 0 && s.RowsElided == 0 && s.TimersElided == 0 {
-		return ""
+func elidedNote(s *report.Summary, trace bool) string {
+	switch {
+	case trace && s.RowsElided > 0:
+		return fmt.Sprintf("; %d delta or traffic event(s) left out by --max-bytes", s.RowsElided)
+	case !trace && (s.BodiesElided > 0 || s.RowsElided > 0 || s.TimersElided > 0):
+		return fmt.Sprintf("; details of %d of %d record(s) elided by --max-bytes", s.BodiesElided, s.Records)
 	}
-	return fmt.Sprintf("; details of %d of %d record(s) elided by --max-bytes", s.BodiesElided, s.Records)
+	return ""
 }
 
 func humanBytes(n int) string {

@@ -422,7 +422,9 @@ func (b *Builder) Record(rec *capture.Record) error {
 	// Intents (pure), and the text a chat terminal carries for its run.
 	b.intents = policy.Append(b.intents[:0], &ev)
 	if run >= 0 {
-		b.runOutput(run)
+		if !b.opts.NoBodies {
+			b.runOutput(run)
+		}
 	}
 
 	// Replay: timer steps due before this record, then the record's step.
@@ -482,7 +484,9 @@ func (b *Builder) Record(rec *capture.Record) error {
 	} else {
 		sum.RowsElided++
 	}
-	b.body(rec, &ev, prio)
+	if !b.opts.NoBodies {
+		b.body(rec, &ev, prio)
+	}
 	return nil
 }
 
@@ -723,7 +727,9 @@ func (b *Builder) emit(s *replay.Step) error {
 			b.cur.effects = append(b.cur.effects, b.effectText(nil, e))
 		}
 	}
-	b.transcripts(s.Effects, b.cur.run)
+	if !b.opts.NoBodies {
+		b.transcripts(s.Effects, b.cur.run)
+	}
 	if b.wantBody() {
 		for k := range s.Diff {
 			b.cur.diff = append(b.cur.diff, b.diffText(nil, &s.Diff[k]))
@@ -736,6 +742,9 @@ func (b *Builder) emit(s *replay.Step) error {
 // touched, narrowed to that agent.
 func (b *Builder) timerStep(s *replay.Step) {
 	if !s.Changed() {
+		return
+	}
+	if b.opts.NoBodies {
 		return
 	}
 	b.transcripts(s.Effects, -1)
@@ -960,7 +969,7 @@ func (b *Builder) evict(prio int8, need int) {
 
 // wantBody reports whether the current record's body could still be kept;
 // it saves formatting work once the budget is spent.
-func (b *Builder) wantBody() bool { return b.canFit(256, b.cur.prio) }
+func (b *Builder) wantBody() bool { return !b.opts.NoBodies && b.canFit(256, b.cur.prio) }
 
 // body serialises the record's details and keeps them if they fit.
 func (b *Builder) body(rec *capture.Record, ev *bridge.Event, prio int8) {

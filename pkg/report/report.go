@@ -92,6 +92,9 @@ type Options struct {
 	Checker Checker
 	// Stats gives the header's numbers. Nil runs pkg/stats (see NewStats).
 	Stats StatsSource
+	// NoBodies builds the timeline only: no frame text, replay details or
+	// transcripts (what a trace needs).
+	NoBodies bool
 }
 
 // Finding is one problem pinned on the timeline: the shape of a check

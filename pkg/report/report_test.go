@@ -495,6 +495,12 @@ func TestTraceShape(t *testing.T) {
 			}
 		}
 	}
+	// The trace does not depend on bodies: building without them is the same.
+	var lean bytes.Buffer
+	WriteTrace(&lean, buildFile(t, fixturePath(t, "stale-terminal.jsonl.zst"), Options{NoBodies: true}))
+	if !bytes.Equal(lean.Bytes(), buf.Bytes()) {
+		t.Error("NoBodies changed the trace")
+	}
 	// One connection thread, two session threads (the runs overlap).
 	if len(threads) != 3 || slices != 2 || findings != len(r.Findings) || instants < len(r.Rows) {
 		t.Errorf("threads %v, run slices %d, findings %d, instants %d", threads, slices, findings, instants)
