@@ -49,7 +49,7 @@ The file is deterministic (the same capture gives the same bytes). Its data is
 limited by --max-bytes (default 20MB): past the limit, frame bodies and replay
 details are elided with a note (markers, run starts and terminals, approvals,
 tool calls and gaps keep theirs longest), so a 100,000-frame capture still
-opens in a couple of seconds.
+opens in about a second.
 
 --format trace writes the same timeline in the Chrome Trace Event format
 instead: open it at https://ui.perfetto.dev or in chrome://tracing (one track
@@ -57,7 +57,7 @@ per connection and per agent/session, runs as slices, deltas, tool calls,
 approvals and gaps as instant events, findings as annotated instants).
 
 Exit codes: 0 written, 2 usage or I/O trouble. Findings do not change the exit
-code: use 'clawtap check' to gate on them.`,
+code: use 'clawtap check' to gate on them. See docs/report.md.`,
 		Example: `  clawtap report fixtures/stale-terminal.jsonl.zst -o report.html
   clawtap report cap.jsonl.zst -o report.html --max-bytes 5MB
   clawtap report --format trace cap.jsonl.zst -o cap.trace.json
