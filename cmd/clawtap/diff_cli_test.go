@@ -20,7 +20,7 @@ func TestDiffRedactedCopyAndStdin(t *testing.T) {
 	red := filepath.Join(dir, "red.jsonl.zst")
 	src := fixture(t, "exec-approval.jsonl.zst")
 	if r := run(t, "", "redact", src, "-o", red); r.code != 0 {
-		t.Skipf("clawtap redact not usable here: exit %d %s", r.code, r.stderr)
+		t.Fatalf("clawtap redact failed: exit %d %s", r.code, r.stderr)
 	}
 	if r := run(t, "", "diff", src, red); r.code != 0 {
 		t.Fatalf("a redacted copy must be equivalent: exit %d\n%s", r.code, r.stdout)

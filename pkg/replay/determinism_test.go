@@ -17,7 +17,7 @@ import (
 func TestDeterministic(t *testing.T) {
 	files, _ := filepath.Glob("../../fixtures/*.jsonl*")
 	if len(files) == 0 {
-		t.Skip("no fixtures")
+		t.Fatal("no fixtures: run go run ./fixtures/gen")
 	}
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
