@@ -251,6 +251,15 @@ const (
 	bslash = '\\' * lsb
 )
 
+// plainSpan reports whether none of the eight bytes of w is a backslash or
+// a control character (the caller knows there is no quote among them).
+func plainSpan(w uint64) bool {
+	b := w ^ bslash
+	zb := (b - lsb) &^ b
+	ctl := (w - 0x20*lsb) &^ w
+	return (zb|ctl)&msb == 0
+}
+
 // plainWord reports whether none of the eight bytes of w needs attention.
 func plainWord(w uint64) bool {
 	q := w ^ quote
@@ -264,10 +273,18 @@ func plainWord(w uint64) bool {
 func skipString(data []byte, i int) (int, error) {
 	i++ // opening quote
 	for {
-		for i+8 <= len(data) && plainWord(binary.LittleEndian.Uint64(data[i:])) {
+		// Find the next quote with a vectorised search; if nothing between
+		// here and it needs attention (no escape, no control character),
+		// the string ends there.
+		q := bytes.IndexByte(data[i:], '"')
+		if q < 0 {
+			return 0, ErrSyntax
+		}
+		end := i + q
+		for i+8 <= end && plainSpan(binary.LittleEndian.Uint64(data[i:])) {
 			i += 8
 		}
-		for i < len(data) && stringSafe[data[i]] {
+		for i < end && stringSafe[data[i]] {
 			i++
 		}
 		if i >= len(data) {
