@@ -4,7 +4,7 @@ PKGS      := ./...
 FUZZTIME  ?= 10s
 BENCHTIME ?= 1x
 
-.PHONY: all build install test unit vet fixtures fixtures-check fuzz bench demo clean e2e e2e-deps chromium
+.PHONY: all build install test unit vet fixtures fixtures-check fuzz bench demo clean e2e e2e-deps chromium browser-test
 
 all: build
 
@@ -15,9 +15,10 @@ install:
 	$(GO) install ./cmd/clawtap
 
 ## test: the whole suite, what CI runs — vet, unit and CLI tests (with -race),
-## fixture freshness, and the end-to-end tests against a real OpenClaw gateway
-## (installs Node 24 and openclaw into ~/.cache/clawtap-e2e, and Chromium, on first use)
-test: vet unit fixtures-check e2e
+## fixture freshness, the end-to-end tests against a real OpenClaw gateway, and
+## the report's browser tests (installs Node 24 and openclaw into
+## ~/.cache/clawtap-e2e, and Debian's Chromium, on first use)
+test: vet unit fixtures-check e2e browser-test
 
 unit:
 	$(GO) test -race -count=1 $(PKGS)
@@ -36,6 +37,10 @@ e2e-deps:
 ## chromium: Debian's Chromium for the browser tests (installed when missing, as root)
 chromium:
 	bash scripts/chromium-setup.sh
+
+## browser-test: the HTML report in a real headless Chromium (CLAWTAP_SHOTS=dir keeps the screenshots)
+browser-test: chromium
+	$(GO) test -tags browser -count=1 -v -timeout 15m -run Browser ./pkg/report/
 
 ## fixtures: regenerate fixtures/ from the generator (review the diff!)
 fixtures:
