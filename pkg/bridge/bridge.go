@@ -165,11 +165,35 @@ func key(k []byte) []byte {
 
 // interner shares the strings that repeat from frame to frame (event
 // names, states, run ids, session keys) so classifying allocates little.
-type interner struct{ m map[string]string }
+// Each field has a slot remembering its last value: consecutive frames
+// mostly repeat it, and comparing bytes is cheaper than hashing them.
+type interner struct {
+	m    map[string]string
+	last [nSlots]string
+}
+
+// Slots of the last-value cache, one per field read.
+const (
+	slotType = iota
+	slotEvent
+	slotMethod
+	slotRunID
+	slotSessionKey
+	slotAgentID
+	slotState
+	slotStream
+	slotPhase
+	slotID
+	slotDataPhase
+	slotReqAgentID
+	slotReqRunID
+	slotReqSessionKey
+	nSlots
+)
 
 const maxInterned = 8192
 
-func (in *interner) str(v []byte) string {
+func (in *interner) str(v []byte, slot int) string {
 	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
 		return ""
 	}
@@ -178,21 +202,26 @@ func (in *interner) str(v []byte) string {
 		s, _ := jsonx.Str(v)
 		return s
 	}
+	if in.last[slot] == string(body) {
+		return in.last[slot]
+	}
 	if s, ok := in.m[string(body)]; ok {
+		in.last[slot] = s
 		return s
 	}
 	s, _ := jsonx.Str(v)
 	if len(in.m) < maxInterned {
 		in.m[s] = s
 	}
+	in.last[slot] = s
 	return s
 }
 
-func (f *fields) strOK(v []byte) (string, bool) {
+func (f *fields) strOK(v []byte, slot int) (string, bool) {
 	if jsonx.KindOf(v) != jsonx.String {
 		return "", false
 	}
-	return f.in.str(v), true
+	return f.in.str(v, slot), true
 }
 
 // readFrame walks the frame's members, descending into the payload.
@@ -204,11 +233,11 @@ func (f *fields) readFrame(it *jsonx.Iter) bool {
 		}
 		switch string(key(k)) {
 		case "type":
-			f.typ = f.in.str(it.Skip())
+			f.typ = f.in.str(it.Skip(), slotType)
 		case "event":
-			f.event = f.in.str(it.Skip())
+			f.event = f.in.str(it.Skip(), slotEvent)
 		case "method":
-			f.method = f.in.str(it.Skip())
+			f.method = f.in.str(it.Skip(), slotMethod)
 		case "id":
 			f.idRaw = it.Skip()
 		case "ok":
@@ -248,19 +277,19 @@ func (f *fields) readPayload(it *jsonx.Iter) {
 		}
 		switch string(key(k)) {
 		case "runId":
-			f.runID = f.in.str(it.Skip())
+			f.runID = f.in.str(it.Skip(), slotRunID)
 		case "sessionKey":
-			f.sessionKey = f.in.str(it.Skip())
+			f.sessionKey = f.in.str(it.Skip(), slotSessionKey)
 		case "agentId":
-			f.agentID, f.hasAgentID = f.strOK(it.Skip())
+			f.agentID, f.hasAgentID = f.strOK(it.Skip(), slotAgentID)
 		case "state":
-			f.state = f.in.str(it.Skip())
+			f.state = f.in.str(it.Skip(), slotState)
 		case "stream":
-			f.stream = f.in.str(it.Skip())
+			f.stream = f.in.str(it.Skip(), slotStream)
 		case "phase":
-			f.phase = f.in.str(it.Skip())
+			f.phase = f.in.str(it.Skip(), slotPhase)
 		case "id":
-			f.id = f.in.str(it.Skip())
+			f.id = f.in.str(it.Skip(), slotID)
 		case "data":
 			f.dataPhase, f.hasDataPhase = "", false
 			if it.Peek() != '{' {
@@ -274,7 +303,7 @@ func (f *fields) readPayload(it *jsonx.Iter) {
 					break
 				}
 				if string(key(dk)) == "phase" {
-					f.dataPhase, f.hasDataPhase = f.strOK(it.Skip())
+					f.dataPhase, f.hasDataPhase = f.strOK(it.Skip(), slotDataPhase)
 				} else {
 					it.Skip()
 				}
@@ -294,11 +323,11 @@ func (f *fields) readPayload(it *jsonx.Iter) {
 				}
 				switch string(key(rk)) {
 				case "agentId":
-					f.reqAgentID, f.hasReqAgentID = f.strOK(it.Skip())
+					f.reqAgentID, f.hasReqAgentID = f.strOK(it.Skip(), slotReqAgentID)
 				case "runId":
-					f.reqRunID = f.in.str(it.Skip())
+					f.reqRunID = f.in.str(it.Skip(), slotReqRunID)
 				case "sessionKey":
-					f.reqSK, f.hasReqSK = f.strOK(it.Skip())
+					f.reqSK, f.hasReqSK = f.strOK(it.Skip(), slotReqSessionKey)
 				default:
 					it.Skip()
 				}
