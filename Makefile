@@ -58,9 +58,12 @@ fuzz:
 	  done; \
 	done
 
-## bench: frames per second on a large generated capture (see bench/)
+## bench: frames/s on one core for a generated capture of a million frames
+## (CLAWTAP_BENCH_FRAMES to change), next to the floor (decompress + split
+## lines); then record against a synthetic fast gateway on loopback
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) -count 1 ./bench/
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) -cpu 1 -count 1 ./bench/
+	$(GO) test -run '^$$' -bench RecordFastGateway -benchmem -benchtime 300000x -count 1 ./cmd/clawtap/
 
 demo:
 	$(GO) run ./cmd/clawtap classify fixtures/demo.jsonl.zst
