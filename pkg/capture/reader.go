@@ -337,7 +337,14 @@ func (r *Reader) parse(line []byte, rec *Record) {
 			}
 			rec.Conn = int(n)
 		case "dir":
-			rec.Dir, _ = jsonx.Str(v)
+			switch string(v) { // the two values, without allocating
+			case `"in"`:
+				rec.Dir = DirIn
+			case `"out"`:
+				rec.Dir = DirOut
+			default:
+				rec.Dir, _ = jsonx.Str(v)
+			}
 		case "frame":
 			rec.Frame = v
 			hasEnvelope = true

@@ -273,19 +273,27 @@ func plainWord(w uint64) bool {
 func skipString(data []byte, i int) (int, error) {
 	i++ // opening quote
 	for {
-		// Find the next quote with a vectorised search; if nothing between
-		// here and it needs attention (no escape, no control character),
-		// the string ends there.
-		q := bytes.IndexByte(data[i:], '"')
-		if q < 0 {
-			return 0, ErrSyntax
-		}
-		end := i + q
-		for i+8 <= end && plainSpan(binary.LittleEndian.Uint64(data[i:])) {
-			i += 8
-		}
-		for i < end && stringSafe[data[i]] {
+		// Short strings (keys, ids, states) end within a few bytes: a plain
+		// loop is cheapest.
+		stop := min(i+16, len(data))
+		for i < stop && stringSafe[data[i]] {
 			i++
+		}
+		if i == stop && i < len(data) {
+			// A long one: find the next quote with a vectorised search;
+			// if nothing before it needs attention (an escape, a control
+			// character) the string ends there.
+			q := bytes.IndexByte(data[i:], '"')
+			if q < 0 {
+				return 0, ErrSyntax
+			}
+			end := i + q
+			for i+8 <= end && plainSpan(binary.LittleEndian.Uint64(data[i:])) {
+				i += 8
+			}
+			for i < end && stringSafe[data[i]] {
+				i++
+			}
 		}
 		if i >= len(data) {
 			return 0, ErrSyntax
