@@ -126,12 +126,22 @@ func FuzzValid(f *testing.F) {
 			t.Fatalf("Valid(%q) = %v, encoding/json says %v", b, got, want)
 		}
 		if Valid(b) && KindOf(TrimSpace(b)) == Object {
+			// The fast walk and the validating one agree on valid input.
+			var fast, slow []string
 			_ = ObjectEach(b, func(k, v []byte) bool {
 				if !Valid(v) {
 					t.Fatalf("member value %q of valid object is not valid", v)
 				}
+				fast = append(fast, string(k)+"="+string(v))
 				return true
 			})
+			_, _ = ObjectEachEnd(b, func(k, v []byte) bool {
+				slow = append(slow, string(k)+"="+string(v))
+				return true
+			})
+			if strings.Join(fast, "\x00") != strings.Join(slow, "\x00") {
+				t.Fatalf("fast walk %q differs from validating walk %q", fast, slow)
+			}
 		}
 	})
 }

@@ -6,7 +6,10 @@
 //
 // Messages are raw JSON bytes, the `message` value of a chat payload, read
 // with pkg/jsonx without building a tree. Any JSON value is accepted: a
-// non-object (or malformed input) gives the reference's null, or no lines.
+// non-object gives the reference's null, or no lines. A message comes from
+// a frame that was validated already (by the capture reader or
+// bridge.Classify), so it is not validated again: on malformed JSON the
+// results are unspecified, but never a panic.
 // Where the reference's behaviour involves JavaScript semantics (the \s
 // whitespace set, String#trim, Number#toString, JSON.stringify), this
 // package reproduces them; the doc comments spell out each rule and every

@@ -33,9 +33,6 @@ func FuzzText(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		out, ok := Text(data)
-		if ok && !jsonx.Valid(data) {
-			t.Fatalf("ok for invalid JSON %q", data)
-		}
 		if !ok && out != "" {
 			t.Fatalf("null with text %q", out)
 		}
@@ -114,9 +111,6 @@ func FuzzToolLines(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		lines := ToolLines(data)
-		if len(lines) > 0 && !jsonx.Valid(data) {
-			t.Fatalf("lines for invalid JSON %q", data)
-		}
 		for _, l := range lines {
 			if !strings.HasPrefix(l, "[[tool]] ") && !strings.HasPrefix(l, "[[tool-result]] ") {
 				t.Fatalf("line %q lacks a tool marker", l)

@@ -105,14 +105,15 @@ func str(v []byte) (string, bool) {
 
 // members scans the object obj once and stores in out[i] the raw value of
 // the last member named names[i] (JSON.parse keeps the last duplicate).
-// Members not present stay nil. It reports false when obj is not a
-// well-formed object.
+// Members not present stay nil. It reports false when obj is not an
+// object. obj is inside a frame that was validated already (see the
+// package doc), so it is walked without validating it again.
 func members(obj []byte, names []string, out [][]byte) bool {
 	obj = jsonx.TrimSpace(obj)
 	if len(obj) == 0 || obj[0] != '{' {
 		return false
 	}
-	end, err := jsonx.ObjectEachEnd(obj, func(k, v []byte) bool {
+	err := jsonx.ObjectEach(obj, func(k, v []byte) bool {
 		for i, n := range names {
 			if jsonx.KeyIs(k, n) {
 				out[i] = v
@@ -121,7 +122,7 @@ func members(obj []byte, names []string, out [][]byte) bool {
 		}
 		return true
 	})
-	return err == nil && end == len(obj)
+	return err == nil
 }
 
 // appendJSNumber appends f formatted like JavaScript's Number#toString

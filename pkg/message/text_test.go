@@ -51,7 +51,6 @@ func TestTextSources(t *testing.T) {
 		{"number", `42`, nullText},
 		{"empty input", ``, nullText},
 		{"malformed", `{"content":"x"`, nullText},
-		{"trailing garbage", `{"content":"x"} {}`, nullText},
 		{"no source", `{}`, nullText},
 		{"content number", `{"content":5}`, nullText},
 		{"content null text string", `{"content":null,"text":"t"}`, "t"},
