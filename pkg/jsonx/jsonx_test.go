@@ -81,7 +81,7 @@ func TestUnquoteMatchesEncodingJSON(t *testing.T) {
 }
 
 func TestAppendStringRoundTrips(t *testing.T) {
-	for _, s := range []string{"", "a\"b\\c", "line\nbreak\ttab", "\x00\x1f", "<tag>&", "é😀", "bad\xffutf8", "\u2028\u2029"} {
+	for _, s := range []string{"", "a\"b\\c", "line\nbreak\ttab", "\x00\x1f\b\f", "<tag>&", "é😀", "bad\xffutf8", "\u2028\u2029"} {
 		enc := AppendString(nil, s)
 		var got string
 		if err := json.Unmarshal(enc, &got); err != nil {
