@@ -56,6 +56,10 @@ type Event struct {
 
 	Mark   string // marker name, for Marker
 	Reason string // why a record is Invalid
+
+	// The payload members a Classifier captured on the way (see Chat).
+	members *members
+	gen     uint64
 }
 
 // SessionAgentID extracts the agent id from a session key of the shape
@@ -93,12 +97,13 @@ func IsReasoningStream(stream string) bool {
 // Classify classifies one frame. It is pure and total: it never panics and
 // anything it does not recognise is Unknown or Invalid. ts becomes the
 // event's timestamp.
-func Classify(frame []byte, ts int64) Event { return classify(frame, ts, false, nil) }
+func Classify(frame []byte, ts int64) Event { return classify(frame, ts, false, nil, nil) }
 
 // fields is everything classification reads, gathered in one pass over the
 // frame whatever the order of its keys.
 type fields struct {
 	in                          *interner
+	m                           *members // where to capture payload members, or nil
 	typ, event, method          string
 	idRaw, okRaw, payload       []byte
 	seq                         int64
@@ -116,7 +121,7 @@ type fields struct {
 
 // classify does the work; trusted skips validation for frames the capture
 // reader has already validated.
-func classify(frame []byte, ts int64, trusted bool, in *interner) Event {
+func classify(frame []byte, ts int64, trusted bool, in *interner, m *members) Event {
 	frame = jsonx.TrimSpace(frame)
 	if jsonx.KindOf(frame) != jsonx.Object {
 		return Event{Timestamp: ts, Kind: Invalid, Reason: "frame is not a JSON object"}
@@ -124,13 +129,16 @@ func classify(frame []byte, ts int64, trusted bool, in *interner) Event {
 	if !trusted && !jsonx.Valid(frame) {
 		return Event{Timestamp: ts, Kind: Invalid, Reason: "frame is not valid JSON"}
 	}
-	f := fields{in: in}
+	f := fields{in: in, m: m}
 	var it jsonx.Iter
 	it.Reset(frame)
 	if !it.Object() || !f.readFrame(&it) {
 		return Event{Timestamp: ts, Kind: Invalid, Reason: "frame is not valid JSON"}
 	}
 	ev := Event{Timestamp: ts, Type: f.typ, Seq: f.seq, HasSeq: f.hasSeq, Payload: f.payload}
+	if m != nil && f.payloadObj && m.ok {
+		ev.members, ev.gen = m, m.gen
+	}
 	switch f.typ {
 	case "event":
 		ev.Event = f.event
@@ -269,23 +277,50 @@ func (f *fields) readFrame(it *jsonx.Iter) bool {
 }
 
 func (f *fields) readPayload(it *jsonx.Iter) {
+	var local members // when nothing is captured; keeps the cases below simple
+	m := f.m
+	if m == nil {
+		m = &local
+	} else {
+		gen := m.gen
+		*m = members{gen: gen}
+	}
 	// A payload key repeated: like JSON.parse, the last one wins.
 	for {
 		k, ok := it.Key()
 		if !ok {
+			m.ok = it.Err() == nil
 			return
 		}
 		switch string(key(k)) {
 		case "runId":
-			f.runID = f.in.str(it.Skip(), slotRunID)
+			m.runID = it.Skip()
+			f.runID = f.in.str(m.runID, slotRunID)
 		case "sessionKey":
-			f.sessionKey = f.in.str(it.Skip(), slotSessionKey)
+			m.sessionKey = it.Skip()
+			f.sessionKey = f.in.str(m.sessionKey, slotSessionKey)
+		case "seq":
+			m.seq = it.Skip()
+		case "stopReason":
+			m.stopReason = it.Skip()
+		case "errorMessage":
+			m.errorMessage = it.Skip()
+		case "model":
+			m.model = it.Skip()
+		case "message":
+			m.message = it.Skip()
+		case "deltaText":
+			m.deltaText = it.Skip()
+		case "replace":
+			m.replace = it.Skip()
 		case "agentId":
 			f.agentID, f.hasAgentID = f.strOK(it.Skip(), slotAgentID)
 		case "state":
-			f.state = f.in.str(it.Skip(), slotState)
+			m.state = it.Skip()
+			f.state = f.in.str(m.state, slotState)
 		case "stream":
-			f.stream = f.in.str(it.Skip(), slotStream)
+			m.stream = it.Skip()
+			f.stream = f.in.str(m.stream, slotStream)
 		case "phase":
 			f.phase = f.in.str(it.Skip(), slotPhase)
 		case "id":
@@ -293,9 +328,10 @@ func (f *fields) readPayload(it *jsonx.Iter) {
 		case "data":
 			f.dataPhase, f.hasDataPhase = "", false
 			if it.Peek() != '{' {
-				it.Skip()
+				m.data = it.Skip()
 				continue
 			}
+			start := it.Pos()
 			it.Object()
 			for {
 				dk, ok := it.Key()
@@ -308,6 +344,7 @@ func (f *fields) readPayload(it *jsonx.Iter) {
 					it.Skip()
 				}
 			}
+			m.data = it.Since(start)
 		case "request":
 			f.reqObj, f.reqAgentID, f.hasReqAgentID, f.reqRunID, f.reqSK, f.hasReqSK = false, "", false, "", "", false
 			if it.Peek() != '{' {

@@ -1,9 +1,11 @@
 package bridge
 
 import (
+	"reflect"
 	"testing"
 
 	"github.com/clawtap/clawtap/pkg/capture"
+	"github.com/clawtap/clawtap/pkg/jsonx"
 )
 
 func TestClassifyTable(t *testing.T) {
@@ -212,11 +214,55 @@ func FuzzClassify(f *testing.F) {
 		if ev.AgentID != "" && ev.Kind == RuntimeChat && SessionAgentID(ev.SessionKey) != ev.AgentID {
 			t.Fatal("chat agentId must come from the session key")
 		}
-		ParseChatPayload(ev.Payload)
-		ParseAgentPayload(ev.Payload)
+		// Through a Classifier the payload members are captured on the way;
+		// they must parse exactly like the payload. (A record from a reader,
+		// Line > 0, holds a frame the reader validated.)
+		if !jsonx.Valid(b) {
+			return
+		}
+		cev := NewClassifier().Record(&capture.Record{Line: 1, Frame: b})
+		var c1, c2 ChatPayload
+		if ok1, ok2 := cev.Chat(&c1), ReadChatPayload(cev.Payload, &c2); ok1 != ok2 || !reflect.DeepEqual(c1, c2) {
+			t.Fatalf("Event.Chat %v %+v, ReadChatPayload %v %+v", ok1, c1, ok2, c2)
+		}
+		var a1, a2 AgentPayload
+		if ok1, ok2 := cev.Agent(&a1), ReadAgentPayload(cev.Payload, &a2); ok1 != ok2 || !reflect.DeepEqual(a1, a2) {
+			t.Fatalf("Event.Agent %v %+v, ReadAgentPayload %v %+v", ok1, a1, ok2, a2)
+		}
 		line := ev.AppendJSON(nil, Meta{})
 		if _, _, _, _, err := ParseJSON(line); err != nil && ev.Kind != "" {
 			t.Fatalf("classify output %s does not parse back: %v", line, err)
 		}
 	})
+}
+
+func TestEventPayloadMembersMatchTheParsers(t *testing.T) {
+	frames := []string{
+		`{"type":"event","event":"chat","payload":{"runId":"r","sessionKey":"agent:a:b","state":"final","seq":3,"stopReason":"stop","errorMessage":5,"model":"m","message":{"role":"assistant","content":"x"},"deltaText":"d","replace":true}}`,
+		`{"type":"event","event":"chat","payload":{"runId":"r","runId":"r2","sessionKey":"agent:a:b","state":"delta","message" : [1,2] }}`,
+		`{"type":"event","event":"agent","payload":{"runId":"r","stream":"lifecycle","data":{"phase":"start"},"seq":1.5,"sessionKey":"k"}}`,
+		`{"type":"event","event":"agent","payload":{"runId":"r","stream":"x","data":[1,{"a":2}]}}`,
+		`{"type":"event","event":"agent","payload":{"runId":"r","data":"nope","stream":7}}`,
+		`{"type":"event","event":"agent","payload":{"data":{"phase":"end"}}}`,
+	}
+	c := NewClassifier()
+	var kept []Event
+	for i, f := range frames {
+		ev := c.Record(&capture.Record{Line: i + 1, Frame: []byte(f)})
+		kept = append(kept, ev)
+		var c1, c2 ChatPayload
+		if ok1, ok2 := ev.Chat(&c1), ReadChatPayload(ev.Payload, &c2); ok1 != ok2 || !reflect.DeepEqual(c1, c2) {
+			t.Errorf("%s: Event.Chat %v %+v, ReadChatPayload %v %+v", f, ok1, c1, ok2, c2)
+		}
+		var a1, a2 AgentPayload
+		if ok1, ok2 := ev.Agent(&a1), ReadAgentPayload(ev.Payload, &a2); ok1 != ok2 || !reflect.DeepEqual(a1, a2) {
+			t.Errorf("%s: Event.Agent %v %+v, ReadAgentPayload %v %+v", f, ok1, a1, ok2, a2)
+		}
+	}
+	// An event kept past the Classifier's next record falls back to parsing
+	// its own payload: the shared buffer belongs to another frame by then.
+	var first ChatPayload
+	if !kept[0].Chat(&first) || first.State != "final" || *first.StopReason != "stop" {
+		t.Fatalf("a kept event must still parse its own payload: %+v", first)
+	}
 }

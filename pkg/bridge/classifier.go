@@ -21,6 +21,7 @@ type reqKey struct {
 type Classifier struct {
 	methods map[reqKey]string
 	strs    interner
+	scratch members  // the last frame's payload members (Event.Chat)
 	order   []reqKey // FIFO ring of remembered ids
 	next    int
 }
@@ -42,7 +43,8 @@ func (c *Classifier) Record(rec *capture.Record) Event {
 	}
 	// A capture reader (Line > 0) has validated every frame it returns;
 	// records built by hand are validated here.
-	ev := classify(rec.Frame, rec.T, rec.Line > 0, &c.strs)
+	c.scratch.gen++
+	ev := classify(rec.Frame, rec.T, rec.Line > 0, &c.strs, &c.scratch)
 	switch ev.Kind {
 	case Request:
 		if ev.ID != "" && ev.Method != "" {

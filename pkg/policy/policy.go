@@ -41,13 +41,13 @@ func Append(dst []Intent, ev *bridge.Event) []Intent {
 			return append(dst, ignore("chat status phase (v4): "+orNone(ev.Phase)+"; not terminal, nothing to show"))
 		}
 		var p bridge.ChatPayload
-		if !bridge.ReadChatPayload(ev.Payload, &p) {
+		if !ev.Chat(&p) {
 			return append(dst, ignore("malformed chat payload"))
 		}
 		return decideChat(dst, ev, &p)
 	case bridge.RuntimeAgent:
 		var p bridge.AgentPayload
-		if !bridge.ReadAgentPayload(ev.Payload, &p) {
+		if !ev.Agent(&p) {
 			return append(dst, ignore("malformed agent payload"))
 		}
 		return decideAgent(dst, ev, &p)
