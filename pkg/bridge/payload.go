@@ -1,6 +1,10 @@
 package bridge
 
-import "github.com/clawtap/clawtap/pkg/jsonx"
+import (
+	"bytes"
+
+	"github.com/clawtap/clawtap/pkg/jsonx"
+)
 
 // ChatPayload is a validated chat payload (the reference's parseChatPayload).
 type ChatPayload struct {
@@ -35,7 +39,7 @@ func ParseChatPayload(p []byte) *ChatPayload {
 func ReadChatPayload(p []byte, c *ChatPayload) bool {
 	var m members
 	m.read(p)
-	return m.chat(c)
+	return m.chat(c, nil)
 }
 
 // members holds the raw payload members the two parsers read. A
@@ -95,8 +99,19 @@ func optStr(v []byte) *string {
 	return nil
 }
 
-// chat converts the members as parseChatPayload does.
-func (m *members) chat(c *ChatPayload) bool {
+// str decodes a string member, reusing the classified event's copy of the
+// same value when there is one (no allocation on the hot path).
+func knownStr(raw []byte, known string) (string, bool) {
+	if known != "" && len(raw) == len(known)+2 && raw[0] == '"' && string(raw[1:len(raw)-1]) == known &&
+		bytes.IndexByte(raw, '\\') < 0 {
+		return known, true
+	}
+	return jsonx.Str(raw)
+}
+
+// chat converts the members as parseChatPayload does; ev, if given, is the
+// event they were captured for.
+func (m *members) chat(c *ChatPayload, ev *Event) bool {
 	*c = ChatPayload{
 		StopReason: optStr(m.stopReason),
 		ErrorMsg:   optStr(m.errorMessage),
@@ -105,9 +120,13 @@ func (m *members) chat(c *ChatPayload) bool {
 		DeltaText:  optStr(m.deltaText),
 		Replace:    jsonx.KindOf(m.replace) == jsonx.Bool && m.replace[0] == 't',
 	}
-	c.RunID, _ = jsonx.Str(m.runID)
-	c.SessionKey, _ = jsonx.Str(m.sessionKey)
-	c.State, _ = jsonx.Str(m.state)
+	var run, session, state string
+	if ev != nil {
+		run, session, state = ev.RunID, ev.SessionKey, ev.State
+	}
+	c.RunID, _ = knownStr(m.runID, run)
+	c.SessionKey, _ = knownStr(m.sessionKey, session)
+	c.State, _ = knownStr(m.state, state)
 	c.Seq, c.HasSeq = jsonx.Num(m.seq)
 	if !m.ok || c.RunID == "" || c.SessionKey == "" {
 		return false
@@ -119,16 +138,21 @@ func (m *members) chat(c *ChatPayload) bool {
 	return false
 }
 
-// agent converts the members as parseAgentPayload does.
-func (m *members) agent(a *AgentPayload) bool {
+// agent converts the members as parseAgentPayload does; ev, if given, is
+// the event they were captured for.
+func (m *members) agent(a *AgentPayload, ev *Event) bool {
+	var run, session, stream string
+	if ev != nil {
+		run, session, stream = ev.RunID, ev.SessionKey, ev.Stream
+	}
 	*a = AgentPayload{}
-	a.RunID, _ = jsonx.Str(m.runID)
+	a.RunID, _ = knownStr(m.runID, run)
 	a.Seq, a.HasSeq = jsonx.Num(m.seq)
-	a.Stream, a.HasStream = jsonx.Str(m.stream)
+	a.Stream, a.HasStream = knownStr(m.stream, stream)
 	if k := jsonx.KindOf(m.data); k == jsonx.Object || k == jsonx.Array {
 		a.Data = m.data
 	}
-	a.SessionKey, _ = jsonx.Str(m.sessionKey)
+	a.SessionKey, _ = knownStr(m.sessionKey, session)
 	return m.ok && a.RunID != ""
 }
 
@@ -145,7 +169,7 @@ func (ev *Event) captured() *members {
 // from the members captured while classifying when it can.
 func (ev *Event) Chat(c *ChatPayload) bool {
 	if m := ev.captured(); m != nil {
-		return m.chat(c)
+		return m.chat(c, ev)
 	}
 	return ReadChatPayload(ev.Payload, c)
 }
@@ -154,7 +178,7 @@ func (ev *Event) Chat(c *ChatPayload) bool {
 // from the members captured while classifying when it can.
 func (ev *Event) Agent(a *AgentPayload) bool {
 	if m := ev.captured(); m != nil {
-		return m.agent(a)
+		return m.agent(a, ev)
 	}
 	return ReadAgentPayload(ev.Payload, a)
 }
@@ -184,5 +208,5 @@ func ParseAgentPayload(p []byte) *AgentPayload {
 func ReadAgentPayload(p []byte, a *AgentPayload) bool {
 	var m members
 	m.read(p)
-	return m.agent(a)
+	return m.agent(a, nil)
 }
