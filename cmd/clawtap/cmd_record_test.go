@@ -610,7 +610,8 @@ func TestRecordProxyRelaysAndRecordsBothDirections(t *testing.T) {
 		}
 		c2done <- err
 	}()
-	waitFor(t, func() bool { return rec.stats().frames >= 12 })
+	// Client 1's close is recorded (its relay gone) before the proxy stops.
+	waitFor(t, func() bool { s := rec.stats(); return s.frames >= 12 && s.peers == 1 })
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatal(err)

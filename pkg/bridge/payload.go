@@ -19,9 +19,13 @@ type ChatPayload struct {
 	Message    []byte // passed through as-is; nil when absent
 
 	// Protocol v4 additions the reference does not read.
-	DeltaText *string
+	DeltaText []byte // raw JSON; decode with DeltaTextString (most deltas never need it)
 	Replace   bool
 }
+
+// DeltaTextString decodes deltaText; ok is false when it is absent or not
+// a string.
+func (c *ChatPayload) DeltaTextString() (string, bool) { return jsonx.Str(c.DeltaText) }
 
 // ParseChatPayload returns nil for anything malformed: a missing or empty
 // runId or sessionKey, or a state outside delta|final|aborted|error.
@@ -117,7 +121,7 @@ func (m *members) chat(c *ChatPayload, ev *Event) bool {
 		ErrorMsg:   optStr(m.errorMessage),
 		Model:      optStr(m.model),
 		Message:    m.message,
-		DeltaText:  optStr(m.deltaText),
+		DeltaText:  m.deltaText,
 		Replace:    jsonx.KindOf(m.replace) == jsonx.Bool && m.replace[0] == 't',
 	}
 	var run, session, state string

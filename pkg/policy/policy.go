@@ -100,9 +100,9 @@ func decideChat(dst []Intent, ev *bridge.Event, p *bridge.ChatPayload) []Intent 
 		text, hasText, thinking, hasThinking := message.TextAndThinking(p.Message)
 		if hasText {
 			patch.StreamText = SetStr(text)
-		} else if p.Replace && p.DeltaText != nil {
+		} else if delta, ok := p.DeltaTextString(); ok && p.Replace {
 			// v4: a replace delta without a message carries the whole new text.
-			patch.StreamText = textOrNull(*p.DeltaText)
+			patch.StreamText = textOrNull(delta)
 		}
 		if hasThinking {
 			patch.ThinkingTrace = SetStr(thinking)
