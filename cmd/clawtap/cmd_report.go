@@ -228,7 +228,7 @@ func (a *app) writeOutput(out string, data []byte) error {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o644)
+		err = os.Chmod(tmp.Name(), 0o600) // it holds the capture's content, like a capture
 	}
 	if err == nil {
 		err = os.Rename(tmp.Name(), out)
