@@ -83,9 +83,6 @@ func FuzzThinking(f *testing.F) {
 			}
 			return
 		}
-		if !jsonx.Valid(in) {
-			t.Fatalf("ok for invalid JSON %q", in)
-		}
 		if out == "" || trim(out) != out || !utf8.ValidString(out) {
 			t.Fatalf("thinking %q from %q: empty, untrimmed or invalid UTF-8", out, in)
 		}

@@ -44,10 +44,15 @@ func textOf(role, content, text []byte) (string, bool) {
 	if !ok {
 		return "", false
 	}
+	return roleText(role, s), true
+}
+
+// roleText is Text's post-processing of the raw text, by role.
+func roleText(role []byte, s string) string {
 	if strIs(role, "assistant") {
-		return stripReplyPrefix(stripThinkingTags(s)), true
+		return stripReplyPrefix(stripThinkingTags(s))
 	}
-	return stripApprovalPolicy(stripEnvelope(s)), true
+	return stripApprovalPolicy(stripEnvelope(s))
 }
 
 // rawText picks the text source shared by extractText and the tag rules

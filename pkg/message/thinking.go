@@ -82,9 +82,77 @@ func TextAndThinking(msg []byte) (text string, hasText bool, thinking string, ha
 		return "", false, "", false
 	}
 	f := (*[nXF][]byte)(both[:nXF])
-	text, hasText = textOf(both[nXF], f[xf2], f[xfT])
-	thinking, hasThinking = thinkingOf(f)
+	if jsonx.KindOf(f[xf2]) != jsonx.Array {
+		text, hasText = textOf(both[nXF], f[xf2], f[xfT])
+		thinking, hasThinking = thinkingOf(f)
+		return
+	}
+	// Content blocks: one walk gives both the joined text (Text's source,
+	// and the raw text thinking's tag rules read) and thinking's rule 1.
+	raw, hasRaw, blocks := scanBlocks(f[xf2])
+	if !hasRaw {
+		raw, hasRaw = str(f[xfT])
+	}
+	if hasRaw {
+		text, hasText = roleText(both[nXF], raw), true
+	}
+	if blocks != "" {
+		return text, hasText, blocks, true
+	}
+	if s, ok := firstThinkingKey(f); ok {
+		return text, hasText, s, true
+	}
+	if hasRaw {
+		thinking, hasThinking = tagThinking(raw)
+	}
 	return
+}
+
+// scanBlocks walks a content array once for Text's joined text blocks
+// (ok is false when there is none) and Thinking's rule 1.
+func scanBlocks(content []byte) (text string, ok bool, thinking string) {
+	var tb, th strings.Builder
+	n := 0
+	_ = jsonx.ArrayEach(content, func(e []byte) bool {
+		if jsonx.KindOf(e) != jsonx.Object {
+			return true
+		}
+		var f [nXF][]byte
+		if !members(e, blockThinkingFields, f[:]) {
+			return true
+		}
+		if strIs(f[xf2], "text") {
+			if t, ok := str(f[xfT]); ok {
+				if n > 0 {
+					tb.WriteByte('\n')
+				}
+				tb.WriteString(t)
+				n++
+			}
+		}
+		if part := blockPart(&f); part != "" {
+			if th.Len() > 0 {
+				th.WriteByte('\n')
+			}
+			th.WriteString(part)
+		}
+		return true
+	})
+	return tb.String(), n > 0, th.String()
+}
+
+// tagThinking is Thinking's rules 3 and 4 over the raw text.
+func tagThinking(raw string) (string, bool) {
+	if strings.IndexByte(raw, '<') < 0 {
+		return "", false
+	}
+	if s, _, _, _ := closedBlocks(raw, textTags); s != "" {
+		return s, true
+	}
+	if s := taggedStream(raw); s != "" {
+		return s, true
+	}
+	return "", false
 }
 
 // thinkingOf is Thinking over an already scanned message.
@@ -102,16 +170,30 @@ func thinkingOf(f *[nXF][]byte) (string, bool) {
 		return "", false // no '<' at all: skip decoding the text again
 	}
 	raw, ok := rawText(content, f[xfT])
-	if !ok || strings.IndexByte(raw, '<') < 0 {
+	if !ok {
 		return "", false
 	}
-	if s, _, _, _ := closedBlocks(raw, textTags); s != "" {
-		return s, true
+	return tagThinking(raw)
+}
+
+// blockPart is what one content block gives rule 1: a thinking, analysis
+// or reasoning block its first non-empty direct thinking key, else its own
+// trimmed text; any other block its trimmed "thinking" string.
+func blockPart(f *[nXF][]byte) string {
+	t := f[xf2]
+	if strIs(t, "thinking") || strIs(t, "analysis") || strIs(t, "reasoning") {
+		if s, ok := firstThinkingKey(f); ok {
+			return s
+		}
+		if s, ok := str(f[xfT]); ok {
+			return trim(s)
+		}
+		return ""
 	}
-	if s := taggedStream(raw); s != "" {
-		return s, true
+	if s, ok := str(f[0]); ok { // f[0] is "thinking"
+		return trim(s)
 	}
-	return "", false
+	return ""
 }
 
 // blockThinking is rule 1.
@@ -125,18 +207,7 @@ func blockThinking(content []byte) string {
 		if !members(e, blockThinkingFields, f[:]) {
 			return true
 		}
-		var part string
-		t := f[xf2]
-		if strIs(t, "thinking") || strIs(t, "analysis") || strIs(t, "reasoning") {
-			if s, ok := firstThinkingKey(&f); ok {
-				part = s
-			} else if s, ok := str(f[xfT]); ok {
-				part = trim(s)
-			}
-		} else if s, ok := str(f[0]); ok { // f[0] is "thinking"
-			part = trim(s)
-		}
-		if part != "" {
+		if part := blockPart(&f); part != "" {
 			if b.Len() > 0 {
 				b.WriteByte('\n')
 			}
