@@ -84,7 +84,6 @@ type Analyzer struct {
 
 	eng     *replay.Engine
 	victims map[string]string // live run recorded closed by a hazard → the stale run that caused it
-	engDst  []Finding
 	engErr  bool
 
 	firstT, lastT int64

@@ -136,16 +136,6 @@ func hand(t *testing.T, lines ...string) []capture.Record {
 	return out
 }
 
-func without(recs []capture.Record, drop func(*capture.Record) bool) []capture.Record {
-	var out []capture.Record
-	for i := range recs {
-		if !drop(&recs[i]) {
-			out = append(out, recs[i])
-		}
-	}
-	return out
-}
-
 func lastMatching(recs []capture.Record, sub string) int {
 	for i := len(recs) - 1; i >= 0; i-- {
 		if bytes.Contains(recs[i].Frame, []byte(sub)) {

@@ -91,7 +91,6 @@ type stepper struct {
 	text   bool
 	t0     int64
 	effs   []string
-	rec    *replay.Step
 	done   bool
 	header *capture.Header
 	meta   Meta

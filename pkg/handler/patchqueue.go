@@ -29,12 +29,11 @@ type PatchQueue struct {
 	requestFrame func(fn func()) (cancel func())
 	onFlush      func(batch []AgentPatch)
 
-	pending   []AgentPatch // first-enqueue order
-	index     map[string]int
-	cancel    func()
-	frameSeq  uint64
-	batch     []AgentPatch
-	disposing bool
+	pending  []AgentPatch // first-enqueue order
+	index    map[string]int
+	cancel   func()
+	frameSeq uint64
+	batch    []AgentPatch
 }
 
 // NewPatchQueue returns a queue that calls onFlush with each batch. The

@@ -126,7 +126,6 @@ type importer struct {
 	red        *redact.Redactor
 	st         Stats
 	headerDone bool
-	buf        capture.Record
 }
 
 func (im *importer) warn(format string, args ...any) {

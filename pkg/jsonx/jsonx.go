@@ -242,12 +242,11 @@ var stringSafe = func() (t [256]bool) {
 	return
 }()
 
-// SWAR constants: test eight bytes at once for a quote, a backslash or a
-// control character, the only bytes a string scan must stop at.
+// SWAR constants: test eight bytes at once for a backslash or a control
+// character, the bytes a string scan must look at before its closing quote.
 const (
 	lsb    = 0x0101010101010101
 	msb    = 0x8080808080808080
-	quote  = '"' * lsb
 	bslash = '\\' * lsb
 )
 
@@ -258,16 +257,6 @@ func plainSpan(w uint64) bool {
 	zb := (b - lsb) &^ b
 	ctl := (w - 0x20*lsb) &^ w
 	return (zb|ctl)&msb == 0
-}
-
-// plainWord reports whether none of the eight bytes of w needs attention.
-func plainWord(w uint64) bool {
-	q := w ^ quote
-	b := w ^ bslash
-	zq := (q - lsb) &^ q
-	zb := (b - lsb) &^ b
-	ctl := (w - 0x20*lsb) &^ w
-	return (zq|zb|ctl)&msb == 0
 }
 
 func skipString(data []byte, i int) (int, error) {

@@ -5,17 +5,6 @@ import (
 	"testing"
 )
 
-// js builds a message object from a Go value (the tests' short-hand for
-// raw JSON with awkward strings in it).
-func js(t testing.TB, v any) []byte {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 func asst(content string) string {
 	b, _ := json.Marshal(map[string]any{"role": "assistant", "content": content})
 	return string(b)

@@ -252,19 +252,6 @@ func comparePath(a, b Path) int {
 	return 0
 }
 
-// Agent returns the agent a path belongs to ("" for none).
-func (p Path) agent(s *State) string {
-	switch p.sec {
-	case secAgents, secCost:
-		return p.key
-	case secApprovals:
-		if a := s.approvals[p.key]; a != nil {
-			return a.AgentID
-		}
-	}
-	return ""
-}
-
 // String renders the path: agents.main.status, agents.main.outputLines.3,
 // approvals.<id>, cost.main.<model>.turns, requests.summaryReload.count.
 // A key that is not a plain identifier is written as ["key"].

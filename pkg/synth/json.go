@@ -65,9 +65,6 @@ func (w *jw) strs(k string, vs ...string) {
 	w.closeArr()
 }
 
-// elemStr appends a string element to an open array.
-func (w *jw) elemStr(v string) { w.sep(); w.b = jsonx.AppendString(w.b, v) }
-
 // escBody appends the escaped body of s (a JSON string without its quotes).
 func escBody(dst []byte, s string) []byte {
 	n := len(dst)
