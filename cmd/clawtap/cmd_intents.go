@@ -12,7 +12,6 @@ import (
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/jsonx"
 	"github.com/clawtap/clawtap/pkg/policy"
-	"github.com/klauspost/compress/zstd"
 	"github.com/spf13/cobra"
 )
 
@@ -112,17 +111,14 @@ func (a *app) openEvents(path string) (eventSource, func(), error) {
 		}
 		in, closeFn = f, func() { f.Close() }
 	}
-	br := bufio.NewReaderSize(in, 1<<16)
-	if magic, _ := br.Peek(4); bytes.Equal(magic, []byte{0x28, 0xB5, 0x2F, 0xFD}) {
-		zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1))
-		if err != nil {
-			closeFn()
-			return nil, nil, inputError(path, err)
-		}
-		prev := closeFn
-		closeFn = func() { zr.Close(); prev() }
-		br = bufio.NewReaderSize(zr, 1<<16)
+	plain, release, err := capture.Decompress(in)
+	if err != nil {
+		closeFn()
+		return nil, nil, inputError(path, err)
 	}
+	prev := closeFn
+	closeFn = func() { release(); prev() }
+	br := bufio.NewReaderSize(plain, 1<<16)
 	if isClassifiedStream(br) {
 		return &classifiedSource{br: br}, closeFn, nil
 	}
@@ -133,13 +129,6 @@ func (a *app) openEvents(path string) (eventSource, func(), error) {
 		return nil, nil, inputError(path, err)
 	}
 	return &captureSource{r: r, cl: bridge.NewClassifier()}, closeFn, nil
-}
-
-func displayName(path string) string {
-	if path == "-" {
-		return "stdin"
-	}
-	return path
 }
 
 // isClassifiedStream peeks at the first non-blank line: a JSON object with a

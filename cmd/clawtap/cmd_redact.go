@@ -136,11 +136,7 @@ func (a *app) copyRedacted(rd *capture.Reader, w *capture.Writer, red *redact.Re
 	if hp := rd.Header(); hp != nil {
 		h = *hp
 	} else {
-		from := in
-		if in == "-" {
-			from = "stdin"
-		}
-		h = capture.NewHeader(time.Now(), capture.Source{Tool: "clawtap " + version, Mode: "redact", From: filepath.Base(from)})
+		h = capture.NewHeader(time.Now(), capture.Source{Tool: "clawtap " + version, Mode: "redact", From: filepath.Base(displayName(in))})
 	}
 	h = red.Header(h)
 	h.Redaction.Notes = append(h.Redaction.Notes, "redacted by clawtap redact "+version)

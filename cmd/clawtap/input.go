@@ -17,12 +17,17 @@ func inputArg(args []string) string {
 	return args[0]
 }
 
+// displayName names an input in messages: its path, or stdin for "-".
+func displayName(path string) string {
+	if path == "-" {
+		return "stdin"
+	}
+	return path
+}
+
 // openCapture opens a capture for reading with reader warnings on stderr.
 func (a *app) openCapture(path string) (*capture.Reader, error) {
-	name := path
-	if path == "-" {
-		name = "stdin"
-	}
+	name := displayName(path)
 	opts := capture.Options{OnWarning: func(w capture.Warning) {
 		a.warnf("%s: %s", name, w)
 	}}
@@ -63,11 +68,7 @@ func (a *app) readSummary(path string, st capture.Stats) {
 		parts = append(parts, "the capture is truncated")
 	}
 	if len(parts) > 0 {
-		name := path
-		if path == "-" {
-			name = "stdin"
-		}
-		a.warnf("%s: %d records read; %s", name, st.Records, strings.Join(parts, "; "))
+		a.warnf("%s: %d records read; %s", displayName(path), st.Records, strings.Join(parts, "; "))
 	}
 }
 

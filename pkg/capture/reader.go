@@ -55,19 +55,18 @@ type Options struct {
 
 // Reader streams records from a capture.
 type Reader struct {
-	opts   Options
-	src    io.Reader
-	closer io.Closer
-	zr     *zstd.Decoder
-	br     *bufio.Reader
-	header *Header
-	pend   []byte // a first line read while looking for the header
-	line   int
-	rec    Record
-	long   []byte
-	stats  Stats
-	warns  []Warning
-	done   bool
+	opts    Options
+	closer  io.Closer
+	release func() // the zstd decoder, if any
+	br      *bufio.Reader
+	header  *Header
+	pend    []byte // a first line read while looking for the header
+	line    int
+	rec     Record
+	long    []byte
+	stats   Stats
+	warns   []Warning
+	done    bool
 }
 
 // Open opens a capture file, or standard input when path is "-".
@@ -88,29 +87,40 @@ func Open(path string, opts Options) (*Reader, error) {
 	return r, nil
 }
 
+// Decompress returns src decompressed when it starts with the zstd magic
+// bytes, else src itself (buffered either way), and a function that
+// releases the decoder. Readers detect compression this way, never by the
+// file name.
+func Decompress(src io.Reader) (io.Reader, func(), error) {
+	peek := bufio.NewReaderSize(src, 1<<16)
+	magic, err := peek.Peek(4)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, nil, fmt.Errorf("read capture: %w", err)
+	}
+	if !bytes.Equal(magic, zstdMagic) {
+		return peek, func() {}, nil
+	}
+	zr, err := zstd.NewReader(peek, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(1<<31))
+	if err != nil {
+		return nil, nil, fmt.Errorf("open zstd stream: %w", err)
+	}
+	return zr, zr.Close, nil
+}
+
 // NewReader reads a capture from src, detecting zstd by its magic bytes.
 // It reads the first line to find the header.
 func NewReader(src io.Reader, opts Options) (*Reader, error) {
 	if opts.MaxLine <= 0 {
 		opts.MaxLine = DefaultMaxLine
 	}
-	r := &Reader{opts: opts, src: src}
-	peek := bufio.NewReaderSize(src, 1<<16)
-	magic, err := peek.Peek(4)
-	if err != nil && !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("read capture: %w", err)
+	in, release, err := Decompress(src)
+	if err != nil {
+		return nil, err
 	}
-	var in io.Reader = peek
-	if bytes.Equal(magic, zstdMagic) {
-		zr, err := zstd.NewReader(peek, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(1<<31))
-		if err != nil {
-			return nil, fmt.Errorf("open zstd stream: %w", err)
-		}
-		r.zr = zr
-		in = zr
-	}
+	r := &Reader{opts: opts, release: release}
 	r.br = bufio.NewReaderSize(in, 1<<20)
 	if err := r.readHeader(); err != nil {
+		release()
 		return nil, err
 	}
 	return r, nil
@@ -127,9 +137,7 @@ func (r *Reader) Warnings() []Warning { return r.warns }
 
 // Close releases the reader and the file it opened.
 func (r *Reader) Close() error {
-	if r.zr != nil {
-		r.zr.Close()
-	}
+	r.release()
 	if r.closer != nil {
 		return r.closer.Close()
 	}
