@@ -94,14 +94,14 @@ type connState struct {
 // Tracker consumes classified records in capture order.
 type Tracker struct {
 	conns   map[int]*connState
-	runs    map[string]int64
-	runFIFO []string
+	runs    map[runKey]int64
+	runFIFO []runKey
 	sum     Summary
 }
 
 // NewTracker returns an empty Tracker.
 func NewTracker() *Tracker {
-	return &Tracker{conns: map[int]*connState{}, runs: map[string]int64{}}
+	return &Tracker{conns: map[int]*connState{}, runs: map[runKey]int64{}}
 }
 
 // Summary returns the counts so far.
@@ -170,7 +170,7 @@ func (t *Tracker) Observe(dst []Finding, i int, ts int64, conn int, dir string, 
 		if !ok {
 			return dst
 		}
-		key := runKey(conn, ev.RunID)
+		key := runKey{conn, ev.RunID}
 		last, seen := t.runs[key]
 		if seen && seq > last+1 {
 			t.sum.RunSeqJumps++
@@ -186,11 +186,13 @@ func (t *Tracker) Observe(dst []Finding, i int, ts int64, conn int, dir string, 
 	return dst
 }
 
-func runKey(conn int, run string) string {
-	return string(jsonx.AppendInt(nil, int64(conn))) + "/" + run
+// runKey names a run on a connection (payload seq counts per run).
+type runKey struct {
+	conn int
+	run  string
 }
 
-func (t *Tracker) rememberRun(key string) {
+func (t *Tracker) rememberRun(key runKey) {
 	if len(t.runFIFO) >= maxRuns {
 		delete(t.runs, t.runFIFO[0])
 		t.runFIFO = t.runFIFO[1:]
