@@ -12,6 +12,7 @@ import (
 	"errors"
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Kind is the type of a JSON value, read from its first byte.
@@ -388,16 +389,16 @@ func ArrayEach(arr []byte, fn func(value []byte) bool) error {
 // KeyIs reports whether the raw key (as given by ObjectEach) equals name,
 // decoding escapes when the key has any.
 func KeyIs(raw []byte, name string) bool {
-	if len(raw) == len(name) && string(raw) == name {
-		return true
+	if len(raw) <= len(name) {
+		// An escape makes the raw key longer than what it decodes to, so
+		// a key no longer than name matches only byte for byte.
+		return string(raw) == name
 	}
-	for _, c := range raw {
-		if c == '\\' {
-			s, ok := unquoteBody(raw)
-			return ok && s == name
-		}
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return false
 	}
-	return false
+	s, ok := unquoteBody(raw)
+	return ok && s == name
 }
 
 // Get returns the value of the member key of obj. Like JavaScript, the last
@@ -522,76 +523,90 @@ func unquoteBody(b []byte) (string, bool) {
 	// Fast path: no escapes and valid UTF-8 is the string itself. (A raw
 	// control character cannot occur in a validated string; in one that was
 	// not validated it is kept rather than checked for, on this hot path.)
-	if bytes.IndexByte(b, '\\') < 0 && utf8.Valid(b) {
+	esc := bytes.IndexByte(b, '\\')
+	if esc < 0 && utf8.Valid(b) {
 		return string(b), true
 	}
 	out := make([]byte, 0, len(b))
-	for i := 0; i < len(b); {
-		c := b[i]
-		switch {
-		case c == '\\':
-			if i+1 >= len(b) {
-				return "", false
-			}
-			switch b[i+1] {
-			case '"', '\\', '/':
-				out = append(out, b[i+1])
-				i += 2
-			case 'b':
-				out = append(out, '\b')
-				i += 2
-			case 'f':
-				out = append(out, '\f')
-				i += 2
-			case 'n':
-				out = append(out, '\n')
-				i += 2
-			case 'r':
-				out = append(out, '\r')
-				i += 2
-			case 't':
-				out = append(out, '\t')
-				i += 2
-			case 'u':
-				r, ok := hex4(b, i+2)
-				if !ok {
-					return "", false
-				}
-				i += 6
-				if r >= 0xD800 && r < 0xDC00 {
-					if i+6 <= len(b) && b[i] == '\\' && b[i+1] == 'u' {
-						if r2, ok := hex4(b, i+2); ok && r2 >= 0xDC00 && r2 < 0xE000 {
-							r = 0x10000 + (r-0xD800)<<10 + (r2 - 0xDC00)
-							i += 6
-						} else {
-							r = utf8.RuneError
-						}
-					} else {
-						r = utf8.RuneError
-					}
-				} else if r >= 0xDC00 && r < 0xE000 {
-					r = utf8.RuneError
-				}
-				out = utf8.AppendRune(out, r)
-			default:
-				return "", false
-			}
-		case c < 0x20:
-			return "", false
-		case c < utf8.RuneSelf:
-			out = append(out, c)
-			i++
-		default:
-			r, size := utf8.DecodeRune(b[i:])
-			if r == utf8.RuneError && size == 1 {
-				out = append(out, "\uFFFD"...)
-			} else {
-				out = append(out, b[i:i+size]...)
-			}
-			i += size
+	for len(b) > 0 {
+		// Copy the run up to the next escape whole: streamed text is mostly
+		// plain runs between a few \n escapes.
+		if esc < 0 {
+			esc = len(b)
 		}
+		out = appendValidUTF8(out, b[:esc])
+		b = b[esc:]
+		if len(b) == 0 {
+			break
+		}
+		var ok bool
+		if out, b, ok = appendEscape(out, b); !ok {
+			return "", false
+		}
+		esc = bytes.IndexByte(b, '\\')
 	}
-	return string(out), true
+	// out is never written again: hand its bytes over instead of copying.
+	return unsafe.String(unsafe.SliceData(out), len(out)), true
+}
+
+// appendValidUTF8 appends run, with each invalid UTF-8 byte as U+FFFD.
+func appendValidUTF8(out, run []byte) []byte {
+	if utf8.Valid(run) {
+		return append(out, run...)
+	}
+	for i := 0; i < len(run); {
+		r, size := utf8.DecodeRune(run[i:])
+		if r == utf8.RuneError && size == 1 {
+			out = append(out, "\uFFFD"...)
+		} else {
+			out = append(out, run[i:i+size]...)
+		}
+		i += size
+	}
+	return out
+}
+
+// appendEscape decodes the escape sequence b starts with (b[0] is '\\'),
+// appends it to out and returns the rest of b. ok is false for a malformed
+// escape.
+func appendEscape(out, b []byte) (_ []byte, rest []byte, ok bool) {
+	if len(b) < 2 {
+		return out, nil, false
+	}
+	switch b[1] {
+	case '"', '\\', '/':
+		return append(out, b[1]), b[2:], true
+	case 'b':
+		return append(out, '\b'), b[2:], true
+	case 'f':
+		return append(out, '\f'), b[2:], true
+	case 'n':
+		return append(out, '\n'), b[2:], true
+	case 'r':
+		return append(out, '\r'), b[2:], true
+	case 't':
+		return append(out, '\t'), b[2:], true
+	case 'u':
+		r, ok := hex4(b, 2)
+		if !ok {
+			return out, nil, false
+		}
+		i := 6
+		if r >= 0xD800 && r < 0xDC00 {
+			hi := r
+			r = utf8.RuneError // unless a low surrogate follows
+			if i+6 <= len(b) && b[i] == '\\' && b[i+1] == 'u' {
+				if lo, ok := hex4(b, i+2); ok && lo >= 0xDC00 && lo < 0xE000 {
+					r = 0x10000 + (hi-0xD800)<<10 + (lo - 0xDC00)
+					i += 6
+				}
+			}
+		} else if r >= 0xDC00 && r < 0xE000 {
+			r = utf8.RuneError
+		}
+		return utf8.AppendRune(out, r), b[i:], true
+	}
+	return out, nil, false
 }
 
 func hex4(b []byte, i int) (rune, bool) {

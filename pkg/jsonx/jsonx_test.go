@@ -118,12 +118,21 @@ func TestArrayEachAndObjectEachStop(t *testing.T) {
 }
 
 func FuzzValid(f *testing.F) {
-	for _, s := range []string{`{"a":[1,2,{"b":null}]}`, `"\ud83d"`, `[1e5,-0.0,true]`, `{"type":"event","payload":{"x":"y"}}`, `{`, `"\u00"`} {
+	for _, s := range []string{`{"a":[1,2,{"b":null}]}`, `"\ud83d"`, `"a\n\u00e9\ud83d\ude00 \udc00\ud800\u0041 x\"\\"`, "\"\xff a\\n\xc3\"", `[1e5,-0.0,true]`, `{"type":"event","payload":{"x":"y"}}`, `{`, `"\u00"`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if got, want := Valid(b), json.Valid(b); got != want {
 			t.Fatalf("Valid(%q) = %v, encoding/json says %v", b, got, want)
+		}
+		if Valid(b) && KindOf(TrimSpace(b)) == String {
+			var want string
+			if err := json.Unmarshal(b, &want); err != nil {
+				t.Fatalf("encoding/json rejects valid %q: %v", b, err)
+			}
+			if got, ok := Str(TrimSpace(b)); !ok || got != want {
+				t.Fatalf("Str(%q) = %q, %v; encoding/json gives %q", b, got, ok, want)
+			}
 		}
 		if Valid(b) && KindOf(TrimSpace(b)) == Object {
 			// The fast walk and the validating one agree on valid input.

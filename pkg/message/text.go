@@ -76,40 +76,18 @@ var blockTextFields = []string{"type", "text"}
 // joinTextBlocks joins the text of {type:"text", text:string} blocks with
 // "\n". ok is false when there is no such block.
 func joinTextBlocks(content []byte) (string, bool) {
-	var first string
-	var b *strings.Builder
-	n := 0
+	var j joiner
 	_ = jsonx.ArrayEach(content, func(e []byte) bool {
 		var f [2][]byte
 		if jsonx.KindOf(e) != jsonx.Object || !members(e, blockTextFields, f[:]) || !strIs(f[0], "text") {
 			return true
 		}
-		t, ok := str(f[1])
-		if !ok {
-			return true
+		if t, ok := str(f[1]); ok {
+			j.add(t)
 		}
-		switch n {
-		case 0:
-			first = t
-		case 1:
-			b = &strings.Builder{}
-			b.Grow(len(first) + 1 + len(t))
-			b.WriteString(first)
-			fallthrough
-		default:
-			b.WriteByte('\n')
-			b.WriteString(t)
-		}
-		n++
 		return true
 	})
-	switch n {
-	case 0:
-		return "", false
-	case 1:
-		return first, true
-	}
-	return b.String(), true
+	return j.String(), j.n > 0
 }
 
 // stripReplyPrefix removes a leading "[[reply_to_current]]" or

@@ -111,8 +111,7 @@ func TextAndThinking(msg []byte) (text string, hasText bool, thinking string, ha
 // scanBlocks walks a content array once for Text's joined text blocks
 // (ok is false when there is none) and Thinking's rule 1.
 func scanBlocks(content []byte) (text string, ok bool, thinking string) {
-	var tb, th strings.Builder
-	n := 0
+	var tb, th joiner
 	_ = jsonx.ArrayEach(content, func(e []byte) bool {
 		if jsonx.KindOf(e) != jsonx.Object {
 			return true
@@ -123,22 +122,15 @@ func scanBlocks(content []byte) (text string, ok bool, thinking string) {
 		}
 		if strIs(f[xf2], "text") {
 			if t, ok := str(f[xfT]); ok {
-				if n > 0 {
-					tb.WriteByte('\n')
-				}
-				tb.WriteString(t)
-				n++
+				tb.add(t)
 			}
 		}
 		if part := blockPart(&f); part != "" {
-			if th.Len() > 0 {
-				th.WriteByte('\n')
-			}
-			th.WriteString(part)
+			th.add(part)
 		}
 		return true
 	})
-	return tb.String(), n > 0, th.String()
+	return tb.String(), tb.n > 0, th.String()
 }
 
 // tagThinking is Thinking's rules 3 and 4 over the raw text.
@@ -198,7 +190,7 @@ func blockPart(f *[nXF][]byte) string {
 
 // blockThinking is rule 1.
 func blockThinking(content []byte) string {
-	var b strings.Builder
+	var j joiner
 	_ = jsonx.ArrayEach(content, func(e []byte) bool {
 		if jsonx.KindOf(e) != jsonx.Object {
 			return true
@@ -208,14 +200,11 @@ func blockThinking(content []byte) string {
 			return true
 		}
 		if part := blockPart(&f); part != "" {
-			if b.Len() > 0 {
-				b.WriteByte('\n')
-			}
-			b.WriteString(part)
+			j.add(part)
 		}
 		return true
 	})
-	return b.String()
+	return j.String()
 }
 
 // taggedStream is rule 4.
