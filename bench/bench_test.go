@@ -167,13 +167,14 @@ func BenchmarkIntents(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		cl := bridge.NewClassifier()
+		var pol policy.Deriver
 		w := bufio.NewWriterSize(io.Discard, 64<<10)
 		var intents []policy.Intent
 		var buf []byte
 		patches := 0
 		forEach(b, path, func(rec *capture.Record) {
 			ev := cl.Record(rec)
-			intents = policy.Append(intents[:0], &ev)
+			intents = pol.Append(intents[:0], &ev)
 			for j := range intents {
 				if intents[j].Kind == policy.QueueLivePatch {
 					patches++
@@ -199,10 +200,11 @@ func BenchmarkIntents(b *testing.B) {
 // classifier's bounded tables, nothing per frame.
 func TestMemoryFlat(t *testing.T) {
 	cl := bridge.NewClassifier()
+	var pol policy.Deriver
 	var intents []policy.Intent
 	h := memoryRun(t, 300_000, 7, func(rec *capture.Record) {
 		ev := cl.Record(rec)
-		intents = policy.Append(intents[:0], &ev)
+		intents = pol.Append(intents[:0], &ev)
 	}, nil)
 	if h.peak > 48<<20 {
 		t.Fatalf("heap in use peaked at %.1f MiB over %d frames; memory must not grow with the capture", h.mib(h.peak), h.frames)

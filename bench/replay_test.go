@@ -42,11 +42,12 @@ func BenchmarkDerive(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		cl := bridge.NewClassifier()
+		var pol policy.Deriver
 		var intents []policy.Intent
 		count := 0
 		forEach(b, path, func(rec *capture.Record) {
 			ev := cl.Record(rec)
-			intents = policy.Append(intents[:0], &ev)
+			intents = pol.Append(intents[:0], &ev)
 			count += len(intents)
 		})
 		if count == 0 {

@@ -63,6 +63,7 @@ func (a *app) runIntents(path string, skipIgnore bool, f *filter) error {
 	}
 	defer closeSrc()
 	w, flush := a.out()
+	var pol policy.Deriver
 	var intents []policy.Intent
 	var buf []byte
 	for {
@@ -73,7 +74,7 @@ func (a *app) runIntents(path string, skipIgnore bool, f *filter) error {
 		if !f.match(&ev) {
 			continue
 		}
-		intents = policy.Append(intents[:0], &ev)
+		intents = pol.Append(intents[:0], &ev)
 		for i := range intents {
 			in := &intents[i]
 			if skipIgnore && in.Kind == policy.Ignore {

@@ -43,8 +43,12 @@ func FuzzText(f *testing.F) {
 			t.Fatalf("output longer than any decoding of the input: %d > 3*%d", len(out), len(data))
 		}
 		th, okTh := Thinking(data)
-		if bt, bok, bth, bokTh := TextAndThinking(data); bt != out || bok != ok || bth != th || bokTh != okTh {
+		if bt, bok, bth, bokTh := TextAndThinking(data, nil); bt != out || bok != ok || bth != th || bokTh != okTh {
 			t.Fatalf("TextAndThinking disagrees with Text and Thinking on %q", data)
+		}
+		// A memo carried over from earlier inputs never changes the result.
+		if bt, bok, bth, bokTh := TextAndThinking(data, &fuzzMemo); bt != out || bok != ok || bth != th || bokTh != okTh {
+			t.Fatalf("TextAndThinking with a memo disagrees with Text and Thinking on %q", data)
 		}
 
 		s := decoded(string(data))
@@ -139,3 +143,6 @@ func FuzzToolLines(f *testing.F) {
 		}
 	})
 }
+
+// fuzzMemo lives across fuzz inputs, so a stale memo meets every input.
+var fuzzMemo jsonx.StrMemo

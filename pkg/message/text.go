@@ -35,12 +35,13 @@ func Text(msg []byte) (string, bool) {
 	if !members(msg, textFields, f[:]) {
 		return "", false
 	}
-	return textOf(f[tfRole], f[tfContent], f[tfText])
+	return textOf(f[tfRole], f[tfContent], f[tfText], nil)
 }
 
-// textOf is Text over an already scanned message.
-func textOf(role, content, text []byte) (string, bool) {
-	s, ok := rawText(content, text)
+// textOf is Text over an already scanned message; memo (may be nil)
+// decodes the text.
+func textOf(role, content, text []byte, memo *jsonx.StrMemo) (string, bool) {
+	s, ok := rawText(content, text, memo)
 	if !ok {
 		return "", false
 	}
@@ -56,33 +57,39 @@ func roleText(role []byte, s string) string {
 }
 
 // rawText picks the text source shared by extractText and the tag rules
-// of extractThinking.
-func rawText(content, text []byte) (string, bool) {
+// of extractThinking. memo (may be nil) decodes the text.
+func rawText(content, text []byte, memo *jsonx.StrMemo) (string, bool) {
 	switch jsonx.KindOf(content) {
 	case jsonx.String:
-		if s, ok := jsonx.Str(content); ok {
+		if s, ok := memo.Str(content); ok {
 			return s, true
 		}
 	case jsonx.Array:
-		if s, ok := joinTextBlocks(content); ok {
+		if s, ok := joinTextBlocks(content, memo); ok {
 			return s, true
 		}
 	}
-	return str(text)
+	if jsonx.KindOf(text) != jsonx.String {
+		return "", false
+	}
+	return memo.Str(text)
 }
 
 var blockTextFields = []string{"type", "text"}
 
 // joinTextBlocks joins the text of {type:"text", text:string} blocks with
 // "\n". ok is false when there is no such block.
-func joinTextBlocks(content []byte) (string, bool) {
+func joinTextBlocks(content []byte, memo *jsonx.StrMemo) (string, bool) {
 	var j joiner
 	_ = jsonx.ArrayEach(content, func(e []byte) bool {
 		var f [2][]byte
 		if jsonx.KindOf(e) != jsonx.Object || !members(e, blockTextFields, f[:]) || !strIs(f[0], "text") {
 			return true
 		}
-		if t, ok := str(f[1]); ok {
+		if jsonx.KindOf(f[1]) != jsonx.String {
+			return true
+		}
+		if t, ok := memo.Str(f[1]); ok {
 			j.add(t)
 		}
 		return true

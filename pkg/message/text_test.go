@@ -2,7 +2,10 @@ package message
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
+
+	"github.com/clawtap/clawtap/pkg/jsonx"
 )
 
 func asst(content string) string {
@@ -250,6 +253,8 @@ func TestHasThinkingTagLeak(t *testing.T) {
 }
 
 func TestTextAndThinkingAgreesWithSeparateCalls(t *testing.T) {
+	long := strings.Repeat(`streamed \u00e9 text\n`, 8)
+	var memo jsonx.StrMemo
 	for _, m := range []string{
 		`{"role":"assistant","content":[{"type":"text","text":"Hello"}]}`,
 		`{"role":"assistant","content":"<think>plan</think>Answer"}`,
@@ -257,12 +262,20 @@ func TestTextAndThinkingAgreesWithSeparateCalls(t *testing.T) {
 		`{"role":"user","content":"[WebChat 2026-11-22 03:13] hi","thinking":"  t  "}`,
 		`{"role":"assistant","text":"<thinking>still going"}`,
 		`{"content":[]}`, `[]`, `null`, `{"role":"assistant"`, `{}`,
+		// The same long text twice, then in another shape: the memo's hit
+		// and its miss.
+		`{"role":"assistant","content":[{"type":"text","text":"` + long + `"}]}`,
+		`{"role":"assistant","content":[{"type":"text","text":"` + long + `"}]}`,
+		`{"role":"assistant","content":"<think>a</think>` + long + `"}`,
+		`{"role":"user","text":"` + long + `"}`,
 	} {
-		text, okT, th, okTh := TextAndThinking([]byte(m))
 		wt, wokT := Text([]byte(m))
 		wth, wokTh := Thinking([]byte(m))
-		if text != wt || okT != wokT || th != wth || okTh != wokTh {
-			t.Errorf("%s: TextAndThinking = %q %v %q %v; separately %q %v %q %v", m, text, okT, th, okTh, wt, wokT, wth, wokTh)
+		for _, memo := range []*jsonx.StrMemo{nil, &memo} {
+			text, okT, th, okTh := TextAndThinking([]byte(m), memo)
+			if text != wt || okT != wokT || th != wth || okTh != wokTh {
+				t.Errorf("%s (memo %v): TextAndThinking = %q %v %q %v; separately %q %v %q %v", m, memo != nil, text, okT, th, okTh, wt, wokT, wth, wokTh)
+			}
 		}
 	}
 }

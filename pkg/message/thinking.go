@@ -75,21 +75,23 @@ func Thinking(msg []byte) (string, bool) {
 var msgBothFields = append(msgThinkingFields[:nXF:nXF], "role")
 
 // TextAndThinking returns Text(msg) and Thinking(msg) from one scan of the
-// message: what a chat delta needs, on the hot path.
-func TextAndThinking(msg []byte) (text string, hasText bool, thinking string, hasThinking bool) {
+// message: what a chat delta needs, on the hot path. texts (may be nil)
+// decodes the text, so a cumulative text already decoded from the agent
+// stream is not decoded again.
+func TextAndThinking(msg []byte, texts *jsonx.StrMemo) (text string, hasText bool, thinking string, hasThinking bool) {
 	var both [nXF + 1][]byte
 	if !members(msg, msgBothFields, both[:]) {
 		return "", false, "", false
 	}
 	f := (*[nXF][]byte)(both[:nXF])
 	if jsonx.KindOf(f[xf2]) != jsonx.Array {
-		text, hasText = textOf(both[nXF], f[xf2], f[xfT])
+		text, hasText = textOf(both[nXF], f[xf2], f[xfT], texts)
 		thinking, hasThinking = thinkingOf(f)
 		return
 	}
 	// Content blocks: one walk gives both the joined text (Text's source,
 	// and the raw text thinking's tag rules read) and thinking's rule 1.
-	raw, hasRaw, blocks := scanBlocks(f[xf2])
+	raw, hasRaw, blocks := scanBlocks(f[xf2], texts)
 	if !hasRaw {
 		raw, hasRaw = str(f[xfT])
 	}
@@ -110,7 +112,7 @@ func TextAndThinking(msg []byte) (text string, hasText bool, thinking string, ha
 
 // scanBlocks walks a content array once for Text's joined text blocks
 // (ok is false when there is none) and Thinking's rule 1.
-func scanBlocks(content []byte) (text string, ok bool, thinking string) {
+func scanBlocks(content []byte, texts *jsonx.StrMemo) (text string, ok bool, thinking string) {
 	var tb, th joiner
 	_ = jsonx.ArrayEach(content, func(e []byte) bool {
 		if jsonx.KindOf(e) != jsonx.Object {
@@ -120,8 +122,8 @@ func scanBlocks(content []byte) (text string, ok bool, thinking string) {
 		if !members(e, blockThinkingFields, f[:]) {
 			return true
 		}
-		if strIs(f[xf2], "text") {
-			if t, ok := str(f[xfT]); ok {
+		if strIs(f[xf2], "text") && jsonx.KindOf(f[xfT]) == jsonx.String {
+			if t, ok := texts.Str(f[xfT]); ok {
 				tb.add(t)
 			}
 		}
@@ -161,7 +163,7 @@ func thinkingOf(f *[nXF][]byte) (string, bool) {
 	if !mayHaveTag(content) && !mayHaveTag(f[xfT]) {
 		return "", false // no '<' at all: skip decoding the text again
 	}
-	raw, ok := rawText(content, f[xfT])
+	raw, ok := rawText(content, f[xfT], nil)
 	if !ok {
 		return "", false
 	}

@@ -152,7 +152,7 @@ func toolResultLine(f *[nToolMsgFields][]byte) string {
 		meta = append(meta, "error"...)
 	}
 
-	out, _ := textOf(f[mfRole], f[mfContent], f[mfText])
+	out, _ := textOf(f[mfRole], f[mfContent], f[mfText], nil)
 	out = trim(out)
 
 	if len(meta) > 0 {

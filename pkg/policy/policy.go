@@ -24,7 +24,25 @@ import (
 func Derive(ev *bridge.Event) []Intent { return Append(nil, ev) }
 
 // Append appends the intents for ev to dst, so a hot loop can reuse one slice.
-func Append(dst []Intent, ev *bridge.Event) []Intent {
+func Append(dst []Intent, ev *bridge.Event) []Intent { return appendIntents(dst, ev, nil) }
+
+// A Deriver derives the intents of a stream of events, one after another.
+// Its intents are exactly Append's: it only remembers the last long text
+// it decoded, because the gateway streams each cumulative reply twice (on
+// the agent stream, then on the chat stream) and decoding it once is most
+// of what a delta costs. The zero value is ready to use; it is not safe
+// for concurrent use.
+type Deriver struct {
+	texts jsonx.StrMemo
+}
+
+// Append appends the intents for ev to dst.
+func (d *Deriver) Append(dst []Intent, ev *bridge.Event) []Intent {
+	return appendIntents(dst, ev, &d.texts)
+}
+
+// appendIntents is Append; texts (may be nil) decodes streamed text.
+func appendIntents(dst []Intent, ev *bridge.Event, texts *jsonx.StrMemo) []Intent {
 	switch ev.Kind {
 	case bridge.SummaryRefresh:
 		return append(dst, Intent{
@@ -44,13 +62,13 @@ func Append(dst []Intent, ev *bridge.Event) []Intent {
 		if !ev.Chat(&p) {
 			return append(dst, ignore("malformed chat payload"))
 		}
-		return decideChat(dst, ev, &p)
+		return decideChat(dst, ev, &p, texts)
 	case bridge.RuntimeAgent:
 		var p bridge.AgentPayload
 		if !ev.Agent(&p) {
 			return append(dst, ignore("malformed agent payload"))
 		}
-		return decideAgent(dst, ev, &p)
+		return decideAgent(dst, ev, &p, texts)
 	case bridge.Approval:
 		return decideTrust(dst, ev)
 	case bridge.Unknown:
@@ -87,7 +105,7 @@ func closedPatch(status string) Patch {
 	}
 }
 
-func decideChat(dst []Intent, ev *bridge.Event, p *bridge.ChatPayload) []Intent {
+func decideChat(dst []Intent, ev *bridge.Event, p *bridge.ChatPayload, texts *jsonx.StrMemo) []Intent {
 	if ev.AgentID == "" {
 		return append(dst, ignore("chat event missing agentId"))
 	}
@@ -97,7 +115,7 @@ func decideChat(dst []Intent, ev *bridge.Event, p *bridge.ChatPayload) []Intent 
 	switch p.State {
 	case "delta":
 		patch := Patch{RunID: SetStr(p.RunID), LastActivityAt: SetInt(ts)}
-		text, hasText, thinking, hasThinking := message.TextAndThinking(p.Message)
+		text, hasText, thinking, hasThinking := message.TextAndThinking(p.Message, texts)
 		if hasText {
 			patch.StreamText = SetStr(text)
 		} else if delta, ok := p.DeltaTextString(); ok && p.Replace {
@@ -154,7 +172,7 @@ var v4Streams = map[string]string{
 	"patch":          "patch progress",
 }
 
-func decideAgent(dst []Intent, ev *bridge.Event, p *bridge.AgentPayload) []Intent {
+func decideAgent(dst []Intent, ev *bridge.Event, p *bridge.AgentPayload, texts *jsonx.StrMemo) []Intent {
 	if ev.AgentID == "" {
 		return append(dst, ignore("agent event missing agentId"))
 	}
@@ -183,14 +201,14 @@ func decideAgent(dst []Intent, ev *bridge.Event, p *bridge.AgentPayload) []Inten
 		}
 		return append(dst, upd)
 	case p.HasStream && bridge.IsReasoningStream(p.Stream):
-		text, ok := dataText(p.Data)
+		text, ok := dataText(p.Data, texts)
 		if !ok || text == "" {
 			return append(dst, ignore("reasoning stream without text: "+p.Stream))
 		}
 		return append(dst, Intent{Kind: QueueLivePatch, Plane: PlaneWork, AgentID: ev.AgentID, SessionKey: ev.SessionKey,
 			Patch: Patch{ThinkingTrace: SetStr(text), RunID: SetStr(p.RunID), LastActivityAt: SetInt(ts)}})
 	case p.Stream == "assistant":
-		text, ok := dataText(p.Data)
+		text, ok := dataText(p.Data, texts)
 		if ok && text != "" {
 			return append(dst, Intent{Kind: QueueLivePatch, Plane: PlaneWork, AgentID: ev.AgentID, SessionKey: ev.SessionKey,
 				Patch: Patch{StreamText: SetStr(text), RunID: SetStr(p.RunID), LastActivityAt: SetInt(ts)}})
@@ -219,11 +237,15 @@ func decideAgent(dst []Intent, ev *bridge.Event, p *bridge.AgentPayload) []Inten
 	return append(dst, ignore("tool/unknown stream (handled by handler): "+stream))
 }
 
-func dataText(data []byte) (string, bool) {
+func dataText(data []byte, texts *jsonx.StrMemo) (string, bool) {
 	if jsonx.KindOf(data) != jsonx.Object {
 		return "", false
 	}
-	return jsonx.GetStr(data, "text")
+	v, ok := jsonx.Get(data, "text")
+	if !ok {
+		return "", false
+	}
+	return texts.Str(v)
 }
 
 func decideTrust(dst []Intent, ev *bridge.Event) []Intent {

@@ -181,6 +181,10 @@ func FuzzDerive(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		ev := bridge.Classify(b, 1)
+		// A Deriver that has seen every earlier input agrees with Derive.
+		if a, d := intentsJSON(Derive(&ev)), intentsJSON(fuzzDeriver.Append(nil, &ev)); a != d {
+			t.Fatalf("Deriver gives %s, Derive gives %s", d, a)
+		}
 		for _, in := range Derive(&ev) {
 			out := in.AppendJSON(nil)
 			if !jsonValid(out) {
@@ -191,4 +195,42 @@ func FuzzDerive(f *testing.F) {
 			}
 		}
 	})
+}
+
+var fuzzDeriver Deriver
+
+func intentsJSON(in []Intent) string {
+	var b []byte
+	for i := range in {
+		b = in[i].AppendJSON(b)
+		b = append(b, '\n')
+	}
+	return string(b)
+}
+
+// TestDeriverAgreesWithAppend: over a stream where the same long text comes
+// on the agent stream, then the chat stream, then grown, the Deriver's
+// remembered text never changes an intent.
+func TestDeriverAgreesWithAppend(t *testing.T) {
+	text := strings.Repeat(`a streamed reply\nwith \u00e9scapes `, 4)
+	frames := []string{
+		agent("assistant", `{"text":"`+text+`"}`),
+		chat("delta", `,"message":{"role":"assistant","content":[{"type":"text","text":"`+text+`"}]}`),
+		chat("delta", `,"message":{"role":"assistant","content":"`+text+`"}`),
+		agent("assistant", `{"text":"`+text+`more"}`),
+		agent("thinking", `{"text":"`+text+`more"}`),
+		chat("delta", `,"message":{"role":"assistant","content":[{"type":"text","text":"`+text+`"}]}`),
+		chat("final", `,"message":{"role":"assistant","content":[{"type":"text","text":"`+text+`more"}]}`),
+	}
+	var d Deriver
+	for _, f := range frames {
+		ev := bridge.Classify([]byte(f), 1)
+		want := intentsJSON(Append(nil, &ev))
+		if got := intentsJSON(d.Append(nil, &ev)); got != want {
+			t.Errorf("%s:\nDeriver %s\nAppend  %s", f, got, want)
+		}
+		if !strings.Contains(want, "scapes") {
+			t.Errorf("%s: the text is missing from %s", f, want)
+		}
+	}
 }

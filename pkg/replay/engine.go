@@ -81,6 +81,7 @@ type Engine struct {
 	sched  scheduler
 	frames frameClock
 	cls    *bridge.Classifier
+	pol    policy.Deriver
 	h      *handler.Handler
 	q      *handler.PatchQueue
 
@@ -305,7 +306,7 @@ func (e *Engine) Record(rec *capture.Record, emit func(*Step) error) error {
 	e.fresh = false
 	e.ev = e.cls.Record(rec)
 	e.step.Rec, e.step.Event = rec, &e.ev
-	e.step.Intents = policy.Append(e.step.Intents, &e.ev)
+	e.step.Intents = e.pol.Append(e.step.Intents, &e.ev)
 	e.hist.beginStep()
 	e.h.ApplyIntents(e.step.Intents, &e.ev)
 	if !e.opts.NoHistorySync {

@@ -113,6 +113,7 @@ type Builder struct {
 		effects  [][]byte
 		diff     [][]byte
 	}
+	pol     policy.Deriver
 	intents []policy.Intent
 	gapBuf  []gaps.Finding
 	one     replay.Step
@@ -420,7 +421,7 @@ func (b *Builder) Record(rec *capture.Record) error {
 	}
 
 	// Intents (pure), and the text a chat terminal carries for its run.
-	b.intents = policy.Append(b.intents[:0], &ev)
+	b.intents = b.pol.Append(b.intents[:0], &ev)
 	if run >= 0 {
 		if !b.opts.NoBodies {
 			b.runOutput(run)
