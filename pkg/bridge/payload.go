@@ -97,10 +97,14 @@ func (m *members) read(p []byte) {
 }
 
 func optStr(v []byte) *string {
-	if s, ok := jsonx.Str(v); ok {
-		return &s
+	if jsonx.KindOf(v) != jsonx.String { // before anything escapes to the heap
+		return nil
 	}
-	return nil
+	s, ok := jsonx.Str(v)
+	if !ok {
+		return nil
+	}
+	return &s
 }
 
 // str decodes a string member, reusing the classified event's copy of the

@@ -453,6 +453,22 @@ func Num(v []byte) (float64, bool) {
 	if KindOf(v) != Number {
 		return 0, false
 	}
+	// Fast path: a plain non-negative integer of up to 15 digits (a seq, a
+	// time) is exact in a float64.
+	if len(v) <= 15 && (v[0] != '0' || len(v) == 1) {
+		var n int64
+		plain := true
+		for _, c := range v {
+			if c < '0' || c > '9' {
+				plain = false
+				break
+			}
+			n = n*10 + int64(c-'0')
+		}
+		if plain {
+			return float64(n), true
+		}
+	}
 	f, err := strconv.ParseFloat(string(v), 64)
 	if err != nil {
 		// A number too large for float64 still parses to ±Inf with an error.

@@ -2,6 +2,7 @@ package jsonx
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -118,7 +119,7 @@ func TestArrayEachAndObjectEachStop(t *testing.T) {
 }
 
 func FuzzValid(f *testing.F) {
-	for _, s := range []string{`{"a":[1,2,{"b":null}]}`, `"\ud83d"`, `"a\n\u00e9\ud83d\ude00 \udc00\ud800\u0041 x\"\\"`, "\"\xff a\\n\xc3\"", `[1e5,-0.0,true]`, `{"type":"event","payload":{"x":"y"}}`, `{`, `"\u00"`} {
+	for _, s := range []string{`{"a":[1,2,{"b":null}]}`, `"\ud83d"`, `"a\n\u00e9\ud83d\ude00 \udc00\ud800\u0041 x\"\\"`, "\"\xff a\\n\xc3\"", `[1e5,-0.0,true]`, `123456789012345`, `1234567890123456789`, `0`, `-7`, `1.5`, `{"type":"event","payload":{"x":"y"}}`, `{`, `"\u00"`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -132,6 +133,12 @@ func FuzzValid(f *testing.F) {
 			}
 			if got, ok := Str(TrimSpace(b)); !ok || got != want {
 				t.Fatalf("Str(%q) = %q, %v; encoding/json gives %q", b, got, ok, want)
+			}
+		}
+		if v := TrimSpace(b); Valid(b) && KindOf(v) == Number {
+			want, _ := strconv.ParseFloat(string(v), 64)
+			if got, ok := Num(v); !ok || got != want {
+				t.Fatalf("Num(%s) = %v, %v; strconv gives %v", v, got, ok, want)
 			}
 		}
 		if Valid(b) && KindOf(TrimSpace(b)) == Object {

@@ -1,6 +1,7 @@
 package message
 
 import (
+	"bytes"
 	"math"
 	"slices"
 	"strconv"
@@ -114,15 +115,31 @@ func members(obj []byte, names []string, out [][]byte) bool {
 		return false
 	}
 	err := jsonx.ObjectEach(obj, func(k, v []byte) bool {
-		for i, n := range names {
-			if jsonx.KeyIs(k, n) {
-				out[i] = v
-				break
-			}
+		if i := nameIndex(k, names); i >= 0 {
+			out[i] = v
 		}
 		return true
 	})
 	return err == nil
+}
+
+// nameIndex returns the index in names of the raw key k, or -1.
+func nameIndex(k []byte, names []string) int {
+	for i, n := range names {
+		if string(k) == n {
+			return i
+		}
+	}
+	// Rarely, a key is spelt with escapes: decode it once.
+	if bytes.IndexByte(k, '\\') < 0 {
+		return -1
+	}
+	for i, n := range names {
+		if jsonx.KeyIs(k, n) {
+			return i
+		}
+	}
+	return -1
 }
 
 // appendJSNumber appends f formatted like JavaScript's Number#toString

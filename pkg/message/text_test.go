@@ -279,3 +279,17 @@ func TestTextAndThinkingAgreesWithSeparateCalls(t *testing.T) {
 		}
 	}
 }
+
+// Keys spelt with escapes name the same members as JSON.parse reads them.
+func TestEscapedKeys(t *testing.T) {
+	for msg, want := range map[string]string{
+		`{"role":"assistant","\u0063ontent":"hi"}`:                              "hi",
+		`{"r\u006fle":"user","content":"[WebChat 2026-11-22 03:13] hello"}`:     "hello",
+		`{"role":"assistant","content":[{"\u0074ype":"text","te\u0078t":"a"}]}`: "a",
+		`{"role":"assistant","content":"x","c\u006fntent":"last wins"}`:         "last wins",
+	} {
+		if got, ok := Text([]byte(msg)); !ok || got != want {
+			t.Errorf("Text(%s) = %q, %v; want %q", msg, got, ok, want)
+		}
+	}
+}

@@ -359,35 +359,35 @@ func (e *Engine) getAgentRunID(id string) string {
 	return ""
 }
 
-func (e *Engine) touch(sec uint8, key string, field uint8) {
-	e.tr.touch(&e.st, Path{sec: sec, key: key, field: field})
+func (e *Engine) touch(a *Agent, field uint8) {
+	e.tr.touchAgent(a, Path{sec: secAgents, key: a.ID, field: field})
 }
 
 // applyPatch writes a patch into the fleet store: every key the patch
 // carries is assigned (null clears), the others are left alone.
 func (e *Engine) applyPatch(a *Agent, p *policy.Patch) {
 	if p.Status.Set {
-		e.touch(secAgents, a.ID, fStatus)
+		e.touch(a, fStatus)
 		a.Status = nstrOf(p.Status)
 	}
 	if p.RunID.Set {
-		e.touch(secAgents, a.ID, fRunID)
+		e.touch(a, fRunID)
 		a.RunID = nstrOf(p.RunID)
 	}
 	if p.RunStartedAt.Set {
-		e.touch(secAgents, a.ID, fRunStartedAt)
+		e.touch(a, fRunStartedAt)
 		a.RunStartedAt = nintOf(p.RunStartedAt)
 	}
 	if p.StreamText.Set {
-		e.touch(secAgents, a.ID, fStreamText)
+		e.touch(a, fStreamText)
 		a.StreamText = nstrOf(p.StreamText)
 	}
 	if p.ThinkingTrace.Set {
-		e.touch(secAgents, a.ID, fThinkingTrace)
+		e.touch(a, fThinkingTrace)
 		a.ThinkingTrace = nstrOf(p.ThinkingTrace)
 	}
 	if p.LastActivityAt.Set {
-		e.touch(secAgents, a.ID, fLastActivityAt)
+		e.touch(a, fLastActivityAt)
 		a.LastActivityAt = nintOf(p.LastActivityAt)
 	}
 }
@@ -543,7 +543,7 @@ func (e *Engine) appendLines(a *Agent, lines []string, kind string, ts int64) in
 			continue
 		}
 		num := a.dropped + int64(a.n)
-		e.tr.touch(&e.st, Path{sec: secAgents, key: a.ID, field: fLine, n: num})
+		e.tr.touchAgent(a, Path{sec: secAgents, key: a.ID, field: fLine, n: num})
 		if a.push(Line{Text: l, Kind: k, TS: ts}) {
 			trimmed++
 		}

@@ -366,27 +366,8 @@ func (v Val) IsNull() bool { return v.k == vNull }
 func (s *State) get(p Path) Val {
 	switch p.sec {
 	case secAgents:
-		a := s.agents[p.key]
-		if a == nil {
-			return Val{}
-		}
-		switch p.field {
-		case fStatus:
-			return strVal(a.Status)
-		case fRunID:
-			return strVal(a.RunID)
-		case fRunStartedAt:
-			return timeVal(a.RunStartedAt)
-		case fStreamText:
-			return strVal(a.StreamText)
-		case fThinkingTrace:
-			return strVal(a.ThinkingTrace)
-		case fLastActivityAt:
-			return timeVal(a.LastActivityAt)
-		case fLine:
-			if l, ok := a.lineByNumber(p.n); ok {
-				return Val{k: vStr, s: l.Text}
-			}
+		if a := s.agents[p.key]; a != nil {
+			return a.val(p)
 		}
 	case secApprovals:
 		if a := s.approvals[p.key]; a != nil {
@@ -423,6 +404,29 @@ func (s *State) get(p Path) Val {
 	return Val{}
 }
 
+// val is the agent's value at p, a path in its section.
+func (a *Agent) val(p Path) Val {
+	switch p.field {
+	case fStatus:
+		return strVal(a.Status)
+	case fRunID:
+		return strVal(a.RunID)
+	case fRunStartedAt:
+		return timeVal(a.RunStartedAt)
+	case fStreamText:
+		return strVal(a.StreamText)
+	case fThinkingTrace:
+		return strVal(a.ThinkingTrace)
+	case fLastActivityAt:
+		return timeVal(a.LastActivityAt)
+	case fLine:
+		if l, ok := a.lineByNumber(p.n); ok {
+			return Val{k: vStr, s: l.Text}
+		}
+	}
+	return Val{}
+}
+
 // Change is one entry of a step's diff.
 type Change struct {
 	Path Path
@@ -434,32 +438,56 @@ type Change struct {
 // the first write, so a step's diff costs only what the step touched.
 type tracker struct {
 	idx   map[Path]int
-	dirty []Change
+	dirty []tracked
+}
+
+// tracked is a touched path; agent, when set, is the agent the path is in,
+// read directly rather than looked up again (agents are never removed).
+type tracked struct {
+	Change
+	agent *Agent
 }
 
 func (t *tracker) touch(s *State, p Path) {
+	if t.seen(p) {
+		return
+	}
+	t.dirty = append(t.dirty, tracked{Change: Change{Path: p, From: s.get(p)}})
+}
+
+// touchAgent is touch for a path of agent a.
+func (t *tracker) touchAgent(a *Agent, p Path) {
+	if t.seen(p) {
+		return
+	}
+	t.dirty = append(t.dirty, tracked{Change: Change{Path: p, From: a.val(p)}, agent: a})
+}
+
+// seen reports whether p was touched already this step, and indexes it
+// when it was not.
+func (t *tracker) seen(p Path) bool {
 	// A step touches a handful of paths: a linear scan beats hashing two
 	// strings; the map takes over for big steps.
 	if t.idx != nil {
 		if _, ok := t.idx[p]; ok {
-			return
+			return true
 		}
 		t.idx[p] = len(t.dirty)
-	} else {
-		for i := range t.dirty {
-			if t.dirty[i].Path == p {
-				return
-			}
-		}
-		if len(t.dirty) >= 32 {
-			t.idx = make(map[Path]int, 64)
-			for i := range t.dirty {
-				t.idx[t.dirty[i].Path] = i
-			}
-			t.idx[p] = len(t.dirty)
+		return false
+	}
+	for i := range t.dirty {
+		if t.dirty[i].Path == p {
+			return true
 		}
 	}
-	t.dirty = append(t.dirty, Change{Path: p, From: s.get(p)})
+	if len(t.dirty) >= 32 {
+		t.idx = make(map[Path]int, 64)
+		for i := range t.dirty {
+			t.idx[t.dirty[i].Path] = i
+		}
+		t.idx[p] = len(t.dirty)
+	}
+	return false
 }
 
 // diff appends the changes of the step to dst, sorted by path, and resets.
@@ -469,9 +497,13 @@ func (t *tracker) diff(s *State, dst []Change) []Change {
 	}
 	for i := range t.dirty {
 		c := &t.dirty[i]
-		c.To = s.get(c.Path)
+		if c.agent != nil {
+			c.To = c.agent.val(c.Path)
+		} else {
+			c.To = s.get(c.Path)
+		}
 		if !c.From.equal(c.To) {
-			dst = append(dst, *c)
+			dst = append(dst, c.Change)
 		}
 	}
 	if len(dst) > 1 {
