@@ -327,6 +327,7 @@ func (f *fields) readPayload(it *jsonx.Iter) {
 			f.id = f.in.str(it.Skip(), slotID)
 		case "data":
 			f.dataPhase, f.hasDataPhase = "", false
+			m.dataText = nil
 			if it.Peek() != '{' {
 				m.data = it.Skip()
 				continue
@@ -338,9 +339,12 @@ func (f *fields) readPayload(it *jsonx.Iter) {
 				if !ok {
 					break
 				}
-				if string(key(dk)) == "phase" {
+				switch string(key(dk)) {
+				case "phase":
 					f.dataPhase, f.hasDataPhase = f.strOK(it.Skip(), slotDataPhase)
-				} else {
+				case "text":
+					m.dataText = it.Skip()
+				default:
 					it.Skip()
 				}
 			}

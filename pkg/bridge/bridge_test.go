@@ -244,6 +244,9 @@ func TestEventPayloadMembersMatchTheParsers(t *testing.T) {
 		`{"type":"event","event":"agent","payload":{"runId":"r","stream":"x","data":[1,{"a":2}]}}`,
 		`{"type":"event","event":"agent","payload":{"runId":"r","data":"nope","stream":7}}`,
 		`{"type":"event","event":"agent","payload":{"data":{"phase":"end"}}}`,
+		`{"type":"event","event":"agent","payload":{"runId":"r","stream":"assistant","data":{"text":"a","delta":"a","te\u0078t":"ab"}}}`,
+		`{"type":"event","event":"agent","payload":{"runId":"r","stream":"assistant","data":{"text":"a"},"data":{"delta":"b"}}}`,
+		`{"type":"event","event":"agent","payload":{"runId":"r","stream":"assistant","data":{"text":"a"},"d\u0061ta":[{"text":"b"}]}}`,
 	}
 	c := NewClassifier()
 	var kept []Event

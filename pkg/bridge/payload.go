@@ -55,6 +55,7 @@ type members struct {
 	runID, sessionKey, state, seq, stream []byte
 	stopReason, errorMessage, model       []byte
 	message, deltaText, replace, data     []byte
+	dataText                              []byte // data.text, when data is an object
 }
 
 // read walks a payload object and records its members; like JSON.parse, a
@@ -65,7 +66,7 @@ func (m *members) read(p []byte) {
 		return
 	}
 	err := jsonx.ObjectEach(p, func(k, v []byte) bool {
-		switch string(k) {
+		switch string(key(k)) {
 		case "runId":
 			m.runID = v
 		case "sessionKey":
@@ -89,7 +90,15 @@ func (m *members) read(p []byte) {
 		case "replace":
 			m.replace = v
 		case "data":
-			m.data = v
+			m.data, m.dataText = v, nil
+			if jsonx.KindOf(v) == jsonx.Object {
+				_ = jsonx.ObjectEach(v, func(k, v []byte) bool {
+					if string(key(k)) == "text" {
+						m.dataText = v
+					}
+					return true
+				})
+			}
 		}
 		return true
 	})
@@ -159,6 +168,7 @@ func (m *members) agent(a *AgentPayload, ev *Event) bool {
 	a.Stream, a.HasStream = knownStr(m.stream, stream)
 	if k := jsonx.KindOf(m.data); k == jsonx.Object || k == jsonx.Array {
 		a.Data = m.data
+		a.DataText = m.dataText
 	}
 	a.SessionKey, _ = knownStr(m.sessionKey, session)
 	return m.ok && a.RunID != ""
@@ -199,6 +209,7 @@ type AgentPayload struct {
 	Stream     string
 	HasStream  bool
 	Data       []byte // any truthy object (arrays pass too); nil otherwise
+	DataText   []byte // raw data.text when Data is an object and has one
 	SessionKey string
 }
 

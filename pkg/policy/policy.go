@@ -201,14 +201,14 @@ func decideAgent(dst []Intent, ev *bridge.Event, p *bridge.AgentPayload, texts *
 		}
 		return append(dst, upd)
 	case p.HasStream && bridge.IsReasoningStream(p.Stream):
-		text, ok := dataText(p.Data, texts)
+		text, ok := texts.Str(p.DataText)
 		if !ok || text == "" {
 			return append(dst, ignore("reasoning stream without text: "+p.Stream))
 		}
 		return append(dst, Intent{Kind: QueueLivePatch, Plane: PlaneWork, AgentID: ev.AgentID, SessionKey: ev.SessionKey,
 			Patch: Patch{ThinkingTrace: SetStr(text), RunID: SetStr(p.RunID), LastActivityAt: SetInt(ts)}})
 	case p.Stream == "assistant":
-		text, ok := dataText(p.Data, texts)
+		text, ok := texts.Str(p.DataText)
 		if ok && text != "" {
 			return append(dst, Intent{Kind: QueueLivePatch, Plane: PlaneWork, AgentID: ev.AgentID, SessionKey: ev.SessionKey,
 				Patch: Patch{StreamText: SetStr(text), RunID: SetStr(p.RunID), LastActivityAt: SetInt(ts)}})
@@ -235,17 +235,6 @@ func decideAgent(dst []Intent, ev *bridge.Event, p *bridge.AgentPayload, texts *
 		stream = "undefined"
 	}
 	return append(dst, ignore("tool/unknown stream (handled by handler): "+stream))
-}
-
-func dataText(data []byte, texts *jsonx.StrMemo) (string, bool) {
-	if jsonx.KindOf(data) != jsonx.Object {
-		return "", false
-	}
-	v, ok := jsonx.Get(data, "text")
-	if !ok {
-		return "", false
-	}
-	return texts.Str(v)
 }
 
 func decideTrust(dst []Intent, ev *bridge.Event) []Intent {
