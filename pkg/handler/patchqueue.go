@@ -22,24 +22,38 @@ const (
 // (createPatchQueue): live patches are coalesced per agent and written to
 // the store at most once per agent per frame.
 //
-// Frames come from RequestFrame, which plays requestAnimationFrame; a replay
-// backs it with its fake clock. With a nil RequestFrame nothing flushes on
-// its own, as the reference behaves without rAF.
+// Frames come from requestFrame, which plays requestAnimationFrame; a
+// replay backs it with its fake clock. With a nil requestFrame nothing
+// flushes on its own, as the reference behaves without rAF.
 type PatchQueue struct {
 	requestFrame func(fn func()) (cancel func())
 	onFlush      func(batch []AgentPatch)
+	onFrame      func() // q.frame, bound once: a frame is asked for per delta
 
-	pending  []AgentPatch // first-enqueue order
-	index    map[string]int
-	cancel   func()
-	frameSeq uint64
-	batch    []AgentPatch
+	pending []AgentPatch // first-enqueue order
+	index   map[string]int
+	cancel  func()
+	batch   []AgentPatch
 }
 
 // NewPatchQueue returns a queue that calls onFlush with each batch. The
-// batch slice is reused: onFlush must not keep it.
+// batch slice is reused: onFlush must not keep it. requestFrame schedules
+// fn for the next animation frame; the queue has at most one frame
+// scheduled, and its cancel must keep fn from running, as
+// cancelAnimationFrame does.
 func NewPatchQueue(requestFrame func(fn func()) (cancel func()), onFlush func(batch []AgentPatch)) *PatchQueue {
-	return &PatchQueue{requestFrame: requestFrame, onFlush: onFlush}
+	q := &PatchQueue{requestFrame: requestFrame, onFlush: onFlush}
+	q.onFrame = q.frame
+	return q
+}
+
+// frame is the animation frame: it flushes what is pending.
+func (q *PatchQueue) frame() {
+	if q.cancel == nil { // defensive: the frame was cancelled
+		return
+	}
+	q.cancel = nil
+	q.Flush()
 }
 
 // Pending returns the pending patches in first-enqueue order. The slice is
@@ -99,15 +113,7 @@ func (q *PatchQueue) Enqueue(agentID string, patch policy.Patch) (string, *Agent
 		}
 	}
 	if q.cancel == nil && q.requestFrame != nil {
-		q.frameSeq++
-		seq := q.frameSeq
-		q.cancel = q.requestFrame(func() {
-			if seq != q.frameSeq || q.cancel == nil {
-				return
-			}
-			q.cancel = nil
-			q.Flush()
-		})
+		q.cancel = q.requestFrame(q.onFrame)
 	}
 	return mode, &q.pending[i]
 }
@@ -140,7 +146,6 @@ func (q *PatchQueue) cancelFrame() {
 		q.cancel()
 		q.cancel = nil
 	}
-	q.frameSeq++
 }
 
 // Flush cancels the scheduled frame and, if anything is pending, calls

@@ -172,6 +172,16 @@ var v4Streams = map[string]string{
 	"patch":          "patch progress",
 }
 
+// v4Ignores is the ignore reason for each of v4Streams, built once: these
+// streams are a good share of a v4 capture.
+var v4Ignores = func() map[string]string {
+	m := make(map[string]string, len(v4Streams))
+	for stream, what := range v4Streams {
+		m[stream] = "v4 " + stream + " stream (" + what + "): no UI state in the reference pipeline"
+	}
+	return m
+}()
+
 func decideAgent(dst []Intent, ev *bridge.Event, p *bridge.AgentPayload, texts *jsonx.StrMemo) []Intent {
 	if ev.AgentID == "" {
 		return append(dst, ignore("agent event missing agentId"))
@@ -197,7 +207,7 @@ func decideAgent(dst []Intent, ev *bridge.Event, p *bridge.AgentPayload, texts *
 			if !hasPhase {
 				phase = "undefined"
 			}
-			return append(dst, ignore("unknown lifecycle phase: "+phase))
+			return append(dst, ignore(phaseReasons.of(phase)))
 		}
 		return append(dst, upd)
 	case p.HasStream && bridge.IsReasoningStream(p.Stream):
@@ -227,15 +237,43 @@ func decideAgent(dst []Intent, ev *bridge.Event, p *bridge.AgentPayload, texts *
 		}
 		return append(dst, ignore("agent error stream (v4)"))
 	}
-	if what, ok := v4Streams[p.Stream]; ok {
-		return append(dst, ignore("v4 "+p.Stream+" stream ("+what+"): no UI state in the reference pipeline"))
+	if reason, ok := v4Ignores[p.Stream]; ok {
+		return append(dst, ignore(reason))
 	}
 	stream := p.Stream
 	if !p.HasStream {
 		stream = "undefined"
 	}
-	return append(dst, ignore("tool/unknown stream (handled by handler): "+stream))
+	return append(dst, ignore(streamReasons.of(stream)))
 }
+
+// reasons holds "prefix + name" ready-made for the names a gateway sends
+// on every run, so deriving their ignores does not allocate.
+type reasons struct {
+	prefix string
+	made   map[string]string
+}
+
+func newReasons(prefix string, common ...string) reasons {
+	r := reasons{prefix, make(map[string]string, len(common))}
+	for _, name := range common {
+		r.made[name] = prefix + name
+	}
+	return r
+}
+
+func (r reasons) of(name string) string {
+	if s, ok := r.made[name]; ok {
+		return s
+	}
+	return r.prefix + name
+}
+
+var (
+	// The phases v4 gateways add between start and end.
+	phaseReasons  = newReasons("unknown lifecycle phase: ", "model", "finishing", "waiting-approval", "approval-resolved")
+	streamReasons = newReasons("tool/unknown stream (handled by handler): ", "tool")
+)
 
 func decideTrust(dst []Intent, ev *bridge.Event) []Intent {
 	if ev.AgentID == "" {

@@ -91,6 +91,10 @@ type Engine struct {
 	sweep    *timer
 	frameDue int64
 
+	frameTimer  *timer
+	frameGen    uint64
+	cancelFrame func() // cancelFrameTimer, bound once
+
 	hist histSync
 
 	step        Step
@@ -166,6 +170,7 @@ func (ht handlerTimers) AfterFunc(ms int64, fn func()) func() {
 }
 
 func (e *Engine) newPipeline() {
+	e.cancelFrame = e.cancelFrameTimer
 	e.q = handler.NewPatchQueue(e.requestFrame, e.onFlush)
 	e.h = handler.New(handler.Deps{
 		GetAgentRunID:          e.getAgentRunID,
@@ -414,13 +419,17 @@ func (e *Engine) queueLivePatch(agentID string, p policy.Patch, sessionKey strin
 	}
 }
 
+// requestFrame is the queue's requestAnimationFrame. The queue has at most
+// one frame scheduled, so one cancel function, bound once, serves them all.
 func (e *Engine) requestFrame(fn func()) func() {
 	due := e.frames.next(e.sched.now)
 	e.frameDue = due
-	t := e.sched.at(due, TimerFrame, fn)
-	gen := t.gen
-	return func() { e.sched.cancelGen(t, gen) }
+	e.frameTimer = e.sched.at(due, TimerFrame, fn)
+	e.frameGen = e.frameTimer.gen
+	return e.cancelFrame
 }
+
+func (e *Engine) cancelFrameTimer() { e.sched.cancelGen(e.frameTimer, e.frameGen) }
 
 // onFlush writes a batch into the fleet store, one write per agent.
 func (e *Engine) onFlush(batch []handler.AgentPatch) {
