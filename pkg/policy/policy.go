@@ -56,7 +56,7 @@ func appendIntents(dst []Intent, ev *bridge.Event, texts *jsonx.StrMemo) []Inten
 		}
 		if state == "status" {
 			// v4 transient startup phase: not terminal, no UI state.
-			return append(dst, ignore("chat status phase (v4): "+orNone(ev.Phase)+"; not terminal, nothing to show"))
+			return append(dst, ignore(statusReasons.of(orNone(ev.Phase))))
 		}
 		var p bridge.ChatPayload
 		if !ev.Chat(&p) {
@@ -247,17 +247,17 @@ func decideAgent(dst []Intent, ev *bridge.Event, p *bridge.AgentPayload, texts *
 	return append(dst, ignore(streamReasons.of(stream)))
 }
 
-// reasons holds "prefix + name" ready-made for the names a gateway sends
-// on every run, so deriving their ignores does not allocate.
+// reasons holds "prefix + name + suffix" ready-made for the names a
+// gateway sends on every run, so deriving their ignores does not allocate.
 type reasons struct {
-	prefix string
-	made   map[string]string
+	prefix, suffix string
+	made           map[string]string
 }
 
-func newReasons(prefix string, common ...string) reasons {
-	r := reasons{prefix, make(map[string]string, len(common))}
+func newReasons(prefix, suffix string, common ...string) reasons {
+	r := reasons{prefix, suffix, make(map[string]string, len(common))}
 	for _, name := range common {
-		r.made[name] = prefix + name
+		r.made[name] = prefix + name + suffix
 	}
 	return r
 }
@@ -266,13 +266,16 @@ func (r reasons) of(name string) string {
 	if s, ok := r.made[name]; ok {
 		return s
 	}
-	return r.prefix + name
+	return r.prefix + name + r.suffix
 }
 
 var (
-	// The phases v4 gateways add between start and end.
-	phaseReasons  = newReasons("unknown lifecycle phase: ", "model", "finishing", "waiting-approval", "approval-resolved")
-	streamReasons = newReasons("tool/unknown stream (handled by handler): ", "tool")
+	// The phases v4 gateways add between start and end, and before it.
+	phaseReasons  = newReasons("unknown lifecycle phase: ", "", "model", "finishing", "waiting-approval", "approval-resolved")
+	statusReasons = newReasons("chat status phase (v4): ", "; not terminal, nothing to show",
+		"preparing_workspace", "naming_worktree", "creating_worktree", "running_setup",
+		"provisioning_environment", "preparing_context", "memory_flushing", "starting_model")
+	streamReasons = newReasons("tool/unknown stream (handled by handler): ", "", "tool")
 )
 
 func decideTrust(dst []Intent, ev *bridge.Event) []Intent {
