@@ -80,6 +80,12 @@ func SessionAgentID(key string) string {
 // a deny-list (assistant, tool, lifecycle) checked before an allow-list
 // (reason, think, analysis, trace), on the lower-cased name.
 func IsReasoningStream(stream string) bool {
+	switch stream { // the streams of every run, answered without lower-casing
+	case "assistant", "tool", "lifecycle":
+		return false
+	case "thinking", "reasoning":
+		return true
+	}
 	s := strings.ToLower(stream)
 	for _, deny := range []string{"assistant", "tool", "lifecycle"} {
 		if strings.Contains(s, deny) {
