@@ -372,28 +372,38 @@ func (e *Engine) touch(a *Agent, field uint8) {
 // carries is assigned (null clears), the others are left alone.
 func (e *Engine) applyPatch(a *Agent, p *policy.Patch) {
 	if p.Status.Set {
-		e.touch(a, fStatus)
-		a.Status = nstrOf(p.Status)
+		e.setStr(a, fStatus, &a.Status, p.Status)
 	}
 	if p.RunID.Set {
-		e.touch(a, fRunID)
-		a.RunID = nstrOf(p.RunID)
+		e.setStr(a, fRunID, &a.RunID, p.RunID)
 	}
 	if p.RunStartedAt.Set {
-		e.touch(a, fRunStartedAt)
-		a.RunStartedAt = nintOf(p.RunStartedAt)
+		e.setInt(a, fRunStartedAt, &a.RunStartedAt, p.RunStartedAt)
 	}
 	if p.StreamText.Set {
-		e.touch(a, fStreamText)
-		a.StreamText = nstrOf(p.StreamText)
+		e.setStr(a, fStreamText, &a.StreamText, p.StreamText)
 	}
 	if p.ThinkingTrace.Set {
-		e.touch(a, fThinkingTrace)
-		a.ThinkingTrace = nstrOf(p.ThinkingTrace)
+		e.setStr(a, fThinkingTrace, &a.ThinkingTrace, p.ThinkingTrace)
 	}
 	if p.LastActivityAt.Set {
-		e.touch(a, fLastActivityAt)
-		a.LastActivityAt = nintOf(p.LastActivityAt)
+		e.setInt(a, fLastActivityAt, &a.LastActivityAt, p.LastActivityAt)
+	}
+}
+
+// setStr assigns one of a's fields; writing the value it already holds
+// changes nothing, so it is not tracked (every delta rewrites the runId).
+func (e *Engine) setStr(a *Agent, field uint8, dst *NStr, s policy.Str) {
+	if v := nstrOf(s); v != *dst {
+		e.touch(a, field)
+		*dst = v
+	}
+}
+
+func (e *Engine) setInt(a *Agent, field uint8, dst *NInt, n policy.Int) {
+	if v := nintOf(n); v != *dst {
+		e.touch(a, field)
+		*dst = v
 	}
 }
 
