@@ -67,7 +67,8 @@ one connection of a capture:
     {code:"UNAVAILABLE", message:"not in capture"};
   - with --on-send next-run the stream stops where the recorded client sent
     chat.send, until this client sends one; the run then plays, with the
-    recorded {runId, status:"started"} response re-addressed to its id.
+    recorded {runId, status:"started"} response re-addressed to its id and
+    the run renamed to its idempotencyKey, as a gateway names runs.
 
 Every client gets its own stream from the start. serve runs until SIGINT
 or SIGTERM (Ctrl-C: clients are closed with 1001, exit 0; a second one

@@ -44,6 +44,7 @@ type Item struct {
 
 	Event string // event name, for ItemFrame
 	Send  int    // the chat.send number, for ItemSend and ItemSendResponse
+	RunID string // for ItemSend: the recorded run's id (its idempotencyKey)
 }
 
 // Recorded is a request of the capture with the responses it got.
@@ -150,6 +151,7 @@ func Load(r *capture.Reader, opts LoadOptions) (*Script, error) {
 	}
 
 	reqs := map[connID]*Recorded{}
+	sendItem := map[int]int{} // chat.send number → its ItemSend in s.Items
 	events := map[string]bool{}
 	methods := map[string]bool{}
 	for _, rec := range recs {
@@ -182,7 +184,9 @@ func Load(r *capture.Reader, opts LoadOptions) (*Script, error) {
 			if ev.Method == "chat.send" {
 				q.Send = s.Sends
 				s.Sends++
-				s.Items = append(s.Items, Item{Kind: ItemSend, Index: rec.Index, T: rec.T, Send: q.Send})
+				runID, _ := jsonx.GetStr(params, "idempotencyKey") // the gateway's runId
+				sendItem[q.Send] = len(s.Items)
+				s.Items = append(s.Items, Item{Kind: ItemSend, Index: rec.Index, T: rec.T, Send: q.Send, RunID: runID})
 			}
 			reqs[connID{rec.Conn, ev.ID}] = q
 			s.Requests[ev.Method] = append(s.Requests[ev.Method], q)
@@ -208,6 +212,12 @@ func Load(r *capture.Reader, opts LoadOptions) (*Script, error) {
 			}
 			q.Responses = append(q.Responses, frame)
 			if q.Send >= 0 {
+				// The response names the run; it wins over the key sent.
+				if runID, _ := jsonx.GetPath(frame, "payload", "runId"); jsonx.KindOf(runID) == jsonx.String {
+					if id, ok := jsonx.Str(runID); ok && id != "" {
+						s.Items[sendItem[q.Send]].RunID = id
+					}
+				}
 				s.Items = append(s.Items, Item{Kind: ItemSendResponse, Index: rec.Index, T: rec.T, Frame: frame, Send: q.Send})
 			}
 		default: // events, and frames of no known type the gateway sent

@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/clawtap/clawtap/pkg/capture"
@@ -51,5 +52,29 @@ func TestSendsOfOtherConnections(t *testing.T) {
 	}
 	if s.Conn != 2 || len(s.Conns) != 2 || s.HelloFromConn != 2 {
 		t.Fatalf("conn %d conns %v hello from %d", s.Conn, s.Conns, s.HelloFromConn)
+	}
+}
+
+// A run boundary knows the recorded run's id: the chat.send's
+// idempotencyKey, or the runId its response names when that differs.
+func TestSendRunIDs(t *testing.T) {
+	b := newCap(t).handshake(1000)
+	b.out(2000, `{"type":"req","id":"s1","method":"chat.send","params":{"sessionKey":"agent:main:main","idempotencyKey":"key-1"}}`)
+	b.in(2010, `{"type":"res","id":"s1","ok":true,"payload":{"runId":"key-1","status":"started"}}`)
+	b.in(2100, `{"type":"event","event":"chat","payload":{"runId":"key-1","state":"final"},"seq":1}`)
+	b.out(3000, `{"type":"req","id":"s2","method":"chat.send","params":{"sessionKey":"agent:main:main","idempotencyKey":"key-2"}}`)
+	b.in(3010, `{"type":"res","id":"s2","ok":true,"payload":{"runId":"run-2","status":"started"}}`)
+	b.in(3100, `{"type":"event","event":"chat","payload":{"runId":"run-2","state":"final"},"seq":2}`)
+	b.out(4000, `{"type":"req","id":"s3","method":"chat.send","params":{"sessionKey":"agent:main:main"}}`)
+	b.in(4100, `{"type":"event","event":"tick","payload":{},"seq":3}`)
+	s := b.script(0)
+	var got []string
+	for _, it := range s.Items {
+		if it.Kind == ItemSend {
+			got = append(got, it.RunID)
+		}
+	}
+	if want := []string{"key-1", "run-2", ""}; strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Fatalf("run ids %q, want %q", got, want)
 	}
 }

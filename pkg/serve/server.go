@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/clawtap/clawtap/pkg/jsonx"
 	"github.com/gorilla/websocket"
 )
 
@@ -358,7 +359,8 @@ func (sv *Server) handle(c *client, typ int, msg []byte) {
 	case req.method == "connect":
 		_ = c.write(errorRes(req.id, "INVALID_REQUEST", "connect is only valid as the first request", nil))
 	case req.method == "chat.send" && sv.opts.OnSend == OnSendNextRun:
-		if !c.st.Send(req.id) {
+		key, _ := jsonx.GetStr(req.params, "idempotencyKey")
+		if !c.st.Send(req.id, key) {
 			c.miss(req.method)
 			sv.logReq(c, req, "not in capture (no run left)")
 			_ = c.write(notInCapture(req.id))

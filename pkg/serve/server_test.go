@@ -410,9 +410,9 @@ func TestOnSendNextRunOverTheWire(t *testing.T) {
 	read(t, c)
 	send(t, c, `{"type":"req","id":"ui-send-1","method":"chat.send","params":{"sessionKey":"agent:main:main","message":"anything","idempotencyKey":"ui-key"}}`)
 	want := []string{
-		`{"type":"res","id":"ui-send-1","ok":true,"payload":{"runId":"run-1","status":"started"}}`,
-		`{"type":"event","event":"chat","payload":{"runId":"run-1","state":"delta"},"seq":2}`,
-		`{"type":"event","event":"chat","payload":{"runId":"run-1","state":"final"},"seq":3}`,
+		`{"type":"res","id":"ui-send-1","ok":true,"payload":{"runId":"ui-key","status":"started"}}`,
+		`{"type":"event","event":"chat","payload":{"runId":"ui-key","state":"delta"},"seq":2}`,
+		`{"type":"event","event":"chat","payload":{"runId":"ui-key","state":"final"},"seq":3}`,
 	}
 	for _, w := range want {
 		if got := read(t, c); got != w {
@@ -420,7 +420,7 @@ func TestOnSendNextRunOverTheWire(t *testing.T) {
 		}
 	}
 	send(t, c, `{"type":"req","id":"ui-send-2","method":"chat.send","params":{"sessionKey":"agent:main:main","message":"more","idempotencyKey":"k2"}}`)
-	if got := read(t, c); str(t, got, "id") != "ui-send-2" || str(t, got, "payload", "runId") != "run-2" {
+	if got := read(t, c); str(t, got, "id") != "ui-send-2" || str(t, got, "payload", "runId") != "k2" {
 		t.Fatalf("got %s", got)
 	}
 	read(t, c)

@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"bytes"
 	"context"
 	"sync/atomic"
 	"time"
@@ -58,7 +59,8 @@ const (
 	OnSendReply OnSend = "reply"
 	// OnSendNextRun pauses the stream where the recorded client sent
 	// chat.send until this client sends one, then streams the next run,
-	// the recorded response re-addressed to the client's id included.
+	// the recorded response re-addressed to the client's id included, and
+	// the recorded runId renamed to the client's idempotencyKey.
 	OnSendNextRun OnSend = "next-run"
 )
 
@@ -102,7 +104,7 @@ type Streamer struct {
 	opts  StreamOptions
 	clock Clock
 	renum *Renumberer
-	sends chan []byte // raw ids of the client's chat.send requests
+	sends chan clientSend // the client's chat.send requests
 
 	pos   atomic.Int64 // capture index of the last item sent, -1 before
 	item  atomic.Int64 // timeline items done in this pass
@@ -129,7 +131,7 @@ func NewStreamer(s *Script, opts StreamOptions) *Streamer {
 		if opts.Loop || n > 1024 {
 			n = 1024
 		}
-		st.sends = make(chan []byte, n)
+		st.sends = make(chan clientSend, n)
 	}
 	return st
 }
@@ -145,10 +147,17 @@ func (st *Streamer) Position() (index, item, pass, sent int64, waiting bool) {
 // Pos is the capture index of the last item sent, -1 before the first.
 func (st *Streamer) Pos() int { return int(st.pos.Load()) }
 
-// Send offers a client's chat.send (its raw id) to the stream with
-// --on-send next-run. It reports false when the capture has no run left
-// for it, and the caller answers it as not in capture.
-func (st *Streamer) Send(id []byte) bool {
+// clientSend is a client's chat.send: its raw JSON id and its
+// idempotencyKey ("" when it sent none), which becomes the run's id.
+type clientSend struct {
+	id  []byte
+	key string
+}
+
+// Send offers a client's chat.send (its raw id and its idempotencyKey) to
+// the stream with --on-send next-run. It reports false when the capture has
+// no run left for it, and the caller answers it as not in capture.
+func (st *Streamer) Send(id []byte, key string) bool {
 	if st.sends == nil {
 		return false
 	}
@@ -156,7 +165,7 @@ func (st *Streamer) Send(id []byte) bool {
 		return false
 	}
 	select {
-	case st.sends <- append([]byte(nil), id...):
+	case st.sends <- clientSend{append([]byte(nil), id...), key}:
 		st.claim.Add(1)
 		return true
 	default:
@@ -175,6 +184,7 @@ func (st *Streamer) Run(ctx context.Context, emit func(frame []byte) error) erro
 		st.item.Store(0)
 		prevT := st.s.StartT
 		ids := map[int][]byte{} // chat.send number → the client's id
+		var runs runNames       // recorded runIds → the client's keys
 		var buf []byte
 		for i := range st.s.Items {
 			it := &st.s.Items[i]
@@ -195,8 +205,9 @@ func (st *Streamer) Run(ctx context.Context, emit func(frame []byte) error) erro
 					st.onWait()
 				}
 				select {
-				case id := <-st.sends:
-					ids[it.Send] = id
+				case cs := <-st.sends:
+					ids[it.Send] = cs.id
+					runs.add(it.RunID, cs.key)
 				case <-ctx.Done():
 					st.wait.Store(false)
 					return ctx.Err()
@@ -227,6 +238,7 @@ func (st *Streamer) Run(ctx context.Context, emit func(frame []byte) error) erro
 				buf = append(buf, frame[it.SeqAt.end:]...)
 				frame = buf
 			}
+			frame = runs.apply(frame)
 			if err := emit(frame); err != nil {
 				return err
 			}
@@ -269,4 +281,34 @@ func readdress(frame, id []byte) []byte {
 		return splice(frame, v, id)
 	}
 	return setMember(frame, "id", id)
+}
+
+// runNames renames the recorded runs a client started with --on-send
+// next-run: each recorded runId becomes the idempotencyKey the client sent,
+// as the gateway makes a run's id the key of the chat.send that started it.
+// A UI that follows its own runs by that key (the Control UI does) then sees
+// the run as its own. The rename is of whole JSON strings, wherever they
+// are in a frame (payload.runId, the response's runId, a message's
+// __openclaw.runId): a run id is a UUID, so an equal string is that run.
+type runNames struct {
+	from, to [][]byte // quoted JSON strings
+}
+
+func (r *runNames) add(recorded, key string) {
+	if recorded == "" || key == "" || recorded == key {
+		return
+	}
+	r.from = append(r.from, jsonx.AppendStringMinimal(nil, recorded))
+	r.to = append(r.to, jsonx.AppendStringMinimal(nil, key))
+}
+
+// apply returns frame with the runs renamed. A frame that changes is a new
+// slice: the script's frames are shared by every client and stay as read.
+func (r *runNames) apply(frame []byte) []byte {
+	for i, from := range r.from {
+		if bytes.Contains(frame, from) {
+			frame = bytes.ReplaceAll(frame, from, r.to[i])
+		}
+	}
+	return frame
 }

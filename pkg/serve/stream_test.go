@@ -248,7 +248,8 @@ func TestStreamOnSendNextRun(t *testing.T) {
 	st.onWait = func() {
 		waits++
 		clk.Advance(time.Minute) // the person takes a minute to type
-		if !st.Send([]byte(`"mine-` + string(rune('0'+waits)) + `"`)) {
+		n := string(rune('0' + waits))
+		if !st.Send([]byte(`"mine-`+n+`"`), "ui-key-"+n) {
 			t.Error("send refused")
 		}
 	}
@@ -260,13 +261,20 @@ func TestStreamOnSendNextRun(t *testing.T) {
 	if got := atMs(out); !eqInts(got, wantAt) {
 		t.Fatalf("frame times %v, want %v", got, wantAt)
 	}
-	if out[1].frame != `{"type":"res","id":"mine-1","ok":true,"payload":{"runId":"run-1","status":"started"}}` {
+	// The response is re-addressed to the client's id and, like every frame
+	// of the run, names the run by the client's idempotencyKey.
+	if out[1].frame != `{"type":"res","id":"mine-1","ok":true,"payload":{"runId":"ui-key-1","status":"started"}}` {
 		t.Fatalf("response not re-addressed: %s", out[1].frame)
+	}
+	for i, want := range []string{2: `"runId":"ui-key-1"`, 3: `"runId":"ui-key-1"`, 4: `"runId":"ui-key-2"`, 5: `"runId":"ui-key-2"`} {
+		if want != "" && !strings.Contains(out[i].frame, want) {
+			t.Errorf("frame %d: %s, want %s", i, out[i].frame, want)
+		}
 	}
 	if !strings.Contains(out[4].frame, `"id":"mine-2"`) {
 		t.Fatalf("second response: %s", out[4].frame)
 	}
-	if st.Send([]byte(`"x"`)) {
+	if st.Send([]byte(`"x"`), "") {
 		t.Fatal("a third chat.send was accepted; the capture has two runs")
 	}
 }
@@ -282,7 +290,7 @@ func TestStreamReplyModeDoesNotWait(t *testing.T) {
 	if got := atMs(out); !eqInts(got, []int64{100, 4300, 4600, 8500}) {
 		t.Fatalf("frame times %v", got)
 	}
-	if st.Send([]byte(`"x"`)) {
+	if st.Send([]byte(`"x"`), "k") {
 		t.Fatal("Send accepted without --on-send next-run")
 	}
 }
@@ -291,10 +299,10 @@ func TestStreamSendBeforeBoundaryIsQueued(t *testing.T) {
 	s := runScript(t)
 	clk := NewFakeClock(time.Unix(1_800_000_000, 0))
 	st := NewStreamer(s, StreamOptions{OnSend: OnSendNextRun, Clock: clk, Pacing: Pacing{Fast: true}})
-	if !st.Send([]byte(`1`)) || !st.Send([]byte(`2`)) {
+	if !st.Send([]byte(`1`), "") || !st.Send([]byte(`2`), "") {
 		t.Fatal("early sends refused")
 	}
-	if st.Send([]byte(`3`)) {
+	if st.Send([]byte(`3`), "") {
 		t.Fatal("third send accepted")
 	}
 	st.onWait = func() {}
@@ -304,5 +312,9 @@ func TestStreamSendBeforeBoundaryIsQueued(t *testing.T) {
 	}
 	if !strings.Contains(out[1].frame, `"id":1,`) || !strings.Contains(out[4].frame, `"id":2,`) {
 		t.Fatalf("responses: %s / %s", out[1].frame, out[4].frame)
+	}
+	// A chat.send without an idempotencyKey leaves the recorded runId.
+	if !strings.Contains(out[2].frame, `"runId":"run-1"`) {
+		t.Fatalf("run renamed without a key: %s", out[2].frame)
 	}
 }
