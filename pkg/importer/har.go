@@ -31,8 +31,17 @@ type harMessage struct {
 }
 
 // har walks {"log":{…,"entries":[…]}} token by token, decoding one entry
-// at a time.
+// at a time. What was read is written even when the HAR breaks off.
 func (im *importer) har(src io.Reader) error {
+	err := im.harDoc(src)
+	im.releaseEntry()
+	if werr := im.writeHeld(0, true); err == nil {
+		err = werr
+	}
+	return err
+}
+
+func (im *importer) harDoc(src io.Reader) error {
 	dec := json.NewDecoder(src)
 	dec.UseNumber()
 	if err := expectDelim(dec, '{'); err != nil {
@@ -119,6 +128,10 @@ func (im *importer) harEntry(n int, e *harEntry) error {
 	if t0 == 0 || first > 0 && first < t0 {
 		t0 = first
 	}
+	if err := im.holdEntry(t0); err != nil {
+		return err
+	}
+	defer im.releaseEntry()
 	if err := im.write(&capture.Record{T: t0, Conn: conn, Mark: capture.MarkOpen, URL: e.Request.URL}); err != nil {
 		return err
 	}

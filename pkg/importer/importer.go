@@ -5,8 +5,9 @@
 // accepted shapes are documented in docs/import.md.
 //
 // Both stream: a HAR is one JSON document, walked token by token with
-// encoding/json so that only one entry is held in memory at a time; JSON
-// Lines are read line by line. Credentials are redacted with pkg/redact
+// encoding/json, one entry at a time; the WebSocket connections whose
+// lives overlap are held until they can be interleaved by time (see
+// interleave.go). JSON Lines are read line by line. Credentials are redacted with pkg/redact
 // unless the caller turns it off.
 package importer
 
@@ -126,6 +127,8 @@ type importer struct {
 	red        *redact.Redactor
 	st         Stats
 	headerDone bool
+	hold       *entryQueue // set while a HAR entry's records are being held
+	held       []*entryQueue
 }
 
 func (im *importer) warn(format string, args ...any) {
@@ -134,8 +137,13 @@ func (im *importer) warn(format string, args ...any) {
 	}
 }
 
-// write writes one record, the header first.
+// write writes one record, the header first; while a HAR entry is being
+// read its records are held instead, to be interleaved with the others.
 func (im *importer) write(rec *capture.Record) error {
+	if im.hold != nil {
+		im.hold.add(rec)
+		return nil
+	}
 	if !im.headerDone {
 		im.headerDone = true
 		created := im.opts.Created

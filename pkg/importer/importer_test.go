@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/synth"
@@ -23,10 +24,11 @@ func harOf(t *testing.T, s *synth.Session) []byte {
 	}
 	byConn := map[int][]msg{}
 	urls := map[int]string{}
+	opened := map[int]int64{}
 	var order []int
 	for _, r := range s.Records() {
 		if r.Mark == capture.MarkOpen {
-			urls[r.Conn] = r.URL
+			urls[r.Conn], opened[r.Conn] = r.URL, r.T
 			order = append(order, r.Conn)
 		}
 		if r.Frame == nil {
@@ -42,7 +44,7 @@ func harOf(t *testing.T, s *synth.Session) []byte {
 	entries = append(entries, map[string]any{"startedDateTime": "2026-11-22T03:23:54.000Z", "request": map[string]any{"method": "GET", "url": "http://127.0.0.1:18789/"}, "response": map[string]any{"status": 200}})
 	for _, c := range order {
 		entries = append(entries, map[string]any{
-			"startedDateTime":    "2026-11-22T03:23:55.000Z",
+			"startedDateTime":    time.UnixMilli(opened[c]).UTC().Format(time.RFC3339Nano),
 			"_resourceType":      "websocket",
 			"request":            map[string]any{"method": "GET", "url": urls[c]},
 			"response":           map[string]any{"status": 101},
@@ -58,14 +60,22 @@ func harOf(t *testing.T, s *synth.Session) []byte {
 
 func importBytes(t *testing.T, in []byte, opts Options) ([]capture.Record, Stats, []string) {
 	t.Helper()
+	recs, st, warns, err := importBytesErr(t, in, opts)
+	if err != nil {
+		t.Fatalf("import: %v", err)
+	}
+	return recs, st, warns
+}
+
+// importBytesErr imports in and reads back what was written, even when
+// the import failed part way.
+func importBytesErr(t *testing.T, in []byte, opts Options) ([]capture.Record, Stats, []string, error) {
+	t.Helper()
 	var out bytes.Buffer
 	w, _ := capture.NewWriter(&out, false)
 	var warns []string
 	opts.OnWarning = func(m string) { warns = append(warns, m) }
-	st, err := Import(bytes.NewReader(in), w, opts)
-	if err != nil {
-		t.Fatalf("import: %v", err)
-	}
+	st, ierr := Import(bytes.NewReader(in), w, opts)
 	w.Close()
 	r, err := capture.NewReader(&out, capture.Options{OnWarning: func(w capture.Warning) { t.Errorf("reader: %s", w) }})
 	if err != nil {
@@ -82,7 +92,7 @@ func importBytes(t *testing.T, in []byte, opts Options) ([]capture.Record, Stats
 		}
 		recs = append(recs, *rec.Clone())
 	}
-	return recs, st, warns
+	return recs, st, warns, ierr
 }
 
 func frames(recs []capture.Record) []string {
@@ -104,9 +114,10 @@ func TestHARRoundTrip(t *testing.T) {
 	if st.Format != FormatHAR || st.Entries != 3 || st.Connections != 2 {
 		t.Fatalf("stats %+v", st)
 	}
+	// The connections come back interleaved as they were recorded.
 	want := frames(s.Records())
 	got := frames(recs)
-	if strings.Join(byConnOrder(want), "\n") != strings.Join(byConnOrder(got), "\n") {
+	if strings.Join(want, "\n") != strings.Join(got, "\n") {
 		t.Fatalf("frames differ:\nwant %d\ngot %d", len(want), len(got))
 	}
 	var marks []string
@@ -115,24 +126,13 @@ func TestHARRoundTrip(t *testing.T) {
 			marks = append(marks, fmt.Sprintf("%d %s %s", r.Conn, r.Mark, r.URL+r.Server))
 		}
 	}
-	wantMarks := []string{"1 open ws://127.0.0.1:18789", "1 hello 2026.9.6", "1 close ", "2 open ws://127.0.0.1:18789", "2 hello 2026.9.6", "2 close "}
+	// The CLI and the UI observer were connected at the same time: their
+	// markers interleave too (a HAR has no close time; the last message
+	// stands for it).
+	wantMarks := []string{"1 open ws://127.0.0.1:18789", "1 hello 2026.9.6", "2 open ws://127.0.0.1:18789", "2 hello 2026.9.6", "1 close ", "2 close "}
 	if strings.Join(marks, "|") != strings.Join(wantMarks, "|") {
 		t.Fatalf("markers %q", marks)
 	}
-}
-
-// byConnOrder orders frame lines by connection, stably: HAR entries are
-// written one after the other.
-func byConnOrder(lines []string) []string {
-	var out []string
-	for c := 1; c <= 9; c++ {
-		for _, l := range lines {
-			if strings.HasPrefix(strings.SplitN(l, " ", 3)[1], fmt.Sprint(c)) {
-				out = append(out, l)
-			}
-		}
-	}
-	return out
 }
 
 func TestHARRedactsByDefault(t *testing.T) {
@@ -221,4 +221,55 @@ func TestNothingToImport(t *testing.T) {
 	if _, err := Import(strings.NewReader(`{"not":"a har"}`), w, Options{Format: FormatHAR}); err == nil {
 		t.Error("a JSON object without log must be an error")
 	}
+}
+
+// Connections open at the same time are interleaved by time; a message
+// stamped earlier than the one before it keeps its place in its own
+// connection; a HAR that breaks off still gives what was read.
+func TestHARInterleavesOverlappingConnections(t *testing.T) {
+	entry := func(started string, msgs ...string) string {
+		var ms []string
+		for _, m := range msgs {
+			// m is "seconds:n": a received frame numbered n.
+			sec, n, _ := strings.Cut(m, ":")
+			ms = append(ms, `{"type":"receive","time":`+sec+`,"opcode":1,"data":"{\"type\":\"event\",\"event\":\"tick\",\"payload\":{\"n\":\"`+n+`\"}}"}`)
+		}
+		return `{"startedDateTime":"` + started + `","request":{"url":"ws://127.0.0.1:18789"},"_webSocketMessages":[` + strings.Join(ms, ",") + `]}`
+	}
+	entries := []string{
+		entry("1970-01-01T00:00:01.000Z", "1.000:a1", "1.500:a2", "1.200:a3", "3.000:a4"),
+		entry("1970-01-01T00:00:02.000Z", "2.000:b1", "2.500:b2", "4.000:b3"),
+		entry("1970-01-01T00:00:10.000Z", "10.000:c1"),
+	}
+	har := `{"log":{"entries":[` + strings.Join(entries, ",") + `]}}`
+	order := func(recs []capture.Record) string {
+		var out []string
+		for _, r := range recs {
+			if r.Frame != nil {
+				n, _ := jsonxGetPayloadN(r.Frame)
+				out = append(out, n)
+			}
+		}
+		return strings.Join(out, " ")
+	}
+	recs, st, _ := importBytes(t, []byte(har), Options{NoRedact: true})
+	if got, want := order(recs), "a1 a2 a3 b1 b2 a4 b3 c1"; got != want || st.Connections != 3 {
+		t.Fatalf("frames %q (%d connections), want %q", got, st.Connections, want)
+	}
+	// Broken off inside the second entry: the first is written whole.
+	cut := har[:strings.Index(har, "b2")]
+	recs, _, _, err := importBytesErr(t, []byte(cut), Options{NoRedact: true})
+	if got := order(recs); got != "a1 a2 a3 a4" || err == nil {
+		t.Fatalf("truncated HAR gave %q, error %v", got, err)
+	}
+}
+
+func jsonxGetPayloadN(frame []byte) (string, bool) {
+	var f struct {
+		Payload struct{ N string } `json:"payload"`
+	}
+	if json.Unmarshal(frame, &f) != nil {
+		return "", false
+	}
+	return f.Payload.N, true
 }
