@@ -212,3 +212,35 @@ func TestBlobStable(t *testing.T) {
 		t.Fatalf("%s %s %s", p1, p2, p3)
 	}
 }
+
+// A credential the model prints across two streamed chunks: the whole text
+// has it, the later chunk holds only its tail, which matches no rule on its
+// own. Its tail must not survive in the chunk fields (data.delta,
+// deltaText) either, on both streams, wherever the split falls.
+func TestCredentialSplitAcrossChunks(t *testing.T) {
+	const secret = "sk-live-4f9a8b7c6d5e4f3a2b1c"
+	full := "Set it with export OPENAI_API_KEY=" + secret + " and restart."
+	at := strings.Index(full, secret)
+	for cut := at + 1; cut < at+len(secret); cut += 3 {
+		r := New(Options{})
+		chunks := []string{full[:cut], full[cut:]}
+		text := ""
+		for i, c := range chunks {
+			text += c
+			a := fmt.Sprintf(`{"type":"event","event":"agent","payload":{"runId":"r1","stream":"assistant","data":{"text":%q,"delta":%q},"sessionKey":"agent:main:main","seq":%d}}`, text, c, i+1)
+			ch := fmt.Sprintf(`{"type":"event","event":"chat","payload":{"runId":"r1","sessionKey":"agent:main:main","seq":%d,"state":"delta","deltaText":%q,"message":{"role":"assistant","content":[{"type":"text","text":%q}]}}}`, i+1, c, text)
+			for _, f := range []string{a, ch} {
+				out := string(r.Frame("in", []byte(f)))
+				// Any 6 characters of the secret in a row would be a leak.
+				for k := 0; k+6 <= len(secret); k++ {
+					if strings.Contains(out, secret[k:k+6]) {
+						t.Fatalf("cut at %d, chunk %d: %q survived in %s", cut-at, i, secret[k:k+6], out)
+					}
+				}
+				if !strings.Contains(out, "restart") && i == 1 {
+					t.Fatalf("the text around the credential was lost: %s", out)
+				}
+			}
+		}
+	}
+}

@@ -2,6 +2,7 @@ package redact
 
 import (
 	"bytes"
+	"slices"
 
 	"github.com/clawtap/clawtap/pkg/jsonx"
 )
@@ -61,6 +62,15 @@ type rule struct {
 
 type edit struct{ start, end, off, n int }
 
+// text is a string value of the frame that only the text rules applied to:
+// src[start:end] is its JSON, s its decoded value (valid while the frame
+// is walked). found is set when the text rules found a credential in it.
+type text struct {
+	start, end int
+	s          []byte
+	found      bool
+}
+
 // walker rewrites one frame. Its buffers are reused between frames.
 type walker struct {
 	r       *Redactor
@@ -70,6 +80,8 @@ type walker struct {
 	kbuf    []byte
 	sbuf    []byte
 	spans   []span
+	texts   []text
+	found   bool // a text of this frame held a credential
 	params  rule
 	payload rule
 }
@@ -81,6 +93,8 @@ func (w *walker) run(conn int, frame []byte) (out []byte, ok bool) {
 	w.src = frame
 	w.edits = w.edits[:0]
 	w.repl = w.repl[:0]
+	clear(w.texts)
+	w.texts, w.found = w.texts[:0], false
 	defer func() { w.src = nil }()
 	if !w.prepare(conn, frame) {
 		return nil, false
@@ -92,6 +106,9 @@ func (w *walker) run(conn int, frame []byte) (out []byte, ok bool) {
 	end, ok := w.value(i, 0, rule{}, true)
 	if !ok || skipWS(frame, end) != len(frame) {
 		return nil, false
+	}
+	if w.found {
+		w.tails()
 	}
 	if len(w.edits) == 0 {
 		return frame, true
@@ -421,7 +438,9 @@ func (w *walker) str(start, end int, a act) {
 	if t := applySpans(cur, scanText(cur, w.spans[:0]), nil); t != nil {
 		r.stats.Credentials++
 		cur, out = t, t
+		w.found = w.found || a == aDefault
 	}
+	found, afterText := out != nil, out
 	if r.content {
 		if comma, ok := isDataURL(cur); ok && !bytes.Contains(cur[comma:], []byte(blobPrefix)) {
 			r.stats.Content++
@@ -435,6 +454,9 @@ func (w *walker) str(start, end int, a act) {
 	}
 	if out != nil && !bytes.Equal(out, s) {
 		w.replace(start, end, out)
+	}
+	if a == aDefault && sameSlice(out, afterText) { // changed by the text rules alone, or not at all
+		w.texts = append(w.texts, text{start: start, end: end, s: s, found: found})
 	}
 }
 
@@ -478,4 +500,54 @@ func (w *walker) replace(start, end int, v []byte) {
 	off := len(w.repl)
 	w.repl = jsonx.AppendStringMinimal(w.repl, v)
 	w.edits = append(w.edits, edit{start, end, off, len(w.repl) - off})
+}
+
+// tails finishes the text rules across the strings of a frame. A streamed
+// frame holds the reply so far and the chunk just added (chat deltaText
+// beside message text, agent data.delta beside data.text): a credential
+// that straddles two chunks is found in the whole text, but its tail alone,
+// in the later chunk, matches no rule. So where a text is the end of a
+// longer one that held a credential, the credential's part is masked in it
+// too.
+func (w *walker) tails() {
+	sorted := true
+	for i := range w.texts {
+		d := &w.texts[i]
+		var mapped []span
+		for j := range w.texts {
+			c := &w.texts[j]
+			if !c.found || len(c.s) <= len(d.s) || len(d.s) == 0 || !bytes.HasSuffix(c.s, d.s) {
+				continue
+			}
+			off := len(c.s) - len(d.s)
+			for _, sp := range scanText(c.s, w.spans[:0]) {
+				if sp.end > off {
+					mapped = append(mapped, span{max(sp.start, off) - off, sp.end - off})
+				}
+			}
+		}
+		if len(mapped) == 0 {
+			continue
+		}
+		all := append(scanText(d.s, nil), mapped...)
+		t := applySpans(d.s, all, nil)
+		if t == nil {
+			continue
+		}
+		if !d.found {
+			w.r.stats.Credentials++
+		}
+		// Drop the edit the text rules made alone; the new one covers it.
+		for k := range w.edits {
+			if w.edits[k].start == d.start {
+				w.edits = append(w.edits[:k], w.edits[k+1:]...)
+				break
+			}
+		}
+		w.replace(d.start, d.end, t)
+		sorted = false
+	}
+	if !sorted {
+		slices.SortFunc(w.edits, func(a, b edit) int { return a.start - b.start })
+	}
 }
