@@ -75,12 +75,46 @@ type Script struct {
 	Requests       map[string][]*Recorded
 	EventNames     []string
 	RecordedMethod []string
+
+	// Close is how the recorded connection ended, when the capture says:
+	// the gateway closed it, or it broke. Nil when it was still open at the
+	// end of the capture or the client side closed it.
+	Close *Closing
+	// Next is the script of the connection the recorded client opened
+	// after this one ended (LoadOptions.Reconnects), or nil.
+	Next *Script
+}
+
+// Closing is the recorded end of a connection, played to the client with
+// --reconnects.
+type Closing struct {
+	T      int64 // recorded time, unix ms
+	Code   int   // close code; 0 when the connection broke without one
+	Reason string
+}
+
+// closingOf reads a close or error marker: what the gateway did to the
+// connection. A close by the client side (dir out: the recorder stopping,
+// the proxied client leaving) is not something to play back.
+func closingOf(m *capture.Record) *Closing {
+	switch {
+	case m == nil:
+		return nil
+	case m.Mark == capture.MarkError:
+		return &Closing{T: m.T, Reason: m.Err}
+	case m.Dir == capture.DirOut:
+		return nil
+	case m.Code == 1005 || m.Code == 1006 || m.Code == 1015 || m.Code == 0:
+		return &Closing{T: m.T, Reason: m.Reason} // no close frame was received
+	}
+	return &Closing{T: m.T, Code: m.Code, Reason: m.Reason}
 }
 
 // LoadOptions tune Load.
 type LoadOptions struct {
-	Conn      int // 0 means the first connection of the capture
-	OnWarning func(capture.Warning)
+	Conn       int  // 0 means the first connection of the capture
+	Reconnects bool // also load the connections that followed it (Script.Next)
+	OnWarning  func(capture.Warning)
 }
 
 // LoadFile reads the capture at path ("-" for standard input).
@@ -98,23 +132,49 @@ type connID struct {
 	id   string
 }
 
-// Load reads a capture and builds the script for one connection.
+// Load reads a capture and builds the script for one connection; with
+// opts.Reconnects also the scripts of the connections that followed it
+// (see Script.Next).
 func Load(r *capture.Reader, opts LoadOptions) (*Script, error) {
-	s := &Script{Conn: opts.Conn, Requests: map[string][]*Recorded{}}
-	if h := r.Header(); h != nil {
-		s.ServerVersion = h.Source.GatewayVersion
-		s.Protocol = h.Source.Protocol
+	c, err := readCapture(r)
+	if err != nil {
+		return nil, err
 	}
-	var (
-		recs       []*capture.Record
-		seen       = map[int]bool{}
-		connectIDs = map[connID]bool{}
-		helloT     = map[int]int64{}
-		hellos     = map[int][]byte{}
-		protoMark  = map[int]int{}
-		serverMark = map[int]string{}
-		firstIdx   = map[int]int{}
-	)
+	conn := opts.Conn
+	if conn == 0 {
+		conn = c.conns[0]
+	} else if !c.seen[conn] {
+		return nil, fmt.Errorf("capture has no connection %d (it has %s)", conn, joinInts(c.conns))
+	}
+	first := c.build(conn)
+	for s := first; opts.Reconnects && s.Close != nil; s = s.Next {
+		next := c.after(s.Conn)
+		if next == 0 {
+			break
+		}
+		s.Next = c.build(next)
+	}
+	return first, nil
+}
+
+// loaded is a capture read into memory, ready to build scripts from.
+type loaded struct {
+	header     *capture.Header
+	recs       []*capture.Record
+	conns      []int // in order of first record
+	seen       map[int]bool
+	firstIdx   map[int]int
+	protoMark  map[int]int
+	serverMark map[int]string
+	hellos     map[int]bool            // connections with a hello marker
+	ends       map[int]*capture.Record // each connection's close or error marker
+}
+
+func readCapture(r *capture.Reader) (*loaded, error) {
+	c := &loaded{
+		header: r.Header(), seen: map[int]bool{}, firstIdx: map[int]int{}, protoMark: map[int]int{},
+		serverMark: map[int]string{}, hellos: map[int]bool{}, ends: map[int]*capture.Record{},
+	}
 	for {
 		rec, err := r.Next()
 		if errors.Is(err, io.EOF) {
@@ -126,29 +186,59 @@ func Load(r *capture.Reader, opts LoadOptions) (*Script, error) {
 		if rec.Malformed {
 			continue
 		}
-		if !seen[rec.Conn] {
-			seen[rec.Conn] = true
-			s.Conns = append(s.Conns, rec.Conn)
-			firstIdx[rec.Conn] = rec.Index
+		if !c.seen[rec.Conn] {
+			c.seen[rec.Conn] = true
+			c.conns = append(c.conns, rec.Conn)
+			c.firstIdx[rec.Conn] = rec.Index
 		}
-		if rec.Mark == capture.MarkHello {
-			protoMark[rec.Conn] = rec.Protocol
-			serverMark[rec.Conn] = rec.Server
-			continue
+		switch rec.Mark {
+		case "":
+			c.recs = append(c.recs, rec.Clone())
+		case capture.MarkHello:
+			c.protoMark[rec.Conn] = rec.Protocol
+			c.serverMark[rec.Conn] = rec.Server
+			c.hellos[rec.Conn] = true
+		case capture.MarkClose, capture.MarkError:
+			if _, dup := c.ends[rec.Conn]; !dup {
+				c.ends[rec.Conn] = rec.Clone()
+			}
 		}
-		if rec.Mark != "" {
-			continue
-		}
-		recs = append(recs, rec.Clone())
 	}
-	if len(s.Conns) == 0 {
+	if len(c.conns) == 0 {
 		return nil, errors.New("capture has no records")
 	}
-	if s.Conn == 0 {
-		s.Conn = s.Conns[0]
-	} else if !seen[s.Conn] {
-		return nil, fmt.Errorf("capture has no connection %d (it has %s)", s.Conn, joinInts(s.Conns))
+	return c, nil
+}
+
+// after returns the connection the client opened once conn had ended: the
+// first one that starts after conn's end and got a hello (attempts that
+// failed are skipped), or 0.
+func (c *loaded) after(conn int) int {
+	end := c.ends[conn]
+	if end == nil {
+		return 0
 	}
+	best, bestIdx := 0, 0
+	for _, n := range c.conns {
+		if i := c.firstIdx[n]; i > end.Index && c.hellos[n] && (best == 0 || i < bestIdx) {
+			best, bestIdx = n, i
+		}
+	}
+	return best
+}
+
+// build makes the script of one connection.
+func (c *loaded) build(conn int) *Script {
+	s := &Script{Conn: conn, Conns: c.conns, Requests: map[string][]*Recorded{}}
+	if h := c.header; h != nil {
+		s.ServerVersion = h.Source.GatewayVersion
+		s.Protocol = h.Source.Protocol
+	}
+	recs, firstIdx, protoMark, serverMark := c.recs, c.firstIdx, c.protoMark, c.serverMark
+	connectIDs := map[connID]bool{}
+	helloT := map[int]int64{}
+	hellos := map[int][]byte{}
+	s.Close = closingOf(c.ends[conn])
 
 	reqs := map[connID]*Recorded{}
 	sendItem := map[int]int{} // chat.send number → its ItemSend in s.Items
@@ -308,7 +398,7 @@ func Load(r *capture.Reader, opts LoadOptions) (*Script, error) {
 	}
 	s.EventNames = sortedKeys(events)
 	s.RecordedMethod = sortedKeys(methods)
-	return s, nil
+	return s
 }
 
 // trimSends drops the chat.send marks that lie outside the served
