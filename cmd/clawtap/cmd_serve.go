@@ -35,6 +35,7 @@ type serveFlags struct {
 	onSend       string
 	handshake    time.Duration
 	ui           string
+	reconnects   bool
 	statusPeriod time.Duration
 	verbose      bool
 }
@@ -68,7 +69,11 @@ one connection of a capture:
   - with --on-send next-run the stream stops where the recorded client sent
     chat.send, until this client sends one; the run then plays, with the
     recorded {runId, status:"started"} response re-addressed to its id and
-    the run renamed to its idempotencyKey, as a gateway names runs.
+    the run renamed to its idempotencyKey, as a gateway names runs;
+  - with --reconnects the connection ends as the recorded one did (the
+    gateway's close code, such as 1012 for a restart, or a dropped
+    connection), at its recorded time, and a client that then reconnects
+    gets the connection the recorded client opened next.
 
 Every client gets its own stream from the start. serve runs until SIGINT
 or SIGTERM (Ctrl-C: clients are closed with 1001, exit 0; a second one
@@ -85,6 +90,9 @@ the details and the limitations.`,
 
   # Drive a recorded run from the UI: each chat.send plays the next run
   clawtap serve --on-send next-run --max-gap 2s fixtures/streamed-run.jsonl.zst
+
+  # Restart the gateway under the UI as it happened: close, reconnect, go on
+  clawtap serve --reconnects --ui node_modules/openclaw/dist/control-ui fixtures/reconnect.jsonl.zst
 
   # Twice as fast, on another port, with a token, forever
   clawtap serve --speed 2 --listen 127.0.0.1:18790 --token dev --loop cap.jsonl.zst
@@ -108,6 +116,7 @@ the details and the limitations.`,
 	fl.StringVar(&f.token, "token", "", "require this token in connect's auth.token")
 	fl.StringVar(&f.onSend, "on-send", "reply", "what a client's chat.send does: reply (answer from the capture) or next-run (play the next recorded run)")
 	fl.DurationVar(&f.handshake, "handshake-timeout", 15*time.Second, "time a client has to send connect")
+	fl.BoolVar(&f.reconnects, "reconnects", false, "end the connection as recorded (close code or drop) and give a client that reconnects the next recorded connection")
 	fl.StringVar(&f.ui, "ui", "", "also serve a Control UI build (a directory with index.html) over HTTP on the same address")
 	fl.DurationVar(&f.statusPeriod, "status-interval", 250*time.Millisecond, "refresh period of the status line on a terminal")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "also log every client request and how it was answered")
@@ -127,6 +136,8 @@ func (a *app) runServe(file string, f serveFlags) error {
 		return usageError("use --on-send reply or --on-send next-run", "unknown --on-send %q", f.onSend)
 	case f.once && f.loop:
 		return usageError("drop --loop, or --once", "--once waits for the end of the stream, which --loop never reaches")
+	case f.reconnects && f.loop:
+		return usageError("drop --loop, or --reconnects", "--reconnects ends the stream as recorded, which --loop never reaches")
 	}
 	var ui http.Handler
 	if f.ui != "" {
@@ -136,7 +147,7 @@ func (a *app) runServe(file string, f serveFlags) error {
 		}
 		ui = h
 	}
-	script, err := a.loadServeScript(file, f.conn)
+	script, err := a.loadServeScript(file, f.conn, f.reconnects)
 	if err != nil {
 		return err
 	}
@@ -172,6 +183,7 @@ func (a *app) runServe(file string, f serveFlags) error {
 		Loop:             f.loop,
 		OnSend:           serve.OnSend(f.onSend),
 		Once:             f.once,
+		Reconnects:       f.reconnects,
 		HandshakeTimeout: f.handshake,
 		HTTP:             ui,
 		LogRequests:      f.verbose,
@@ -261,6 +273,19 @@ func describeServeScript(s *serve.Script, f serveFlags) string {
 	}
 	if f.loop {
 		parts = append(parts, "looping")
+	}
+	if f.reconnects {
+		ends := "then the recorded connection stays open"
+		if c := s.Close; c != nil && c.Code != 0 {
+			ends = fmt.Sprintf("then closes with %d", c.Code)
+		} else if c != nil {
+			ends = "then drops"
+		}
+		n := 0
+		for next := s.Next; next != nil; next = next.Next {
+			n++
+		}
+		parts = append(parts, fmt.Sprintf("%s; %d reconnect(s) follow", ends, n))
 	}
 	if f.onSend == string(serve.OnSendNextRun) {
 		parts = append(parts, "chat.send plays the next run")
@@ -369,7 +394,7 @@ func (l *serveStatus) run(period time.Duration, text func() string) (stop func()
 
 // loadServeScript reads the capture ("-" for stdin), with the reader's
 // warnings on stderr.
-func (a *app) loadServeScript(file string, conn int) (*serve.Script, error) {
+func (a *app) loadServeScript(file string, conn int, reconnects bool) (*serve.Script, error) {
 	name := file
 	if file == "-" {
 		name = "stdin"
@@ -388,7 +413,7 @@ func (a *app) loadServeScript(file string, conn int) (*serve.Script, error) {
 	if err == nil {
 		defer r.Close()
 		var s *serve.Script
-		if s, err = serve.Load(r, serve.LoadOptions{Conn: conn}); err == nil {
+		if s, err = serve.Load(r, serve.LoadOptions{Conn: conn, Reconnects: reconnects}); err == nil {
 			return s, nil
 		}
 		if strings.HasPrefix(err.Error(), "capture has no connection") {

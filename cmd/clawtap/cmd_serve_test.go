@@ -216,6 +216,7 @@ func TestServeCLIUsage(t *testing.T) {
 		{[]string{"serve", "--speed", "0", p}, "--speed must be more than 0"},
 		{[]string{"serve", "--on-send", "later", p}, `unknown --on-send "later"`},
 		{[]string{"serve", "--once", "--loop", p}, "--loop never reaches"},
+		{[]string{"serve", "--reconnects", "--loop", p}, "drop --loop, or --reconnects"},
 		{[]string{"serve", "--conn", "7", p}, "capture has no connection 7 (it has 1)"},
 		{[]string{"serve", filepath.Join(t.TempDir(), "missing.jsonl")}, "no such file"},
 		{[]string{"serve", "--ui", t.TempDir(), p}, "no index.html"},
@@ -312,5 +313,53 @@ func TestServeCLISignal(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "served 1 client(s)") {
 		t.Errorf("stderr:\n%s", stderr)
+	}
+}
+
+// --reconnects on the restart fixture: the client is closed with the
+// recorded 1012, and when it reconnects it gets the second connection; with
+// --once serve exits after that one.
+func TestServeCLIReconnects(t *testing.T) {
+	url, exited, stderr, _ := startServe(t, "--reconnects", "--once", "--as-fast-as-possible", fixture(t, "reconnect.jsonl.zst"))
+	hello := `{"type":"req","id":"1","method":"connect","params":{"minProtocol":3,"maxProtocol":4,"client":{"id":"cli","mode":"cli"}}}`
+	play := func() (frames int, end *websocket.CloseError) {
+		c := serveDial(t, url)
+		serveRead(t, c) // challenge
+		c.WriteMessage(websocket.TextMessage, []byte(hello))
+		if h, _ := serveRead(t, c); !strings.Contains(h, `"hello-ok"`) {
+			t.Fatalf("hello: %s", h)
+		}
+		for {
+			_, err := serveRead(t, c)
+			if err != nil {
+				ce, ok := err.(*websocket.CloseError)
+				if !ok {
+					t.Fatalf("after %d frames: %v", frames, err)
+				}
+				return frames, ce
+			}
+			frames++
+		}
+	}
+	n1, end1 := play()
+	if end1.Code != 1012 || end1.Text != "service restart" || n1 == 0 {
+		t.Fatalf("first connection: %d frames, closed %v; want the recorded 1012", n1, end1)
+	}
+	n2, end2 := play()
+	if end2.Code != 1000 || n2 == 0 {
+		t.Fatalf("after the reconnect: %d frames, closed %v", n2, end2)
+	}
+	select {
+	case code := <-exited:
+		if code != 0 {
+			t.Fatalf("exit %d:\n%s", code, stderr)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve --once --reconnects did not exit after the last connection")
+	}
+	for _, want := range []string{"then closes with 1012; 1 reconnect(s) follow", `closes it with 1012 "service restart"`, "reconnected from", "plays recorded connection 2"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
 	}
 }

@@ -189,10 +189,10 @@ func getPath(obj []byte, keys ...string) []byte {
 // hello-ok payload with a fresh server.connId and without the device
 // tokens (they were redacted in the capture, and a client would persist
 // them), or, when the capture has none, a minimal valid one.
-func (sv *Server) helloFrame(id []byte, proto int, connID string, params []byte) []byte {
+func (sv *Server) helloFrame(sc *Script, id []byte, proto int, connID string, params []byte) []byte {
 	var p []byte
-	if sv.script.Hello != nil {
-		p = sv.script.Hello
+	if sc.Hello != nil {
+		p = sc.Hello
 		srv, ok := jsonx.Get(p, "server")
 		if !ok || jsonx.KindOf(srv) != jsonx.Object {
 			srv = []byte(`{}`)
@@ -210,7 +210,7 @@ func (sv *Server) helloFrame(id []byte, proto int, connID string, params []byte)
 			p = setMember(p, "auth", deleteMember(deleteMember(auth, "deviceToken"), "deviceTokens"))
 		}
 	} else {
-		p = sv.synthHello(proto, connID, params)
+		p = sv.synthHello(sc, proto, connID, params)
 	}
 	b := make([]byte, 0, len(p)+64)
 	b = append(b, `{"type":"res","id":`...)
@@ -220,8 +220,8 @@ func (sv *Server) helloFrame(id []byte, proto int, connID string, params []byte)
 	return append(b, '}')
 }
 
-func (sv *Server) synthHello(proto int, connID string, params []byte) []byte {
-	version := sv.script.ServerVersion
+func (sv *Server) synthHello(sc *Script, proto int, connID string, params []byte) []byte {
+	version := sc.ServerVersion
 	if version == "" {
 		version = "clawtap-serve"
 	}
@@ -232,13 +232,13 @@ func (sv *Server) synthHello(proto int, connID string, params []byte) []byte {
 	b = append(b, `,"connId":`...)
 	b = jsonx.AppendString(b, connID)
 	b = append(b, `},"features":{"methods":`...)
-	methods := sv.script.Methods()
-	if sv.opts.OnSend == OnSendNextRun && sv.script.Sends > 0 && !contains(methods, "chat.send") {
+	methods := sc.Methods()
+	if sv.opts.OnSend == OnSendNextRun && sc.Sends > 0 && !contains(methods, "chat.send") {
 		methods = append(append([]string(nil), methods...), "chat.send")
 	}
 	b = appendStrings(b, methods)
 	b = append(b, `,"events":`...)
-	b = appendStrings(b, sv.script.EventNames)
+	b = appendStrings(b, sc.EventNames)
 	b = append(b, `},"snapshot":{"presence":[],"health":{},"stateVersion":{"presence":0,"health":0},"uptimeMs":0}`...)
 	role, ok := jsonx.GetStr(params, "role")
 	if !ok || role == "" {

@@ -166,14 +166,14 @@ type loaded struct {
 	firstIdx   map[int]int
 	protoMark  map[int]int
 	serverMark map[int]string
-	hellos     map[int]bool            // connections with a hello marker
+	framed     map[int]bool            // connections with frames
 	ends       map[int]*capture.Record // each connection's close or error marker
 }
 
 func readCapture(r *capture.Reader) (*loaded, error) {
 	c := &loaded{
 		header: r.Header(), seen: map[int]bool{}, firstIdx: map[int]int{}, protoMark: map[int]int{},
-		serverMark: map[int]string{}, hellos: map[int]bool{}, ends: map[int]*capture.Record{},
+		serverMark: map[int]string{}, framed: map[int]bool{}, ends: map[int]*capture.Record{},
 	}
 	for {
 		rec, err := r.Next()
@@ -194,10 +194,10 @@ func readCapture(r *capture.Reader) (*loaded, error) {
 		switch rec.Mark {
 		case "":
 			c.recs = append(c.recs, rec.Clone())
+			c.framed[rec.Conn] = true
 		case capture.MarkHello:
 			c.protoMark[rec.Conn] = rec.Protocol
 			c.serverMark[rec.Conn] = rec.Server
-			c.hellos[rec.Conn] = true
 		case capture.MarkClose, capture.MarkError:
 			if _, dup := c.ends[rec.Conn]; !dup {
 				c.ends[rec.Conn] = rec.Clone()
@@ -211,7 +211,7 @@ func readCapture(r *capture.Reader) (*loaded, error) {
 }
 
 // after returns the connection the client opened once conn had ended: the
-// first one that starts after conn's end and got a hello (attempts that
+// first one that starts after conn's end and has frames (attempts that
 // failed are skipped), or 0.
 func (c *loaded) after(conn int) int {
 	end := c.ends[conn]
@@ -220,7 +220,7 @@ func (c *loaded) after(conn int) int {
 	}
 	best, bestIdx := 0, 0
 	for _, n := range c.conns {
-		if i := c.firstIdx[n]; i > end.Index && c.hellos[n] && (best == 0 || i < bestIdx) {
+		if i := c.firstIdx[n]; i > end.Index && c.framed[n] && (best == 0 || i < bestIdx) {
 			best, bestIdx = n, i
 		}
 	}

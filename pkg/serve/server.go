@@ -27,6 +27,13 @@ type Options struct {
 	// Once makes Done close when the first client that completed the
 	// handshake has been sent the whole stream, or has gone.
 	Once bool
+	// Reconnects plays the end of the recorded connection (its close code,
+	// or a dropped connection) at its recorded time, and gives the client
+	// that then reconnects the connection the recorded client opened next
+	// (Script.Next). A client is known again by its connect params:
+	// client.instanceId, else device.id, else client.id and mode. With
+	// Once, the first client's whole chain of connections counts.
+	Reconnects bool
 
 	HandshakeTimeout time.Duration // for the connect request; 0 means 15 s
 	WriteTimeout     time.Duration // per frame; 0 means 10 s
@@ -67,6 +74,8 @@ type Server struct {
 	rejected int
 	finished int64 // frames sent to clients that are gone
 	first    int   // id of the first client that completed the handshake
+	firstKey string
+	resume   map[string]*Script // with Reconnects: who reconnects to what
 	closed   bool
 	wg       sync.WaitGroup
 
@@ -95,6 +104,7 @@ func New(s *Script, opts Options) *Server {
 		script:  s,
 		opts:    opts,
 		clients: map[int]*client{},
+		resume:  map[string]*Script{},
 		done:    make(chan struct{}),
 		up: websocket.Upgrader{
 			ReadBufferSize:  64 << 10,
@@ -117,6 +127,8 @@ type client struct {
 	conn   *websocket.Conn
 	remote string
 	name   string // client.id/mode from connect
+	key    string // who the client is, to know it when it reconnects
+	sc     *Script
 	st     *Streamer
 	wmu    sync.Mutex
 	wt     time.Duration
@@ -124,6 +136,7 @@ type client struct {
 	missed map[string]int // methods answered "not in capture", by count
 	closed string         // how the client closed, when it did
 	ended  atomic.Bool    // the stream was sent to the end
+	handed atomic.Bool    // closed as recorded; its reconnect plays on
 }
 
 func (c *client) write(b []byte) error {
@@ -205,12 +218,12 @@ func (sv *Server) serveConn(conn *websocket.Conn, remote string) {
 			_, _, _, sent, _ := c.st.Position()
 			sv.finished += sent
 		}
-		first := sv.first == c.id
+		first := sv.isFirst(c)
 		sv.mu.Unlock()
 		if authed {
 			sv.logf("client %d gone (%s)", c.id, c.summary())
 		}
-		if first && sv.opts.Once {
+		if first && sv.opts.Once && !c.handed.Load() {
 			sv.finish()
 		}
 	}()
@@ -231,35 +244,48 @@ func (sv *Server) serveConn(conn *websocket.Conn, remote string) {
 	}
 	conn.SetReadLimit(MaxPayload)
 	_ = conn.SetReadDeadline(time.Time{})
-	st := NewStreamer(sv.script, StreamOptions{Pacing: sv.opts.Pacing, Loop: sv.opts.Loop, OnSend: sv.opts.OnSend, Clock: sv.opts.Clock})
 	sv.mu.Lock()
+	c.key, c.sc = clientKey(req.params), sv.script
+	resumed := false
+	if next := sv.resume[c.key]; next != nil && sv.opts.Reconnects {
+		c.sc, resumed = next, true
+		delete(sv.resume, c.key)
+	}
+	st := NewStreamer(c.sc, StreamOptions{Pacing: sv.opts.Pacing, Loop: sv.opts.Loop, OnSend: sv.opts.OnSend, Clock: sv.opts.Clock, PlayClose: sv.opts.Reconnects})
 	c.st = st
 	sv.total++
 	if sv.first == 0 {
-		sv.first = c.id
+		sv.first, sv.firstKey = c.id, c.key
 	}
 	sv.mu.Unlock()
-	if err := c.write(sv.helloFrame(req.id, proto, connID, req.params)); err != nil {
+	if err := c.write(sv.helloFrame(c.sc, req.id, proto, connID, req.params)); err != nil {
 		return
 	}
 	authed = true
-	sv.logf("client %d connected from %s (%s, protocol %d)", c.id, c.remote, c.name, proto)
+	if resumed {
+		sv.logf("client %d reconnected from %s (%s, protocol %d): plays recorded connection %d", c.id, c.remote, c.name, proto, c.sc.Conn)
+	} else {
+		sv.logf("client %d connected from %s (%s, protocol %d)", c.id, c.remote, c.name, proto)
+	}
 
 	ctx, cancel := context.WithCancel(context.Background())
 	streamDone := make(chan struct{})
 	go func() {
 		defer close(streamDone)
 		err := st.Run(ctx, c.write)
+		var end *EndError
 		switch {
 		case err == nil:
 			c.ended.Store(true)
 			sv.logf("client %d: end of capture after %d frames", c.id, st.sent.Load())
 			sv.mu.Lock()
-			first := sv.first == c.id
+			first := sv.isFirst(c)
 			sv.mu.Unlock()
 			if first && sv.opts.Once {
 				sv.finish()
 			}
+		case errors.As(err, &end):
+			sv.endAsRecorded(c, end)
 		case errors.Is(err, context.Canceled):
 		default:
 			conn.Close() // the client stopped reading; end its read loop too
@@ -278,6 +304,56 @@ func (sv *Server) serveConn(conn *websocket.Conn, remote string) {
 	}
 	cancel()
 	<-streamDone
+}
+
+// isFirst reports whether c is the first client, or (with Reconnects) the
+// first client come back. sv.mu is held.
+func (sv *Server) isFirst(c *client) bool {
+	return sv.first == c.id || sv.opts.Reconnects && sv.first != 0 && c.key == sv.firstKey
+}
+
+// endAsRecorded ends a client's connection the way the recorded one ended,
+// and remembers what it gets when it reconnects.
+func (sv *Server) endAsRecorded(c *client, end *EndError) {
+	c.ended.Store(true)
+	sv.mu.Lock()
+	next := c.sc.Next
+	if next != nil {
+		sv.resume[c.key] = next
+		c.handed.Store(true)
+	}
+	first := sv.isFirst(c)
+	sv.mu.Unlock()
+	what := fmt.Sprintf("closes it with %d %q", end.Code, end.Reason)
+	if end.Code == 0 {
+		what = "drops it without a close frame"
+	}
+	if next != nil {
+		what += fmt.Sprintf("; when it reconnects it gets recorded connection %d", next.Conn)
+	}
+	sv.logf("client %d: recorded connection %d ended here after %d frames: serve %s", c.id, c.sc.Conn, c.st.sent.Load(), what)
+	if first && sv.opts.Once && next == nil {
+		sv.finish()
+	}
+	if end.Code == 0 {
+		_ = c.conn.NetConn().Close() // as a gateway that died: no close frame
+		return
+	}
+	c.closeWith(end.Code, end.Reason)
+}
+
+// clientKey names a client so that it is known again when it reconnects:
+// its client.instanceId, else its device.id, else client.id and mode.
+func clientKey(params []byte) string {
+	if id, ok := strOr(getPath(params, "client", "instanceId")); ok && id != "" {
+		return "instance:" + id
+	}
+	if id, ok := strOr(getPath(params, "device", "id")); ok && id != "" {
+		return "device:" + id
+	}
+	id, _ := strOr(getPath(params, "client", "id"))
+	mode, _ := strOr(getPath(params, "client", "mode"))
+	return "client:" + id + "/" + mode
 }
 
 // handshake sends connect.challenge and checks the client's connect. It
@@ -368,7 +444,7 @@ func (sv *Server) handle(c *client, typ int, msg []byte) {
 		}
 		sv.logReq(c, req, "plays the next run")
 	default:
-		q := sv.script.Match(req.method, req.params, c.st.Pos())
+		q := c.sc.Match(req.method, req.params, c.st.Pos())
 		if q == nil {
 			c.miss(req.method)
 			sv.logReq(c, req, "not in capture")

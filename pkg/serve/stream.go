@@ -3,6 +3,7 @@ package serve
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"sync/atomic"
 	"time"
 
@@ -94,6 +95,20 @@ type StreamOptions struct {
 	Loop   bool
 	OnSend OnSend
 	Clock  Clock // nil means the wall clock
+	// PlayClose ends the stream, at its recorded time, with the way the
+	// recorded connection ended (Script.Close): Run returns an *EndError.
+	PlayClose bool
+}
+
+// EndError is Run's error when the stream ended as the recorded connection
+// did (StreamOptions.PlayClose): the server closes the client with it.
+type EndError struct{ Closing }
+
+func (e *EndError) Error() string {
+	if e.Code == 0 {
+		return "the recorded connection broke: " + e.Reason
+	}
+	return fmt.Sprintf("the recorded connection was closed: %d %s", e.Code, e.Reason)
 }
 
 // Streamer plays a script to one client: it walks the timeline, waits the
@@ -247,6 +262,15 @@ func (st *Streamer) Run(ctx context.Context, emit func(frame []byte) error) erro
 			st.item.Store(int64(i + 1))
 		}
 		if !st.opts.Loop {
+			if c := st.s.Close; st.opts.PlayClose && c != nil {
+				if c.T > prevT {
+					due = due.Add(st.opts.Pacing.Wait(c.T - prevT))
+				}
+				if err := st.sleepUntil(ctx, due); err != nil {
+					return err
+				}
+				return &EndError{*c}
+			}
 			return nil
 		}
 		st.renum.Restart()

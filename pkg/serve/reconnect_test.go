@@ -1,0 +1,174 @@
+package serve
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/clawtap/clawtap/pkg/capture"
+	"github.com/gorilla/websocket"
+)
+
+func (b *capBuilder) end(tms int64, code int, reason, dir string) *capBuilder {
+	b.t.Helper()
+	if err := b.w.Write(&capture.Record{T: tms, Conn: b.conn, Mark: capture.MarkClose, Code: code, Reason: reason, Dir: dir}); err != nil {
+		b.t.Fatal(err)
+	}
+	return b
+}
+
+func (b *capBuilder) fail(tms int64, why string) *capBuilder {
+	b.t.Helper()
+	if err := b.w.Write(&capture.Record{T: tms, Conn: b.conn, Mark: capture.MarkError, Err: why}); err != nil {
+		b.t.Fatal(err)
+	}
+	return b
+}
+
+func (b *capBuilder) loadReconnects() *Script {
+	b.t.Helper()
+	if err := b.w.Close(); err != nil {
+		b.t.Fatal(err)
+	}
+	r, err := capture.NewReader(bytes.NewReader(b.buf.Bytes()), capture.Options{})
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	s, err := Load(r, LoadOptions{Reconnects: true})
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	return s
+}
+
+// restartCapture: the gateway restarts under a client (1012), a first
+// reconnect attempt fails, the second gets in; the recorder stops later.
+// With end set, the first connection instead breaks with no close frame.
+func restartCapture(t *testing.T, broke bool) *capBuilder {
+	b := newCap(t).handshake(1000)
+	b.in(1100, tick(1, 1))
+	b.in(1200, tick(2, 2))
+	if broke {
+		b.fail(1500, "read tcp: connection reset by peer")
+	} else {
+		b.end(1500, 1012, "service restart", capture.DirIn)
+	}
+	b.conn = 2
+	b.fail(1600, "dial tcp 127.0.0.1:18789: connect: connection refused")
+	b.conn = 3
+	b.handshake(3000)
+	b.in(3100, tick(1, 10))
+	b.in(3200, tick(2, 11))
+	b.end(3500, 1000, "recorder stopped", capture.DirOut)
+	return b
+}
+
+func TestLoadFollowsReconnects(t *testing.T) {
+	s := restartCapture(t, false).loadReconnects()
+	if s.Conn != 1 || s.Close == nil || *s.Close != (Closing{T: 1500, Code: 1012, Reason: "service restart"}) {
+		t.Fatalf("first connection %d ends %+v", s.Conn, s.Close)
+	}
+	n := s.Next
+	if n == nil || n.Conn != 3 || n.Frames != 2 || n.Hello == nil {
+		t.Fatalf("next %+v: want connection 3 (the failed attempt 2 skipped) with its hello and 2 frames", n)
+	}
+	if n.Close != nil || n.Next != nil {
+		t.Fatalf("the recorder stopping is not an end to play: %+v", n.Close)
+	}
+	if s := restartCapture(t, false).script(0); s.Next != nil {
+		t.Fatal("without Reconnects nothing follows")
+	}
+	if s := restartCapture(t, true).loadReconnects(); s.Close == nil || s.Close.Code != 0 || s.Next == nil {
+		t.Fatalf("a broken connection: %+v", s.Close)
+	}
+}
+
+func TestStreamPlaysTheRecordedEnd(t *testing.T) {
+	s := restartCapture(t, false).loadReconnects()
+	clk := NewFakeClock(time.Unix(1_800_000_000, 0))
+	st := NewStreamer(s, StreamOptions{Clock: clk, PlayClose: true})
+	start := clk.Now()
+	var sent []time.Duration
+	done := make(chan error, 1)
+	go func() {
+		done <- st.Run(context.Background(), func([]byte) error { sent = append(sent, clk.Now().Sub(start)); return nil })
+	}()
+	var err error
+	for err == nil {
+		select {
+		case err = <-done:
+		case <-clk.TimerAdded():
+			clk.AdvanceToNext()
+		case <-time.After(10 * time.Second):
+			t.Fatal("streamer hung")
+		}
+	}
+	var end *EndError
+	if !errors.As(err, &end) || end.Code != 1012 || end.Reason != "service restart" {
+		t.Fatalf("Run = %v, want the recorded 1012", err)
+	}
+	// Ticks at +100 and +200 ms after the hello, the close at +500.
+	if len(sent) != 2 || sent[1] != 200*time.Millisecond || clk.Now().Sub(start) != 500*time.Millisecond {
+		t.Fatalf("frames at %v, end at %v", sent, clk.Now().Sub(start))
+	}
+}
+
+const uiConnect = `{"type":"req","id":"ui-connect","method":"connect","params":{"minProtocol":3,"maxProtocol":4,"client":{"id":"openclaw-control-ui","version":"1","platform":"web","mode":"webchat","instanceId":"tab-1"},"role":"operator","scopes":["operator.read"]}}`
+
+func TestReconnectsOverTheWire(t *testing.T) {
+	s := restartCapture(t, false).loadReconnects()
+	sv, url := startServer(t, s, Options{Reconnects: true, Once: true, Pacing: Pacing{Fast: true}})
+	ui := dial(t, url)
+	connect(t, ui, uiConnect)
+	for i := 1; i <= 2; i++ {
+		if got := read(t, ui); got != tick(i, int64(i)) {
+			t.Fatalf("frame %d: %s", i, got)
+		}
+	}
+	if code, reason := expectClose(t, ui); code != 1012 || reason != "service restart" {
+		t.Fatalf("closed with %d %q, want the recorded 1012", code, reason)
+	}
+	select {
+	case <-sv.Done():
+		t.Fatal("--once ended at the restart, before the reconnect played")
+	case <-time.After(100 * time.Millisecond):
+	}
+	// Another client starts at the beginning.
+	other := dial(t, url)
+	connect(t, other, connectReq)
+	if got := read(t, other); got != tick(1, 1) {
+		t.Fatalf("another client got %s", got)
+	}
+	// The UI comes back: it gets the connection that followed, its seq from 1.
+	ui = dial(t, url)
+	if hello := connect(t, ui, uiConnect); str(t, hello, "payload", "type") != "hello-ok" {
+		t.Fatalf("reconnect: %s", hello)
+	}
+	for i := 1; i <= 2; i++ {
+		if got := read(t, ui); got != tick(i, int64(9+i)) {
+			t.Fatalf("after the reconnect, frame %d: %s", i, got)
+		}
+	}
+	select {
+	case <-sv.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("--once did not end after the last connection of the chain")
+	}
+}
+
+func TestReconnectsDropsABrokenConnection(t *testing.T) {
+	s := restartCapture(t, true).loadReconnects()
+	_, url := startServer(t, s, Options{Reconnects: true, Pacing: Pacing{Fast: true}})
+	c := dial(t, url)
+	connect(t, c, uiConnect)
+	read(t, c)
+	read(t, c)
+	_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	_, _, err := c.ReadMessage()
+	var ce *websocket.CloseError
+	if !errors.As(err, &ce) || ce.Code != websocket.CloseAbnormalClosure {
+		t.Fatalf("got %v, want the connection dropped without a close frame (1006)", err)
+	}
+}
