@@ -453,21 +453,10 @@ func Num(v []byte) (float64, bool) {
 	if KindOf(v) != Number {
 		return 0, false
 	}
-	// Fast path: a plain non-negative integer of up to 15 digits (a seq, a
-	// time) is exact in a float64.
-	if len(v) <= 15 && (v[0] != '0' || len(v) == 1) {
-		var n int64
-		plain := true
-		for _, c := range v {
-			if c < '0' || c > '9' {
-				plain = false
-				break
-			}
-			n = n*10 + int64(c-'0')
-		}
-		if plain {
-			return float64(n), true
-		}
+	// Fast path: a plain integer of up to 15 digits (a seq, a time) is
+	// exact in a float64.
+	if n, ok := plainInt(v, 15); ok {
+		return float64(n), true
 	}
 	f, err := strconv.ParseFloat(string(v), 64)
 	if err != nil {
@@ -477,26 +466,32 @@ func Num(v []byte) (float64, bool) {
 	return f, true
 }
 
+// plainInt reads v when it is a non-negative integer in plain digits, no
+// longer than digits (at most 18, so it cannot overflow) and without a
+// leading zero.
+func plainInt(v []byte, digits int) (int64, bool) {
+	if len(v) == 0 || len(v) > digits || v[0] == '0' && len(v) > 1 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range v {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n, true
+}
+
 // Int returns v as an int64 when it is a JSON number with an integral value
 // that fits.
 func Int(v []byte) (int64, bool) {
 	if KindOf(v) != Number {
 		return 0, false
 	}
-	// Fast path: plain non-negative integers, the common case (seq, t, conn).
-	if len(v) <= 18 && v[0] != '0' || len(v) == 1 {
-		var n int64
-		plain := true
-		for _, c := range v {
-			if c < '0' || c > '9' {
-				plain = false
-				break
-			}
-			n = n*10 + int64(c-'0')
-		}
-		if plain {
-			return n, true
-		}
+	// Fast path: plain integers, the common case (seq, t, conn).
+	if n, ok := plainInt(v, 18); ok {
+		return n, true
 	}
 	if n, err := strconv.ParseInt(string(v), 10, 64); err == nil {
 		return n, true

@@ -67,7 +67,9 @@ const helloPayload = `{"type":"hello-ok","protocol":4,"server":{"version":"2026.
 
 var helloFrame = `{"type":"res","id":"c1","ok":true,"payload":` + helloPayload + `}`
 
-func (b *capBuilder) script(conn int) *Script {
+func (b *capBuilder) script(conn int) *Script { return b.load(LoadOptions{Conn: conn}) }
+
+func (b *capBuilder) load(opts LoadOptions) *Script {
 	b.t.Helper()
 	if err := b.w.Close(); err != nil {
 		b.t.Fatal(err)
@@ -76,7 +78,7 @@ func (b *capBuilder) script(conn int) *Script {
 	if err != nil {
 		b.t.Fatal(err)
 	}
-	s, err := Load(r, LoadOptions{Conn: conn})
+	s, err := Load(r, opts)
 	if err != nil {
 		b.t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package serve
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"testing"
@@ -27,21 +26,7 @@ func (b *capBuilder) fail(tms int64, why string) *capBuilder {
 	return b
 }
 
-func (b *capBuilder) loadReconnects() *Script {
-	b.t.Helper()
-	if err := b.w.Close(); err != nil {
-		b.t.Fatal(err)
-	}
-	r, err := capture.NewReader(bytes.NewReader(b.buf.Bytes()), capture.Options{})
-	if err != nil {
-		b.t.Fatal(err)
-	}
-	s, err := Load(r, LoadOptions{Reconnects: true})
-	if err != nil {
-		b.t.Fatal(err)
-	}
-	return s
-}
+func (b *capBuilder) loadReconnects() *Script { return b.load(LoadOptions{Reconnects: true}) }
 
 // restartCapture: the gateway restarts under a client (1012), a first
 // reconnect attempt fails, the second gets in; the recorder stops later.
