@@ -436,16 +436,7 @@ func TestGatewayKilledMidRunRecorderReconnects(t *testing.T) {
 // not installed (Debian's chromium package; CLAWTAP_E2E_CHROMIUM overrides),
 // except in CI, where `make e2e` installs it and a missing one is a failure.
 func TestProxyControlUI(t *testing.T) {
-	chromium := os.Getenv("CLAWTAP_E2E_CHROMIUM")
-	if chromium == "" {
-		chromium, _ = exec.LookPath("chromium")
-	}
-	if chromium == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("no chromium on PATH in CI: make e2e installs it (scripts/chromium-setup.sh)")
-		}
-		t.Skip("no chromium on PATH: the Control UI check needs Debian's chromium package")
-	}
+	chromium := chromiumOrSkip(t)
 	port, err := freePort()
 	if err != nil {
 		t.Fatal(err)
@@ -460,15 +451,7 @@ func TestProxyControlUI(t *testing.T) {
 		}
 		return err == nil
 	})
-	home := filepath.Join(h.root, "chromium-home")
-	env := append(baseEnv(), "HOME="+home)
-	ui, err := h.start("chromium", env, chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-		"--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--user-data-dir="+filepath.Join(home, "profile"), "--remote-debugging-port=0",
-		"http://"+listen+"/#token="+h.token)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ui := h.browse(t, chromium, "chromium", "http://"+listen+"/#token="+h.token)
 	defer ui.stop(5 * time.Second)
 	// The UI has connected and is talking: hello-ok plus a burst of requests.
 	eventually(t, 90*time.Second, "the Control UI to connect through the proxy", func() bool {
@@ -517,4 +500,36 @@ func TestProxyControlUI(t *testing.T) {
 	}
 	c.checkSeqContiguous(t)
 	t.Logf("Control UI through the proxy: %d frames in, %d out; markers %s", in, out, strings.Join(c.marks(), " "))
+}
+
+// chromiumOrSkip finds Debian's chromium (CLAWTAP_E2E_CHROMIUM overrides).
+// The Control UI checks are skipped without it, except in CI, where
+// `make e2e` installs it and a missing one is a failure.
+func chromiumOrSkip(t *testing.T) string {
+	t.Helper()
+	chromium := os.Getenv("CLAWTAP_E2E_CHROMIUM")
+	if chromium == "" {
+		chromium, _ = exec.LookPath("chromium")
+	}
+	if chromium == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("no chromium on PATH in CI: make e2e installs it (scripts/chromium-setup.sh)")
+		}
+		t.Skip("no chromium on PATH: the Control UI check needs Debian's chromium package")
+	}
+	return chromium
+}
+
+// browse opens url in a headless chromium with a fresh profile of its own.
+func (hh *harness) browse(t *testing.T, chromium, name, url string) *proc {
+	t.Helper()
+	home := filepath.Join(hh.root, name+"-home")
+	env := append(baseEnv(), "HOME="+home)
+	ui, err := hh.start(name, env, chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+		"--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
+		"--user-data-dir="+filepath.Join(home, "profile"), "--remote-debugging-port=0", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ui
 }

@@ -137,6 +137,7 @@ type client struct {
 	closed string         // how the client closed, when it did
 	ended  atomic.Bool    // the stream was sent to the end
 	handed atomic.Bool    // closed as recorded; its reconnect plays on
+	asRec  atomic.Bool    // the stream ended as the recorded connection did
 }
 
 func (c *client) write(b []byte) error {
@@ -315,7 +316,7 @@ func (sv *Server) isFirst(c *client) bool {
 // endAsRecorded ends a client's connection the way the recorded one ended,
 // and remembers what it gets when it reconnects.
 func (sv *Server) endAsRecorded(c *client, end *EndError) {
-	c.ended.Store(true)
+	c.asRec.Store(true)
 	sv.mu.Lock()
 	next := c.sc.Next
 	if next != nil {
@@ -484,7 +485,10 @@ func (c *client) summary() string {
 	if pass > 0 {
 		s += fmt.Sprintf(", pass %d", pass+1)
 	}
-	if c.ended.Load() {
+	switch {
+	case c.asRec.Load():
+		s += ", ended as recorded"
+	case c.ended.Load():
 		s += ", end of capture"
 	}
 	if c.bad > 0 {
@@ -539,7 +543,7 @@ func (sv *Server) Stats() Stats {
 		_, item, pass, sent, waiting := c.st.Position()
 		s.Active++
 		s.Sent += sent
-		s.Clients = append(s.Clients, ClientStats{ID: c.id, Name: c.name, Item: int(item), Pass: int(pass), Sent: sent, Waiting: waiting, Ended: c.ended.Load()})
+		s.Clients = append(s.Clients, ClientStats{ID: c.id, Name: c.name, Item: int(item), Pass: int(pass), Sent: sent, Waiting: waiting, Ended: c.ended.Load() || c.asRec.Load()})
 	}
 	sort.Slice(s.Clients, func(i, j int) bool { return s.Clients[i].ID < s.Clients[j].ID })
 	return s
