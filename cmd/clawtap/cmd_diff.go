@@ -29,6 +29,9 @@ from each capture's start, and run ids, connection numbers and ids, nonces,
 idempotency keys, boot ids, request, approval and tool call ids are named by
 first appearance (run#1, conn#1, …). tick and health events are left out by
 default (their place among the runs is timing); --ignore replaces that list.
+--merge-deltas compares streamed text by where it got rather than how it was
+cut: each burst of deltas of a run on a stream becomes one step, the last, so
+gateways that pace or throttle deltas differently compare equal.
 
 Use it for the same scenario before and after a gateway upgrade, or a good
 against a bad run. The output is the first divergence with the equal steps
@@ -41,6 +44,7 @@ Exit status 0 when the captures are equivalent, 1 when they differ, 2 on
 trouble.`,
 		Example: `  clawtap diff good.jsonl.zst bad.jsonl.zst
   clawtap diff --structure cap.jsonl.zst redacted-content.jsonl.zst
+  clawtap diff --merge-deltas before-upgrade.jsonl.zst after-upgrade.jsonl.zst
   clawtap diff --ignore tick --ignore health --ignore presence a.jsonl.zst b.jsonl.zst
   clawtap diff -o json a.jsonl.zst b.jsonl.zst | jq .summary`,
 		Args: cobra.ExactArgs(2),
@@ -70,6 +74,7 @@ trouble.`,
 	cmd.Flags().StringArrayVar(&ignore, "ignore", nil, "leave out this event name (repeatable; replaces the default tick, health)")
 	cmd.Flags().BoolVar(&keepAll, "all-events", false, "compare every event, tick and health included")
 	cmd.Flags().BoolVar(&opts.Structure, "structure", false, "compare without text (for captures redacted with --content)")
+	cmd.Flags().BoolVar(&opts.MergeDeltas, "merge-deltas", false, "compare each burst of streamed deltas as one step, the last (for captures paced differently)")
 	cmd.Flags().IntVar(&opts.Context, "context", 3, "equal steps shown before the first divergence, and steps of each side after it")
 	cmd.Flags().IntVar(&opts.Window, "window", 64, "look-ahead (steps) to re-synchronise after a divergence")
 	return cmd

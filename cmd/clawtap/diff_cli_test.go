@@ -12,6 +12,7 @@ func TestDiffGolden(t *testing.T) {
 		{"diff-same.text", []string{"diff", "-o", "text", "fixtures/tool-run.jsonl.zst", "fixtures/tool-run.jsonl.zst"}, 0},
 		{"diff-streamed-vs-duplicate.text", []string{"diff", "-o", "text", "fixtures/streamed-run.jsonl.zst", "fixtures/duplicate-final.jsonl.zst"}, 1},
 		{"diff-streamed-vs-duplicate.ndjson", []string{"diff", "fixtures/streamed-run.jsonl.zst", "fixtures/duplicate-final.jsonl.zst"}, 1},
+		{"diff-streamed-vs-duplicate-merged.text", []string{"diff", "-o", "text", "--merge-deltas", "fixtures/streamed-run.jsonl.zst", "fixtures/duplicate-final.jsonl.zst"}, 1},
 	})
 }
 

@@ -165,3 +165,53 @@ func TestFixturesDiffer(t *testing.T) {
 	}
 	_ = filepath.Join
 }
+
+// A gateway that throttles deltas sends fewer of them: every other streamed
+// delta is missing from the copy. Compared as recorded they differ; with
+// MergeDeltas each burst of deltas is one step with the text so far, and
+// the two are equal. A changed text still shows.
+func TestMergeDeltas(t *testing.T) {
+	recs := synth.StreamedRun().Records()
+	orig := encode(t, recs, nil)
+	var thinned []capture.Record
+	seen := map[string]int{}
+	for i := range recs {
+		f := recs[i].Frame
+		isDelta := bytes.Contains(f, []byte(`"state":"delta"`)) || bytes.Contains(f, []byte(`"stream":"assistant"`))
+		key := "chat"
+		if bytes.Contains(f, []byte(`"stream":"assistant"`)) {
+			key = "agent"
+		}
+		if isDelta {
+			seen[key]++
+			// Drop every other delta, but never the last of the burst: the
+			// next record on the stream is then another delta.
+			if seen[key]%2 == 1 && i+2 < len(recs) && bytes.Contains(recs[i+2].Frame, []byte(`"delta"`)) {
+				continue
+			}
+		}
+		thinned = append(thinned, recs[i])
+	}
+	if len(thinned) == len(recs) {
+		t.Fatal("nothing thinned")
+	}
+	less := encode(t, thinned, nil)
+	if res := compare(t, orig, less, Options{}); res.Equal {
+		t.Fatal("thinned deltas must differ when compared one by one")
+	}
+	res := compare(t, orig, less, Options{MergeDeltas: true})
+	if !res.Equal {
+		t.Fatalf("with merged deltas: %+v\n%+v", res, res.First)
+	}
+	if res.ByKind["chat delta"] != nil {
+		t.Fatalf("no delta differs: %+v", res.ByKind)
+	}
+	changed := encode(t, recs, func(i int, rec *capture.Record) *capture.Record {
+		c := *rec
+		c.Frame = bytes.ReplaceAll(rec.Frame, []byte("rocky"), []byte("sandy"))
+		return &c
+	})
+	if res := compare(t, orig, changed, Options{MergeDeltas: true}); res.Equal || res.Changed == 0 {
+		t.Fatalf("a changed text must still differ: %+v", res)
+	}
+}

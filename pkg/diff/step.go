@@ -12,6 +12,7 @@ package diff
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -76,6 +77,12 @@ type Options struct {
 	// Window bounds the look-ahead used to re-synchronise after a
 	// divergence. 0 means 64.
 	Window int
+	// MergeDeltas compares streamed text by where it got, not by how it
+	// was cut: the deltas a run streams on one stream between two other
+	// steps become one step, the last (its text is the whole text so
+	// far). Captures whose gateways paced or throttled deltas differently
+	// then compare equal.
+	MergeDeltas bool
 }
 
 // DefaultIgnore are the events left out unless Options.Ignore says otherwise.
@@ -94,6 +101,12 @@ type stepper struct {
 	done   bool
 	header *capture.Header
 	meta   Meta
+
+	merge    bool
+	deltaKey string
+	pending  []*Step // MergeDeltas: the last delta of each run and stream, in first-seen order
+	keys     []string
+	out      []*Step
 }
 
 // Meta describes a capture for the report.
@@ -103,7 +116,7 @@ type Meta struct {
 }
 
 func newStepper(r *capture.Reader, opts *Options) *stepper {
-	s := &stepper{r: r, cls: bridge.NewClassifier(), eng: replay.New(replay.Options{}), ignore: map[string]bool{}, text: !opts.Structure, header: r.Header()}
+	s := &stepper{r: r, cls: bridge.NewClassifier(), eng: replay.New(replay.Options{}), ignore: map[string]bool{}, text: !opts.Structure, header: r.Header(), merge: opts.MergeDeltas}
 	ign := opts.Ignore
 	if ign == nil {
 		ign = DefaultIgnore
@@ -116,7 +129,46 @@ func newStepper(r *capture.Reader, opts *Options) *stepper {
 
 // next returns the next compared step, or nil at the end.
 func (s *stepper) next() *Step {
+	if !s.merge {
+		return s.step()
+	}
+	for len(s.out) == 0 {
+		st, key := s.step(), ""
+		if st != nil {
+			key = s.deltaKey
+		}
+		if key == "" {
+			// Anything else, or the end: the merged deltas come first.
+			s.out = append(s.out, s.pending...)
+			clear(s.pending)
+			s.pending, s.keys = s.pending[:0], s.keys[:0]
+			if st == nil {
+				if len(s.out) == 0 {
+					return nil
+				}
+				break
+			}
+			s.out = append(s.out, st)
+			break
+		}
+		if k := slices.Index(s.keys, key); k >= 0 {
+			s.pending[k] = st
+		} else {
+			s.pending, s.keys = append(s.pending, st), append(s.keys, key)
+		}
+	}
+	st := s.out[0]
+	s.out[0] = nil
+	s.out = s.out[1:]
+	return st
+}
+
+// step returns the next step of the capture, or nil at the end. With
+// merging, s.deltaKey names the run and stream of a step that is a pure
+// delta (nothing happened in the pipeline but the text), else it is "".
+func (s *stepper) step() *Step {
 	for !s.done {
+		s.deltaKey = ""
 		rec, err := s.r.Next()
 		if err != nil {
 			s.done = true
@@ -143,10 +195,28 @@ func (s *stepper) next() *Step {
 		st.Kind, st.Desc = s.describe(rec, &ev)
 		if len(s.effs) > 0 {
 			st.Desc += " ⇒ " + strings.Join(s.effs, "; ")
+		} else if s.merge && isDelta(&ev) {
+			s.deltaKey = st.Kind + " " + s.run(ev.RunID)
 		}
 		return st
 	}
 	return nil
+}
+
+// isDelta reports whether ev streams text: a chat delta, or an agent
+// event on the assistant or a reasoning stream. A delta that replaces the text (a retried attempt) is an event of its own.
+func isDelta(ev *bridge.Event) bool {
+	switch ev.Kind {
+	case bridge.RuntimeChat:
+		return ev.State == "delta" && !jsonx.Truthy(mustGet(ev.Payload, "replace"))
+	case bridge.RuntimeAgent:
+		if ev.Stream != "assistant" && !bridge.IsReasoningStream(ev.Stream) {
+			return false
+		}
+		replace, _ := jsonx.GetPath(ev.Payload, "data", "replace")
+		return !jsonx.Truthy(replace)
+	}
+	return false
 }
 
 func (s *stepper) addVersion(v string) {
