@@ -272,13 +272,14 @@ func (a *Analyzer) Record(dst []Finding, rec *capture.Record) []Finding {
 	a.lastI = rec.Index
 	a.expire(rec.T, rec.Index)
 
+	ev := a.cls.Record(rec)
 	if a.eng != nil && !a.engErr {
-		if err := a.eng.Record(rec, a.onStep); err != nil {
+		// The replay reuses this classification rather than making its own.
+		if err := a.eng.RecordEvent(rec, &ev, a.onStep); err != nil {
 			a.engErr = true
 		}
 	}
 
-	ev := a.cls.Record(rec)
 	cs := a.conn(rec.Conn)
 	a.gbuf = a.gaps.Observe(a.gbuf[:0], rec.Index, rec.T, rec.Conn, rec.Dir, &ev)
 	for k := range a.gbuf {
@@ -649,8 +650,8 @@ func (a *Analyzer) chat(cs *connState, rec *capture.Record, ev *bridge.Event) {
 		a.run(rec, ev)
 		return
 	}
-	cp := bridge.ParseChatPayload(p)
-	if cp == nil {
+	var cp bridge.ChatPayload // from the members the classifier captured
+	if !ev.Chat(&cp) {
 		a.add(RuleMalformedPayload, 0, rec.Index, rec.T, rec.Conn, nil, ev.RunID, "", ev.SessionKey, "Chat event "+chatProblem(p)+"; UIs drop it as a malformed chat payload.")
 		return
 	}
@@ -662,15 +663,14 @@ func (a *Analyzer) chat(cs *connState, rec *capture.Record, ev *bridge.Event) {
 			return
 		}
 		r.hasChatDelta = true
-		replace := jsonx.Truthy(mustGet(p, "replace"))
-		msg, hasMsg := jsonx.Get(p, "message")
+		replace := cp.Replace
 		var next string
 		have := false
-		if hasMsg && jsonx.KindOf(msg) == jsonx.Object {
-			next, have = textOf(msg)
+		if jsonx.KindOf(cp.Message) == jsonx.Object {
+			next, have = textOf(cp.Message)
 		}
 		if !have {
-			if dt, ok := jsonx.GetStr(p, "deltaText"); ok {
+			if dt, ok := cp.DeltaTextString(); ok {
 				if replace {
 					next, have = dt, true
 				} else {

@@ -269,6 +269,18 @@ func (e *Engine) Advance(t int64, emit func(*Step) error) error {
 // its own step, then the record is classified, its intents derived and
 // applied, and its step emitted. emit may be nil.
 func (e *Engine) Record(rec *capture.Record, emit func(*Step) error) error {
+	return e.record(rec, nil, emit)
+}
+
+// RecordEvent is Record for a record the caller has classified already,
+// with a bridge.Classifier of its own that has seen every record before
+// this one, so that a caller that needs the events too classifies once.
+// ev must be the record's event, used before the caller classifies again.
+func (e *Engine) RecordEvent(rec *capture.Record, ev *bridge.Event, emit func(*Step) error) error {
+	return e.record(rec, ev, emit)
+}
+
+func (e *Engine) record(rec *capture.Record, ev *bridge.Event, emit func(*Step) error) error {
 	if rec.T > maxTime || rec.T < -maxTime {
 		// An absurd time (a hostile or corrupt capture) is clamped so that
 		// clock arithmetic cannot overflow.
@@ -309,7 +321,11 @@ func (e *Engine) Record(rec *capture.Record, emit func(*Step) error) error {
 		e.conn, e.ended = rec.Conn, false
 	}
 	e.fresh = false
-	e.ev = e.cls.Record(rec)
+	if ev != nil {
+		e.ev = *ev
+	} else {
+		e.ev = e.cls.Record(rec)
+	}
 	e.step.Rec, e.step.Event = rec, &e.ev
 	e.step.Intents = e.pol.Append(e.step.Intents, &e.ev)
 	e.hist.beginStep()

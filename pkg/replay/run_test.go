@@ -3,8 +3,10 @@ package replay
 import (
 	"errors"
 	"io"
+	"path/filepath"
 	"testing"
 
+	"github.com/clawtap/clawtap/pkg/bridge"
 	"github.com/clawtap/clawtap/pkg/capture"
 )
 
@@ -12,6 +14,14 @@ import (
 // the final state line.
 func runFile(t testing.TB, path string, json bool) string {
 	t.Helper()
+	return runFileWith(t, path, json, false)
+}
+
+// runFileWith is runFile; with outside set, the records are classified by
+// a classifier of the caller's and handed over with RecordEvent.
+func runFileWith(t testing.TB, path string, json, outside bool) string {
+	t.Helper()
+	cls := bridge.NewClassifier()
 	r, err := capture.Open(path, capture.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -42,7 +52,13 @@ func runFile(t testing.TB, path string, json bool) string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := e.Record(rec, emit); err != nil {
+		if outside {
+			ev := cls.Record(rec)
+			err = e.RecordEvent(rec, &ev, emit)
+		} else {
+			err = e.Record(rec, emit)
+		}
+		if err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -54,4 +70,20 @@ func runFile(t testing.TB, path string, json bool) string {
 	}
 	out = f.AppendFinalJSON(out, e.State(), e.Now(), e.Handler().ClosedRuns(), StateFilter{})
 	return string(out)
+}
+
+// A caller that classifies the records itself (check does) gets the same
+// replay as the engine classifying them.
+func TestRecordEventIsRecord(t *testing.T) {
+	files, _ := filepath.Glob("../../fixtures/*.jsonl*")
+	if len(files) == 0 {
+		t.Fatal("no fixtures")
+	}
+	for _, f := range files {
+		for _, json := range []bool{false, true} {
+			if a, b := runFileWith(t, f, json, false), runFileWith(t, f, json, true); a != b {
+				t.Errorf("%s: RecordEvent differs from Record:\n%s", filepath.Base(f), UnifiedDiff("Record", "RecordEvent", []byte(a), []byte(b)))
+			}
+		}
+	}
 }
