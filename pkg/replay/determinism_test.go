@@ -3,29 +3,31 @@ package replay
 import (
 	"bytes"
 	"path/filepath"
+	"runtime"
 	"testing"
 )
 
 // TestDeterministic replays every fixture 20 times and requires
 // byte-identical output: no wall clock, no map-order dependence, no
-// goroutines. Run it under the race detector and with both one and several
-// OS threads too (CI's `make test` runs -race):
-//
-//	go test -race -run Deterministic ./pkg/replay/
-//	GOMAXPROCS=1 go test -count=1 -run Deterministic ./pkg/replay/
-//	GOMAXPROCS=8 go test -count=1 -run Deterministic ./pkg/replay/
+// goroutines. The runs alternate between one and eight OS threads
+// (GOMAXPROCS 1 and 8), and CI's `make test` runs it under the race
+// detector.
 func TestDeterministic(t *testing.T) {
 	files, _ := filepath.Glob("../../fixtures/*.jsonl*")
 	if len(files) == 0 {
 		t.Fatal("no fixtures: run go run ./fixtures/gen")
 	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
+			runtime.GOMAXPROCS(1)
 			first := runFile(t, f, false) + runFile(t, f, true)
 			for i := 1; i < 20; i++ {
+				procs := []int{1, 8}[i%2]
+				runtime.GOMAXPROCS(procs)
 				again := runFile(t, f, false) + runFile(t, f, true)
 				if !bytes.Equal([]byte(first), []byte(again)) {
-					t.Fatalf("run %d differs from run 0:\n%s", i, UnifiedDiff("run0", "run", []byte(first), []byte(again)))
+					t.Fatalf("run %d (GOMAXPROCS %d) differs from run 0 (GOMAXPROCS 1):\n%s", i, procs, UnifiedDiff("run0", "run", []byte(first), []byte(again)))
 				}
 			}
 		})
