@@ -9,6 +9,7 @@ type Iter struct {
 	data []byte
 	i    int
 	err  error
+	open bool // just entered an object or array: no comma before the next member
 }
 
 // NewIter starts a walk over data.
@@ -46,6 +47,48 @@ func (it *Iter) Object() bool {
 		return it.fail()
 	}
 	it.i++
+	it.open = true
+	return true
+}
+
+// Array enters an array value; it reports false (and sets Err) if the
+// next value is not an array.
+func (it *Iter) Array() bool {
+	if it.Peek() != '[' {
+		return it.fail()
+	}
+	it.i++
+	it.open = true
+	return true
+}
+
+// Elem reports whether the array being walked has another element, leaving
+// the iterator at it, or false after the closing bracket.
+func (it *Iter) Elem() bool { return it.err == nil && it.next(']') }
+
+// next moves to the next member or element of the object or array being
+// walked: past the comma before it (none before the first), or past the
+// closing bracket, when it reports false.
+func (it *Iter) next(closer byte) bool {
+	it.i = skipSpace(it.data, it.i)
+	if it.i >= len(it.data) {
+		return it.fail()
+	}
+	if it.data[it.i] == closer {
+		it.i++
+		it.open = false // back in the enclosing value, past its first member
+		return false
+	}
+	if !it.open {
+		if it.data[it.i] != ',' {
+			return it.fail()
+		}
+		it.i = skipSpace(it.data, it.i+1)
+		if it.i >= len(it.data) {
+			return it.fail()
+		}
+	}
+	it.open = false
 	return true
 }
 
@@ -55,15 +98,7 @@ func (it *Iter) Key() (key []byte, ok bool) {
 	if it.err != nil {
 		return nil, false
 	}
-	it.i = skipSpace(it.data, it.i)
-	if it.i < len(it.data) && it.data[it.i] == ',' {
-		it.i = skipSpace(it.data, it.i+1)
-	}
-	if it.i >= len(it.data) {
-		return nil, it.fail()
-	}
-	if it.data[it.i] == '}' {
-		it.i++
+	if !it.next('}') {
 		return nil, false
 	}
 	if it.data[it.i] != '"' {
