@@ -38,7 +38,7 @@ func walk(it *Iter, sb *strings.Builder) {
 func TestIterWalksAndRejects(t *testing.T) {
 	for in, want := range map[string]string{
 		`{"a":1,"b":[true,{"c":"d"},[]],"e":{}}`: `{a:1;b:[true;{c:"d";};[];];e:{};}`,
-		` { "a" : [ 1 , 2 ] , "b" : { } } `:     `{a:[1;2;];b:{};}`,
+		` { "a" : [ 1 , 2 ] , "b" : { } } `:      `{a:[1;2;];b:{};}`,
 		`[]`:                                     `[]`,
 		`[{},{"x":[{}]}]`:                        `[{};{x:[{};];};]`,
 	} {
