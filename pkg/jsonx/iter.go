@@ -9,7 +9,7 @@ type Iter struct {
 	data []byte
 	i    int
 	err  error
-	open bool // just entered an object or array: no comma before the next member
+	open bool // just entered an object: no comma before its first member
 }
 
 // NewIter starts a walk over data.
@@ -51,32 +51,17 @@ func (it *Iter) Object() bool {
 	return true
 }
 
-// Array enters an array value; it reports false (and sets Err) if the
-// next value is not an array.
-func (it *Iter) Array() bool {
-	if it.Peek() != '[' {
-		return it.fail()
-	}
-	it.i++
-	it.open = true
-	return true
-}
-
-// Elem reports whether the array being walked has another element, leaving
-// the iterator at it, or false after the closing bracket.
-func (it *Iter) Elem() bool { return it.err == nil && it.next(']') }
-
-// next moves to the next member or element of the object or array being
-// walked: past the comma before it (none before the first), or past the
-// closing bracket, when it reports false.
-func (it *Iter) next(closer byte) bool {
+// nextMember moves to the next member of the object being walked: past
+// the comma before it (none before the first), or past the closing brace,
+// when it reports false.
+func (it *Iter) nextMember() bool {
 	it.i = skipSpace(it.data, it.i)
 	if it.i >= len(it.data) {
 		return it.fail()
 	}
-	if it.data[it.i] == closer {
+	if it.data[it.i] == '}' {
 		it.i++
-		it.open = false // back in the enclosing value, past its first member
+		it.open = false // back in the enclosing object, past its first member
 		return false
 	}
 	if !it.open {
@@ -98,7 +83,7 @@ func (it *Iter) Key() (key []byte, ok bool) {
 	if it.err != nil {
 		return nil, false
 	}
-	if !it.next('}') {
+	if !it.nextMember() {
 		return nil, false
 	}
 	if it.data[it.i] != '"' {

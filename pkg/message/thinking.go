@@ -74,56 +74,24 @@ func Thinking(msg []byte) (string, bool) {
 // msgBothFields scans what Text and Thinking both need in one pass.
 var msgBothFields = append(msgThinkingFields[:nXF:nXF], "role")
 
-// TextAndThinking returns Text(msg) and Thinking(msg) from one walk of the
-// message: what a chat delta needs, on the hot path. The content blocks are
-// read where the walk meets them, not skipped and walked again. texts (may
-// be nil) decodes the text, so a cumulative text already decoded from the
-// agent stream is not decoded again.
+// TextAndThinking returns Text(msg) and Thinking(msg) from one scan of the
+// message: what a chat delta needs, on the hot path. texts (may be nil)
+// decodes the text, so a cumulative text already decoded from the agent
+// stream is not decoded again.
 func TextAndThinking(msg []byte, texts *jsonx.StrMemo) (text string, hasText bool, thinking string, hasThinking bool) {
 	var both [nXF + 1][]byte
-	var tb, th joiner // the last content array's text blocks and rule 1
-	var it jsonx.Iter
-	it.Reset(msg)
-	if !it.Object() {
+	if !members(msg, msgBothFields, both[:]) {
 		return "", false, "", false
 	}
-	for {
-		k, ok := it.Key()
-		if !ok {
-			break
-		}
-		i := nameIndex(k, msgBothFields)
-		if i == xf2 && it.Peek() == '[' {
-			start := it.Pos()
-			tb, th = joiner{}, joiner{}
-			walkBlocks(&it, &tb, &th, texts)
-			both[xf2] = it.Since(start)
-			continue
-		}
-		if v := it.Skip(); i >= 0 {
-			both[i] = v
-		}
-	}
-	if it.Err() != nil {
-		// Not valid JSON after all: the callback walk, whatever it makes
-		// of it (the package promises no more than no panic).
-		return textAndThinkingSlow(msg, texts)
-	}
-	return textAndThinkingOf(&both, tb.String(), tb.n > 0, th.String(), texts)
-}
-
-// textAndThinkingOf finishes TextAndThinking over the scanned members and,
-// when content is an array, what its blocks gave.
-func textAndThinkingOf(both *[nXF + 1][]byte, blockText string, hasBlockText bool, blocks string, texts *jsonx.StrMemo) (text string, hasText bool, thinking string, hasThinking bool) {
 	f := (*[nXF][]byte)(both[:nXF])
 	if jsonx.KindOf(f[xf2]) != jsonx.Array {
 		text, hasText = textOf(both[nXF], f[xf2], f[xfT], texts)
 		thinking, hasThinking = thinkingOf(f)
 		return
 	}
-	// Content blocks give both the joined text (Text's source, and the raw
-	// text thinking's tag rules read) and thinking's rule 1.
-	raw, hasRaw := blockText, hasBlockText
+	// Content blocks: one walk gives both the joined text (Text's source,
+	// and the raw text thinking's tag rules read) and thinking's rule 1.
+	raw, hasRaw, blocks := scanBlocks(f[xf2], texts)
 	if !hasRaw {
 		raw, hasRaw = str(f[xfT])
 	}
@@ -142,63 +110,33 @@ func textAndThinkingOf(both *[nXF + 1][]byte, blockText string, hasBlockText boo
 	return
 }
 
-// walkBlocks reads a content array at it, block by block, into Text's
-// joined text blocks and Thinking's rule 1.
-func walkBlocks(it *jsonx.Iter, tb, th *joiner, texts *jsonx.StrMemo) {
-	if !it.Array() {
-		return
-	}
-	for it.Elem() {
-		if it.Peek() != '{' {
-			it.Skip()
-			continue
-		}
-		var f [nXF][]byte
-		it.Object()
-		for {
-			k, ok := it.Key()
-			if !ok {
-				break
-			}
-			v := it.Skip()
-			if i := nameIndex(k, blockThinkingFields); i >= 0 {
-				f[i] = v
-			}
-		}
-		addBlock(&f, tb, th, texts)
-	}
-}
-
-// addBlock adds one content block to the joined text and rule 1.
-func addBlock(f *[nXF][]byte, tb, th *joiner, texts *jsonx.StrMemo) {
-	if strIs(f[xf2], "text") && jsonx.KindOf(f[xfT]) == jsonx.String {
-		if t, ok := texts.Str(f[xfT]); ok {
-			tb.add(t)
-		}
-	}
-	if part := blockPart(f); part != "" {
-		th.add(part)
-	}
-}
-
-// textAndThinkingSlow is TextAndThinking by callbacks, for input the
-// iterator gives up on.
-func textAndThinkingSlow(msg []byte, texts *jsonx.StrMemo) (string, bool, string, bool) {
-	var both [nXF + 1][]byte
-	if !members(msg, msgBothFields, both[:]) {
-		return "", false, "", false
-	}
+// scanBlocks walks a content array once for Text's joined text blocks
+// (ok is false when there is none) and Thinking's rule 1.
+func scanBlocks(content []byte, texts *jsonx.StrMemo) (text string, ok bool, thinking string) {
 	var tb, th joiner
-	if jsonx.KindOf(both[xf2]) == jsonx.Array {
-		_ = jsonx.ArrayEach(both[xf2], func(e []byte) bool {
-			var f [nXF][]byte
-			if jsonx.KindOf(e) == jsonx.Object && members(e, blockThinkingFields, f[:]) {
-				addBlock(&f, &tb, &th, texts)
+	eachBlock(content, func(f *[nXF][]byte) {
+		if strIs(f[xf2], "text") && jsonx.KindOf(f[xfT]) == jsonx.String {
+			if t, ok := texts.Str(f[xfT]); ok {
+				tb.add(t)
 			}
-			return true
-		})
-	}
-	return textAndThinkingOf(&both, tb.String(), tb.n > 0, th.String(), texts)
+		}
+		if part := blockPart(f); part != "" {
+			th.add(part)
+		}
+	})
+	return tb.String(), tb.n > 0, th.String()
+}
+
+// eachBlock calls fn with the scanned members of each object block of a
+// content array.
+func eachBlock(content []byte, fn func(f *[nXF][]byte)) {
+	_ = jsonx.ArrayEach(content, func(e []byte) bool {
+		var f [nXF][]byte
+		if jsonx.KindOf(e) == jsonx.Object && members(e, blockThinkingFields, f[:]) {
+			fn(&f)
+		}
+		return true
+	})
 }
 
 // tagThinking is Thinking's rules 3 and 4 over the raw text.
@@ -259,18 +197,10 @@ func blockPart(f *[nXF][]byte) string {
 // blockThinking is rule 1.
 func blockThinking(content []byte) string {
 	var j joiner
-	_ = jsonx.ArrayEach(content, func(e []byte) bool {
-		if jsonx.KindOf(e) != jsonx.Object {
-			return true
-		}
-		var f [nXF][]byte
-		if !members(e, blockThinkingFields, f[:]) {
-			return true
-		}
-		if part := blockPart(&f); part != "" {
+	eachBlock(content, func(f *[nXF][]byte) {
+		if part := blockPart(f); part != "" {
 			j.add(part)
 		}
-		return true
 	})
 	return j.String()
 }
