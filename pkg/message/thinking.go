@@ -114,13 +114,13 @@ func TextAndThinking(msg []byte, texts *jsonx.StrMemo) (text string, hasText boo
 // (ok is false when there is none) and Thinking's rule 1.
 func scanBlocks(content []byte, texts *jsonx.StrMemo) (text string, ok bool, thinking string) {
 	var tb, th joiner
-	eachBlock(content, func(f *[nXF][]byte) {
+	eachBlock(content, func(f [nXF][]byte) {
 		if strIs(f[xf2], "text") && jsonx.KindOf(f[xfT]) == jsonx.String {
 			if t, ok := texts.Str(f[xfT]); ok {
 				tb.add(t)
 			}
 		}
-		if part := blockPart(f); part != "" {
+		if part := blockPart(&f); part != "" {
 			th.add(part)
 		}
 	})
@@ -128,12 +128,13 @@ func scanBlocks(content []byte, texts *jsonx.StrMemo) (text string, ok bool, thi
 }
 
 // eachBlock calls fn with the scanned members of each object block of a
-// content array.
-func eachBlock(content []byte, fn func(f *[nXF][]byte)) {
+// content array. They are passed by value: through a pointer they would
+// be allocated on the heap, fn being unknown to the compiler.
+func eachBlock(content []byte, fn func(f [nXF][]byte)) {
 	_ = jsonx.ArrayEach(content, func(e []byte) bool {
 		var f [nXF][]byte
 		if jsonx.KindOf(e) == jsonx.Object && members(e, blockThinkingFields, f[:]) {
-			fn(&f)
+			fn(f)
 		}
 		return true
 	})
@@ -197,8 +198,8 @@ func blockPart(f *[nXF][]byte) string {
 // blockThinking is rule 1.
 func blockThinking(content []byte) string {
 	var j joiner
-	eachBlock(content, func(f *[nXF][]byte) {
-		if part := blockPart(f); part != "" {
+	eachBlock(content, func(f [nXF][]byte) {
+		if part := blockPart(&f); part != "" {
 			j.add(part)
 		}
 	})
