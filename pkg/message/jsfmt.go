@@ -97,11 +97,14 @@ func strIs(v []byte, s string) bool {
 }
 
 // str decodes v when it is a JSON string.
-func str(v []byte) (string, bool) {
+func str(v []byte) (string, bool) { return strVia(nil, v) }
+
+// strVia is str decoding through memo (may be nil).
+func strVia(memo *jsonx.StrMemo, v []byte) (string, bool) {
 	if jsonx.KindOf(v) != jsonx.String {
 		return "", false
 	}
-	return jsonx.Str(v)
+	return memo.Str(v)
 }
 
 // members scans the object obj once and stores in out[i] the raw value of

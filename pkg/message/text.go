@@ -69,32 +69,27 @@ func rawText(content, text []byte, memo *jsonx.StrMemo) (string, bool) {
 			return s, true
 		}
 	}
-	if jsonx.KindOf(text) != jsonx.String {
-		return "", false
-	}
-	return memo.Str(text)
+	return strVia(memo, text)
 }
-
-var blockTextFields = []string{"type", "text"}
 
 // joinTextBlocks joins the text of {type:"text", text:string} blocks with
 // "\n". ok is false when there is no such block.
 func joinTextBlocks(content []byte, memo *jsonx.StrMemo) (string, bool) {
 	var j joiner
-	_ = jsonx.ArrayEach(content, func(e []byte) bool {
-		var f [2][]byte
-		if jsonx.KindOf(e) != jsonx.Object || !members(e, blockTextFields, f[:]) || !strIs(f[0], "text") {
-			return true
-		}
-		if jsonx.KindOf(f[1]) != jsonx.String {
-			return true
-		}
-		if t, ok := memo.Str(f[1]); ok {
+	eachBlock(content, func(f [nXF][]byte) {
+		if t, ok := blockText(&f, memo); ok {
 			j.add(t)
 		}
-		return true
 	})
 	return j.String(), j.n > 0
+}
+
+// blockText is the text of a {type:"text", text:string} content block.
+func blockText(f *[nXF][]byte, memo *jsonx.StrMemo) (string, bool) {
+	if !strIs(f[xf2], "text") {
+		return "", false
+	}
+	return strVia(memo, f[xfT])
 }
 
 // stripReplyPrefix removes a leading "[[reply_to_current]]" or

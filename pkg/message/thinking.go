@@ -115,10 +115,8 @@ func TextAndThinking(msg []byte, texts *jsonx.StrMemo) (text string, hasText boo
 func scanBlocks(content []byte, texts *jsonx.StrMemo) (text string, ok bool, thinking string) {
 	var tb, th joiner
 	eachBlock(content, func(f [nXF][]byte) {
-		if strIs(f[xf2], "text") && jsonx.KindOf(f[xfT]) == jsonx.String {
-			if t, ok := texts.Str(f[xfT]); ok {
-				tb.add(t)
-			}
+		if t, ok := blockText(&f, texts); ok {
+			tb.add(t)
 		}
 		if part := blockPart(&f); part != "" {
 			th.add(part)
