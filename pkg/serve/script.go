@@ -143,7 +143,7 @@ func Load(r *capture.Reader, opts LoadOptions) (*Script, error) {
 	conn := opts.Conn
 	if conn == 0 {
 		conn = c.conns[0]
-	} else if !c.seen[conn] {
+	} else if _, ok := c.firstIdx[conn]; !ok {
 		return nil, fmt.Errorf("capture has no connection %d (it has %s)", conn, joinInts(c.conns))
 	}
 	first := c.build(conn)
@@ -161,9 +161,8 @@ func Load(r *capture.Reader, opts LoadOptions) (*Script, error) {
 type loaded struct {
 	header     *capture.Header
 	recs       []*capture.Record
-	conns      []int // in order of first record
-	seen       map[int]bool
-	firstIdx   map[int]int
+	conns      []int       // in order of first record
+	firstIdx   map[int]int // each connection's first record
 	protoMark  map[int]int
 	serverMark map[int]string
 	framed     map[int]bool            // connections with frames
@@ -172,7 +171,7 @@ type loaded struct {
 
 func readCapture(r *capture.Reader) (*loaded, error) {
 	c := &loaded{
-		header: r.Header(), seen: map[int]bool{}, firstIdx: map[int]int{}, protoMark: map[int]int{},
+		header: r.Header(), firstIdx: map[int]int{}, protoMark: map[int]int{},
 		serverMark: map[int]string{}, framed: map[int]bool{}, ends: map[int]*capture.Record{},
 	}
 	for {
@@ -186,8 +185,7 @@ func readCapture(r *capture.Reader) (*loaded, error) {
 		if rec.Malformed {
 			continue
 		}
-		if !c.seen[rec.Conn] {
-			c.seen[rec.Conn] = true
+		if _, seen := c.firstIdx[rec.Conn]; !seen {
 			c.conns = append(c.conns, rec.Conn)
 			c.firstIdx[rec.Conn] = rec.Index
 		}
@@ -218,13 +216,12 @@ func (c *loaded) after(conn int) int {
 	if end == nil {
 		return 0
 	}
-	best, bestIdx := 0, 0
-	for _, n := range c.conns {
-		if i := c.firstIdx[n]; i > end.Index && c.framed[n] && (best == 0 || i < bestIdx) {
-			best, bestIdx = n, i
+	for _, n := range c.conns { // in order of their first records
+		if c.firstIdx[n] > end.Index && c.framed[n] {
+			return n
 		}
 	}
-	return best
+	return 0
 }
 
 // build makes the script of one connection.
