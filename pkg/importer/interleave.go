@@ -22,8 +22,7 @@ type entryQueue struct {
 }
 
 func (q *entryQueue) add(rec *capture.Record) {
-	q.high = max(q.high, rec.T)
-	if len(q.recs) == 0 {
+	if len(q.recs) == 0 || rec.T > q.high {
 		q.high = rec.T
 	}
 	q.recs = append(q.recs, *rec)
