@@ -663,7 +663,7 @@ func (a *Analyzer) chat(cs *connState, rec *capture.Record, ev *bridge.Event) {
 			return
 		}
 		r.hasChatDelta = true
-		replace := cp.Replace
+		replace := jsonx.Truthy(mustGet(p, "replace")) // any truthy value, as for agent events
 		var next string
 		have := false
 		if jsonx.KindOf(cp.Message) == jsonx.Object {

@@ -610,3 +610,15 @@ func TestFindingJSON(t *testing.T) {
 		t.Fatalf("bad JSON: %v", m)
 	}
 }
+
+// A chat delta's replace counts when truthy, as an agent event's does.
+func TestReplaceDeltaTruthy(t *testing.T) {
+	frame := `{"type":"event","event":"chat","payload":{"runId":"r1","sessionKey":"agent:main:main","state":"delta","replace":1,"deltaText":"x"},"seq":1}`
+	out := analyze(t, []capture.Record{{Line: 1, Conn: 1, Dir: "in", T: 1, Frame: []byte(frame)}}, Options{}, false)
+	for _, f := range out {
+		if f.Rule == RuleReplaceDelta {
+			return
+		}
+	}
+	t.Fatalf("no %s finding for replace:1: %+v", RuleReplaceDelta, out)
+}
