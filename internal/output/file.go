@@ -1,0 +1,203 @@
+// Package output is where everything clawtap writes goes: the one safe
+// file writer every command uses, the choice of output format, size and
+// duration parsing and formatting, and the renderers commands share.
+package output
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// Stdout is the path that means standard output.
+const Stdout = "-"
+
+// ErrExists is returned by Create for an existing regular file when
+// Options.Force is not set.
+var ErrExists = errors.New("file exists")
+
+// ErrNotWritable is returned by Create for a target that is neither a
+// regular file, a character device nor a FIFO (a directory, a socket, a
+// block device): clawtap never writes to those.
+var ErrNotWritable = errors.New("not a regular file, character device or FIFO")
+
+// Options tune Create.
+type Options struct {
+	// Force allows replacing an existing regular file.
+	Force bool
+	// Stdout receives the output when the path is "-".
+	Stdout io.Writer
+}
+
+// Dest is an output destination opened by Create. Bytes written to a
+// regular file go to a temporary file beside it (created 0600) that
+// Commit renames into place; a character device or FIFO (/dev/null, a
+// named pipe) is opened and written in place and is never replaced,
+// removed or chmodded; "-" is standard output.
+//
+// A Dest must end with Commit or Abort. Abort removes the temporary file
+// and nothing else: the target is untouched unless Publish or Commit
+// already put the new file in its place.
+type Dest struct {
+	w      io.Writer
+	f      *os.File // the temporary or special file; nil for stdout
+	target string   // the path written ("" for stdout)
+	tmp    string   // the temporary file while it is not yet in place
+	force  bool
+	closed bool
+}
+
+// Create opens path for writing under clawtap's output rules. See Dest.
+func Create(path string, opts Options) (*Dest, error) {
+	if path == Stdout || path == "" {
+		w := opts.Stdout
+		if w == nil {
+			w = os.Stdout
+		}
+		return &Dest{w: w}, nil
+	}
+	target := path
+	fi, err := os.Lstat(path)
+	if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		// Write through the link to what it names, never over the link.
+		resolved, rerr := filepath.EvalSymlinks(path)
+		if rerr != nil {
+			return nil, fmt.Errorf("%s: a symbolic link to nowhere: %w", path, rerr)
+		}
+		target = resolved
+		fi, err = os.Stat(resolved)
+	}
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return createTemp(target, opts.Force)
+	case err != nil:
+		return nil, err
+	}
+	switch m := fi.Mode(); {
+	case m.IsRegular():
+		if !opts.Force {
+			return nil, fmt.Errorf("%s: %w", path, ErrExists)
+		}
+		return createTemp(target, true)
+	case m&fs.ModeCharDevice != 0 || m&fs.ModeNamedPipe != 0:
+		// Written in place: no temporary file, no truncation, no chmod.
+		f, err := os.OpenFile(target, os.O_WRONLY, 0)
+		if err != nil {
+			return nil, err
+		}
+		return &Dest{w: f, f: f, target: target}, nil
+	case m.IsDir():
+		return nil, fmt.Errorf("%s: is a directory", path)
+	default:
+		return nil, fmt.Errorf("%s: %w", path, ErrNotWritable)
+	}
+}
+
+func createTemp(target string, force bool) (*Dest, error) {
+	dir, base := filepath.Split(target)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, "."+base+".tmp-*") // created 0600
+	if err != nil {
+		return nil, err
+	}
+	return &Dest{w: f, f: f, target: target, tmp: f.Name(), force: force}, nil
+}
+
+// Write writes to the destination.
+func (d *Dest) Write(p []byte) (int, error) { return d.w.Write(p) }
+
+// IsStdout reports whether the destination is standard output.
+func (d *Dest) IsStdout() bool { return d.f == nil }
+
+// Writer is where bytes go: standard output, or the opened file.
+func (d *Dest) Writer() io.Writer { return d.w }
+
+// Name is the path written, or "stdout".
+func (d *Dest) Name() string {
+	if d.f == nil {
+		return "stdout"
+	}
+	return d.target
+}
+
+// Publish puts the new file in its place now, before it is complete, for a
+// writer that runs for long (a recorder): later writes land in the target,
+// so a killed process leaves a readable file where the user asked for it.
+// It does nothing for stdout, a special file, or a file already published.
+func (d *Dest) Publish() error {
+	if d.tmp == "" {
+		return nil
+	}
+	if err := d.place(); err != nil {
+		return err
+	}
+	d.tmp = ""
+	return nil
+}
+
+// place moves the temporary file onto the target: without Force, only if
+// the target still does not exist (a link cannot replace a file).
+func (d *Dest) place() error {
+	if !d.force {
+		if err := os.Link(d.tmp, d.target); err == nil {
+			return os.Remove(d.tmp)
+		} else if errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("%s: %w", d.target, ErrExists)
+		}
+		// No hard links on this file system: check, then rename.
+		if _, err := os.Lstat(d.target); err == nil {
+			return fmt.Errorf("%s: %w", d.target, ErrExists)
+		}
+	}
+	return os.Rename(d.tmp, d.target)
+}
+
+// Commit completes the output: a regular file is synced, closed and
+// renamed into place; a special file is closed; stdout is left open.
+func (d *Dest) Commit() error {
+	if d.closed || d.f == nil {
+		d.closed = true
+		return nil
+	}
+	d.closed = true
+	var err error
+	if d.tmp != "" || d.isRegular() {
+		err = d.f.Sync()
+	}
+	if cerr := d.f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil && d.tmp != "" {
+		err = d.place()
+	}
+	if err != nil && d.tmp != "" {
+		os.Remove(d.tmp)
+	}
+	d.tmp = ""
+	return err
+}
+
+func (d *Dest) isRegular() bool {
+	fi, err := d.f.Stat()
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// Abort ends the output after a failure: it closes the file and removes
+// the temporary file, never the target or a special file.
+func (d *Dest) Abort() {
+	if d.closed || d.f == nil {
+		d.closed = true
+		return
+	}
+	d.closed = true
+	d.f.Close()
+	if d.tmp != "" {
+		os.Remove(d.tmp)
+		d.tmp = ""
+	}
+}
