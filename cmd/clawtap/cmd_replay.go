@@ -292,9 +292,9 @@ func (a *app) runReplay(path string, o *replayOpts) error {
 	case o.transcript:
 		buf = f.AppendTranscriptText(buf[:0], e.State(), sf)
 	case format == "json":
-		buf = f.AppendFinalJSON(buf[:0], e.State(), e.Now(), e.Handler().ClosedRuns(), sf)
+		buf = f.AppendFinalJSON(buf[:0], e.State(), e.Now(), e.ClosedRuns(), sf)
 	default:
-		buf = f.AppendFinalText(buf[:0], e.State(), e.Now(), e.Handler().ClosedRuns(), sf)
+		buf = f.AppendFinalText(buf[:0], e.State(), e.Now(), e.ClosedRuns(), sf)
 	}
 	if _, err := sink.Write(buf); err != nil {
 		return replayWriteErr(flush, err)

@@ -18,7 +18,6 @@
 package handler
 
 import (
-	"github.com/clawtap/clawtap/pkg/bridge"
 	"github.com/clawtap/clawtap/pkg/policy"
 )
 
@@ -163,10 +162,10 @@ func (h *Handler) observe(d Decision) {
 	}
 }
 
-// ApplyIntents applies intents derived from ev, in order. The closed-run
-// map is pruned first, as the reference does at the top of every call.
-// ev is accepted for parity with the reference and may be nil.
-func (h *Handler) ApplyIntents(intents []policy.Intent, ev *bridge.Event) {
+// ApplyIntents applies the intents derived from one event, in order. The
+// closed-run map is pruned first, as the reference does at the top of
+// every call.
+func (h *Handler) ApplyIntents(intents []policy.Intent) {
 	h.prune()
 	for i := range intents {
 		h.apply(&intents[i])

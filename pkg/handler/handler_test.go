@@ -204,9 +204,9 @@ func TestCommitChatOrder(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			hd, h, _ := setup()
-			hd.ApplyIntents(one(start("main", "r1", 0)), nil)
+			hd.ApplyIntents(one(start("main", "r1", 0)))
 			h.reset()
-			hd.ApplyIntents(one(commit("main", "r1", tc.lines...)), nil)
+			hd.ApplyIntents(one(commit("main", "r1", tc.lines...)))
 			if !slices.Equal(h.calls, tc.want) {
 				t.Fatalf("calls %v, want %v", h.calls, tc.want)
 			}
@@ -231,12 +231,12 @@ func TestTTLBoundary(t *testing.T) {
 	} {
 		t.Run(fmt.Sprintf("+%d", tc.after), func(t *testing.T) {
 			hd, h, ft := setup()
-			hd.ApplyIntents(one(start("main", "r1", 0)), nil)
+			hd.ApplyIntents(one(start("main", "r1", 0)))
 			closedAt := ft.now
-			hd.ApplyIntents(final("main", "r1", "hello"), nil)
+			hd.ApplyIntents(final("main", "r1", "hello"))
 			ft.advance(closedAt + tc.after)
 			h.reset()
-			hd.ApplyIntents(final("main", "r1", "hello"), nil)
+			hd.ApplyIntents(final("main", "r1", "hello"))
 			appended := slices.Contains(h.calls, "append:hello")
 			if appended == tc.dropped {
 				t.Fatalf("appended=%v, want dropped=%v; calls %v", appended, tc.dropped, h.calls)
@@ -261,11 +261,11 @@ func TestTTLBoundary(t *testing.T) {
 // even one that only ignores.
 func TestPruneOnEveryCall(t *testing.T) {
 	hd, h, ft := setup()
-	hd.ApplyIntents(one(start("main", "r1", 0)), nil)
-	hd.ApplyIntents(one(end("main", "r1")), nil)
+	hd.ApplyIntents(one(start("main", "r1", 0)))
+	hd.ApplyIntents(one(end("main", "r1")))
 	ft.advance(ft.now + 30_001)
 	h.reset()
-	hd.ApplyIntents(one(policy.Intent{Kind: policy.Ignore, Reason: "x"}), nil)
+	hd.ApplyIntents(one(policy.Intent{Kind: policy.Ignore, Reason: "x"}))
 	if hd.IsClosed("r1") || len(h.decided(Expired)) != 1 {
 		t.Fatalf("not pruned: %+v", h.decisions)
 	}
@@ -297,10 +297,10 @@ func TestCapEviction(t *testing.T) {
 				run := fmt.Sprintf("r%d", i)
 				batch = append(batch, start("main", run, 0), end("main", run))
 			}
-			hd.ApplyIntents(batch, nil) // one call: no prune in between
+			hd.ApplyIntents(batch) // one call: no prune in between
 			if tc.reclose != "" {
 				ft.advance(ft.now + 10)
-				hd.ApplyIntents([]policy.Intent{start("main", tc.reclose, 0), end("main", "other"), start("main", "r500", 0), end("main", "r500")}, nil)
+				hd.ApplyIntents([]policy.Intent{start("main", tc.reclose, 0), end("main", "other"), start("main", "r500", 0), end("main", "r500")})
 				if got := hd.ClosedRuns(); len(got) != 501 || got[0].RunID != tc.reclose || got[0].Expiry != ft.now+ClosedRunTTLMs {
 					t.Fatalf("re-close: first entry %+v of %d", got[0], len(got))
 				}
@@ -309,7 +309,7 @@ func TestCapEviction(t *testing.T) {
 				t.Fatalf("before prune: %d entries, want %d (eviction waits for the next call)", got, tc.n)
 			}
 			h.reset()
-			hd.ApplyIntents(one(policy.Intent{Kind: policy.Ignore}), nil)
+			hd.ApplyIntents(one(policy.Intent{Kind: policy.Ignore}))
 			var ev []string
 			for _, d := range h.decided(Evicted) {
 				ev = append(ev, d.RunID)
@@ -492,7 +492,7 @@ func TestGuards(t *testing.T) {
 			}
 			for _, s := range tc.steps {
 				ft.advance(t0 + s.at)
-				hd.ApplyIntents(s.intents, nil)
+				hd.ApplyIntents(s.intents)
 			}
 			if got := h.status["main"]; got != tc.wantStatus {
 				t.Errorf("status %q, want %q", got, tc.wantStatus)
@@ -537,10 +537,10 @@ func TestGuards(t *testing.T) {
 // TestHazardDecision checks what the hazard report carries.
 func TestHazardDecision(t *testing.T) {
 	hd, h, ft := setup()
-	hd.ApplyIntents(one(start("main", "r1", 0)), nil)
-	hd.ApplyIntents(one(start("main", "r2", 0)), nil)
+	hd.ApplyIntents(one(start("main", "r1", 0)))
+	hd.ApplyIntents(one(start("main", "r2", 0)))
 	ft.advance(ft.now + 500)
-	hd.ApplyIntents(final("main", "r1", "x"), nil)
+	hd.ApplyIntents(final("main", "r1", "x"))
 	hz := h.decided(Hazard)
 	if len(hz) != 1 {
 		t.Fatalf("hazards %+v", h.decisions)
@@ -562,9 +562,9 @@ func TestHazardDecision(t *testing.T) {
 // same runId can commit again after a reconnect.
 func TestDisposeReconnect(t *testing.T) {
 	hd, h, ft := setup()
-	hd.ApplyIntents(one(start("main", "r1", 0)), nil)
-	hd.ApplyIntents(final("main", "r1", "a"), nil)
-	hd.ApplyIntents(one(summary(true)), nil)
+	hd.ApplyIntents(one(start("main", "r1", 0)))
+	hd.ApplyIntents(final("main", "r1", "a"))
+	hd.ApplyIntents(one(summary(true)))
 	hd.Dispose()
 	if len(hd.ClosedRuns()) != 0 || hd.SummaryRefreshPending() {
 		t.Fatal("dispose left state")
@@ -580,14 +580,14 @@ func TestDisposeReconnect(t *testing.T) {
 	}
 	hd2 := New(h.deps(ft)) // the host builds a fresh handler on reconnect
 	h.runID["main"] = "r1"
-	hd2.ApplyIntents(final("main", "r1", "a"), nil)
+	hd2.ApplyIntents(final("main", "r1", "a"))
 	if !slices.Contains(h.calls, "append:a") {
 		t.Fatalf("commit after reconnect dropped: %v", h.calls)
 	}
 	// The disposed handler itself also forgot r1.
 	h.reset()
 	h.runID["main"] = "r1"
-	hd.ApplyIntents(final("main", "r1", "a"), nil)
+	hd.ApplyIntents(final("main", "r1", "a"))
 	if !slices.Contains(h.calls, "append:a") {
 		t.Fatalf("commit on disposed handler dropped: %v", h.calls)
 	}
@@ -614,7 +614,7 @@ func TestDebounce(t *testing.T) {
 			hd, h, ft := setup()
 			for i, hb := range tc.burst {
 				ft.advance(ft.now + tc.gaps[i])
-				hd.ApplyIntents(one(summary(hb)), nil)
+				hd.ApplyIntents(one(summary(hb)))
 			}
 			last := ft.now
 			ft.advance(last + tc.at - 1)
@@ -643,7 +643,7 @@ func TestIgnoreLogsOnly(t *testing.T) {
 	h := newHost()
 	deps := h.deps(ft)
 	deps.Log = func(s string) { logged = append(logged, s) }
-	New(deps).ApplyIntents(one(policy.Intent{Kind: policy.Ignore, Reason: "unknown event kind"}), nil)
+	New(deps).ApplyIntents(one(policy.Intent{Kind: policy.Ignore, Reason: "unknown event kind"}))
 	if len(h.calls) != 0 || !slices.Equal(logged, []string{"ignore: unknown event kind"}) {
 		t.Fatalf("calls %v logged %v", h.calls, logged)
 	}
@@ -654,7 +654,7 @@ func TestHistoryAndQueueDelegate(t *testing.T) {
 	hd.ApplyIntents([]policy.Intent{
 		{Kind: policy.QueueLivePatch, AgentID: "main", Patch: policy.Patch{StreamText: policy.SetStr("x")}},
 		{Kind: policy.RequestHistoryRefresh, AgentID: "main", Reason: "chat-final-no-trace"},
-	}, nil)
+	})
 	if !slices.Equal(h.calls, []string{"queue", "history:chat-final-no-trace"}) {
 		t.Fatalf("calls %v", h.calls)
 	}

@@ -421,15 +421,16 @@ func TestTranscriptCapAndDedupe(t *testing.T) {
 	e := New(Options{})
 	e.Record(start(0, "r1"), nil)
 	a := e.agent("main")
+	cb := e.ui.(*clawboo)
 	e.beginStep(0, "")
 	// Layer 2: same kind, timestamp and text — within the batch too.
-	if n := e.appendLines(a, []string{"x", "x", "[[tool]] t", "y"}, LineAssistant, 5); n != 3 {
+	if n := cb.appendLines(a, []string{"x", "x", "[[tool]] t", "y"}, LineAssistant, 5); n != 3 {
 		t.Fatalf("kept %d", n)
 	}
-	if n := e.appendLines(a, []string{"x"}, LineAssistant, 5); n != 0 {
+	if n := cb.appendLines(a, []string{"x"}, LineAssistant, 5); n != 0 {
 		t.Fatal("duplicate with the same timestamp kept")
 	}
-	if n := e.appendLines(a, []string{"x"}, LineAssistant, 6); n != 1 {
+	if n := cb.appendLines(a, []string{"x"}, LineAssistant, 6); n != 1 {
 		t.Fatal("a repeat with another timestamp must survive")
 	}
 	if a.Lines()[1].Kind != LineTool {
@@ -438,7 +439,7 @@ func TestTranscriptCapAndDedupe(t *testing.T) {
 	e.endStep(nil)
 	for i := 0; i < 600; i++ {
 		e.beginStep(0, "")
-		e.appendLines(a, []string{fmt.Sprint("line ", i)}, LineAssistant, int64(100+i))
+		cb.appendLines(a, []string{fmt.Sprint("line ", i)}, LineAssistant, int64(100+i))
 		e.endStep(nil)
 	}
 	if len(a.Lines()) != TranscriptCap || a.LinesDropped() != 604-TranscriptCap || a.Lines()[TranscriptCap-1].Text != "line 599" {
@@ -446,7 +447,7 @@ func TestTranscriptCapAndDedupe(t *testing.T) {
 	}
 	// Diff paths keep absolute numbers past the cap.
 	e.beginStep(0, "")
-	e.appendLines(a, []string{"newest"}, LineAssistant, 9999)
+	cb.appendLines(a, []string{"newest"}, LineAssistant, 9999)
 	diff := e.tr.diff(&e.st, nil)
 	if len(diff) != 1 || diff[0].Path.String() != "agents.main.outputLines.604" {
 		t.Fatalf("diff %v", diff)

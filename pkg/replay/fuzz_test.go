@@ -67,7 +67,7 @@ func runFuzzOne(t *testing.T, data []byte) {
 			if e.PendingTimers() > 3 {
 				t.Fatalf("%d timers pending", e.PendingTimers())
 			}
-			if closed = e.Handler().AppendClosedRuns(closed[:0]); len(closed) > handler.ClosedRunsMaxSize+8 {
+			if closed = e.ClosedRuns(); len(closed) > handler.ClosedRunsMaxSize+8 {
 				t.Fatalf("%d closed runs", len(closed))
 			}
 		}
@@ -79,7 +79,7 @@ func runFuzzOne(t *testing.T, data []byte) {
 				t.Fatalf("agent %s holds %d lines", id, n)
 			}
 		}
-		buf = fm.AppendFinalJSON(buf[:0], e.State(), e.Now(), e.Handler().ClosedRuns(), StateFilter{})
+		buf = fm.AppendFinalJSON(buf[:0], e.State(), e.Now(), e.ClosedRuns(), StateFilter{})
 		if !json.Valid(buf) {
 			t.Fatalf("invalid final JSON: %s", buf)
 		}

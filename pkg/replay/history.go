@@ -69,10 +69,10 @@ func (h *histSync) beginStep() {
 
 // syncHistory remembers this step's dropped finals and answers this step's
 // history refresh requests.
-func (e *Engine) syncHistory() {
-	h := &e.hist
-	for i := range e.step.Intents {
-		in := &e.step.Intents[i]
+func (c *clawboo) syncHistory() {
+	h := &c.hist
+	for i := range c.e.step.Intents {
+		in := &c.e.step.Intents[i]
 		runID, ok := in.RunID.Value()
 		if in.Kind != policy.CommitChat || !ok || len(in.Lines) == 0 {
 			continue
@@ -102,11 +102,11 @@ func (e *Engine) syncHistory() {
 			continue
 		}
 		delete(h.unsynced, agentID)
-		a := e.agent(agentID)
+		a := c.e.agent(agentID)
 		for _, x := range list {
 			h.markShown(agentID, x.runID)
-			n := e.appendLines(a, x.lines, LineAssistant, e.sched.now)
-			e.addEffect(Effect{Type: EffHistory, Action: "merged", AgentID: agentID, SessionKey: x.sessionKey, RunID: x.runID, Count: int64(n)})
+			n := c.appendLines(a, x.lines, LineAssistant, c.e.sched.now)
+			c.e.addEffect(Effect{Type: EffHistory, Action: "merged", AgentID: agentID, SessionKey: x.sessionKey, RunID: x.runID, Count: int64(n)})
 		}
 	}
 }

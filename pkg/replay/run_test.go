@@ -68,7 +68,7 @@ func runFileWith(t testing.TB, path string, json, outside bool) string {
 	if f == nil {
 		f = &Formatter{T0: e.T0()}
 	}
-	out = f.AppendFinalJSON(out, e.State(), e.Now(), e.Handler().ClosedRuns(), StateFilter{})
+	out = f.AppendFinalJSON(out, e.State(), e.Now(), e.ClosedRuns(), StateFilter{})
 	return string(out)
 }
 
