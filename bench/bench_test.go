@@ -19,6 +19,7 @@ import (
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/check"
 	"github.com/clawtap/clawtap/pkg/jsonx"
+	"github.com/clawtap/clawtap/pkg/pipeline"
 	"github.com/clawtap/clawtap/pkg/policy"
 	"github.com/clawtap/clawtap/pkg/stats"
 	"github.com/clawtap/clawtap/pkg/synth"
@@ -227,11 +228,21 @@ func BenchmarkCheck(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		var fs []check.Finding
-		forEach(b, path, func(rec *capture.Record) { fs = a.Record(fs[:0], rec) })
-		a.End(fs[:0], false)
+		runPass(b, path, a)
 	}
 	report(b, n)
+}
+
+// runPass reads the capture through one pass with the observers.
+func runPass(b *testing.B, path string, obs ...pipeline.Observer) {
+	r, err := capture.Open(path, capture.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	if err := pipeline.New(pipeline.Options{}, obs...).Run(pipeline.Records(r)); err != nil {
+		b.Fatal(err)
+	}
 }
 
 // BenchmarkCheckNoReplay: `clawtap check --no-replay`.
@@ -240,9 +251,7 @@ func BenchmarkCheckNoReplay(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		a, _ := check.New(check.Options{NoReplay: true})
-		var fs []check.Finding
-		forEach(b, path, func(rec *capture.Record) { fs = a.Record(fs[:0], rec) })
-		a.End(fs[:0], false)
+		runPass(b, path, a)
 	}
 	report(b, n)
 }
@@ -253,8 +262,8 @@ func BenchmarkStats(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		c := stats.New()
-		forEach(b, path, c.Record)
-		if s := c.Result(false); s.Runs.Count == 0 {
+		runPass(b, path, c)
+		if s := c.Result(); s.Runs.Count == 0 {
 			b.Fatal("no runs counted")
 		}
 	}
@@ -266,13 +275,14 @@ func BenchmarkStats(b *testing.B) {
 func TestMemoryFlatCheckStats(t *testing.T) {
 	a, _ := check.New(check.Options{})
 	c := stats.New()
-	var fs []check.Finding
+	p := pipeline.New(pipeline.Options{}, a, c)
 	h := memoryRun(t, 300_000, 11, func(rec *capture.Record) {
-		fs = a.Record(fs[:0], rec)
-		c.Record(rec)
+		if _, err := p.Push(rec, nil); err != nil {
+			t.Fatal(err)
+		}
 	}, func() {
-		a.End(fs[:0], false)
-		c.Result(false)
+		p.Close(capture.Stats{})
+		c.Result()
 	})
 	if h.peak > 64<<20 {
 		t.Fatalf("heap in use peaked at %.1f MiB over %d frames; check and stats must not grow with the capture", h.mib(h.peak), h.frames)

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/clawtap/clawtap/pkg/check"
+	"github.com/clawtap/clawtap/pkg/pipeline"
 	"github.com/fatih/color"
 	"github.com/spf13/cobra"
 )
@@ -125,55 +126,32 @@ func (a *app) runCheck(path, format string, failOn check.Severity, an *check.Ana
 	}
 	defer r.Close()
 	w, flush := a.out()
-	var fs []check.Finding
 	var buf []byte
 	var start int64
 	groups := make(map[checkKey]*checkGroup)
-	emit := func() error {
-		for i := range fs {
-			f := &fs[i]
-			if format == "json" {
-				buf = append(f.AppendJSON(buf[:0]), '\n')
-				if _, err := w.Write(buf); err != nil {
-					return err
-				}
-				continue
-			}
-			k := checkKey{f.Severity, f.Rule}
-			g := groups[k]
-			if g == nil {
-				g = &checkGroup{}
-				groups[k] = g
-			}
-			g.n++
-			if len(g.shown) < checkShowPerRule {
-				g.shown = append(g.shown, *f)
-			}
+	an.OnFinding = func(f *check.Finding) error {
+		if format == "json" {
+			buf = append(f.AppendJSON(buf[:0]), '\n')
+			_, err := w.Write(buf)
+			return err
 		}
-		fs = fs[:0]
+		k := checkKey{f.Severity, f.Rule}
+		g := groups[k]
+		if g == nil {
+			g = &checkGroup{}
+			groups[k] = g
+		}
+		g.n++
+		if len(g.shown) < checkShowPerRule {
+			g.shown = append(g.shown, *f)
+		}
 		return nil
 	}
-	for {
-		rec, err := r.Next()
-		if err != nil {
-			break
-		}
-		if start == 0 && rec.T > 0 {
-			start = rec.T
-		}
-		fs = an.Record(fs, rec)
-		if len(fs) > 0 {
-			if err := emit(); err != nil {
-				return flushErr(flush, err)
-			}
-		}
+	starts := startObserver{start: &start}
+	if err := pipeline.New(pipeline.Options{}, starts, an).Run(pipeline.Records(r)); err != nil {
+		return passErr(path, flush, err)
 	}
-	st := r.Stats()
-	a.readSummary(path, st)
-	fs = an.End(fs, st.Truncated)
-	if err := emit(); err != nil {
-		return flushErr(flush, err)
-	}
+	a.readSummary(path, r.Stats())
 	sum := an.Summary()
 	if format == "json" {
 		line, _ := json.Marshal(map[string]check.Summary{"summary": sum})
@@ -186,6 +164,19 @@ func (a *app) runCheck(path, format string, failOn check.Severity, an *check.Ana
 	}
 	if sum.Count(failOn) > 0 {
 		return errFinding
+	}
+	return nil
+}
+
+// startObserver notes the first record time, the origin of offsets in
+// text output.
+type startObserver struct{ start *int64 }
+
+func (startObserver) Needs() pipeline.Needs { return 0 }
+
+func (o startObserver) Before(f *pipeline.Frame) error {
+	if *o.start == 0 && f.Rec.T > 0 {
+		*o.start = f.Rec.T
 	}
 	return nil
 }

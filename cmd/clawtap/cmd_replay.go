@@ -11,8 +11,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 
+	"github.com/clawtap/clawtap/pkg/pipeline"
 	"github.com/clawtap/clawtap/pkg/replay"
 	"github.com/fatih/color"
 	"github.com/spf13/cobra"
@@ -109,28 +109,6 @@ requests unanswered, to see the pipeline's own transcript.`,
 	return cmd
 }
 
-// window is a --from/--to bound: a record index or an offset in ms.
-type window struct {
-	set   bool
-	isIdx bool
-	idx   int
-	ms    int64
-}
-
-func parseWindow(flag, s string) (window, error) {
-	if s == "" {
-		return window{}, nil
-	}
-	if n, err := strconv.Atoi(s); err == nil && n >= 0 {
-		return window{set: true, isIdx: true, idx: n}, nil
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d < 0 {
-		return window{}, usageError("give a record index (12) or an offset from the start (2.5s, 1500ms)", "invalid --%s %q", flag, s)
-	}
-	return window{set: true, ms: d.Milliseconds()}, nil
-}
-
 // parseFrameMs reads "16.7" or "1000/60" as a fraction num/den of ms.
 func parseFrameMs(s string) (uint64, uint64, error) {
 	bad := usageError("use a positive number of ms (16.7) or a fraction (1000/60)", "invalid --frame-ms %q", s)
@@ -173,19 +151,23 @@ func (a *app) runReplay(path string, o *replayOpts) error {
 	if err != nil {
 		return err
 	}
-	from, err := parseWindow("from", o.from)
-	if err != nil {
-		return err
+	var win replay.Window
+	for _, b := range []struct {
+		flag, val string
+		dst       *replay.Bound
+	}{{"from", o.from, &win.From}, {"to", o.to, &win.To}} {
+		if *b.dst, err = replay.ParseBound(b.val); err != nil {
+			return usageError("give a record index (12) or an offset from the start (2.5s, 1500ms)", "invalid --%s %q", b.flag, b.val)
+		}
 	}
-	to, err := parseWindow("to", o.to)
-	if err != nil {
-		return err
-	}
-	if from.set && to.set && from.isIdx != to.isIdx {
+	if win.From.Set && win.To.Set && win.From.IsIndex != win.To.IsIndex {
 		return usageError("give both as indexes or both as offsets", "--from and --to mix an index and an offset")
 	}
 	if o.width < 10 {
 		o.width = 10
+	}
+	if o.conn < 0 {
+		return usageError("connections are numbered from 1", "invalid --conn %d", o.conn)
 	}
 
 	r, err := a.openCapture(path)
@@ -205,99 +187,24 @@ func (a *app) runReplay(path string, o *replayOpts) error {
 		sink, flush = bw, fl
 	}
 
-	if o.conn < 0 {
-		return usageError("connections are numbered from 1", "invalid --conn %d", o.conn)
-	}
-	e := replay.New(replay.Options{FrameNum: num, FrameDen: den, Conn: o.conn, NoHistorySync: o.noHistory})
-	f := &replay.Formatter{Width: o.width}
+	pr := &replayPrinter{w: sink, json: format == "json", win: win, all: o.all,
+		steps: !o.final && !o.transcript, final: o.final, transcript: o.transcript,
+		f: &replay.Formatter{Width: o.width}, flt: &replay.Filter{Agent: o.agent, Session: o.session}}
 	if o.golden == "" && format == "text" && !color.NoColor {
-		f.Style = replayStyle()
+		pr.f.Style = replayStyle()
 	}
-	flt := &replay.Filter{Agent: o.agent, Session: o.session}
-	steps := !o.final && !o.transcript
-	var buf []byte
-	var werr error
-	emit := func(s *replay.Step) error {
-		if !steps || !(o.all || s.Changed()) {
-			return nil
-		}
-		if from.set {
-			if from.isIdx && s.I < from.idx || !from.isIdx && s.T-e.T0() < from.ms {
-				return nil
-			}
-		}
-		if to.set && !to.isIdx && s.T-e.T0() > to.ms {
-			return nil
-		}
-		if s = flt.Apply(s, e.State()); s == nil {
-			return nil
-		}
-		f.T0 = e.T0()
-		if format == "json" {
-			buf = f.AppendStepJSON(buf[:0], s)
-		} else {
-			buf = f.AppendStepText(buf[:0], s)
-		}
-		if _, err := sink.Write(buf); err != nil {
-			werr = err
-			return err
-		}
-		return nil
-	}
-
-	complete := true
-	for {
-		rec, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return inputError(path, err)
-		}
-		if to.set {
-			if to.isIdx && rec.Index > to.idx {
-				err = e.Advance(rec.T, emit) // timers before the next record belong to the window
-				complete = false
-			} else if !to.isIdx && e.Started() && rec.T-e.T0() > to.ms {
-				err = e.Advance(e.T0()+to.ms, emit)
-				complete = false
-			}
-			if !complete {
-				if err != nil {
-					return replayWriteErr(flush, werr)
-				}
-				break
-			}
-		}
-		if err := e.Record(rec, emit); err != nil {
-			return replayWriteErr(flush, werr)
-		}
-	}
-	if complete {
-		if err := e.Finish(emit); err != nil {
-			return replayWriteErr(flush, werr)
-		}
+	p := pipeline.New(pipeline.Options{
+		Replay: replay.Options{FrameNum: num, FrameDen: den, Conn: o.conn, NoHistorySync: o.noHistory},
+		Until:  win.To,
+	}, pr)
+	pr.eng = p.Engine()
+	if err := p.Run(pipeline.Records(r)); err != nil {
+		return passErr(path, flush, err)
 	}
 	a.readSummary(path, r.Stats())
-	if n, conns := e.Skipped(); n > 0 {
+	if n, conns := pr.eng.Skipped(); n > 0 {
 		a.warnf("%s: skipped %d record(s) of connection(s) %s, other clients open at the same time as the replayed one; pick one with --conn N",
 			displayName(path), n, joinInts(conns))
-	}
-
-	f.T0 = e.T0()
-	sf := replay.StateFilter{Agent: flt.AgentID()}
-	switch {
-	case o.transcript && format == "json":
-		buf = f.AppendTranscriptJSON(buf[:0], e.State(), sf)
-	case o.transcript:
-		buf = f.AppendTranscriptText(buf[:0], e.State(), sf)
-	case format == "json":
-		buf = f.AppendFinalJSON(buf[:0], e.State(), e.Now(), e.ClosedRuns(), sf)
-	default:
-		buf = f.AppendFinalText(buf[:0], e.State(), e.Now(), e.ClosedRuns(), sf)
-	}
-	if _, err := sink.Write(buf); err != nil {
-		return replayWriteErr(flush, err)
 	}
 	if err := flush(); err != nil {
 		return err
@@ -308,14 +215,61 @@ func (a *app) runReplay(path string, o *replayOpts) error {
 	return nil
 }
 
-func replayWriteErr(flush func() error, err error) error {
-	if err == nil || isBrokenPipe(err) {
+// replayPrinter prints a replay: its steps as they come, then the final
+// state or the transcripts.
+type replayPrinter struct {
+	w                        io.Writer
+	json, all                bool
+	steps, final, transcript bool
+	win                      replay.Window
+	f                        *replay.Formatter
+	flt                      *replay.Filter
+	eng                      *replay.Engine
+	buf                      []byte
+}
+
+func (p *replayPrinter) Needs() pipeline.Needs { return pipeline.Replay }
+
+func (p *replayPrinter) write(b []byte) error {
+	_, err := p.w.Write(b)
+	return err
+}
+
+func (p *replayPrinter) Step(s *replay.Step) error {
+	if !p.steps || !(p.all || s.Changed()) {
 		return nil
 	}
-	if ferr := flush(); ferr != nil {
-		return ferr
+	e := p.eng
+	if !p.win.Contains(s, e.T0()) {
+		return nil
 	}
-	return fmt.Errorf("write output: %w", err)
+	if s = p.flt.Apply(s, e.State()); s == nil {
+		return nil
+	}
+	p.f.T0 = e.T0()
+	if p.json {
+		p.buf = p.f.AppendStepJSON(p.buf[:0], s)
+	} else {
+		p.buf = p.f.AppendStepText(p.buf[:0], s)
+	}
+	return p.write(p.buf)
+}
+
+func (p *replayPrinter) End(end *pipeline.End) error {
+	e := p.eng
+	p.f.T0 = e.T0()
+	sf := replay.StateFilter{Agent: p.flt.AgentID()}
+	switch {
+	case p.transcript && p.json:
+		p.buf = p.f.AppendTranscriptJSON(p.buf[:0], e.State(), sf)
+	case p.transcript:
+		p.buf = p.f.AppendTranscriptText(p.buf[:0], e.State(), sf)
+	case p.json:
+		p.buf = p.f.AppendFinalJSON(p.buf[:0], e.State(), e.Now(), e.ClosedRuns(), sf)
+	default:
+		p.buf = p.f.AppendFinalText(p.buf[:0], e.State(), e.Now(), e.ClosedRuns(), sf)
+	}
+	return p.write(p.buf)
 }
 
 // checkGolden compares out with the golden file, or rewrites it.

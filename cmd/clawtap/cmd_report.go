@@ -3,13 +3,13 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/clawtap/clawtap/pkg/check"
+	"github.com/clawtap/clawtap/pkg/pipeline"
 	"github.com/clawtap/clawtap/pkg/report"
 	"github.com/spf13/cobra"
 )
@@ -139,31 +139,18 @@ func (a *app) runReport(path string, o *reportOpts) error {
 		return err
 	}
 	b := report.NewBuilder(report.Options{Name: name, MaxBytes: maxBytes, Checker: report.NewCheck(an), NoBodies: o.format == "trace"})
-	b.Header(r.Header())
 	if h := r.Header(); h != nil && h.Redaction != nil && !h.Redaction.Credentials {
 		a.warnf("%s was recorded with --no-redact: the report may contain credentials (it says so in a banner)", name)
 	}
-	for {
-		rec, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			break
+	if err := pipeline.New(pipeline.Options{}, b).Run(pipeline.Records(r)); err != nil {
+		var re *pipeline.ReadError
+		if errors.As(err, &re) {
+			return inputError(path, re.Err)
 		}
-		if err != nil {
-			return inputError(path, err)
-		}
-		if err := b.Record(rec); err != nil {
-			return err
-		}
-	}
-	st := r.Stats()
-	a.readSummary(path, st)
-	if st.Truncated {
-		b.Truncated()
-	}
-	rep, err := b.Finish()
-	if err != nil {
 		return err
 	}
+	a.readSummary(path, r.Stats())
+	rep := b.Report()
 
 	var data []byte
 	if o.format == "html" {

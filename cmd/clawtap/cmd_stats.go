@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/clawtap/clawtap/pkg/pipeline"
 	"github.com/clawtap/clawtap/pkg/stats"
 	"github.com/fatih/color"
 	"github.com/olekukonko/tablewriter"
@@ -59,18 +60,12 @@ func (a *app) runStats(path, format string) error {
 	}
 	defer r.Close()
 	c := stats.New()
-	c.Header(r.Header())
-	for {
-		rec, err := r.Next()
-		if err != nil {
-			break
-		}
-		c.Record(rec)
-	}
-	st := r.Stats()
-	a.readSummary(path, st)
-	s := c.Result(st.Truncated)
 	w, flush := a.out()
+	if err := pipeline.New(pipeline.Options{}, c).Run(pipeline.Records(r)); err != nil {
+		return passErr(path, flush, err)
+	}
+	a.readSummary(path, r.Stats())
+	s := c.Result()
 	if format == "json" {
 		b, err := json.Marshal(s)
 		if err != nil {

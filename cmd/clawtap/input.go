@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/clawtap/clawtap/pkg/capture"
+	"github.com/clawtap/clawtap/pkg/pipeline"
 )
 
 // inputArg returns the capture path from args: the one given, or "-" (stdin).
@@ -81,4 +82,15 @@ func (a *app) checkStdin(path string) error {
 		return usageError("pipe a capture in, or name a file: clawtap <command> capture.jsonl.zst", "no capture given and stdin is a terminal")
 	}
 	return nil
+}
+
+// passErr turns a pass's error into the command's: a read error is I/O
+// trouble with the input, anything else an observer's write error (nil
+// for a closed pipe, after flushing what can be).
+func passErr(path string, flush func() error, err error) error {
+	var re *pipeline.ReadError
+	if errors.As(err, &re) {
+		return inputError(path, re.Err)
+	}
+	return flushErr(flush, err)
 }

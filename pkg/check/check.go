@@ -9,6 +9,7 @@ import (
 	"github.com/clawtap/clawtap/pkg/bridge"
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/gaps"
+	"github.com/clawtap/clawtap/pkg/pipeline"
 	"github.com/clawtap/clawtap/pkg/jsonx"
 	"github.com/clawtap/clawtap/pkg/replay"
 )
@@ -64,10 +65,6 @@ type Analyzer struct {
 	opts    Options
 	enabled map[string]bool
 
-	cls  *bridge.Classifier
-	gaps *gaps.Tracker
-	gbuf []gaps.Finding
-
 	conns map[int]*connState
 	runs  map[runKey]*runState
 	live  map[runKey]*runState // runs with no terminal yet
@@ -82,14 +79,17 @@ type Analyzer struct {
 
 	noChat []runKey // runs whose lifecycle ended without a chat terminal yet, in time order
 
-	eng     *replay.Engine
+	replay  bool              // the dropped-final rule replays the capture
 	victims map[string]string // live run recorded closed by a hazard → the stale run that caused it
-	engErr  bool
 
 	firstT, lastT int64
 	lastI         int
 	sum           Summary
-	out           []Finding
+
+	// OnFinding receives every finding as it is made; its first error ends
+	// the pass (see err).
+	OnFinding func(f *Finding) error
+	err       error
 }
 
 type runKey struct {
@@ -195,8 +195,6 @@ func New(opts Options) (*Analyzer, error) {
 	a := &Analyzer{
 		opts:      opts,
 		enabled:   en,
-		cls:       bridge.NewClassifier(),
-		gaps:      gaps.NewTracker(),
 		conns:     make(map[int]*connState),
 		runs:      make(map[runKey]*runState),
 		live:      make(map[runKey]*runState),
@@ -206,9 +204,7 @@ func New(opts Options) (*Analyzer, error) {
 		lastI:     -1,
 	}
 	a.sum.ByRule = make(map[string]int)
-	if en[RuleDroppedFinal] && !opts.NoReplay {
-		a.eng = replay.New(replay.Options{})
-	}
+	a.replay = en[RuleDroppedFinal] && !opts.NoReplay
 	return a, nil
 }
 
@@ -242,7 +238,9 @@ func (a *Analyzer) add(rule string, sev Severity, i int, t int64, conn int, run 
 		a.sum.Infos++
 	}
 	a.sum.ByRule[rule]++
-	a.out = append(a.out, f)
+	if a.OnFinding != nil && a.err == nil {
+		a.err = a.OnFinding(&f)
+	}
 }
 
 func (a *Analyzer) addRun(rule string, sev Severity, i int, t int64, r *runState, msg string) {
@@ -259,9 +257,18 @@ func (a *Analyzer) conn(n int) *connState {
 	return cs
 }
 
-// Record checks one record and appends what it found to dst.
-func (a *Analyzer) Record(dst []Finding, rec *capture.Record) []Finding {
-	a.out = dst
+// Needs is what the rules read from the pass: frame-seq gaps, and the
+// replay when the dropped-final rule runs.
+func (a *Analyzer) Needs() pipeline.Needs {
+	if a.replay {
+		return pipeline.Gaps | pipeline.Replay
+	}
+	return pipeline.Gaps
+}
+
+// Before counts the record and expires the approvals due before it.
+func (a *Analyzer) Before(f *pipeline.Frame) error {
+	rec := f.Rec
 	a.sum.Records++
 	if rec.T > 0 && a.firstT == 0 {
 		a.firstT = rec.T
@@ -271,25 +278,21 @@ func (a *Analyzer) Record(dst []Finding, rec *capture.Record) []Finding {
 	}
 	a.lastI = rec.Index
 	a.expire(rec.T, rec.Index)
+	return a.err
+}
 
-	ev := a.cls.Record(rec)
-	if a.eng != nil && !a.engErr {
-		// The replay reuses this classification rather than making its own.
-		if err := a.eng.RecordEvent(rec, &ev, a.onStep); err != nil {
-			a.engErr = true
-		}
-	}
-
+// After checks the record, once the replay took it.
+func (a *Analyzer) After(f *pipeline.Frame) error {
+	rec, ev := f.Rec, f.Event
 	cs := a.conn(rec.Conn)
-	a.gbuf = a.gaps.Observe(a.gbuf[:0], rec.Index, rec.T, rec.Conn, rec.Dir, &ev)
-	for k := range a.gbuf {
-		a.gapFinding(cs, &a.gbuf[k])
+	for k := range f.Gaps {
+		a.gapFinding(cs, &f.Gaps[k])
 	}
 
 	switch ev.Kind {
 	case bridge.Marker:
 		a.marker(cs, rec)
-		return a.out
+		return a.err
 	case bridge.Invalid:
 		what := ev.Reason
 		if rec.Malformed {
@@ -299,27 +302,27 @@ func (a *Analyzer) Record(dst []Finding, rec *capture.Record) []Finding {
 	}
 	a.size(cs, rec)
 	if ev.Kind == bridge.Invalid {
-		return a.out
+		return a.err
 	}
 	a.sum.Frames++
 	switch ev.Kind {
 	case bridge.Request:
-		a.request(cs, rec, &ev)
+		a.request(cs, rec, ev)
 	case bridge.Response:
-		a.response(cs, rec, &ev)
+		a.response(cs, rec, ev)
 	case bridge.RuntimeChat:
-		a.chat(cs, rec, &ev)
+		a.chat(cs, rec, ev)
 	case bridge.RuntimeAgent:
-		a.agent(cs, rec, &ev)
+		a.agent(cs, rec, ev)
 	case bridge.Approval:
-		a.approvalEvent(rec, &ev)
+		a.approvalEvent(rec, ev)
 	case bridge.Unknown, bridge.SummaryRefresh:
-		a.other(cs, rec, &ev)
+		a.other(cs, rec, ev)
 	}
 	if ev.Type == "event" && ev.Event == "connect.challenge" {
 		cs.started = true
 	}
-	return a.out
+	return a.err
 }
 
 func rawBytes(rec *capture.Record) []byte {
@@ -1080,13 +1083,9 @@ func (a *Analyzer) noChatCheck(r *runState) {
 	a.addRun(RuleRunNoChatTerminal, 0, r.lifeTermI, r.lifeTermT, r, fmt.Sprintf("Run %s's lifecycle %s was not followed by a chat final, aborted or error (an agent-only or channel run); UIs that wait for the chat terminal keep it running.", r.key.id, r.lifeTerm))
 }
 
-// End runs the end-of-capture checks. truncated says the capture reader
-// found the capture cut off.
-func (a *Analyzer) End(dst []Finding, truncated bool) []Finding {
-	a.out = dst
-	if a.eng != nil && !a.engErr {
-		_ = a.eng.Finish(a.onStep)
-	}
+// End runs the end-of-capture checks.
+func (a *Analyzer) End(e *pipeline.End) error {
+	truncated := e.Stats.Truncated
 	end, endI := a.lastT, a.lastI
 	// Lifecycle ends still waiting for their chat terminal.
 	for _, k := range a.noChat {
@@ -1161,7 +1160,7 @@ func (a *Analyzer) End(dst []Finding, truncated bool) []Finding {
 	if truncated {
 		a.add(RuleCaptureTruncated, 0, endI, end, 0, nil, "", "", "", fmt.Sprintf("The capture is cut off after record %d (a recorder killed mid-write); what follows is lost.", endI))
 	}
-	return a.out
+	return a.err
 }
 
 func codeNote(code int) string {
@@ -1171,8 +1170,8 @@ func codeNote(code int) string {
 	return " (" + strconv.Itoa(code) + ")"
 }
 
-// onStep watches the replay for the hazard and the final it costs.
-func (a *Analyzer) onStep(s *replay.Step) error {
+// Step watches the replay for the hazard and the final it costs.
+func (a *Analyzer) Step(s *replay.Step) error {
 	for k := range s.Effects {
 		e := &s.Effects[k]
 		if e.Type != replay.EffGuard {
@@ -1189,18 +1188,14 @@ func (a *Analyzer) onStep(s *replay.Step) error {
 				continue
 			}
 			delete(a.victims, e.RunID)
-			conn := 0
-			if a.eng != nil {
-				conn = a.eng.Conn()
-			}
 			t := s.T
 			if s.Rec != nil {
 				t = s.Rec.T
 			}
-			a.add(RuleDroppedFinal, 0, s.I, t, conn, nil, e.RunID, e.AgentID, "", fmt.Sprintf("Replay: run %s's terminal was dropped by the closed-run guard, because run %s's late terminal had recorded %s closed; the UI loses this turn's final.", e.RunID, stale, e.RunID))
+			a.add(RuleDroppedFinal, 0, s.I, t, s.Conn, nil, e.RunID, e.AgentID, "", fmt.Sprintf("Replay: run %s's terminal was dropped by the closed-run guard, because run %s's late terminal had recorded %s closed; the UI loses this turn's final.", e.RunID, stale, e.RunID))
 		}
 	}
-	return nil
+	return a.err
 }
 
 // ---- helpers ----

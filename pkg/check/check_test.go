@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/clawtap/clawtap/pkg/capture"
+	"github.com/clawtap/clawtap/pkg/pipeline"
 	"github.com/clawtap/clawtap/pkg/synth"
 )
 
@@ -25,13 +26,31 @@ func analyze(t *testing.T, recs []capture.Record, opts Options, truncated bool) 
 	if err != nil {
 		t.Fatal(err)
 	}
+	return collect(t, a, &truncatedSource{pipeline.Slice(nil, recs), truncated})
+}
+
+// truncatedSource says the capture was cut off, as a reader of a killed
+// recorder's file does.
+type truncatedSource struct {
+	pipeline.Source
+	truncated bool
+}
+
+func (s *truncatedSource) Stats() capture.Stats {
+	st := s.Source.Stats()
+	st.Truncated = s.truncated
+	return st
+}
+
+// collect runs one pass with the Analyzer and returns its findings.
+func collect(t *testing.T, a *Analyzer, src pipeline.Source) []Finding {
+	t.Helper()
 	var fs []Finding
-	for i := range recs {
-		rec := recs[i]
-		rec.Index = i
-		fs = a.Record(fs, &rec)
+	a.OnFinding = func(f *Finding) error { fs = append(fs, *f); return nil }
+	if err := pipeline.New(pipeline.Options{}, a).Run(src); err != nil {
+		t.Fatal(err)
 	}
-	return a.End(fs, truncated)
+	return fs
 }
 
 // analyzeFile runs the Analyzer over a capture file.
@@ -46,15 +65,7 @@ func analyzeFile(t *testing.T, path string, opts Options) []Finding {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var fs []Finding
-	for {
-		rec, err := r.Next()
-		if err != nil {
-			break
-		}
-		fs = a.Record(fs, rec)
-	}
-	return a.End(fs, r.Stats().Truncated)
+	return collect(t, a, pipeline.Records(r))
 }
 
 func ruleList(fs []Finding) []string {

@@ -58,6 +58,12 @@ type Step struct {
 	T int64
 	// Timer names the timer for a timer step; "" for a record step.
 	Timer string
+	// Conn is the connection the UI follows after the step.
+	Conn int
+	// T0 is the replay's first record time, the origin of offsets, and
+	// State the UI state after the step.
+	T0    int64
+	State *State
 	// Rec and Event describe the record (record steps only).
 	Rec     *capture.Record
 	Event   *bridge.Event
@@ -191,6 +197,7 @@ func (e *Engine) beginStep(i int, timerName string) {
 
 func (e *Engine) endStep(emit func(*Step) error) error {
 	e.step.Diff = e.tr.diff(&e.st, e.step.Diff)
+	e.step.Conn, e.step.T0, e.step.State = e.conn, e.t0, &e.st
 	if emit == nil {
 		return nil
 	}

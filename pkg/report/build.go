@@ -10,6 +10,7 @@ import (
 	"github.com/clawtap/clawtap/pkg/gaps"
 	"github.com/clawtap/clawtap/pkg/handler"
 	"github.com/clawtap/clawtap/pkg/jsonx"
+	"github.com/clawtap/clawtap/pkg/pipeline"
 	"github.com/clawtap/clawtap/pkg/policy"
 	"github.com/clawtap/clawtap/pkg/replay"
 )
@@ -77,9 +78,9 @@ type Builder struct {
 	started bool
 	done    bool
 
-	cls *bridge.Classifier
-	gt  *gaps.Tracker
-	eng *replay.Engine
+	sub pipeline.Group // the checker and the stats source, fed by this pass
+	t0  int64          // the replay's origin
+	st  *replay.State  // the replay's state, from its steps
 	f   replay.Formatter
 
 	labels    map[string]int32
@@ -106,6 +107,7 @@ type Builder struct {
 
 	// the record being processed
 	cur struct {
+		row      Row
 		i        int
 		run      int
 		replayed bool
@@ -113,11 +115,14 @@ type Builder struct {
 		effects  [][]byte
 		diff     [][]byte
 	}
-	pol     policy.Deriver
-	intents []policy.Intent
-	gapBuf  []gaps.Finding
-	one     replay.Step
-	scratch []byte
+	pol      policy.Deriver
+	output   []policy.Intent // a chat terminal's intents, for the run's output
+	intents  []policy.Intent // the record's intents, from the pass
+	findings []Finding
+	skipped  int
+	skippedC []int
+	one      replay.Step
+	scratch  []byte
 }
 
 // NewBuilder returns a Builder. With no Options.Checker it runs pkg/check
@@ -137,9 +142,6 @@ func NewBuilder(opts Options) *Builder {
 	}
 	b := &Builder{
 		opts:      opts,
-		cls:       bridge.NewClassifier(),
-		gt:        gaps.NewTracker(),
-		eng:       replay.New(replay.Options{}),
 		labels:    map[string]int32{},
 		conns:     map[int]int{},
 		lanes:     map[laneKey]int{},
@@ -149,15 +151,22 @@ func NewBuilder(opts Options) *Builder {
 		agentRun:  map[string]int{},
 		filters:   map[string]*replay.Filter{},
 	}
+	b.sub = pipeline.Group{opts.Checker, opts.Stats}
 	b.f.Width = 120 // as clawtap replay prints them; the frame has the whole text
 	b.rep.Meta.Name = opts.Name
 	b.rep.Summary.MaxBytes = opts.MaxBytes
 	return b
 }
 
+// Needs is what the report reads from the pass, its checker's and stats'
+// needs included.
+func (b *Builder) Needs() pipeline.Needs {
+	return pipeline.Gaps | pipeline.Intents | pipeline.Replay | b.sub.Needs()
+}
+
 // Header takes the capture's header (nil for a file of bare frames).
 func (b *Builder) Header(h *capture.Header) {
-	b.opts.Stats.Header(h)
+	b.sub.Header(h)
 	if h == nil {
 		return
 	}
@@ -179,9 +188,6 @@ func (b *Builder) Header(h *capture.Header) {
 		m.Notes = cut(m.Notes, 4096)
 	}
 }
-
-// Truncated marks the capture as ending early (the reader's Stats say so).
-func (b *Builder) Truncated() { b.rep.Meta.Truncated = true }
 
 func (b *Builder) rel(t int64) int64 { return t - b.rep.T0 }
 
@@ -252,10 +258,16 @@ func (b *Builder) conn(rec *capture.Record, rel int64) *Conn {
 
 // Record adds one record. Records must come in capture order; the record
 // is not retained.
-func (b *Builder) Record(rec *capture.Record) error {
+// Before lays the record out on the timeline: its connection, run, lane
+// and approval, before the replay takes it.
+func (b *Builder) Before(f *pipeline.Frame) error {
 	if b.done {
 		return nil
 	}
+	if err := b.sub.Before(f); err != nil {
+		return err
+	}
+	rec := f.Rec
 	if !b.started {
 		b.started = true
 		b.rep.T0 = rec.T
@@ -269,7 +281,7 @@ func (b *Builder) Record(rec *capture.Record) error {
 	sum := &b.rep.Summary
 	sum.Records++
 
-	ev := b.cls.Record(rec)
+	ev := f.Event
 	row := Row{I: rec.Index, T: rel, Conn: int32(rec.Conn), Dir: -1, Lane: -1, Run: -1, Seq: -1}
 	switch rec.Dir {
 	case capture.DirIn:
@@ -336,7 +348,7 @@ func (b *Builder) Record(rec *capture.Record) error {
 	}
 
 	// What it is, and whose.
-	row.Type = int8(typeOf(&ev))
+	row.Type = int8(typeOf(ev))
 	prio := prioPlain
 	switch row.Type {
 	case TypeMarker, TypeInvalid:
@@ -345,11 +357,11 @@ func (b *Builder) Record(rec *capture.Record) error {
 	default:
 		prio = prioKey
 	}
-	row.Label = b.label(labelOf(rec, &ev))
+	row.Label = b.label(labelOf(rec, ev))
 	run, lane := -1, -1
 	switch ev.Kind {
 	case bridge.RuntimeChat, bridge.RuntimeAgent, bridge.Approval:
-		agent := agentOf(&ev)
+		agent := agentOf(ev)
 		if ev.RunID != "" {
 			run = b.run(ev.RunID, agent, ev.SessionKey, rel, rec.Index, rec.Conn)
 		} else if agent != "" || ev.SessionKey != "" {
@@ -375,7 +387,7 @@ func (b *Builder) Record(rec *capture.Record) error {
 				run = b.run(id, bridge.SessionAgentID(si.session), si.session, start, first, rec.Conn)
 				if known && !existed && si.row >= 0 && si.row < len(b.rep.Rows) && b.rep.Rows[si.row].I == si.i {
 					b.rep.Rows[si.row].Run = int32(run)
-					b.runFrame(run, si.t, si.i, rec.Conn, TypeSend, &ev)
+					b.runFrame(run, si.t, si.i, rec.Conn, TypeSend, ev)
 				}
 			}
 		}
@@ -383,8 +395,8 @@ func (b *Builder) Record(rec *capture.Record) error {
 	if run >= 0 {
 		r := &b.rep.Runs[run]
 		lane = r.Lane
-		b.runFrame(run, rel, rec.Index, rec.Conn, int(row.Type), &ev)
-		if a := agentOf(&ev); a != "" {
+		b.runFrame(run, rel, rec.Index, rec.Conn, int(row.Type), ev)
+		if a := agentOf(ev); a != "" {
 			b.agentRun[a] = run
 		}
 	}
@@ -420,25 +432,61 @@ func (b *Builder) Record(rec *capture.Record) error {
 		}
 	}
 
-	// Intents (pure), and the text a chat terminal carries for its run.
-	b.intents = b.pol.Append(b.intents[:0], &ev)
-	if run >= 0 {
-		if !b.opts.NoBodies {
-			b.runOutput(run)
-		}
+	// The text a chat terminal carries for its run: what the gateway
+	// said, whatever the UI does with it.
+	if run >= 0 && !b.opts.NoBodies && b.rep.Runs[run].Output == nil && isChatTerminal(ev) {
+		b.output = b.pol.Append(b.output[:0], ev)
+		b.runOutput(run)
 	}
 
-	// Replay: timer steps due before this record, then the record's step.
+	// The replay follows: timer steps due before this record, then the
+	// record's step (Step), then After.
 	b.cur.i, b.cur.run, b.cur.replayed, b.cur.prio = rec.Index, run, false, prio
 	b.cur.effects, b.cur.diff = b.cur.effects[:0], b.cur.diff[:0]
-	if err := b.eng.Record(rec, b.emit); err != nil {
+	b.cur.row = row
+	return nil
+}
+
+// isChatTerminal reports whether ev is a chat final, aborted or error.
+func isChatTerminal(ev *bridge.Event) bool {
+	if ev.Kind != bridge.RuntimeChat {
+		return false
+	}
+	switch ev.State {
+	case "final", "aborted", "error":
+		return true
+	}
+	return false
+}
+
+// Step takes a replay step: a timer step is kept on its own, the record's
+// step gives the record's body its effects and state diff.
+func (b *Builder) Step(s *replay.Step) error {
+	if b.done {
+		return nil
+	}
+	if err := b.sub.Step(s); err != nil {
 		return err
 	}
-	prio = b.cur.prio
+	b.t0, b.st = s.T0, s.State
+	return b.emit(s)
+}
+
+// After pins the record's gaps and findings and keeps its row and body.
+func (b *Builder) After(f *pipeline.Frame) error {
+	if b.done {
+		return nil
+	}
+	if err := b.sub.After(f); err != nil {
+		return err
+	}
+	rec, ev, row := f.Rec, f.Event, b.cur.row
+	sum := &b.rep.Summary
+	b.intents = f.Intents
+	prio := b.cur.prio
 
 	// Frame seq gaps.
-	b.gapBuf = b.gt.Observe(b.gapBuf[:0], rec.Index, rec.T, rec.Conn, rec.Dir, &ev)
-	for _, g := range b.gapBuf {
+	for _, g := range f.Gaps {
 		if g.Kind == gaps.RunSeqJump {
 			continue
 		}
@@ -454,11 +502,10 @@ func (b *Builder) Record(rec *capture.Record) error {
 	}
 
 	// Findings.
-	for _, f := range b.opts.Checker.Record(rec, &ev) {
-		b.addFinding(f)
+	for _, fd := range b.opts.Checker.Findings() {
+		b.addFinding(fd)
 		prio = prioCritical
 	}
-	b.opts.Stats.Record(rec)
 
 	// The row, then the body.
 	b.scratch = appendRow(b.scratch[:0], &row)
@@ -486,7 +533,7 @@ func (b *Builder) Record(rec *capture.Record) error {
 		sum.RowsElided++
 	}
 	if !b.opts.NoBodies {
-		b.body(rec, &ev, prio)
+		b.body(rec, ev, prio)
 	}
 	return nil
 }
@@ -670,7 +717,7 @@ func cut(s string, n int) string {
 // replay` prints it, without the line's marker.
 func (b *Builder) itemText(dst []byte) []byte {
 	b.one.Timer, b.one.I, b.one.T = "x", 0, b.rep.T0
-	b.f.T0 = b.eng.T0()
+	b.f.T0 = b.t0
 	b.scratch = b.f.AppendStepText(b.scratch[:0], &b.one)
 	s := b.scratch
 	for i, c := range s {
@@ -753,8 +800,8 @@ func (b *Builder) timerStep(s *replay.Step) {
 		b.rep.Summary.TimersElided++
 		return
 	}
-	st := b.eng.State()
-	b.f.T0 = b.eng.T0()
+	st := b.st
+	b.f.T0 = b.t0
 	for _, id := range st.AgentIDs() {
 		flt := b.filters[id]
 		if flt == nil {
@@ -824,7 +871,7 @@ func (b *Builder) transcripts(effects []replay.Effect, run int) {
 		if (e.Type != replay.EffAppend && e.Type != replay.EffHistory) || e.Count <= 0 {
 			continue
 		}
-		a := b.eng.State().Agent(e.AgentID)
+		a := b.st.Agent(e.AgentID)
 		if a == nil {
 			continue
 		}
@@ -872,8 +919,8 @@ func (b *Builder) runOutput(run int) {
 	if r.Output != nil {
 		return
 	}
-	for k := range b.intents {
-		in := &b.intents[k]
+	for k := range b.output {
+		in := &b.output[k]
 		if in.Kind != policy.CommitChat {
 			continue
 		}
@@ -1075,21 +1122,25 @@ func (b *Builder) addFinding(f Finding) {
 
 // ---- the end ----
 
-// Finish runs the replay's pending timers, closes the runs and returns the
-// report. The Builder must not be used after.
-func (b *Builder) Finish() (*Report, error) {
+// End closes the runs and completes the report (see Report); the replay
+// has drained its timers by now. The Builder takes no more records.
+func (b *Builder) End(e *pipeline.End) error {
 	if b.done {
-		return &b.rep, nil
+		return nil
+	}
+	if err := b.sub.End(e); err != nil {
+		return err
 	}
 	b.done = true
 	b.cur.run = -1
-	if err := b.eng.Finish(b.emit); err != nil {
-		return nil, err
-	}
 	rep := &b.rep
+	rep.Meta.Truncated = e.Stats.Truncated
+	if e.Engine != nil {
+		b.skipped, b.skippedC = e.Engine.Skipped()
+	}
 	sum := &rep.Summary
 	sum.Start, sum.End = b.minT, b.maxT
-	for _, f := range b.opts.Checker.Finish(rep.Meta.Truncated) {
+	for _, f := range b.opts.Checker.Findings() {
 		b.addFinding(f)
 	}
 
@@ -1246,17 +1297,20 @@ func (b *Builder) Finish() (*Report, error) {
 			sum.FindingsInfo++
 		}
 	}
-	if js, err := b.opts.Stats.JSON(rep.Meta.Truncated); err == nil && len(js) > 0 {
+	if js, err := b.opts.Stats.JSON(); err == nil && len(js) > 0 {
 		rep.Stats = js
 	}
 
 	// Notes.
-	if n, conns := b.eng.Skipped(); n > 0 {
+	if n, conns := b.skipped, b.skippedC; n > 0 {
 		rep.Notes = append(rep.Notes, "replay followed the UI's connection; "+strconv.Itoa(n)+" record(s) of concurrent connection(s) "+joinInts(conns)+" (other clients) have intents but no replayed effects or state diff")
 	}
 	b.trim()
-	return rep, nil
+	return nil
 }
+
+// Report is the report, complete once the pass has ended.
+func (b *Builder) Report() *Report { return &b.rep }
 
 // compactLanes drops lanes that ended up with nothing on them (a run's
 // first frame can open a lane before a later frame names its session).

@@ -22,8 +22,7 @@
 package report
 
 import (
-	"github.com/clawtap/clawtap/pkg/bridge"
-	"github.com/clawtap/clawtap/pkg/capture"
+	"github.com/clawtap/clawtap/pkg/pipeline"
 )
 
 // DefaultMaxBytes is the default bound on the embedded data: 20 MB.
@@ -111,22 +110,23 @@ type Finding struct {
 	Message    string
 }
 
-// Checker finds problems in the same pass as the report. pkg/check plugs
-// in through NewCheck; a test or another tool may bring its own.
+// Checker finds problems in the same pass as the report: an observer of
+// the pass that the report feeds, whose findings it takes after each
+// record and at the end. pkg/check plugs in through NewCheck; a test or
+// another tool may bring its own.
 type Checker interface {
-	// Record sees every record with its classification, in capture order.
-	Record(rec *capture.Record, ev *bridge.Event) []Finding
-	// Finish returns what only the end of the capture tells.
-	Finish(truncated bool) []Finding
+	pipeline.Observer
+	// Findings returns the findings made since the last call.
+	Findings() []Finding
 }
 
-// StatsSource gives the header's numbers: it sees the header and every
-// record, and returns a JSON object at the end. pkg/stats plugs in through
-// NewStats; the page reads its documented keys (docs/report.md).
+// StatsSource gives the header's numbers: an observer of the pass that
+// the report feeds, which returns a JSON object at the end. pkg/stats
+// plugs in through NewStats; the page reads its documented keys
+// (docs/report.md).
 type StatsSource interface {
-	Header(h *capture.Header)
-	Record(rec *capture.Record)
-	JSON(truncated bool) ([]byte, error)
+	pipeline.Observer
+	JSON() ([]byte, error)
 }
 
 // Meta is what the capture says about itself.

@@ -3,14 +3,13 @@ package report
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/clawtap/clawtap/pkg/capture"
+	"github.com/clawtap/clawtap/pkg/pipeline"
 	"github.com/clawtap/clawtap/pkg/synth"
 )
 
@@ -27,27 +26,10 @@ func fixturePath(t testing.TB, name string) string {
 func build(t testing.TB, r *capture.Reader, opts Options) *Report {
 	t.Helper()
 	b := NewBuilder(opts)
-	b.Header(r.Header())
-	for {
-		rec, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := b.Record(rec); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if r.Stats().Truncated {
-		b.Truncated()
-	}
-	rep, err := b.Finish()
-	if err != nil {
+	if err := pipeline.New(pipeline.Options{}, b).Run(pipeline.Records(r)); err != nil {
 		t.Fatal(err)
 	}
-	return rep
+	return b.Report()
 }
 
 func buildFile(t testing.TB, path string, opts Options) *Report {

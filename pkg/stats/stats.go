@@ -17,6 +17,7 @@ import (
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/gaps"
 	"github.com/clawtap/clawtap/pkg/jsonx"
+	"github.com/clawtap/clawtap/pkg/pipeline"
 )
 
 // Caps on the live tables.
@@ -201,9 +202,6 @@ type pend struct {
 
 // Collector builds Stats record by record.
 type Collector struct {
-	cls   *bridge.Classifier
-	gaps  *gaps.Tracker
-	gbuf  []gaps.Finding
 	conns map[int]*connInfo
 	extra int // connections past maxConns
 
@@ -223,13 +221,13 @@ type Collector struct {
 
 	durations  []int64
 	firstDelta []int64
+	gaps       gaps.Summary
 	st         Stats
 }
 
 // New returns an empty Collector.
 func New() *Collector {
 	c := &Collector{
-		cls: bridge.NewClassifier(), gaps: gaps.NewTracker(),
 		conns: make(map[int]*connInfo), runs: make(map[string]*run), done: make(map[string]bool),
 		sends: make(map[string]int64), reqs: make(map[[2]string]pend), pendAp: make(map[string]bool),
 		versions: make(map[string]bool), protocols: make(map[int]bool), boots: make(map[string]bool),
@@ -284,8 +282,23 @@ func (c *Collector) conn(n int, t int64) *connInfo {
 	return ci
 }
 
-// Record adds one record.
-func (c *Collector) Record(rec *capture.Record) {
+// Needs is what the summary reads from the pass: the gap tracker's sums.
+func (c *Collector) Needs() pipeline.Needs { return pipeline.Gaps }
+
+// After adds one record.
+func (c *Collector) After(f *pipeline.Frame) error {
+	c.record(f.Rec, f.Event)
+	return nil
+}
+
+// End takes what only the end of the capture tells; Result follows.
+func (c *Collector) End(e *pipeline.End) error {
+	c.st.Capture.Truncated = e.Stats.Truncated
+	c.gaps = e.Gaps
+	return nil
+}
+
+func (c *Collector) record(rec *capture.Record, ev *bridge.Event) {
 	s := &c.st
 	s.Capture.Records++
 	if rec.T > 0 {
@@ -296,8 +309,6 @@ func (c *Collector) Record(rec *capture.Record) {
 			s.Capture.End = rec.T
 		}
 	}
-	ev := c.cls.Record(rec)
-	c.gbuf = c.gaps.Observe(c.gbuf[:0], rec.Index, rec.T, rec.Conn, rec.Dir, &ev)
 	ci := c.conn(rec.Conn, rec.T)
 	switch ev.Kind {
 	case bridge.Marker:
@@ -325,10 +336,10 @@ func (c *Collector) Record(rec *capture.Record) {
 	switch ev.Kind {
 	case bridge.Request:
 		s.Frames.Requests++
-		c.request(ci, rec, &ev)
+		c.request(ci, rec, ev)
 	case bridge.Response:
 		s.Frames.Responses++
-		c.response(ci, rec, &ev)
+		c.response(ci, rec, ev)
 	default:
 		countName(s.Frames.Events, ev.Event)
 	}
@@ -337,15 +348,15 @@ func (c *Collector) Record(rec *capture.Record) {
 		if ev.State != "" {
 			countName(s.Frames.ChatStates, ev.State)
 		}
-		c.chat(rec, &ev)
+		c.chat(rec, ev)
 	case bridge.RuntimeAgent:
 		if ev.Stream != "" {
 			countName(s.Frames.AgentStreams, ev.Stream)
 		}
-		c.agent(rec, &ev)
+		c.agent(rec, ev)
 	case bridge.Approval, bridge.Unknown:
 		if strings.HasSuffix(ev.Event, ".approval.requested") || strings.HasSuffix(ev.Event, ".approval.resolved") {
-			c.approval(&ev)
+			c.approval(ev)
 		}
 	}
 }
@@ -726,11 +737,9 @@ func (c *Collector) approval(ev *bridge.Event) {
 	}
 }
 
-// Result finishes the summary. truncated says the reader found the capture
-// cut off. Call it once, after the last record.
-func (c *Collector) Result(truncated bool) *Stats {
+// Result finishes the summary. Call it once, after the pass ended.
+func (c *Collector) Result() *Stats {
 	s := &c.st
-	s.Capture.Truncated = truncated
 	if s.Capture.End >= s.Capture.Start && s.Capture.Start > 0 {
 		s.Capture.DurationMs = s.Capture.End - s.Capture.Start
 	}
@@ -760,7 +769,7 @@ func (c *Collector) Result(truncated bool) *Stats {
 			calls.P50Ms, calls.MaxMs = d.P50, d.Max
 		}
 	}
-	s.Gaps = c.gaps.Summary()
+	s.Gaps = c.gaps
 	s.Gateway.Versions = sortedKeys(c.versions)
 	s.Gateway.Protocols = sortedKeys(c.protocols)
 	s.Gateway.BootIDs = len(c.boots)

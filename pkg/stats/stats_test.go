@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/clawtap/clawtap/pkg/capture"
+	"github.com/clawtap/clawtap/pkg/pipeline"
 	"github.com/clawtap/clawtap/pkg/synth"
 )
 
@@ -18,15 +19,10 @@ func collect(t *testing.T, name string) *Stats {
 	}
 	defer r.Close()
 	c := New()
-	c.Header(r.Header())
-	for {
-		rec, err := r.Next()
-		if err != nil {
-			break
-		}
-		c.Record(rec)
+	if err := pipeline.New(pipeline.Options{}, c).Run(pipeline.Records(r)); err != nil {
+		t.Fatal(err)
 	}
-	return c.Result(r.Stats().Truncated)
+	return c.Result()
 }
 
 func TestToolRun(t *testing.T) {
@@ -92,10 +88,14 @@ func TestOutcomes(t *testing.T) {
 func TestLargeIsConsistentAndDeterministic(t *testing.T) {
 	one := func() []byte {
 		c := New()
-		if err := synth.LargeEach(40_000, 5, func(rec *capture.Record) error { c.Record(rec); return nil }); err != nil {
+		p := pipeline.New(pipeline.Options{}, c)
+		if err := synth.LargeEach(40_000, 5, func(rec *capture.Record) error { _, err := p.Push(rec, nil); return err }); err != nil {
 			t.Fatal(err)
 		}
-		b, _ := json.Marshal(c.Result(false))
+		if err := p.Close(capture.Stats{}); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(c.Result())
 		return b
 	}
 	a, b := one(), one()

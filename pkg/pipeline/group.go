@@ -1,0 +1,79 @@
+package pipeline
+
+import (
+	"github.com/clawtap/clawtap/pkg/capture"
+	"github.com/clawtap/clawtap/pkg/replay"
+)
+
+// Group is observers that act as one, each called in order: an observer
+// that composes others (report runs check and stats) forwards its calls to
+// a Group. Nil members are skipped.
+type Group []Observer
+
+// Needs is the union of the members' needs.
+func (g Group) Needs() Needs {
+	var n Needs
+	for _, o := range g {
+		if o != nil {
+			n |= o.Needs()
+		}
+	}
+	return n
+}
+
+// Header forwards the header.
+func (g Group) Header(h *capture.Header) {
+	for _, o := range g {
+		if x, ok := o.(HeaderObserver); ok {
+			x.Header(h)
+		}
+	}
+}
+
+// Before forwards a record before its replay.
+func (g Group) Before(f *Frame) error {
+	for _, o := range g {
+		if x, ok := o.(BeforeObserver); ok {
+			if err := x.Before(f); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Step forwards a replay step.
+func (g Group) Step(s *replay.Step) error {
+	for _, o := range g {
+		if x, ok := o.(StepObserver); ok {
+			if err := x.Step(s); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// After forwards a record after its replay.
+func (g Group) After(f *Frame) error {
+	for _, o := range g {
+		if x, ok := o.(AfterObserver); ok {
+			if err := x.After(f); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// End forwards the end of the capture.
+func (g Group) End(e *End) error {
+	for _, o := range g {
+		if x, ok := o.(EndObserver); ok {
+			if err := x.End(e); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,373 @@
+// Package pipeline reads a capture once and runs each record through
+// clawtap's stages — the Bridge classifies it, the gap tracker follows the
+// frame seq, the Policy derives intents, and the replay engine runs the UI
+// model on the fake clock — and hands what every stage produced to the
+// observers of that one pass. check, stats, gaps, report, diff, classify,
+// intents and replay are observers, or compositions of them: a record is
+// classified once, its intents derived once, and it is replayed once,
+// however many observers look at it.
+//
+// The pass computes only what its observers need (Needs): classify pays
+// for the Bridge alone, intents for the Policy, and only observers that
+// need the replay make the engine run.
+//
+// For each record, observers are called in the order they were given:
+// Before (the record is classified, its gaps known), then Step for every
+// replay step (timers due before the record, then the record's own step),
+// then After (with the record step's intents). At the end of the capture
+// the engine drains its timers (more Step calls) and End is called.
+package pipeline
+
+import (
+	"errors"
+	"io"
+
+	"github.com/clawtap/clawtap/pkg/bridge"
+	"github.com/clawtap/clawtap/pkg/capture"
+	"github.com/clawtap/clawtap/pkg/gaps"
+	"github.com/clawtap/clawtap/pkg/policy"
+	"github.com/clawtap/clawtap/pkg/replay"
+)
+
+// Needs says which stages an observer reads beyond the classified record.
+type Needs uint8
+
+// What an observer can need.
+const (
+	// Gaps: Frame.Gaps, the frame-seq findings of the record.
+	Gaps Needs = 1 << iota
+	// Intents: Frame.Intents, the intents the UI derives from the record.
+	Intents
+	// Replay: the replay engine runs; Step is called for every step.
+	Replay
+)
+
+// Frame is one record as the stages saw it. It and everything it points to
+// are valid only during the call.
+type Frame struct {
+	Rec   *capture.Record
+	Event *bridge.Event
+	// Gaps holds the record's frame-seq findings (Needs Gaps).
+	Gaps []gaps.Finding
+	// Intents holds the record's intents (Needs Intents): in Before when
+	// the pass does not replay, in After when it does (the record step's).
+	Intents []policy.Intent
+	// Replayed reports that the engine took the record (in After): a
+	// record of a concurrent connection is skipped by the replay.
+	Replayed bool
+}
+
+// End is what an observer learns when the capture ends.
+type End struct {
+	// Stats is what the reader saw (records, malformed lines, truncation).
+	Stats capture.Stats
+	// Complete is false when the pass stopped at Options.Until.
+	Complete bool
+	// Engine is the replay engine, nil when no observer needed it.
+	Engine *replay.Engine
+	// Gaps sums up the frame seq of every connection (Needs Gaps).
+	Gaps gaps.Summary
+}
+
+// Observer is anything that watches a pass. It implements Needs and any of
+// HeaderObserver, BeforeObserver, StepObserver, AfterObserver and
+// EndObserver.
+type Observer interface {
+	Needs() Needs
+}
+
+// HeaderObserver takes the capture's header (nil for bare frames).
+type HeaderObserver interface {
+	Header(h *capture.Header)
+}
+
+// BeforeObserver sees each record before the replay takes it.
+type BeforeObserver interface {
+	Before(f *Frame) error
+}
+
+// StepObserver sees each replay step.
+type StepObserver interface {
+	Step(s *replay.Step) error
+}
+
+// AfterObserver sees each record after its replay steps.
+type AfterObserver interface {
+	After(f *Frame) error
+}
+
+// EndObserver is told when the capture ends, after the replay drained.
+type EndObserver interface {
+	End(e *End) error
+}
+
+// Options tune a Pass.
+type Options struct {
+	// Replay configures the engine when an observer needs it.
+	Replay replay.Options
+	// Until stops the pass early: at the first record past the bound the
+	// clock runs to the bound (to the record's time for an index), firing
+	// the timers due until then, and the pass ends with End.Complete
+	// false.
+	Until replay.Bound
+}
+
+// Source yields records, each with its event when it arrives classified
+// already (classify output read back); a nil event is classified by the
+// pass.
+type Source interface {
+	Next() (*capture.Record, *bridge.Event, error)
+	Header() *capture.Header
+	Stats() capture.Stats
+}
+
+// ReadError is a failure to read the source, as opposed to an observer's
+// error (a write error, typically), which the pass returns as it is.
+type ReadError struct{ Err error }
+
+func (e *ReadError) Error() string { return e.Err.Error() }
+func (e *ReadError) Unwrap() error { return e.Err }
+
+// Pass is one read of a capture.
+type Pass struct {
+	opts  Options
+	needs Needs
+
+	before []BeforeObserver
+	steps  []StepObserver
+	after  []AfterObserver
+	ends   []EndObserver
+	heads  []HeaderObserver
+
+	cls *bridge.Classifier
+	gt  *gaps.Tracker
+	pol policy.Deriver
+	eng *replay.Engine
+
+	src     Source // the source Next reads, once it started
+	begun   bool
+	done    bool
+	ev      bridge.Event
+	frame   Frame
+	gapBuf  []gaps.Finding
+	intents []policy.Intent
+	emit    func(*replay.Step) error // p.step, bound once
+	recStep *replay.Step             // the record's own step, during a record
+
+	advanceErr error // from running the clock to Options.Until
+}
+
+// New returns a pass with its observers, called in this order.
+func New(opts Options, observers ...Observer) *Pass {
+	p := &Pass{opts: opts, cls: bridge.NewClassifier()}
+	for _, o := range observers {
+		p.needs |= o.Needs()
+		if h, ok := o.(HeaderObserver); ok {
+			p.heads = append(p.heads, h)
+		}
+		if b, ok := o.(BeforeObserver); ok {
+			p.before = append(p.before, b)
+		}
+		if s, ok := o.(StepObserver); ok {
+			p.steps = append(p.steps, s)
+		}
+		if a, ok := o.(AfterObserver); ok {
+			p.after = append(p.after, a)
+		}
+		if e, ok := o.(EndObserver); ok {
+			p.ends = append(p.ends, e)
+		}
+	}
+	if p.needs&Gaps != 0 {
+		p.gt = gaps.NewTracker()
+	}
+	if p.needs&Replay != 0 {
+		p.eng = replay.New(opts.Replay)
+	}
+	p.emit = p.step
+	return p
+}
+
+// Engine is the replay engine, nil when no observer needs the replay.
+func (p *Pass) Engine() *replay.Engine { return p.eng }
+
+// Gaps is the gap tracker, nil when no observer needs gaps.
+func (p *Pass) Gaps() *gaps.Tracker { return p.gt }
+
+// Run reads the whole source through the pass.
+func (p *Pass) Run(src Source) error {
+	for {
+		more, err := p.Next(src)
+		if err != nil || !more {
+			return err
+		}
+	}
+}
+
+// Next runs one record of src through the pass, or, at the end, ends it;
+// it reports whether there may be more. Passes over two captures advance
+// in lock-step this way (diff).
+func (p *Pass) Next(src Source) (bool, error) {
+	if p.done {
+		return false, nil
+	}
+	if p.src == nil {
+		p.src = src
+		p.Begin(src.Header())
+	}
+	rec, ev, err := src.Next()
+	if errors.Is(err, io.EOF) {
+		return false, p.Close(src.Stats())
+	}
+	if err != nil {
+		p.done = true
+		return false, &ReadError{err}
+	}
+	more, err := p.Push(rec, ev)
+	return more && err == nil, err
+}
+
+// Begin hands the capture's header to the observers; a pass fed with Push
+// calls it first (Run and Next do it themselves).
+func (p *Pass) Begin(h *capture.Header) {
+	if p.begun {
+		return
+	}
+	p.begun = true
+	for _, o := range p.heads {
+		o.Header(h)
+	}
+}
+
+// Push runs one record through the pass; ev is its event when the record
+// arrives classified, else nil. It reports false when the pass has ended:
+// the record lies past Options.Until (the pass ended there) or an observer
+// failed.
+func (p *Pass) Push(rec *capture.Record, ev *bridge.Event) (bool, error) {
+	if p.done {
+		return false, nil
+	}
+	if p.past(rec) {
+		return false, p.end(false, capture.Stats{})
+	}
+	if err := p.record(rec, ev); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// Close ends a pass that read the whole capture: the replay drains its
+// timers and the observers are told, with what the reader saw.
+func (p *Pass) Close(st capture.Stats) error {
+	if p.done {
+		return nil
+	}
+	return p.end(true, st)
+}
+
+// past reports whether rec lies beyond Options.Until; if so the clock is
+// run to the bound first.
+func (p *Pass) past(rec *capture.Record) bool {
+	u := p.opts.Until
+	if !u.Set {
+		return false
+	}
+	switch {
+	case u.IsIndex && rec.Index > u.Index:
+		// Timers due before the next record belong to the window.
+		if p.eng != nil {
+			if err := p.eng.Advance(rec.T, p.emit); err != nil {
+				p.advanceErr = err
+			}
+		}
+		return true
+	case !u.IsIndex && p.eng != nil && p.eng.Started() && rec.T-p.eng.T0() > u.Ms:
+		if err := p.eng.Advance(p.eng.T0()+u.Ms, p.emit); err != nil {
+			p.advanceErr = err
+		}
+		return true
+	}
+	return false
+}
+
+func (p *Pass) record(rec *capture.Record, given *bridge.Event) error {
+	f := &p.frame
+	*f = Frame{Rec: rec}
+	if given != nil {
+		p.ev = *given
+	} else {
+		p.ev = p.cls.Record(rec)
+	}
+	f.Event = &p.ev
+	if p.gt != nil {
+		p.gapBuf = p.gt.Observe(p.gapBuf[:0], rec.Index, rec.T, rec.Conn, rec.Dir, &p.ev)
+		f.Gaps = p.gapBuf
+	}
+	if p.needs&Intents != 0 && p.eng == nil {
+		p.intents = p.pol.Append(p.intents[:0], &p.ev)
+		f.Intents = p.intents
+	}
+	for _, o := range p.before {
+		if err := o.Before(f); err != nil {
+			return p.fail(err)
+		}
+	}
+	if p.eng != nil {
+		p.recStep = nil
+		if err := p.eng.RecordEvent(rec, &p.ev, p.emit); err != nil {
+			return p.fail(err)
+		}
+		if s := p.recStep; s != nil {
+			f.Replayed, f.Intents = true, s.Intents
+		}
+	}
+	for _, o := range p.after {
+		if err := o.After(f); err != nil {
+			return p.fail(err)
+		}
+	}
+	return nil
+}
+
+// step hands a replay step to the observers.
+func (p *Pass) step(s *replay.Step) error {
+	if s.Timer == "" {
+		p.recStep = s
+	}
+	for _, o := range p.steps {
+		if err := o.Step(s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (p *Pass) fail(err error) error {
+	p.done = true
+	return err
+}
+
+func (p *Pass) end(complete bool, st capture.Stats) error {
+	p.done = true
+	if p.advanceErr != nil {
+		return p.advanceErr
+	}
+	if complete && p.eng != nil {
+		if err := p.eng.Finish(p.emit); err != nil {
+			return err
+		}
+	}
+	if !complete && p.src != nil {
+		st = p.src.Stats()
+	}
+	e := End{Complete: complete, Engine: p.eng, Stats: st}
+	if p.gt != nil {
+		e.Gaps = p.gt.Summary()
+	}
+	for _, o := range p.ends {
+		if err := o.End(&e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
