@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/clawtap/clawtap/pkg/diff"
+	"github.com/clawtap/clawtap/pkg/pipeline"
 	"github.com/fatih/color"
 	"github.com/spf13/cobra"
 )
@@ -91,7 +92,7 @@ func (a *app) runDiff(pa, pb, format string, opts diff.Options) error {
 		return err
 	}
 	defer rb.Close()
-	res := diff.Compare(ra, rb, opts)
+	res := diff.Compare(pipeline.Records(ra), pipeline.Records(rb), opts)
 	a.readSummary(pa, ra.Stats())
 	a.readSummary(pb, rb.Stats())
 	w, flush := a.out()

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/clawtap/clawtap/pkg/capture"
+	"github.com/clawtap/clawtap/pkg/pipeline"
 )
 
 // Pair is two aligned steps; one side is nil for a step only one capture has.
@@ -68,8 +68,9 @@ func (q *queue) pop() *Step {
 	return st
 }
 
-// Compare reads both captures to the end and compares them.
-func Compare(a, b *capture.Reader, opts Options) *Result {
+// Compare reads both captures to the end, each in one pass, and compares
+// them.
+func Compare(a, b pipeline.Source, opts Options) *Result {
 	if opts.Context <= 0 {
 		opts.Context = 3
 	}

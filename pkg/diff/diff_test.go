@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/clawtap/clawtap/pkg/capture"
+	"github.com/clawtap/clawtap/pkg/pipeline"
 	"github.com/clawtap/clawtap/pkg/redact"
 	"github.com/clawtap/clawtap/pkg/synth"
 )
@@ -40,7 +41,7 @@ func encode(t *testing.T, recs []capture.Record, mod func(i int, rec *capture.Re
 
 func compare(t *testing.T, a, b []byte, opts Options) *Result {
 	t.Helper()
-	return Compare(open(t, a), open(t, b), opts)
+	return Compare(pipeline.Records(open(t, a)), pipeline.Records(open(t, b)), opts)
 }
 
 func TestFixtureAgainstItself(t *testing.T) {

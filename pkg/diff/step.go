@@ -20,6 +20,7 @@ import (
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/jsonx"
 	"github.com/clawtap/clawtap/pkg/message"
+	"github.com/clawtap/clawtap/pkg/pipeline"
 	"github.com/clawtap/clawtap/pkg/policy"
 	"github.com/clawtap/clawtap/pkg/replay"
 )
@@ -90,9 +91,10 @@ var DefaultIgnore = []string{"tick", "health"}
 
 // stepper turns one capture into steps.
 type stepper struct {
-	r      *capture.Reader
-	cls    *bridge.Classifier
+	src    pipeline.Source
+	pass   *pipeline.Pass
 	eng    *replay.Engine
+	cur    *Step // the step the last record made, if any
 	n      normaliser
 	ignore map[string]bool
 	text   bool
@@ -115,8 +117,10 @@ type Meta struct {
 	Versions []string
 }
 
-func newStepper(r *capture.Reader, opts *Options) *stepper {
-	s := &stepper{r: r, cls: bridge.NewClassifier(), eng: replay.New(replay.Options{}), ignore: map[string]bool{}, text: !opts.Structure, header: r.Header(), merge: opts.MergeDeltas}
+func newStepper(src pipeline.Source, opts *Options) *stepper {
+	s := &stepper{src: src, ignore: map[string]bool{}, text: !opts.Structure, header: src.Header(), merge: opts.MergeDeltas}
+	s.pass = pipeline.New(pipeline.Options{}, s)
+	s.eng = s.pass.Engine()
 	ign := opts.Ignore
 	if ign == nil {
 		ign = DefaultIgnore
@@ -168,38 +172,47 @@ func (s *stepper) next() *Step {
 // delta (nothing happened in the pipeline but the text), else it is "".
 func (s *stepper) step() *Step {
 	for !s.done {
-		s.deltaKey = ""
-		rec, err := s.r.Next()
-		if err != nil {
+		s.deltaKey, s.cur = "", nil
+		s.effs = s.effs[:0]
+		more, err := s.pass.Next(s.src)
+		if err != nil || !more {
 			s.done = true
-			_ = s.eng.Finish(nil)
 			return nil
 		}
-		s.meta.Records++
-		if s.t0 == 0 && rec.T > 0 {
-			s.t0 = rec.T
+		if s.cur != nil {
+			return s.cur
 		}
-		s.effs = s.effs[:0]
-		_ = s.eng.Record(rec, s.onStep)
-		ev := s.cls.Record(rec)
-		if ev.Kind == bridge.Marker && rec.Mark == capture.MarkHello && rec.Server != "" {
-			s.addVersion(rec.Server)
-		}
-		if ev.Type == "event" && s.ignore[ev.Event] {
-			continue
-		}
-		st := &Step{I: rec.Index}
-		if rec.T > 0 && s.t0 > 0 {
-			st.T = rec.T - s.t0
-		}
-		st.Kind, st.Desc = s.describe(rec, &ev)
-		if len(s.effs) > 0 {
-			st.Desc += " ⇒ " + strings.Join(s.effs, "; ")
-		} else if s.merge && isDelta(&ev) {
-			s.deltaKey = st.Kind + " " + s.run(ev.RunID)
-		}
-		return st
 	}
+	return nil
+}
+
+// Needs: the replay, whose record steps say what the UI did.
+func (s *stepper) Needs() pipeline.Needs { return pipeline.Replay }
+
+// After turns a record into a compared step, unless its event is ignored.
+func (s *stepper) After(f *pipeline.Frame) error {
+	rec, ev := f.Rec, f.Event
+	s.meta.Records++
+	if s.t0 == 0 && rec.T > 0 {
+		s.t0 = rec.T
+	}
+	if ev.Kind == bridge.Marker && rec.Mark == capture.MarkHello && rec.Server != "" {
+		s.addVersion(rec.Server)
+	}
+	if ev.Type == "event" && s.ignore[ev.Event] {
+		return nil
+	}
+	st := &Step{I: rec.Index}
+	if rec.T > 0 && s.t0 > 0 {
+		st.T = rec.T - s.t0
+	}
+	st.Kind, st.Desc = s.describe(rec, ev)
+	if len(s.effs) > 0 {
+		st.Desc += " ⇒ " + strings.Join(s.effs, "; ")
+	} else if s.merge && isDelta(ev) {
+		s.deltaKey = st.Kind + " " + s.run(ev.RunID)
+	}
+	s.cur = st
 	return nil
 }
 
@@ -230,9 +243,9 @@ func (s *stepper) addVersion(v string) {
 	}
 }
 
-// onStep records what the UI pipeline did for the record (timer steps are
+// Step records what the UI pipeline did for the record (timer steps are
 // left out: their place depends on timing).
-func (s *stepper) onStep(st *replay.Step) error {
+func (s *stepper) Step(st *replay.Step) error {
 	if st.Timer != "" {
 		return nil
 	}
