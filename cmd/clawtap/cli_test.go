@@ -17,8 +17,8 @@ func TestCLIGolden(t *testing.T) {
 		code int
 	}{
 		{"classify-demo.ndjson", []string{"classify", "fixtures/demo.jsonl.zst"}, 0},
-		{"classify-demo.table", []string{"classify", "--output", "table", "--color", "never", "fixtures/demo.jsonl.zst"}, 0},
-		{"classify-demo.text", []string{"classify", "-o", "text", "fixtures/demo.jsonl.zst"}, 0},
+		{"classify-demo.table", []string{"classify", "--format", "table", "--color", "never", "fixtures/demo.jsonl.zst"}, 0},
+		{"classify-demo.text", []string{"classify", "--format", "text", "fixtures/demo.jsonl.zst"}, 0},
 		{"classify-junk.ndjson", []string{"classify", "fixtures/junk.jsonl"}, 0},
 		{"classify-bare.ndjson", []string{"classify", "fixtures/bare-frames.jsonl"}, 0},
 		{"classify-chat-main.ndjson", []string{"classify", "--kind", "runtime-chat", "--agent", "main", "fixtures/streamed-run.jsonl.zst"}, 0},
@@ -140,7 +140,7 @@ func TestErrorsAndExitCodes(t *testing.T) {
 		stderr string
 	}{
 		{[]string{"classify", "/nonexistent/cap.jsonl"}, 2, "clawtap: error: open /nonexistent/cap.jsonl: no such file"},
-		{[]string{"classify", "--output", "yaml", "x"}, 2, `unknown output format "yaml"`},
+		{[]string{"classify", "--format", "yaml", "x"}, 2, `unknown format "yaml"`},
 		{[]string{"classify", "--kind", "bogus", "x"}, 2, `unknown --kind "bogus"`},
 		{[]string{"classify", "a", "b"}, 2, "accepts at most 1 arg"},
 		{[]string{"nope"}, 2, "unknown command"},
@@ -174,11 +174,11 @@ func TestStdinAndDash(t *testing.T) {
 }
 
 func TestNoColorWhenPiped(t *testing.T) {
-	r := run(t, "", "classify", "-o", "table", fixture(t, "demo.jsonl.zst"))
+	r := run(t, "", "classify", "--format", "table", fixture(t, "demo.jsonl.zst"))
 	if strings.Contains(r.stdout, "\x1b[") {
 		t.Fatal("colour escapes written to a pipe")
 	}
-	r = run(t, "", "--color", "always", "classify", "-o", "table", fixture(t, "demo.jsonl.zst"))
+	r = run(t, "", "--color", "always", "classify", "--format", "table", fixture(t, "demo.jsonl.zst"))
 	if !strings.Contains(r.stdout, "\x1b[") {
 		t.Fatal("--color always must colour")
 	}

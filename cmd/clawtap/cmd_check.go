@@ -77,7 +77,7 @@ finding at or above --fail-on (default error) exists, so CI can gate on it.`,
 				return usageError("run 'clawtap check --list' for the rule ids", "%v", err)
 			}
 			path := inputArg(args)
-			if err := a.checkStdin(path); err != nil {
+			if err := a.checkStdin(cmd, path); err != nil {
 				return err
 			}
 			return a.runCheck(path, format, failOn, an)

@@ -58,7 +58,7 @@ trouble.`,
 				return usageError("give at most one capture as -", "both captures cannot come from stdin")
 			}
 			for _, p := range args {
-				if err := a.checkStdin(p); err != nil {
+				if err := a.checkStdin(cmd, p); err != nil {
 					return err
 				}
 			}

@@ -43,7 +43,7 @@ frame-level gap was found, so CI can gate on it.`,
 				return err
 			}
 			path := inputArg(args)
-			if err := a.checkStdin(path); err != nil {
+			if err := a.checkStdin(cmd, path); err != nil {
 				return err
 			}
 			return a.runGaps(path, format, frameOnly)

@@ -50,7 +50,7 @@ in .zst is zstd-compressed; - writes plain JSON Lines to stdout.`,
 				return usageError("use --format auto|har|jsonl", "unknown --format %q", format)
 			}
 			in := args[0]
-			if err := a.checkStdin(in); err != nil {
+			if err := a.checkStdin(cmd, in); err != nil {
 				return err
 			}
 			return a.runImport(in, out, format, noRedact)

@@ -39,7 +39,7 @@ two compose with jq. A classified line needs only "kind"; "event", "agentId",
 				return err
 			}
 			path := inputArg(args)
-			if err := a.checkStdin(path); err != nil {
+			if err := a.checkStdin(cmd, path); err != nil {
 				return err
 			}
 			return a.runIntents(path, skipIgnore, &f)

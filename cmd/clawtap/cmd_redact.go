@@ -52,7 +52,7 @@ without --force. The rules are in docs/redaction.md.`,
   zstdcat cap.jsonl.zst | clawtap redact - -o - | clawtap classify`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.runRedact(args[0], f)
+			return a.runRedact(cmd, args[0], f)
 		},
 	}
 	fl := cmd.Flags()
@@ -63,11 +63,11 @@ without --force. The rules are in docs/redaction.md.`,
 	return cmd
 }
 
-func (a *app) runRedact(in string, f redactFlags) error {
+func (a *app) runRedact(cmd *cobra.Command, in string, f redactFlags) error {
 	if f.out == "" {
 		return usageError("add -o OUT.jsonl.zst, or -o - for stdout", "no output given")
 	}
-	if err := a.checkStdin(in); err != nil {
+	if err := a.checkStdin(cmd, in); err != nil {
 		return err
 	}
 	var salt []byte

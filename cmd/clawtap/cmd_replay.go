@@ -85,7 +85,7 @@ requests unanswered, to see the pipeline's own transcript.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			path := inputArg(args)
-			if err := a.checkStdin(path); err != nil {
+			if err := a.checkStdin(cmd, path); err != nil {
 				return err
 			}
 			return a.runReplay(path, &o)

@@ -66,7 +66,7 @@ code: use 'clawtap check' to gate on them. See docs/report.md.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			path := inputArg(args)
-			if err := a.checkStdin(path); err != nil {
+			if err := a.checkStdin(cmd, path); err != nil {
 				return err
 			}
 			return a.runReport(path, &o)

@@ -43,7 +43,7 @@ Memory stays flat however long the capture.`,
 				return err
 			}
 			path := inputArg(args)
-			if err := a.checkStdin(path); err != nil {
+			if err := a.checkStdin(cmd, path); err != nil {
 				return err
 			}
 			return a.runStats(path, format)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/pipeline"
+	"github.com/spf13/cobra"
 )
 
 // inputArg returns the capture path from args: the one given, or "-" (stdin).
@@ -77,11 +78,29 @@ func (a *app) readSummary(path string, st capture.Stats) {
 func (a *app) isStdinTTY() bool { return a.isTerminal(a.stdin) }
 
 // checkStdin refuses to wait silently on a terminal for a capture.
-func (a *app) checkStdin(path string) error {
+func (a *app) checkStdin(cmd *cobra.Command, path string) error {
 	if path == "-" && a.isStdinTTY() {
-		return usageError("pipe a capture in, or name a file: clawtap <command> capture.jsonl.zst", "no capture given and stdin is a terminal")
+		return usageError("pipe a capture in, or name a file: "+cmd.CommandPath()+" capture.jsonl.zst", "no capture given and stdin is a terminal")
 	}
 	return nil
+}
+
+// captureArgs completes a capture argument with capture file names.
+func captureArgs(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+	if len(args) > 0 {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	return []string{"zst", "jsonl", "ndjson", "json"}, cobra.ShellCompDirectiveFilterFileExt
+}
+
+// readErr turns a pass's read error into I/O trouble with the input; any
+// other error (an observer's write error) is returned as it is.
+func readErr(path string, err error) error {
+	var re *pipeline.ReadError
+	if errors.As(err, &re) {
+		return inputError(path, re.Err)
+	}
+	return err
 }
 
 // passErr turns a pass's error into the command's: a read error is I/O
@@ -93,4 +112,15 @@ func passErr(path string, flush func() error, err error) error {
 		return inputError(path, re.Err)
 	}
 	return flushErr(flush, err)
+}
+
+// flushErr reports a write failure unless it is a closed pipe.
+func flushErr(flush func() error, err error) error {
+	if isBrokenPipe(err) {
+		return nil
+	}
+	if ferr := flush(); ferr != nil {
+		return ferr
+	}
+	return fmt.Errorf("write output: %w", err)
 }

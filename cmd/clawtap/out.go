@@ -1,0 +1,136 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/clawtap/clawtap/internal/output"
+	"github.com/spf13/cobra"
+)
+
+// outFlags are the output flags of every command that writes something:
+// --format (for commands that print), -o/--output and --force.
+type outFlags struct {
+	format string
+	path   string
+	force  bool
+	human  output.Format // the format on a terminal
+}
+
+// printFlags registers --format json|text|table, -o/--output and --force
+// on a command that prints; human is its format on a terminal.
+func (a *app) printFlags(cmd *cobra.Command, f *outFlags, human output.Format) {
+	f.human = human
+	fl := cmd.Flags()
+	fl.StringVar(&f.format, "format", "", "output format: json (NDJSON), text or table (default: "+string(human)+" on a terminal, json otherwise)")
+	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(output.Formats, cobra.ShellCompDirectiveNoFileComp))
+	a.fileFlags(cmd, f, "-", "write the output to FILE (- is stdout)")
+	// A bad --format is a usage error before any input is read.
+	cmd.PreRunE = func(*cobra.Command, []string) error {
+		_, err := f.parsedFormat()
+		return err
+	}
+}
+
+func (f *outFlags) parsedFormat() (output.Format, error) {
+	format, err := output.ParseFormat(f.format)
+	if err != nil {
+		return "", usageError("use --format "+strings.Join(output.Formats, "|"), "%v", err)
+	}
+	return format, nil
+}
+
+// fileFlags registers -o/--output (def is its default) and --force.
+func (a *app) fileFlags(cmd *cobra.Command, f *outFlags, def, usage string) {
+	fl := cmd.Flags()
+	fl.StringVarP(&f.path, "output", "o", def, usage)
+	fl.BoolVar(&f.force, "force", false, "replace an existing output file")
+	_ = cmd.MarkFlagFilename("output")
+}
+
+// sink is an opened output: a buffered writer on the destination, with the
+// format and style resolved for it.
+type sink struct {
+	*bufio.Writer
+	dest   *output.Dest
+	format output.Format
+	style  output.Style
+}
+
+// openSink opens f's destination under the output rules (an existing file
+// needs --force; devices and FIFOs are written in place) and resolves the
+// format: the one asked for, else f.human on a terminal, else json.
+func (a *app) openSink(cmd *cobra.Command, f *outFlags) (*sink, error) {
+	format, err := f.parsedFormat()
+	if err != nil {
+		return nil, err
+	}
+	d, err := a.createOutput(cmd, f)
+	if err != nil {
+		return nil, err
+	}
+	terminal := d.IsStdout() && a.stdoutIsTTY()
+	return &sink{
+		Writer: bufio.NewWriterSize(d, 64<<10),
+		dest:   d,
+		format: output.Resolve(format, terminal, f.human),
+		style:  a.styleFor(terminal),
+	}, nil
+}
+
+// createOutput opens f's destination, turning refusals into exit 2 with a
+// hint that fits the command.
+func (a *app) createOutput(cmd *cobra.Command, f *outFlags) (*output.Dest, error) {
+	d, err := output.Create(f.path, output.Options{Force: f.force, Stdout: a.stdout})
+	switch {
+	case errors.Is(err, output.ErrExists):
+		return nil, usageError("add --force to replace it, or choose another file", "%s already exists", f.path)
+	case err != nil:
+		return nil, &exitError{code: exitTrouble, err: fmt.Errorf("cannot write %s: %w", f.path, err), hint: "run '" + cmd.CommandPath() + " --help' for the output rules"}
+	}
+	return d, nil
+}
+
+// styleFor decides colour for an output: --color always or never decides;
+// auto colours a terminal unless NO_COLOR or TERM=dumb says not to.
+func (a *app) styleFor(terminal bool) output.Style {
+	switch a.colorMode {
+	case "always":
+		return output.Style{On: true}
+	case "never":
+		return output.Style{}
+	}
+	if a.getenv("NO_COLOR") != "" || a.getenv("TERM") == "dumb" {
+		return output.Style{}
+	}
+	return output.Style{On: terminal}
+}
+
+// close ends the output after the command: on success (or a finding, whose
+// output is complete) it flushes and commits the file; on any other error
+// it aborts, leaving no partial file. A closed pipe is not an error.
+func (s *sink) close(err error) error {
+	var ee *exitError
+	complete := err == nil || errors.As(err, &ee) && ee.code == exitFinding
+	if !complete {
+		s.Flush()
+		s.dest.Abort()
+		return err
+	}
+	if ferr := s.Flush(); ferr != nil {
+		s.dest.Abort()
+		if isBrokenPipe(ferr) {
+			return err
+		}
+		return fmt.Errorf("write %s: %w", s.dest.Name(), ferr)
+	}
+	if cerr := s.dest.Commit(); cerr != nil {
+		return &exitError{code: exitTrouble, err: fmt.Errorf("write %s: %w", s.dest.Name(), cerr)}
+	}
+	return err
+}
+
+var _ io.Writer = (*sink)(nil)

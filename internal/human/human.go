@@ -1,0 +1,107 @@
+// Package human formats values for people: times as offsets from a
+// capture's start, durations, byte counts, and text clipped to fit one
+// line of a terminal. Every command and package that prints for people
+// uses these, so the same value always reads the same way.
+package human
+
+import (
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Secs renders an offset in ms as +1.250s (or -0.005s).
+func Secs(ms int64) string {
+	sign := "+"
+	if ms < 0 {
+		sign, ms = "-", -ms
+	}
+	frac := strconv.FormatInt(ms%1000, 10)
+	for len(frac) < 3 {
+		frac = "0" + frac
+	}
+	return sign + strconv.FormatInt(ms/1000, 10) + "." + frac + "s"
+}
+
+// Offset renders t as an offset from start (+1.250s), or "-" when either
+// is unknown (0).
+func Offset(t, start int64) string {
+	if t == 0 || start == 0 {
+		return "-"
+	}
+	return Secs(t - start)
+}
+
+// Duration renders a duration in ms: "850 ms" below a second, else seconds
+// with the given number of decimals ("1.5 s", "1.500 s"). A negative
+// duration reads as 0 ms.
+func Duration(ms int64, decimals int) string {
+	if ms < 0 {
+		ms = 0
+	}
+	if ms < 1000 {
+		return strconv.FormatInt(ms, 10) + " ms"
+	}
+	return strconv.FormatFloat(float64(ms)/1000, 'f', decimals, 64) + " s"
+}
+
+// Bytes renders a byte count in units of 1024, one decimal: 999 B,
+// 1.5 KiB, 20.0 MiB.
+func Bytes(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return strconv.FormatFloat(float64(n)/(1<<20), 'f', 1, 64) + " MiB"
+	case n >= 1<<10:
+		return strconv.FormatFloat(float64(n)/(1<<10), 'f', 1, 64) + " KiB"
+	}
+	return strconv.FormatInt(n, 10) + " B"
+}
+
+// Clip shortens s to at most n runes, the last one "…" when it cut.
+func Clip(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	i, c := 0, 0
+	for i < len(s) && c < n-1 {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		c++
+	}
+	return s[:i] + "…"
+}
+
+// Pad pads s with spaces to n runes, for aligned columns that stream.
+func Pad(s string, n int) string {
+	if c := utf8.RuneCountInString(s); c < n {
+		return s + strings.Repeat(" ", n-c)
+	}
+	return s
+}
+
+// Flat puts text on one line: newlines and tabs become spaces.
+func Flat(s string) string {
+	if !strings.ContainsAny(s, "\n\r\t") {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\r' || r == '\t' {
+			return ' '
+		}
+		return r
+	}, s)
+}
+
+// Printable puts text on one line that is safe on a terminal: newlines
+// and tabs become spaces, other control characters �.
+func Printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\r' || r == '\t' {
+			return ' '
+		}
+		if r < 0x20 || r == 0x7f {
+			return '�'
+		}
+		return r
+	}, s)
+}

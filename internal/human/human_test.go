@@ -1,0 +1,31 @@
+package human
+
+import "testing"
+
+func TestFormats(t *testing.T) {
+	for _, c := range []struct{ got, want string }{
+		{Secs(1250), "+1.250s"}, {Secs(-5), "-0.005s"}, {Secs(0), "+0.000s"},
+		{Offset(0, 5), "-"}, {Offset(1500, 1000), "+0.500s"},
+		{Duration(850, 1), "850 ms"}, {Duration(1500, 1), "1.5 s"}, {Duration(1500, 3), "1.500 s"}, {Duration(-3, 1), "0 ms"},
+		{Bytes(999), "999 B"}, {Bytes(1536), "1.5 KiB"}, {Bytes(20 << 20), "20.0 MiB"},
+		{Clip("héllo", 5), "héllo"}, {Clip("héllo!", 5), "héll…"}, {Pad("é", 3), "é  "},
+		{Flat("a\nb\tc"), "a b c"}, {Printable("a\x01\nb"), "a� b"},
+	} {
+		if c.got != c.want {
+			t.Errorf("got %q, want %q", c.got, c.want)
+		}
+	}
+}
+
+func FuzzClip(f *testing.F) {
+	f.Add("héllo wörld", 4)
+	f.Fuzz(func(t *testing.T, s string, n int) {
+		if n < 1 || n > 1000 {
+			return
+		}
+		c := Clip(s, n)
+		if len([]rune(c)) > n && len([]rune(s)) > n {
+			t.Fatalf("Clip(%q, %d) = %q", s, n, c)
+		}
+	})
+}
