@@ -28,7 +28,7 @@ func TestCLIGolden(t *testing.T) {
 		{"intents-approval.ndjson", []string{"intents", "--skip-ignore", "fixtures/exec-approval.jsonl.zst"}, 0},
 		{"gaps-seq-gap.ndjson", []string{"gaps", "fixtures/seq-gap.jsonl.zst"}, 1},
 		{"gaps-reconnect.ndjson", []string{"gaps", "fixtures/reconnect.jsonl.zst"}, 0},
-		{"gaps-seq-gap.table", []string{"gaps", "-o", "table", "--color", "never", "fixtures/seq-gap.jsonl.zst"}, 1},
+		{"gaps-seq-gap.table", []string{"gaps", "--format", "table", "--color", "never", "fixtures/seq-gap.jsonl.zst"}, 1},
 		{"gaps-demo.ndjson", []string{"gaps", "--frame-only", "fixtures/demo.jsonl.zst"}, 0},
 	}
 	root := repoRoot(t)

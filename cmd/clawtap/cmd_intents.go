@@ -8,32 +8,38 @@ import (
 	"io"
 	"os"
 
+	"github.com/clawtap/clawtap/internal/output"
 	"github.com/clawtap/clawtap/pkg/bridge"
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/jsonx"
-	"github.com/clawtap/clawtap/pkg/policy"
+	"github.com/clawtap/clawtap/pkg/pipeline"
 	"github.com/spf13/cobra"
 )
 
 func (a *app) intentsCmd() *cobra.Command {
+	var out outFlags
 	var skipIgnore bool
+	var width int
 	var f filter
 	cmd := &cobra.Command{
 		Use:   "intents [FILE|-]",
 		Short: "Derive the intents a UI would act on (the Policy stage)",
-		Long: `intents runs each record through the Bridge and the Policy and prints one
-line per intent: {"i":..,"t":..,"seq":..,"intent":{<EventIntent>}}. The intent
-objects use the reference pipeline's EventIntent names and shapes; in a patch,
-null means "clear this field" and a missing key means "leave it alone".
+		Long: `intents runs each record through the Bridge and the Policy and prints the
+intents a UI derives from it. In json (the default when piped) each line is
+{"i":..,"t":..,"seq":..,"intent":{<EventIntent>}}: the intent objects use the
+reference pipeline's EventIntent names and shapes; in a patch, null means
+"clear this field" and a missing key means "leave it alone". text is a line
+per intent, table a row per intent (the default on a terminal).
 
 The input is a capture, or the NDJSON that 'clawtap classify' prints, so the
 two compose with jq. A classified line needs only "kind"; "event", "agentId",
 "sessionKey", "timestamp" and "payload" are used as given.`,
 		Example: `  clawtap intents fixtures/demo.jsonl.zst
-  clawtap intents --skip-ignore cap.jsonl.zst | jq -c .intent
-  clawtap classify cap.jsonl.zst | jq -c 'select(.agentId=="main")' | clawtap intents -
+  clawtap intents --skip-ignore --format json fixtures/streamed-run.jsonl.zst | jq -c .intent
+  clawtap classify fixtures/demo.jsonl.zst | jq -c 'select(.agentId=="main")' | clawtap intents -
   echo '{"kind":"summary-refresh","event":"heartbeat"}' | clawtap intents -`,
-		Args: cobra.MaximumNArgs(1),
+		Args:              cobra.MaximumNArgs(1),
+		ValidArgsFunction: captureArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := f.validate(); err != nil {
 				return err
@@ -42,62 +48,33 @@ two compose with jq. A classified line needs only "kind"; "event", "agentId",
 			if err := a.checkStdin(cmd, path); err != nil {
 				return err
 			}
-			return a.runIntents(path, skipIgnore, &f)
+			src, closeSrc, err := a.openEvents(path)
+			if err != nil {
+				return err
+			}
+			defer closeSrc()
+			s, err := a.openSink(cmd, &out)
+			if err != nil {
+				return err
+			}
+			p := &output.Intents{W: s, Format: s.format, Style: s.style, Width: width, Match: f.match, SkipIgnore: skipIgnore}
+			err = readErr(path, pipeline.New(pipeline.Options{}, p).Run(src))
+			src.finish(a, path)
+			return s.close(err)
 		},
 	}
+	a.printFlags(cmd, &out, output.Table)
 	cmd.Flags().BoolVar(&skipIgnore, "skip-ignore", false, "hide ignore intents")
+	cmd.Flags().IntVar(&width, "width", 120, "clip text and table lines to about this many characters")
 	f.register(cmd)
 	return cmd
 }
 
-// eventSource yields classified events from a capture or from classify output.
+// eventSource yields records, classified already when the input is
+// classify output.
 type eventSource interface {
-	next() (ev bridge.Event, m bridge.Meta, err error)
+	pipeline.Source
 	finish(a *app, path string)
-}
-
-func (a *app) runIntents(path string, skipIgnore bool, f *filter) error {
-	src, closeSrc, err := a.openEvents(path)
-	if err != nil {
-		return err
-	}
-	defer closeSrc()
-	w, flush := a.out()
-	var pol policy.Deriver
-	var intents []policy.Intent
-	var buf []byte
-	for {
-		ev, m, err := src.next()
-		if err != nil {
-			break
-		}
-		if !f.match(&ev) {
-			continue
-		}
-		intents = pol.Append(intents[:0], &ev)
-		for i := range intents {
-			in := &intents[i]
-			if skipIgnore && in.Kind == policy.Ignore {
-				continue
-			}
-			buf = append(buf[:0], `{"i":`...)
-			buf = jsonx.AppendInt(buf, int64(m.I))
-			buf = append(buf, `,"t":`...)
-			buf = jsonx.AppendInt(buf, m.T)
-			if ev.HasSeq {
-				buf = append(buf, `,"seq":`...)
-				buf = jsonx.AppendInt(buf, ev.Seq)
-			}
-			buf = append(buf, `,"intent":`...)
-			buf = in.AppendJSON(buf)
-			buf = append(buf, '}', '\n')
-			if _, err := w.Write(buf); err != nil {
-				return flushErr(flush, err)
-			}
-		}
-	}
-	src.finish(a, path)
-	return flush()
 }
 
 // openEvents opens path as a capture, or as classify NDJSON when its first
@@ -129,7 +106,7 @@ func (a *app) openEvents(path string) (eventSource, func(), error) {
 		closeFn()
 		return nil, nil, inputError(path, err)
 	}
-	return &captureSource{r: r, cl: bridge.NewClassifier()}, closeFn, nil
+	return &captureSource{r}, closeFn, nil
 }
 
 // isClassifiedStream peeks at the first non-blank line: a JSON object with a
@@ -170,20 +147,15 @@ func isClassifiedStream(br *bufio.Reader) bool {
 	}
 }
 
-type captureSource struct {
-	r  *capture.Reader
-	cl *bridge.Classifier
+// captureSource is a capture: the pass classifies its records.
+type captureSource struct{ *capture.Reader }
+
+func (s *captureSource) Next() (*capture.Record, *bridge.Event, error) {
+	rec, err := s.Reader.Next()
+	return rec, nil, err
 }
 
-func (s *captureSource) next() (bridge.Event, bridge.Meta, error) {
-	rec, err := s.r.Next()
-	if err != nil {
-		return bridge.Event{}, bridge.Meta{}, err
-	}
-	return s.cl.Record(rec), bridge.Meta{I: rec.Index, T: rec.T, Conn: rec.Conn, Dir: rec.Dir}, nil
-}
-
-func (s *captureSource) finish(a *app, path string) { a.readSummary(path, s.r.Stats()) }
+func (s *captureSource) finish(a *app, path string) { a.readSummary(path, s.Stats()) }
 
 // classifiedSource reads classify's NDJSON (or hand-written lines).
 type classifiedSource struct {
@@ -192,6 +164,22 @@ type classifiedSource struct {
 	n       int
 	bad     int
 	scratch []byte
+	ev      bridge.Event
+	rec     capture.Record
+}
+
+func (s *classifiedSource) Header() *capture.Header { return nil }
+func (s *classifiedSource) Stats() capture.Stats    { return capture.Stats{Records: s.n} }
+
+// Next reads the next classified line as a record that carries its event.
+func (s *classifiedSource) Next() (*capture.Record, *bridge.Event, error) {
+	ev, m, err := s.next()
+	if err != nil {
+		return nil, nil, err
+	}
+	s.ev = ev
+	s.rec = capture.Record{Index: m.I, T: m.T, Conn: m.Conn, Dir: m.Dir}
+	return &s.rec, &s.ev, nil
 }
 
 func (s *classifiedSource) next() (bridge.Event, bridge.Meta, error) {

@@ -543,7 +543,7 @@ func (f *Formatter) AppendStepText(dst []byte, s *Step) []byte {
 	for i := range s.Intents {
 		in := &s.Intents[i]
 		dst = append(dst, "  → "...)
-		dst = append(dst, paint(st.Intent, truncate(f.intentText(in), w))...)
+		dst = append(dst, paint(st.Intent, truncate(f.IntentText(in), w))...)
 		dst = append(dst, '\n')
 	}
 	for i := range s.Effects {
@@ -574,7 +574,9 @@ func (f *Formatter) AppendStepText(dst []byte, s *Step) []byte {
 	return dst
 }
 
-func (f *Formatter) intentText(in *policy.Intent) string {
+// IntentText renders an intent on one line: its kind, then its fields as
+// compact JSON (times relative to T0); an ignore is "ignore: <reason>".
+func (f *Formatter) IntentText(in *policy.Intent) string {
 	b := f.AppendIntentJSON(nil, in)
 	// Drop the {"kind":"..." prefix: the kind leads the line instead.
 	rest := b[len(`{"kind":`)+len(jsonx.AppendString(nil, in.Kind)):]

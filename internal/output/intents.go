@@ -1,0 +1,127 @@
+package output
+
+import (
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/clawtap/clawtap/internal/human"
+	"github.com/clawtap/clawtap/pkg/bridge"
+	"github.com/clawtap/clawtap/pkg/jsonx"
+	"github.com/clawtap/clawtap/pkg/pipeline"
+	"github.com/clawtap/clawtap/pkg/policy"
+	"github.com/clawtap/clawtap/pkg/replay"
+	"github.com/fatih/color"
+)
+
+// Intents prints the intents the UI derives from each record: json is
+// {"i","t",["seq",]"intent":{…}} per intent, the intent in the reference's
+// EventIntent shape; text is a line per intent, table a row per intent.
+type Intents struct {
+	W      io.Writer
+	Format Format
+	Style  Style
+	// Width clips text and table lines (0 = 120).
+	Width int
+	// Match keeps the events whose intents are printed; nil keeps all.
+	Match func(*bridge.Event) bool
+	// SkipIgnore leaves out ignore intents.
+	SkipIgnore bool
+
+	start  int64
+	f      replay.Formatter
+	buf    []byte
+	headed bool
+}
+
+func (p *Intents) Needs() pipeline.Needs { return pipeline.Intents }
+
+func (p *Intents) head() error {
+	if p.headed || p.Format != Table {
+		return nil
+	}
+	p.headed = true
+	pad := human.Pad
+	_, err := io.WriteString(p.W, p.Style.Paint(strings.Join([]string{pad("#", 6), pad("TIME", 10), pad("SEQ", 6), pad("KIND", 22), pad("AGENT", 10), "DETAIL"}, " "), Bold...)+"\n")
+	return err
+}
+
+// End writes the column names of an empty table.
+func (p *Intents) End(*pipeline.End) error { return p.head() }
+
+// After prints a record's intents: derived by the Policy, or by the UI's
+// replay when the UI has no pure policy.
+func (p *Intents) After(f *pipeline.Frame) error {
+	rec, ev := f.Rec, f.Event
+	if err := p.head(); err != nil {
+		return err
+	}
+	if p.start == 0 && rec.T > 0 {
+		p.start = rec.T
+		p.f.T0 = rec.T
+	}
+	if p.Match != nil && !p.Match(ev) {
+		return nil
+	}
+	width := p.Width
+	if width <= 0 {
+		width = 120
+	}
+	for i := range f.Intents {
+		in := &f.Intents[i]
+		if p.SkipIgnore && in.Kind == policy.Ignore {
+			continue
+		}
+		b := p.buf[:0]
+		switch p.Format {
+		case JSON:
+			b = append(b, `{"i":`...)
+			b = jsonx.AppendInt(b, int64(rec.Index))
+			b = append(b, `,"t":`...)
+			b = jsonx.AppendInt(b, rec.T)
+			if ev.HasSeq {
+				b = append(b, `,"seq":`...)
+				b = jsonx.AppendInt(b, ev.Seq)
+			}
+			b = append(b, `,"intent":`...)
+			b = in.AppendJSON(b)
+			b = append(b, '}', '\n')
+		case Table:
+			seq := ""
+			if ev.HasSeq {
+				seq = strconv.FormatInt(ev.Seq, 10)
+			}
+			detail := p.f.IntentText(in)
+			detail = strings.TrimPrefix(strings.TrimPrefix(detail, in.Kind), " ")
+			if in.Kind == policy.Ignore {
+				detail = strings.TrimPrefix(detail, ": ")
+			}
+			pad := human.Pad
+			b = append(b, strings.Join([]string{pad(strconv.Itoa(rec.Index), 6), pad(human.Offset(rec.T, p.start), 10), pad(seq, 6),
+				p.Style.Paint(pad(in.Kind, 22), intentColor(in.Kind)...), pad(human.Clip(human.Printable(in.AgentID), 10), 10),
+				human.Clip(human.Printable(detail), max(width-58, 20))}, " ")...)
+			b = append(b, '\n')
+		default:
+			line := "#" + strconv.Itoa(rec.Index) + " " + human.Offset(rec.T, p.start) + " " + p.f.IntentText(in)
+			b = append(b, human.Clip(human.Printable(line), width)...)
+			b = append(b, '\n')
+		}
+		p.buf = b
+		if _, err := p.W.Write(b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func intentColor(kind string) []color.Attribute {
+	switch kind {
+	case policy.Ignore:
+		return Faint
+	case policy.CommitChat, policy.UpdateAgentStatus:
+		return []color.Attribute{color.FgGreen}
+	case policy.ApprovalPending, policy.ApprovalResolved:
+		return Warning
+	}
+	return []color.Attribute{color.FgCyan}
+}
