@@ -36,11 +36,11 @@ func runGoldenCases(t *testing.T, cases []goldenCase) {
 func TestCheckGolden(t *testing.T) {
 	runGoldenCases(t, []goldenCase{
 		{"check-seq-gap.ndjson", []string{"check", "fixtures/seq-gap.jsonl.zst"}, 1},
-		{"check-seq-gap.text", []string{"check", "-o", "text", "fixtures/seq-gap.jsonl.zst"}, 1},
+		{"check-seq-gap.text", []string{"check", "--format", "text", "fixtures/seq-gap.jsonl.zst"}, 1},
 		{"check-stale-terminal.ndjson", []string{"check", "fixtures/stale-terminal.jsonl.zst"}, 1},
-		{"check-error-run.text", []string{"check", "-o", "text", "fixtures/error-run.jsonl.zst"}, 0},
-		{"check-junk.text", []string{"check", "-o", "text", "fixtures/junk.jsonl"}, 0},
-		{"check-demo.text", []string{"check", "-o", "text", "fixtures/demo.jsonl.zst"}, 0},
+		{"check-error-run.text", []string{"check", "--format", "text", "fixtures/error-run.jsonl.zst"}, 0},
+		{"check-junk.text", []string{"check", "--format", "text", "fixtures/junk.jsonl"}, 0},
+		{"check-demo.text", []string{"check", "--format", "text", "fixtures/demo.jsonl.zst"}, 0},
 		{"check-demo.ndjson", []string{"check", "fixtures/demo.jsonl.zst"}, 0},
 		{"check-duplicate-final-warn.ndjson", []string{"check", "--fail-on", "warn", "--skip", "duplicate-terminal", "fixtures/duplicate-final.jsonl.zst"}, 0},
 		{"check-list.text", []string{"check", "--list"}, 0},
@@ -71,7 +71,7 @@ func TestCheckFailOnAndRules(t *testing.T) {
 		{"check", "--skip", "nope", abort},
 		{"check", "--fail-on", "fatal", abort},
 		{"check", "--slow-ms", "0", abort},
-		{"check", "-o", "table", abort},
+		{"check", "--format", "yaml", abort},
 		{"check", "/nonexistent.jsonl"},
 	} {
 		r := run(t, "", args...)
