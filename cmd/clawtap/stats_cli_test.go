@@ -9,8 +9,8 @@ import (
 func TestStatsGolden(t *testing.T) {
 	runGoldenCases(t, []goldenCase{
 		{"stats-demo.json", []string{"stats", "fixtures/demo.jsonl.zst"}, 0},
-		{"stats-reconnect.table", []string{"stats", "-o", "table", "fixtures/reconnect.jsonl.zst"}, 0},
-		{"stats-exec-approval.table", []string{"stats", "-o", "table", "fixtures/exec-approval.jsonl.zst"}, 0},
+		{"stats-reconnect.table", []string{"stats", "--format", "table", "fixtures/reconnect.jsonl.zst"}, 0},
+		{"stats-exec-approval.table", []string{"stats", "--format", "table", "fixtures/exec-approval.jsonl.zst"}, 0},
 		{"stats-junk.json", []string{"stats", "fixtures/junk.jsonl"}, 0},
 	})
 }
@@ -34,7 +34,7 @@ func TestStatsStdinAndErrors(t *testing.T) {
 			t.Errorf("stats JSON has no %q", k)
 		}
 	}
-	for _, args := range [][]string{{"stats", "-o", "yaml", "x"}, {"stats", "/nonexistent"}, {"stats", "a", "b"}} {
+	for _, args := range [][]string{{"stats", "--format", "yaml", "x"}, {"stats", "/nonexistent"}, {"stats", "a", "b"}} {
 		if r := run(t, "", args...); r.code != 2 || r.stdout != "" {
 			t.Errorf("%v: exit %d stdout %q", args, r.code, r.stdout)
 		}
