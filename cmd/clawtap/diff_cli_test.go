@@ -9,10 +9,10 @@ import (
 
 func TestDiffGolden(t *testing.T) {
 	runGoldenCases(t, []goldenCase{
-		{"diff-same.text", []string{"diff", "-o", "text", "fixtures/tool-run.jsonl.zst", "fixtures/tool-run.jsonl.zst"}, 0},
-		{"diff-streamed-vs-duplicate.text", []string{"diff", "-o", "text", "fixtures/streamed-run.jsonl.zst", "fixtures/duplicate-final.jsonl.zst"}, 1},
+		{"diff-same.text", []string{"diff", "--format", "text", "fixtures/tool-run.jsonl.zst", "fixtures/tool-run.jsonl.zst"}, 0},
+		{"diff-streamed-vs-duplicate.text", []string{"diff", "--format", "text", "fixtures/streamed-run.jsonl.zst", "fixtures/duplicate-final.jsonl.zst"}, 1},
 		{"diff-streamed-vs-duplicate.ndjson", []string{"diff", "fixtures/streamed-run.jsonl.zst", "fixtures/duplicate-final.jsonl.zst"}, 1},
-		{"diff-streamed-vs-duplicate-merged.text", []string{"diff", "-o", "text", "--merge-deltas", "fixtures/streamed-run.jsonl.zst", "fixtures/duplicate-final.jsonl.zst"}, 1},
+		{"diff-streamed-vs-duplicate-merged.text", []string{"diff", "--format", "text", "--merge-deltas", "fixtures/streamed-run.jsonl.zst", "fixtures/duplicate-final.jsonl.zst"}, 1},
 	})
 }
 
@@ -30,7 +30,7 @@ func TestDiffRedactedCopyAndStdin(t *testing.T) {
 	if r := run(t, string(data), "diff", "-", red); r.code != 0 || !strings.Contains(r.stdout, `"equal":true`) {
 		t.Fatalf("stdin: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	for _, args := range [][]string{{"diff", src}, {"diff", "-", "-"}, {"diff", src, "/nonexistent"}, {"diff", "-o", "table", src, src}} {
+	for _, args := range [][]string{{"diff", src}, {"diff", "-", "-"}, {"diff", src, "/nonexistent"}, {"diff", "--format", "yaml", src, src}} {
 		if r := run(t, "", args...); r.code != 2 || r.stdout != "" {
 			t.Errorf("%v: exit %d stdout %q", args, r.code, r.stdout)
 		}
