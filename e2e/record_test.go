@@ -178,7 +178,7 @@ func TestRecordLiveSession(t *testing.T) {
 // the final texts in the transcript.
 func checkReplay(t *testing.T, path string, texts ...string) {
 	t.Helper()
-	out, errOut, code := h.clawtapRun(t, "replay", "--final", "--output", "json", path)
+	out, errOut, code := h.clawtapRun(t, "replay", "--final", "--format", "json", path)
 	if code != 0 {
 		t.Errorf("clawtap replay --final: exit %d\n%s", code, errOut)
 		return
@@ -200,7 +200,7 @@ func checkReplay(t *testing.T, path string, texts ...string) {
 			t.Errorf("replay: agent %s ends %v, want idle", id, a["status"])
 		}
 	}
-	tr, errOut, code := h.clawtapRun(t, "replay", "--transcript", "--output", "text", path)
+	tr, errOut, code := h.clawtapRun(t, "replay", "--transcript", "--format", "text", path)
 	if code != 0 {
 		t.Errorf("clawtap replay --transcript: exit %d\n%s", code, errOut)
 		return

@@ -12,14 +12,14 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/clawtap/clawtap/internal/output"
 	"github.com/clawtap/clawtap/pkg/pipeline"
 	"github.com/clawtap/clawtap/pkg/replay"
-	"github.com/fatih/color"
 	"github.com/spf13/cobra"
 )
 
 type replayOpts struct {
-	output     string
+	out        outFlags
 	final      bool
 	transcript bool
 	all        bool
@@ -53,8 +53,9 @@ capture's first record, and nothing reads the wall clock. That makes a capture
 plus its output a regression test: --golden compares with a file and exits 1
 on any difference, --update rewrites the file.
 
-Output: text on a terminal, NDJSON when piped (--output json): one step per
-line {"i","t","intents","effects","diff"} and a last line {"final":<state>}.
+Output (--format): text on a terminal (and with --golden), a block per step;
+table, a row per step; json when piped, one step per line
+{"i","t","intents","effects","diff"} and a last line {"final":<state>}.
 See docs/replay.md for every field.
 
 Windows and filters: --from/--to take a record index (12) or an offset from
@@ -76,23 +77,24 @@ merged into the transcript (a "history" effect). --no-history-sync leaves the
 requests unanswered, to see the pipeline's own transcript.`,
 		Example: `  clawtap replay fixtures/stale-terminal.jsonl.zst
   clawtap replay --agent main --from 2s --to 3s fixtures/stale-terminal.jsonl.zst
-  clawtap replay --output json cap.jsonl.zst | jq -c 'select(any(.effects[]?; .action=="hazard"))'
+  clawtap replay --format json fixtures/stale-terminal.jsonl.zst | jq -c 'select(any(.effects[]?; .action=="hazard"))'
   clawtap replay --transcript fixtures/tool-run.jsonl.zst
   clawtap replay --conn 2 fixtures/exec-approval.jsonl.zst
-  clawtap replay --final --output json cap.jsonl.zst | jq .final.agents.main.status
-  clawtap replay --golden testdata/cap.golden --update cap.jsonl.zst   # record
-  clawtap replay --golden testdata/cap.golden cap.jsonl.zst            # check (exit 1 on change)`,
-		Args: cobra.MaximumNArgs(1),
+  clawtap replay --final --format json fixtures/demo.jsonl.zst | jq .final.agents.main.status
+  clawtap replay --golden /tmp/demo.golden --update fixtures/demo.jsonl.zst   # record
+  clawtap replay --golden /tmp/demo.golden fixtures/demo.jsonl.zst            # check (exit 1 on change)`,
+		Args:              cobra.MaximumNArgs(1),
+		ValidArgsFunction: captureArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			path := inputArg(args)
 			if err := a.checkStdin(cmd, path); err != nil {
 				return err
 			}
-			return a.runReplay(path, &o)
+			return a.runReplay(cmd, path, &o)
 		},
 	}
+	a.printFlags(cmd, &o.out, output.Text)
 	fl := cmd.Flags()
-	fl.StringVarP(&o.output, "output", "o", "", "text or json (default: text on a terminal or with --golden, json when piped)")
 	fl.BoolVar(&o.final, "final", false, "print only the final state")
 	fl.BoolVar(&o.transcript, "transcript", false, "print only each agent's committed transcript")
 	fl.BoolVar(&o.all, "all", false, "also print records that changed nothing (ignored frames)")
@@ -102,6 +104,7 @@ requests unanswered, to see the pipeline's own transcript.`,
 	fl.StringVar(&o.to, "to", "", "stop after this record index, or offset (4s)")
 	fl.StringVar(&o.frameMs, "frame-ms", "1000/60", "animation frame period in ms: a number (16.7) or a fraction (1000/60)")
 	fl.StringVar(&o.golden, "golden", "", "compare the output with this file; print a unified diff and exit 1 on any difference")
+	_ = cmd.MarkFlagFilename("golden")
 	fl.BoolVar(&o.update, "update", false, "with --golden: write the output to the file instead of comparing")
 	fl.IntVar(&o.conn, "conn", 0, "the connection the UI starts on (default: the first record's); concurrent connections are other clients and are skipped")
 	fl.BoolVar(&o.noHistory, "no-history-sync", false, "leave the UI's history refreshes unanswered: show only what the pipeline itself committed")
@@ -132,20 +135,15 @@ func parseFrameMs(s string) (uint64, uint64, error) {
 	return num, 1000, nil
 }
 
-func (a *app) runReplay(path string, o *replayOpts) error {
+func (a *app) runReplay(cmd *cobra.Command, path string, o *replayOpts) error {
 	if o.final && o.transcript {
 		return usageError("use one of them", "--final and --transcript cannot be combined")
 	}
 	if o.update && o.golden == "" {
 		return usageError("use --golden FILE --update", "--update needs --golden")
 	}
-	format := o.output
-	if o.golden != "" && format == "" {
-		format = "text"
-	}
-	format, err := a.outputFormat(format, []string{"text", "json"}, "text", "json")
-	if err != nil {
-		return err
+	if o.golden != "" && o.out.path != "-" {
+		return usageError("drop -o: --golden compares (or, with --update, writes) the golden file itself", "--golden and -o cannot be combined")
 	}
 	num, den, err := parseFrameMs(o.frameMs)
 	if err != nil {
@@ -169,118 +167,78 @@ func (a *app) runReplay(path string, o *replayOpts) error {
 	if o.conn < 0 {
 		return usageError("connections are numbered from 1", "invalid --conn %d", o.conn)
 	}
-
 	r, err := a.openCapture(path)
 	if err != nil {
 		return err
 	}
 	defer r.Close()
 
-	// Output goes to stdout, or to a buffer compared with the golden file.
-	var sink io.Writer
-	var flush func() error
+	// The output goes to -o, or into a buffer compared with the golden file
+	// (text unless --format says otherwise, never coloured).
+	var s *sink
 	var goldenBuf bytes.Buffer
+	var w io.Writer
+	format, style := output.Text, output.Style{}
 	if o.golden != "" {
-		sink, flush = &goldenBuf, func() error { return nil }
+		if format, err = o.out.parsedFormat(); err != nil {
+			return err
+		}
+		if format == "" {
+			format = output.Text
+		}
+		w = &goldenBuf
 	} else {
-		bw, fl := a.out()
-		sink, flush = bw, fl
+		if s, err = a.openSink(cmd, &o.out); err != nil {
+			return err
+		}
+		w, format, style = s, s.format, s.style
 	}
-
-	pr := &replayPrinter{w: sink, json: format == "json", win: win, all: o.all,
-		steps: !o.final && !o.transcript, final: o.final, transcript: o.transcript,
-		f: &replay.Formatter{Width: o.width}, flt: &replay.Filter{Agent: o.agent, Session: o.session}}
-	if o.golden == "" && format == "text" && !color.NoColor {
-		pr.f.Style = replayStyle()
+	show := output.ReplaySteps
+	switch {
+	case o.final:
+		show = output.ReplayFinal
+	case o.transcript:
+		show = output.ReplayTranscript
 	}
+	pr := &output.Replay{W: w, Format: format, Style: style, Show: show, All: o.all, Window: win, Width: o.width,
+		Filter: replay.Filter{Agent: o.agent, Session: o.session}}
 	p := pipeline.New(pipeline.Options{
 		Replay: replay.Options{FrameNum: num, FrameDen: den, Conn: o.conn, NoHistorySync: o.noHistory},
 		Until:  win.To,
 	}, pr)
-	pr.eng = p.Engine()
-	if err := p.Run(pipeline.Records(r)); err != nil {
-		return passErr(path, flush, err)
-	}
+	err = readErr(path, p.Run(pipeline.Records(r)))
 	a.readSummary(path, r.Stats())
-	if n, conns := pr.eng.Skipped(); n > 0 {
+	if n, conns := p.Engine().Skipped(); n > 0 {
 		a.warnf("%s: skipped %d record(s) of connection(s) %s, other clients open at the same time as the replayed one; pick one with --conn N",
 			displayName(path), n, joinInts(conns))
 	}
-	if err := flush(); err != nil {
+	if s != nil {
+		return s.close(err)
+	}
+	if err != nil {
 		return err
 	}
-	if o.golden != "" {
-		return a.checkGolden(o.golden, goldenBuf.Bytes(), o.update)
-	}
-	return nil
-}
-
-// replayPrinter prints a replay: its steps as they come, then the final
-// state or the transcripts.
-type replayPrinter struct {
-	w                        io.Writer
-	json, all                bool
-	steps, final, transcript bool
-	win                      replay.Window
-	f                        *replay.Formatter
-	flt                      *replay.Filter
-	eng                      *replay.Engine
-	buf                      []byte
-}
-
-func (p *replayPrinter) Needs() pipeline.Needs { return pipeline.Replay }
-
-func (p *replayPrinter) write(b []byte) error {
-	_, err := p.w.Write(b)
-	return err
-}
-
-func (p *replayPrinter) Step(s *replay.Step) error {
-	if !p.steps || !(p.all || s.Changed()) {
-		return nil
-	}
-	e := p.eng
-	if !p.win.Contains(s, e.T0()) {
-		return nil
-	}
-	if s = p.flt.Apply(s, e.State()); s == nil {
-		return nil
-	}
-	p.f.T0 = e.T0()
-	if p.json {
-		p.buf = p.f.AppendStepJSON(p.buf[:0], s)
-	} else {
-		p.buf = p.f.AppendStepText(p.buf[:0], s)
-	}
-	return p.write(p.buf)
-}
-
-func (p *replayPrinter) End(end *pipeline.End) error {
-	e := p.eng
-	p.f.T0 = e.T0()
-	sf := replay.StateFilter{Agent: p.flt.AgentID()}
-	switch {
-	case p.transcript && p.json:
-		p.buf = p.f.AppendTranscriptJSON(p.buf[:0], e.State(), sf)
-	case p.transcript:
-		p.buf = p.f.AppendTranscriptText(p.buf[:0], e.State(), sf)
-	case p.json:
-		p.buf = p.f.AppendFinalJSON(p.buf[:0], e.State(), e.Now(), e.ClosedRuns(), sf)
-	default:
-		p.buf = p.f.AppendFinalText(p.buf[:0], e.State(), e.Now(), e.ClosedRuns(), sf)
-	}
-	return p.write(p.buf)
+	return a.checkGolden(cmd, o.golden, goldenBuf.Bytes(), o.update)
 }
 
 // checkGolden compares out with the golden file, or rewrites it.
-func (a *app) checkGolden(path string, out []byte, update bool) error {
+func (a *app) checkGolden(cmd *cobra.Command, path string, out []byte, update bool) error {
 	if update {
 		if dir := filepath.Dir(path); dir != "." {
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				return &exitError{code: exitTrouble, err: fmt.Errorf("create %s: %w", dir, err)}
 			}
 		}
-		if err := os.WriteFile(path, out, 0o644); err != nil {
+		// --update is the consent to replace the golden file.
+		d, err := a.createOutput(cmd, &outFlags{path: path, force: true})
+		if err != nil {
+			return err
+		}
+		if _, err := d.Write(out); err != nil {
+			d.Abort()
+			return &exitError{code: exitTrouble, err: fmt.Errorf("write golden: %w", err)}
+		}
+		if err := d.Commit(); err != nil {
 			return &exitError{code: exitTrouble, err: fmt.Errorf("write golden: %w", err)}
 		}
 		a.infof("golden %s updated (%d bytes)", path, len(out))
@@ -306,28 +264,6 @@ func (a *app) checkGolden(path string, out []byte, update bool) error {
 	fmt.Fprintf(a.stderr, "clawtap: golden %s differs from the replay\n", path)
 	fmt.Fprintf(a.stderr, "clawtap: hint: if the new behaviour is right, rerun with --update and commit the file\n")
 	return errFinding
-}
-
-// replayStyle colours text output with fatih/color, whose global switch
-// the app has already set from --color, NO_COLOR and the terminal.
-func replayStyle() replay.Style {
-	sp := func(attrs ...color.Attribute) func(string) string {
-		c := color.New(attrs...)
-		return func(s string) string { return c.Sprint(s) }
-	}
-	return replay.Style{
-		Header: sp(color.Bold),
-		Time:   sp(color.FgBlue),
-		Frame:  sp(color.Faint),
-		Intent: sp(color.FgCyan),
-		Effect: sp(color.FgYellow),
-		Guard:  sp(color.FgMagenta),
-		Hazard: sp(color.FgRed, color.Bold),
-		Path:   nil,
-		From:   sp(color.FgRed),
-		To:     sp(color.FgGreen),
-		Dim:    sp(color.Faint),
-	}
 }
 
 func joinInts(ns []int) string {

@@ -45,10 +45,10 @@ func TestReplayGoldenVariants(t *testing.T) {
 		golden, fixture string
 		args            []string
 	}{
-		{"stale-terminal.ndjson", "stale-terminal.jsonl.zst", []string{"--output", "json"}},
+		{"stale-terminal.ndjson", "stale-terminal.jsonl.zst", []string{"--format", "json"}},
 		{"exec-approval-conn2.txt", "exec-approval.jsonl.zst", []string{"--conn", "2"}},
 		{"tool-run.transcript.txt", "tool-run.jsonl.zst", []string{"--transcript"}},
-		{"demo.final.json", "demo.jsonl.zst", []string{"--final", "--output", "json"}},
+		{"demo.final.json", "demo.jsonl.zst", []string{"--final", "--format", "json"}},
 		{"presence-burst.frame-50ms.txt", "presence-burst.jsonl.zst", []string{"--frame-ms", "50"}},
 		{"stale-terminal.window.txt", "stale-terminal.jsonl.zst", []string{"--from", "2.2s", "--to", "2.4s", "--agent", "main"}},
 	} {
@@ -96,7 +96,7 @@ func TestReplayOutputs(t *testing.T) {
 		t.Fatal("the hazard is not in the JSON output")
 	}
 	// Text: the hazard line and a diff in arrow form.
-	r = run(t, "", "replay", "-o", "text", fx)
+	r = run(t, "", "replay", "--format", "text", fx)
 	if !strings.Contains(r.stdout, "HAZARD: commitChat for run") || !strings.Contains(r.stdout, "agents.main.status: running → idle") {
 		t.Fatalf("text output:\n%s", r.stdout)
 	}
@@ -104,11 +104,11 @@ func TestReplayOutputs(t *testing.T) {
 		t.Fatal("colour when piped")
 	}
 	// --color always colours text.
-	if r = run(t, "", "--color", "always", "replay", "-o", "text", fx); !strings.Contains(r.stdout, "\x1b[") {
+	if r = run(t, "", "--color", "always", "replay", "--format", "text", fx); !strings.Contains(r.stdout, "\x1b[") {
 		t.Fatal("no colour with --color always")
 	}
 	// --final json is one line.
-	r = run(t, "", "replay", "--final", "-o", "json", fx)
+	r = run(t, "", "replay", "--final", "--format", "json", fx)
 	if n := strings.Count(r.stdout, "\n"); n != 1 || !strings.Contains(r.stdout, `"status":"idle"`) {
 		t.Fatalf("final: %q", r.stdout)
 	}
@@ -152,7 +152,7 @@ func TestReplayFiltersAndWindows(t *testing.T) {
 		t.Fatalf("offset window: %d %s", r.code, r.stderr)
 	}
 	// --session keeps only that session's frames.
-	r = run(t, "", "replay", "-o", "text", "--session", "agent:main:main", fixture(t, "demo.jsonl.zst"))
+	r = run(t, "", "replay", "--format", "text", "--session", "agent:main:main", fixture(t, "demo.jsonl.zst"))
 	if r.code != 0 || strings.Contains(r.stdout, "presence") || !strings.Contains(r.stdout, "agents.main.status") {
 		t.Fatalf("--session:\n%s", r.stdout)
 	}
@@ -170,7 +170,7 @@ func TestReplayUsageErrors(t *testing.T) {
 		{[]string{"replay", "--frame-ms", "a/b", fx}, "invalid --frame-ms"},
 		{[]string{"replay", "--from", "soon", fx}, "invalid --from"},
 		{[]string{"replay", "--from", "1", "--to", "2s", fx}, "mix an index and an offset"},
-		{[]string{"replay", "--output", "yaml", fx}, "unknown output format"},
+		{[]string{"replay", "--format", "yaml", fx}, "unknown format"},
 		{[]string{"replay", "/no/such/file"}, "no such file"},
 		{[]string{"replay", "--conn", "-1", fx}, "invalid --conn"},
 	} {

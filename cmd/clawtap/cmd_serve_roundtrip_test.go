@@ -128,7 +128,7 @@ func firstTime(t *testing.T, path string) int64 {
 func gapFindings(t *testing.T, path string, conn int) []string {
 	t.Helper()
 	var res []string
-	r := runMain(t, "gaps", "-o", "json", path)
+	r := runMain(t, "gaps", "--format", "json", path)
 	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
 		var f struct {
 			Kind    string `json:"kind"`
@@ -161,7 +161,7 @@ func runMain(t *testing.T, args ...string) mainResult {
 // millisecond.
 func finalState(t *testing.T, path string, conn int) string {
 	t.Helper()
-	args := []string{"replay", "--final", "-o", "json", path}
+	args := []string{"replay", "--final", "--format", "json", path}
 	if conn > 0 {
 		args = append(args, "--conn", fmt.Sprint(conn))
 	}

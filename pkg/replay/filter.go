@@ -47,7 +47,7 @@ func (f *Filter) Apply(s *Step, st *State) *Step {
 	}
 	agent := f.AgentID()
 	o := &f.out
-	o.I, o.T, o.Timer, o.Rec, o.Event = s.I, s.T, s.Timer, s.Rec, s.Event
+	o.I, o.T, o.Timer, o.Conn, o.T0, o.State, o.Rec, o.Event = s.I, s.T, s.Timer, s.Conn, s.T0, s.State, s.Rec, s.Event
 	o.Intents, o.Effects, o.Diff = o.Intents[:0], o.Effects[:0], o.Diff[:0]
 	hit := false
 	for i := range s.Intents {

@@ -399,7 +399,7 @@ func (f *Formatter) AppendStateJSON(dst []byte, st *State, now int64, closed []h
 		dst = append(dst, '}')
 	}
 	dst = append(dst, `},"requests":{`...)
-	for i, k := range requestKinds {
+	for i, k := range RequestKinds {
 		r := st.Requests(k)
 		if i > 0 {
 			dst = append(dst, ',')
@@ -607,6 +607,9 @@ func plainText(s string) bool {
 	}
 	return true
 }
+
+// ValueText renders a state value for people, clipped to the width.
+func (f *Formatter) ValueText(v Val) string { return f.valText(v, f.width()) }
 
 func (f *Formatter) valText(v Val, w int) string {
 	switch v.k {
@@ -819,7 +822,7 @@ func (f *Formatter) AppendFinalText(dst []byte, st *State, now int64, closed []h
 		}
 	}
 	var req []byte
-	for i, k := range requestKinds {
+	for i, k := range RequestKinds {
 		r := st.Requests(k)
 		if i > 0 {
 			req = append(req, ", "...)

@@ -134,7 +134,8 @@ const (
 	ReqHistoryRefresh   = "historyRefresh"
 )
 
-var requestKinds = []string{ReqHeartbeatRefresh, ReqHistoryRefresh, ReqSummaryReload}
+// RequestKinds lists the request kinds in output order.
+var RequestKinds = []string{ReqHeartbeatRefresh, ReqHistoryRefresh, ReqSummaryReload}
 
 // State is the UI state model: what the web app's stores hold.
 type State struct {
@@ -514,3 +515,9 @@ func (t *tracker) diff(s *State, dst []Change) []Change {
 	t.dirty = t.dirty[:0]
 	return dst
 }
+
+// CostAgents returns the agents that were billed, sorted.
+func (s *State) CostAgents() []string { return sortedKeys(s.cost) }
+
+// CostModels returns the models agentID was billed for, sorted.
+func (s *State) CostModels(agentID string) []string { return sortedKeys(s.cost[agentID]) }
