@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
+	"github.com/clawtap/clawtap/internal/output"
 	"github.com/clawtap/clawtap/pkg/check"
 	"github.com/clawtap/clawtap/pkg/pipeline"
 	"github.com/clawtap/clawtap/pkg/report"
@@ -15,7 +15,7 @@ import (
 )
 
 type reportOpts struct {
-	out      string
+	out      outFlags
 	format   string
 	maxBytes string
 	name     string
@@ -56,70 +56,53 @@ instead: open it at https://ui.perfetto.dev or in chrome://tracing (one track
 per connection and per agent/session, runs as slices, deltas, tool calls,
 approvals and gaps as instant events, findings as annotated instants).
 
+report writes a file, so its --format picks the file's kind (html or trace)
+rather than json, text or table; -o is required (- writes to stdout) and an
+existing file is replaced only with --force.
+
 Exit codes: 0 written, 2 usage or I/O trouble. Findings do not change the exit
 code: use 'clawtap check' to gate on them. See docs/report.md.`,
 		Example: `  clawtap report fixtures/stale-terminal.jsonl.zst -o report.html
-  clawtap report cap.jsonl.zst -o report.html --max-bytes 5MB
-  clawtap report --format trace cap.jsonl.zst -o cap.trace.json
-  zstd -dc cap.jsonl.zst | clawtap report - -o - > report.html
+  clawtap report fixtures/demo.jsonl.zst -o small.html --max-bytes 5MB
+  clawtap report --format trace fixtures/demo.jsonl.zst -o demo.trace.json
+  clawtap report fixtures/demo.jsonl.zst -o report.html --force
+  zstd -dc fixtures/demo.jsonl.zst | clawtap report - -o - > demo.html
   clawtap report fixtures/seq-gap.jsonl.zst -o - --format trace | jq '.traceEvents | length'`,
-		Args: cobra.MaximumNArgs(1),
+		Args:              cobra.MaximumNArgs(1),
+		ValidArgsFunction: captureArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			path := inputArg(args)
 			if err := a.checkStdin(cmd, path); err != nil {
 				return err
 			}
-			return a.runReport(path, &o)
+			return a.runReport(cmd, path, &o)
 		},
 	}
+	a.fileFlags(cmd, &o.out, "", "write the report to FILE (required; - is stdout)")
 	fl := cmd.Flags()
-	fl.StringVarP(&o.out, "out", "o", "", "output file (required); - writes to stdout")
 	fl.StringVar(&o.format, "format", "html", "html (a self-contained page) or trace (Chrome Trace Event JSON for Perfetto)")
-	fl.StringVar(&o.maxBytes, "max-bytes", "20MB", "limit on the report's embedded data (bytes, or with a unit: 500KB, 20MB, 64MiB); frame bodies past it are elided")
+	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"html", "trace"}, cobra.ShellCompDirectiveNoFileComp))
+	fl.StringVar(&o.maxBytes, "max-bytes", "20MB", "limit on the report's embedded data (bytes, or 500kB, 20MB (10^6), 64MiB (2^20)); frame bodies past it are elided")
 	fl.StringVar(&o.name, "name", "", "the capture's name shown in the report (default: the input's base name)")
 	return cmd
 }
 
-// parseBytes reads 1000000, 500KB, 20MB, 1.5MB, 64KiB, 20MiB, 1GB.
-func parseBytes(s string) (int, error) {
-	t := strings.TrimSpace(strings.ToUpper(s))
-	mult := 1.0
-	for _, u := range []struct {
-		suf string
-		m   float64
-	}{{"KIB", 1 << 10}, {"MIB", 1 << 20}, {"GIB", 1 << 30}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"K", 1e3}, {"M", 1e6}, {"G", 1e9}, {"B", 1}} {
-		if strings.HasSuffix(t, u.suf) {
-			t, mult = strings.TrimSpace(strings.TrimSuffix(t, u.suf)), u.m
-			break
-		}
-	}
-	f, err := strconv.ParseFloat(t, 64)
-	if err != nil || f <= 0 || f*mult > 1<<40 {
-		return 0, usageError("give a size such as 20MB, 500KB or 64MiB", "invalid --max-bytes %q", s)
-	}
-	return int(f * mult), nil
-}
-
-func (a *app) runReport(path string, o *reportOpts) error {
-	if o.out == "" {
+func (a *app) runReport(cmd *cobra.Command, path string, o *reportOpts) error {
+	if o.out.path == "" {
 		return usageError("name the output: -o report.html (or -o - for stdout)", "no output file given")
 	}
 	if o.format != "html" && o.format != "trace" {
 		return usageError("use --format html|trace", "unknown --format %q", o.format)
 	}
-	maxBytes, err := parseBytes(o.maxBytes)
-	if err != nil {
-		return err
+	maxBytes, err := output.ParseSize(o.maxBytes)
+	if err != nil || maxBytes > 1<<40 {
+		return usageError("give a size such as 20MB, 500kB or 64MiB", "invalid --max-bytes %q", o.maxBytes)
 	}
 	if maxBytes < report.MinMaxBytes {
 		return usageError(fmt.Sprintf("use at least %dKiB", report.MinMaxBytes>>10), "--max-bytes %s is too small", o.maxBytes)
 	}
-	if o.out != "-" {
-		if abs, err1 := filepath.Abs(o.out); err1 == nil && path != "-" {
-			if in, err2 := filepath.Abs(path); err2 == nil && in == abs {
-				return usageError("write the report to another file", "the output %s is the input capture", o.out)
-			}
-		}
+	if sameFile(path, o.out.path) {
+		return usageError("write the report to another file", "the output %s is the input capture", o.out.path)
 	}
 	name := o.name
 	if name == "" {
@@ -138,7 +121,7 @@ func (a *app) runReport(path string, o *reportOpts) error {
 	if err != nil {
 		return err
 	}
-	b := report.NewBuilder(report.Options{Name: name, MaxBytes: maxBytes, Checker: report.NewCheck(an), NoBodies: o.format == "trace"})
+	b := report.NewBuilder(report.Options{Name: name, MaxBytes: int(maxBytes), Checker: report.NewCheck(an), NoBodies: o.format == "trace"})
 	if h := r.Header(); h != nil && h.Redaction != nil && !h.Redaction.Credentials {
 		a.warnf("%s was recorded with --no-redact: the report may contain credentials (it says so in a banner)", name)
 	}
@@ -162,16 +145,23 @@ func (a *app) runReport(path string, o *reportOpts) error {
 		}
 		data = []byte(sb.String())
 	}
-	if err := a.writeOutput(o.out, data); err != nil {
+	d, err := a.createOutput(cmd, &o.out)
+	if err != nil {
 		return err
 	}
-	s := &rep.Summary
-	where := o.out
-	if where == "-" {
-		where = "stdout"
+	if _, err := d.Write(data); err != nil {
+		d.Abort()
+		if isBrokenPipe(err) {
+			return nil
+		}
+		return &exitError{code: exitTrouble, err: fmt.Errorf("write %s: %w", d.Name(), err)}
 	}
+	if err := d.Commit(); err != nil {
+		return &exitError{code: exitTrouble, err: fmt.Errorf("write %s: %w", d.Name(), err)}
+	}
+	s := &rep.Summary
 	a.infof("wrote %s (%s): %d records, %d connection(s), %d run(s), %d finding(s)%s",
-		where, humanBytes(len(data)), s.Records, s.Connections, s.Runs, s.FindingsError+s.FindingsWarn+s.FindingsInfo, elidedNote(s, o.format == "trace"))
+		d.Name(), output.FormatSize(int64(len(data))), s.Records, s.Connections, s.Runs, s.FindingsError+s.FindingsWarn+s.FindingsInfo, elidedNote(s, o.format == "trace"))
 	return nil
 }
 
@@ -185,44 +175,13 @@ func elidedNote(s *report.Summary, trace bool) string {
 	return ""
 }
 
-func humanBytes(n int) string {
-	switch {
-	case n >= 1e6:
-		return strconv.FormatFloat(float64(n)/1e6, 'f', 1, 64) + " MB"
-	case n >= 1e3:
-		return strconv.FormatFloat(float64(n)/1e3, 'f', 1, 64) + " kB"
+// sameFile reports whether out names the input file (never for stdin or
+// stdout), so a command cannot overwrite what it reads.
+func sameFile(in, out string) bool {
+	if in == "-" || out == "-" {
+		return false
 	}
-	return strconv.Itoa(n) + " B"
-}
-
-// writeOutput writes data to stdout ("-") or to a file, through a temporary
-// file renamed into place so a failed run never leaves half a report.
-func (a *app) writeOutput(out string, data []byte) error {
-	if out == "-" {
-		w, flush := a.out()
-		if _, err := w.Write(data); err != nil && !isBrokenPipe(err) {
-			return fmt.Errorf("write output: %w", err)
-		}
-		return flush()
-	}
-	dir := filepath.Dir(out)
-	tmp, err := os.CreateTemp(dir, ".clawtap-report-*")
-	if err != nil {
-		return &exitError{code: exitTrouble, err: fmt.Errorf("write %s: %w", out, err), hint: "check that the directory exists and is writable"}
-	}
-	_, err = tmp.Write(data)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o600) // it holds the capture's content, like a capture
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), out)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-		return &exitError{code: exitTrouble, err: fmt.Errorf("write %s: %w", out, err)}
-	}
-	return nil
+	a, err1 := os.Stat(in)
+	b, err2 := os.Stat(out)
+	return err1 == nil && err2 == nil && os.SameFile(a, b)
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clawtap/clawtap/internal/output"
 	"github.com/clawtap/clawtap/pkg/report"
 )
 
@@ -108,7 +109,10 @@ func TestReportDeterministicAndStdout(t *testing.T) {
 	if !strings.Contains(r.stderr, "wrote ") || !strings.Contains(r.stderr, "1 run(s)") {
 		t.Errorf("no summary on stderr: %q", r.stderr)
 	}
-	if r := run(t, "", "-q", "report", fixture(t, "demo.jsonl.zst"), "-o", filepath.Join(dir, "d.html")); r.stderr != "" {
+	if r := run(t, "", "report", fixture(t, "demo.jsonl.zst"), "-o", filepath.Join(dir, "d.html")); r.code != 2 || !strings.Contains(r.stderr, "--force") {
+		t.Errorf("an existing report was not refused: exit %d %q", r.code, r.stderr)
+	}
+	if r := run(t, "", "-q", "report", "--force", fixture(t, "demo.jsonl.zst"), "-o", filepath.Join(dir, "d.html")); r.stderr != "" {
 		t.Errorf("--quiet printed %q", r.stderr)
 	}
 }
@@ -131,8 +135,8 @@ func TestReportMaxBytes(t *testing.T) {
 		in   string
 		want int
 	}{{"20MB", 20_000_000}, {"512KiB", 512 << 10}, {"1.5mb", 1_500_000}, {"100000", 100000}, {"2M", 2_000_000}} {
-		if got, err := parseBytes(c.in); err != nil || got != c.want {
-			t.Errorf("parseBytes(%q) = %d, %v; want %d", c.in, got, err, c.want)
+		if got, err := output.ParseSize(c.in); err != nil || got != int64(c.want) {
+			t.Errorf("ParseSize(%q) = %d, %v; want %d", c.in, got, err, c.want)
 		}
 	}
 }
