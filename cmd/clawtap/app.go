@@ -210,6 +210,7 @@ Exit codes: 0 ok, 1 a finding (gaps, golden mismatch), 2 usage or I/O trouble,
 				return usageError("use --color auto|always|never", "unknown --color %q", a.colorMode)
 			}
 			color.NoColor = !a.useColor(a.stdout)
+			a.warnRenamed(cmd)
 			return nil
 		},
 	}

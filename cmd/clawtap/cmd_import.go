@@ -7,13 +7,13 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/importer"
 	"github.com/spf13/cobra"
 )
 
 func (a *app) importCmd() *cobra.Command {
-	var out, format string
+	var out outFlags
+	var format string
 	var noRedact bool
 	cmd := &cobra.Command{
 		Use:   "import FILE|- -o OUT",
@@ -30,39 +30,44 @@ user who only has their browser's devtools can still send a capture:
     bare gateway frames, and clawtap records. docs/import.md lists every
     accepted key and alias.
 
-The format is detected from the content (--format to force it). A HAR is read
+The format is detected from the content (--input-format to force it). A HAR is read
 as a stream, one entry at a time. Credentials (connect tokens, device
 signatures, hello-ok device tokens, capability URLs) are redacted as the
 recorder does; --no-redact keeps them and says so in the header. OUT ending
 in .zst is zstd-compressed; - writes plain JSON Lines to stdout.`,
-		Example: `  clawtap import session.har -o cap.jsonl.zst
-  clawtap import frames.jsonl -o cap.jsonl.zst && clawtap check cap.jsonl.zst
-  clawtap import --format jsonl - -o - < frames.txt | clawtap stats -
-  clawtap import --no-redact session.har -o private.jsonl.zst`,
-		Args: cobra.ExactArgs(1),
+		Example: `  clawtap import fixtures/bare-frames.jsonl -o cap.jsonl.zst
+  clawtap import fixtures/bare-frames.jsonl -o cap.jsonl.zst --force && clawtap check cap.jsonl.zst
+  clawtap import --input-format jsonl - -o - < fixtures/bare-frames.jsonl | clawtap stats --format text -`,
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: captureArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if out == "" {
+			if out.path == "" {
 				return usageError("name the capture to write: clawtap import FILE -o cap.jsonl.zst", "no output given (-o OUT)")
 			}
 			switch format {
 			case importer.FormatAuto, importer.FormatHAR, importer.FormatJSONL:
 			default:
-				return usageError("use --format auto|har|jsonl", "unknown --format %q", format)
+				return usageError("use --input-format auto|har|jsonl", "unknown --input-format %q", format)
 			}
 			in := args[0]
 			if err := a.checkStdin(cmd, in); err != nil {
 				return err
 			}
-			return a.runImport(in, out, format, noRedact)
+			return a.runImport(cmd, in, &out, format, noRedact)
 		},
 	}
-	cmd.Flags().StringVarP(&out, "out", "o", "", "capture to write (.jsonl.zst compressed, .jsonl plain, - for stdout)")
-	cmd.Flags().StringVar(&format, "format", importer.FormatAuto, "input format: auto, har or jsonl")
+	a.fileFlags(cmd, &out, "", "the capture to write (required): FILE.jsonl.zst (compressed), FILE.jsonl, or - for stdout")
+	cmd.Flags().StringVar(&out.path, "out", "", "the capture to write")
+	renamedFlag(cmd, "out", "output")
+	cmd.Flags().StringVar(&format, "input-format", importer.FormatAuto, "input format: auto, har or jsonl")
+	cmd.Flags().StringVar(&format, "format", importer.FormatAuto, "input format")
+	renamedFlag(cmd, "format", "input-format")
+	_ = cmd.RegisterFlagCompletionFunc("input-format", cobra.FixedCompletions([]string{importer.FormatAuto, importer.FormatHAR, importer.FormatJSONL}, cobra.ShellCompDirectiveNoFileComp))
 	cmd.Flags().BoolVar(&noRedact, "no-redact", false, "keep credentials in the imported frames (the header records it)")
 	return cmd
 }
 
-func (a *app) runImport(in, out, format string, noRedact bool) error {
+func (a *app) runImport(cmd *cobra.Command, in string, out *outFlags, format string, noRedact bool) error {
 	var src io.Reader = a.stdin
 	name := "stdin"
 	if in != "-" {
@@ -74,27 +79,25 @@ func (a *app) runImport(in, out, format string, noRedact bool) error {
 		src = f
 		name = filepath.Base(in)
 	}
-	var w *capture.Writer
-	var err error
-	if out == "-" {
-		w, err = capture.NewWriter(a.stdout, false)
-	} else {
-		w, err = capture.Create(out)
+	if sameFile(in, out.path) {
+		return usageError("write the capture to another file", "the output %s is the input", out.path)
 	}
+	w, err := a.writeCapture(cmd, out)
 	if err != nil {
-		return &exitError{code: exitTrouble, err: err}
+		return err
 	}
-	st, ierr := importer.Import(src, w, importer.Options{
+	st, ierr := importer.Import(src, w.Writer, importer.Options{
 		Format: format, NoRedact: noRedact, Tool: "clawtap " + version, From: name,
 		OnWarning: func(msg string) { a.warnf("%s: %s", name, msg) },
 	})
-	cerr := w.Close()
 	if ierr == nil {
-		ierr = cerr
+		ierr = w.commit()
+	} else {
+		w.abort()
 	}
 	if ierr != nil {
-		if out != "-" {
-			os.Remove(out)
+		if isBrokenPipe(ierr) {
+			return nil
 		}
 		hint := ""
 		if errors.Is(ierr, importer.ErrNoFrames) {

@@ -2,14 +2,11 @@ package main
 
 import (
 	"bytes"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/clawtap/clawtap/pkg/capture"
@@ -18,10 +15,9 @@ import (
 )
 
 type redactFlags struct {
-	out      string
+	out      outFlags
 	content  bool
 	saltFile string
-	force    bool
 }
 
 func (a *app) redactCmd() *cobra.Command {
@@ -46,25 +42,27 @@ Pseudonyms are stable within a run; --salt-file makes them stable across runs.
 IN may be - for stdin. OUT ending in .zst is zstd-compressed; - writes plain
 JSON Lines to stdout. OUT is created with mode 0600 and is never overwritten
 without --force. The rules are in docs/redaction.md.`,
-		Example: `  clawtap redact cap.jsonl.zst -o cap.redacted.jsonl.zst
-  clawtap redact --content cap.jsonl.zst -o share.jsonl.zst
-  clawtap redact --content --salt-file ~/.config/clawtap/salt a.jsonl.zst -o a.share.jsonl.zst
-  zstdcat cap.jsonl.zst | clawtap redact - -o - | clawtap classify`,
-		Args: cobra.ExactArgs(1),
+		Example: `  clawtap redact fixtures/demo.jsonl.zst -o demo.redacted.jsonl.zst
+  clawtap redact --content fixtures/tool-run.jsonl.zst -o share.jsonl.zst
+  clawtap redact --content fixtures/demo.jsonl.zst -o - | clawtap classify --format json`,
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: captureArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.runRedact(cmd, args[0], f)
 		},
 	}
+	a.fileFlags(cmd, &f.out, "", "the capture to write (required): FILE, FILE.zst (compressed), or - for stdout")
 	fl := cmd.Flags()
-	fl.StringVarP(&f.out, "out", "o", "", "output capture (required): FILE, FILE.zst, or - for stdout")
+	fl.StringVar(&f.out.path, "out", "", "the capture to write")
+	renamedFlag(cmd, "out", "output")
 	fl.BoolVar(&f.content, "content", false, "also mask content and pseudonymise identifiers (for sharing)")
 	fl.StringVar(&f.saltFile, "salt-file", "", "key for pseudonyms from this file, so they repeat across runs (keep it private)")
-	fl.BoolVar(&f.force, "force", false, "overwrite OUT if it exists")
+	_ = cmd.MarkFlagFilename("salt-file")
 	return cmd
 }
 
 func (a *app) runRedact(cmd *cobra.Command, in string, f redactFlags) error {
-	if f.out == "" {
+	if f.out.path == "" {
 		return usageError("add -o OUT.jsonl.zst, or -o - for stdout", "no output given")
 	}
 	if err := a.checkStdin(cmd, in); err != nil {
@@ -84,10 +82,8 @@ func (a *app) runRedact(cmd *cobra.Command, in string, f redactFlags) error {
 			a.warnf("salt file %s holds only %d bytes; pseudonyms are easier to reverse with a short key", f.saltFile, n)
 		}
 	}
-	if f.out != "-" {
-		if err := checkRedactOutput(in, f.out, f.force); err != nil {
-			return err
-		}
+	if sameFile(in, f.out.path) {
+		return usageError("write to a new file, then replace the original yourself", "output %s is the input", f.out.path)
 	}
 
 	rd, err := a.openCapture(in)
@@ -96,19 +92,19 @@ func (a *app) runRedact(cmd *cobra.Command, in string, f redactFlags) error {
 	}
 	defer rd.Close()
 
-	w, commit, abort, err := a.createRedactOutput(f.out)
+	w, err := a.writeCapture(cmd, &f.out)
 	if err != nil {
 		return err
 	}
 	red := redact.New(redact.Options{Content: f.content, Salt: salt})
-	if err := a.copyRedacted(rd, w, red, in); err != nil {
-		abort()
+	if err := a.copyRedacted(rd, w.Writer, red, in); err != nil {
+		w.abort()
 		if isBrokenPipe(err) {
 			return nil
 		}
 		return err
 	}
-	if err := commit(); err != nil {
+	if err := w.commit(); err != nil {
 		if isBrokenPipe(err) {
 			return nil
 		}
@@ -123,8 +119,8 @@ func (a *app) runRedact(cmd *cobra.Command, in string, f redactFlags) error {
 	if f.content {
 		msg += fmt.Sprintf(", %d strings masked, %d identifiers pseudonymised", st.Content, st.Pseudonyms)
 	}
-	if f.out != "-" {
-		msg += " → " + f.out
+	if f.out.path != "-" {
+		msg += " → " + f.out.path
 	}
 	a.infof("%s", msg)
 	return nil
@@ -155,64 +151,4 @@ func (a *app) copyRedacted(rd *capture.Reader, w *capture.Writer, red *redact.Re
 			return err
 		}
 	}
-}
-
-// checkRedactOutput refuses to overwrite without --force, and to write over
-// the input even with it.
-func checkRedactOutput(in, out string, force bool) error {
-	fo, err := os.Stat(out)
-	if err != nil {
-		return nil
-	}
-	if in != "-" {
-		if fi, err := os.Stat(in); err == nil && os.SameFile(fi, fo) {
-			return usageError("write to a new file, then replace the original yourself", "output %s is the input", out)
-		}
-	}
-	if fo.IsDir() {
-		return usageError("give a file name", "%s is a directory", out)
-	}
-	if !force {
-		return usageError("choose another name, or add --force to overwrite it", "%s already exists", out)
-	}
-	return nil
-}
-
-// createRedactOutput opens the output. A file is written under a temporary
-// name beside it and renamed into place by commit, so a failed run never
-// leaves a half-redacted capture under the requested name.
-func (a *app) createRedactOutput(out string) (w *capture.Writer, commit func() error, abort func(), err error) {
-	if out == "-" {
-		w, err := capture.NewWriter(a.stdout, false)
-		if err != nil {
-			return nil, nil, nil, &exitError{code: exitTrouble, err: err}
-		}
-		return w, w.Close, func() { _ = w.Close() }, nil
-	}
-	var rnd [6]byte
-	_, _ = rand.Read(rnd[:])
-	tmp := filepath.Join(filepath.Dir(out), "."+filepath.Base(out)+".tmp-"+hex.EncodeToString(rnd[:]))
-	if strings.HasSuffix(out, ".zst") {
-		tmp += ".zst" // capture.Create compresses by suffix
-	}
-	w, err = capture.Create(tmp)
-	if err != nil {
-		return nil, nil, nil, usageError("check that the directory exists and is writable", "create %s: %v", out, err)
-	}
-	commit = func() error {
-		if err := w.Close(); err != nil {
-			os.Remove(tmp)
-			return fmt.Errorf("write %s: %w", out, err)
-		}
-		if err := os.Rename(tmp, out); err != nil {
-			os.Remove(tmp)
-			return fmt.Errorf("write %s: %w", out, err)
-		}
-		return nil
-	}
-	abort = func() {
-		_ = w.Close()
-		os.Remove(tmp)
-	}
-	return w, commit, abort, nil
 }

@@ -233,7 +233,7 @@ func TestRedactUsageErrors(t *testing.T) {
 		{"two inputs", []string{"redact", in, in, "-o", "-"}, "accepts 1 arg"},
 		{"missing salt file", []string{"redact", "--salt-file", filepath.Join(dir, "nope"), in, "-o", "-"}, "read salt file"},
 		{"empty salt file", []string{"redact", "--salt-file", empty, in, "-o", "-"}, "is empty"},
-		{"output dir missing", []string{"redact", in, "-o", filepath.Join(dir, "no", "such", "dir.jsonl")}, "create"},
+		{"output dir missing", []string{"redact", in, "-o", filepath.Join(dir, "no", "such", "dir.jsonl")}, "no such file or directory"},
 		{"output is a directory", []string{"redact", "--force", in, "-o", dir}, "is a directory"},
 	}
 	for _, c := range cases {
@@ -262,7 +262,7 @@ func TestRedactWarnsAboutUnreadableLines(t *testing.T) {
 
 func TestRedactHelp(t *testing.T) {
 	r := run(t, "", "redact", "--help")
-	if r.code != 0 || !strings.Contains(r.stdout, "clawtap redact cap.jsonl.zst -o cap.redacted.jsonl.zst") || !strings.Contains(r.stdout, "--salt-file") {
+	if r.code != 0 || !strings.Contains(r.stdout, "clawtap redact fixtures/demo.jsonl.zst -o demo.redacted.jsonl.zst") || !strings.Contains(r.stdout, "--salt-file") {
 		t.Fatalf("exit %d:\n%s", r.code, r.stdout)
 	}
 }

@@ -78,7 +78,8 @@ func TestImportErrors(t *testing.T) {
 	}{
 		{[]string{"import", empty}, "no output given"},
 		{[]string{"import", empty, "-o", out}, "no WebSocket frames found"},
-		{[]string{"import", "--format", "pcap", empty, "-o", out}, `unknown --format "pcap"`},
+		{[]string{"import", "--input-format", "pcap", empty, "-o", out}, `unknown --input-format "pcap"`},
+		{[]string{"import", "--format", "pcap", empty, "-o", out}, `--format is now --input-format`},
 		{[]string{"import", "/nonexistent.har", "-o", out}, "no such file"},
 		{[]string{"import"}, "accepts 1 arg"},
 	}

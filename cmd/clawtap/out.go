@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/clawtap/clawtap/internal/output"
+	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/spf13/cobra"
 )
 
@@ -134,3 +135,62 @@ func (s *sink) close(err error) error {
 }
 
 var _ io.Writer = (*sink)(nil)
+
+// captureOut is a capture being written to an output: its writer, and the
+// destination that commits or aborts it.
+type captureOut struct {
+	*capture.Writer
+	dest *output.Dest
+}
+
+// writeCapture opens f's destination for a capture, zstd-compressed when
+// the name ends in .zst; stdout gets plain JSON Lines.
+func (a *app) writeCapture(cmd *cobra.Command, f *outFlags) (*captureOut, error) {
+	d, err := a.createOutput(cmd, f)
+	if err != nil {
+		return nil, err
+	}
+	w, err := capture.NewWriter(d, !d.IsStdout() && strings.HasSuffix(f.path, ".zst"))
+	if err != nil {
+		d.Abort()
+		return nil, &exitError{code: exitTrouble, err: err}
+	}
+	return &captureOut{Writer: w, dest: d}, nil
+}
+
+// commit finishes the capture and puts the file in place.
+func (c *captureOut) commit() error {
+	if err := c.Writer.Close(); err != nil {
+		c.dest.Abort()
+		return fmt.Errorf("write %s: %w", c.dest.Name(), err)
+	}
+	if err := c.dest.Commit(); err != nil {
+		return fmt.Errorf("write %s: %w", c.dest.Name(), err)
+	}
+	return nil
+}
+
+// abort drops the capture: no partial file is left.
+func (c *captureOut) abort() {
+	_ = c.Writer.Close()
+	c.dest.Abort()
+}
+
+// renamedFlag keeps an old flag name working for a while, hidden; using
+// it prints a warning that names the new one (see warnRenamed).
+func renamedFlag(cmd *cobra.Command, old, now string) {
+	_ = cmd.Flags().MarkHidden(old)
+	if cmd.Annotations == nil {
+		cmd.Annotations = map[string]string{}
+	}
+	cmd.Annotations["renamed:"+old] = now
+}
+
+// warnRenamed warns about every old flag name the command line used.
+func (a *app) warnRenamed(cmd *cobra.Command) {
+	for k, now := range cmd.Annotations {
+		if old, ok := strings.CutPrefix(k, "renamed:"); ok && cmd.Flags().Changed(old) {
+			a.warnf("--%s is now --%s; the old name will go away", old, now)
+		}
+	}
+}
