@@ -123,24 +123,6 @@ func isBrokenPipe(err error) bool {
 	return errors.Is(err, syscall.EPIPE) || errors.Is(err, os.ErrClosed)
 }
 
-// outputFormat resolves --output: the given value, or the default for a
-// terminal (human) or a pipe (json).
-func (a *app) outputFormat(flag string, allowed []string, tty, pipe string) (string, error) {
-	f := flag
-	if f == "" {
-		f = pipe
-		if a.stdoutIsTTY() {
-			f = tty
-		}
-	}
-	for _, ok := range allowed {
-		if f == ok {
-			return f, nil
-		}
-	}
-	return "", usageError("use --output "+strings.Join(allowed, "|"), "unknown output format %q", flag)
-}
-
 // Main runs clawtap with args and returns the process exit code.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	a := newApp(stdin, stdout, stderr)
@@ -149,7 +131,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	err := root.Execute()
+	cmd, err := root.ExecuteC()
 	if err == nil {
 		return exitOK
 	}
@@ -169,7 +151,12 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "clawtap: error: %v\n", err)
 	if isUsage(err) {
-		fmt.Fprintf(stderr, "clawtap: hint: run 'clawtap --help' for usage\n")
+		// The help of the command that failed, not the root's.
+		path := "clawtap"
+		if cmd != nil {
+			path = cmd.CommandPath()
+		}
+		fmt.Fprintf(stderr, "clawtap: hint: run '%s --help' for usage\n", path)
 	}
 	return exitTrouble
 }
@@ -194,12 +181,17 @@ zstd-compressed captures, and runs captures through the same
 Bridge → Policy → Handler pipeline that chat UIs use, on a fake clock,
 so streaming bugs become reproducible and testable.
 
-Exit codes: 0 ok, 1 a finding (gaps, golden mismatch), 2 usage or I/O trouble,
-130 interrupted.`,
+Every command that prints takes --format json|text|table (json when piped,
+text or table on a terminal) and -o FILE (- is stdout); an existing file is
+replaced only with --force.
+
+Exit codes: 0 ok; 1 a finding (gaps found a frame-level gap, check a finding
+at or above --fail-on, diff a difference, replay --golden a mismatch); 2 usage
+or I/O trouble; 130 interrupted.`,
 		Example: `  clawtap classify fixtures/demo.jsonl.zst
-  clawtap classify cap.jsonl.zst | jq -c 'select(.kind=="runtime-chat")'
-  clawtap intents --skip-ignore cap.jsonl.zst
-  clawtap gaps cap.jsonl.zst`,
+  clawtap classify fixtures/demo.jsonl.zst | jq -c 'select(.kind=="runtime-chat")'
+  clawtap replay fixtures/stale-terminal.jsonl.zst
+  clawtap check fixtures/stale-terminal.jsonl.zst`,
 		Version:       version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -215,7 +207,8 @@ Exit codes: 0 ok, 1 a finding (gaps, golden mismatch), 2 usage or I/O trouble,
 		},
 	}
 	root.CompletionOptions.HiddenDefaultCmd = false
-	root.PersistentFlags().StringVar(&a.colorMode, "color", "auto", "colour output: auto, always or never (NO_COLOR is honoured)")
+	root.PersistentFlags().StringVar(&a.colorMode, "color", "auto", "colour: auto (on a terminal, unless NO_COLOR or TERM=dumb), always or never")
+	_ = root.RegisterFlagCompletionFunc("color", cobra.FixedCompletions([]string{"auto", "always", "never"}, cobra.ShellCompDirectiveNoFileComp))
 	root.PersistentFlags().BoolVarP(&a.quiet, "quiet", "q", false, "no warnings, progress or summaries on stderr")
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return usageError("run '"+cmd.CommandPath()+" --help' for usage", "%v", err)
