@@ -125,7 +125,12 @@ func isBrokenPipe(err error) bool {
 
 // Main runs clawtap with args and returns the process exit code.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	a := newApp(stdin, stdout, stderr)
+	return newApp(stdin, stdout, stderr).main(args)
+}
+
+// main runs the command line on the app's streams.
+func (a *app) main(args []string) int {
+	stdin, stdout, stderr := a.stdin, a.stdout, a.stderr
 	root := a.rootCmd()
 	root.SetArgs(args)
 	root.SetIn(stdin)

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"slices"
+	"strings"
+
 	"github.com/clawtap/clawtap/internal/output"
 	"github.com/clawtap/clawtap/pkg/bridge"
 	"github.com/clawtap/clawtap/pkg/pipeline"
@@ -12,9 +15,14 @@ type filter struct {
 	kinds, events, agents, sessions, runs []string
 }
 
+// kinds are the Bridge's event kinds, as --kind takes them.
+var kinds = []string{string(bridge.SummaryRefresh), string(bridge.RuntimeChat), string(bridge.RuntimeAgent), string(bridge.Approval),
+	string(bridge.Unknown), string(bridge.Request), string(bridge.Response), string(bridge.Invalid), string(bridge.Marker)}
+
 func (f *filter) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
-	fl.StringSliceVar(&f.kinds, "kind", nil, "only these kinds (summary-refresh, runtime-chat, runtime-agent, approval, unknown, request, response, invalid, marker)")
+	fl.StringSliceVar(&f.kinds, "kind", nil, "only these kinds ("+strings.Join(kinds, ", ")+")")
+	_ = cmd.RegisterFlagCompletionFunc("kind", cobra.FixedCompletions(kinds, cobra.ShellCompDirectiveNoFileComp))
 	fl.StringSliceVar(&f.events, "event", nil, "only these event names (or methods of requests and responses)")
 	fl.StringSliceVar(&f.agents, "agent", nil, "only events of these agent ids")
 	fl.StringSliceVar(&f.sessions, "session", nil, "only events of these session keys")
@@ -23,11 +31,8 @@ func (f *filter) register(cmd *cobra.Command) {
 
 func (f *filter) validate() error {
 	for _, k := range f.kinds {
-		switch bridge.Kind(k) {
-		case bridge.SummaryRefresh, bridge.RuntimeChat, bridge.RuntimeAgent, bridge.Approval, bridge.Unknown,
-			bridge.Request, bridge.Response, bridge.Invalid, bridge.Marker:
-		default:
-			return usageError("kinds are summary-refresh, runtime-chat, runtime-agent, approval, unknown, request, response, invalid, marker", "unknown --kind %q", k)
+		if !slices.Contains(kinds, k) {
+			return usageError("kinds are "+strings.Join(kinds, ", "), "unknown --kind %q", k)
 		}
 	}
 	return nil
