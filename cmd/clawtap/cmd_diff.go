@@ -37,10 +37,10 @@ within --window steps, so memory stays bounded.
 
 Exit status 0 when the captures are equivalent, 1 when they differ, 2 on
 trouble.`,
-		Example: `  clawtap diff good.jsonl.zst bad.jsonl.zst
-  clawtap diff --structure cap.jsonl.zst redacted-content.jsonl.zst
-  clawtap diff --merge-deltas before-upgrade.jsonl.zst after-upgrade.jsonl.zst
-  clawtap diff --ignore tick --ignore health --ignore presence a.jsonl.zst b.jsonl.zst
+		Example: `  clawtap diff fixtures/streamed-run.jsonl.zst fixtures/duplicate-final.jsonl.zst
+  clawtap redact --content fixtures/tool-run.jsonl.zst -o share.jsonl.zst && clawtap diff --structure fixtures/tool-run.jsonl.zst share.jsonl.zst
+  clawtap diff --merge-deltas fixtures/streamed-run.jsonl.zst fixtures/duplicate-final.jsonl.zst
+  clawtap diff --ignore tick --ignore health --ignore presence fixtures/demo.jsonl.zst fixtures/streamed-run.jsonl.zst
   clawtap diff --format json fixtures/streamed-run.jsonl.zst fixtures/duplicate-final.jsonl.zst | jq .summary`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -78,7 +78,7 @@ requests unanswered, to see the pipeline's own transcript.`,
 		Example: `  clawtap replay fixtures/stale-terminal.jsonl.zst
   clawtap replay --agent main --from 2s --to 3s fixtures/stale-terminal.jsonl.zst
   clawtap replay --format json fixtures/stale-terminal.jsonl.zst | jq -c 'select(any(.effects[]?; .action=="hazard"))'
-  clawtap replay --transcript fixtures/tool-run.jsonl.zst
+  clawtap replay --transcript fixtures/streamed-run.jsonl.zst
   clawtap replay --conn 2 fixtures/exec-approval.jsonl.zst
   clawtap replay --final --format json fixtures/demo.jsonl.zst | jq .final.agents.main.status
   clawtap replay --golden /tmp/demo.golden --update fixtures/demo.jsonl.zst   # record
@@ -209,8 +209,12 @@ func (a *app) runReplay(cmd *cobra.Command, path string, o *replayOpts) error {
 	err = readErr(path, p.Run(pipeline.Records(r)))
 	a.readSummary(path, r.Stats())
 	if n, conns := p.Engine().Skipped(); n > 0 {
-		a.warnf("%s: skipped %d record(s) of connection(s) %s, other clients open at the same time as the replayed one; pick one with --conn N",
-			displayName(path), n, joinInts(conns))
+		if o.conn == 0 {
+			a.warnf("%s: skipped %d record(s) of connection(s) %s, other clients open at the same time as the replayed one; pick one with --conn N",
+				displayName(path), n, joinInts(conns))
+		} else {
+			a.infof("%s: replayed connection %d; skipped %d record(s) of connection(s) %s, other clients", displayName(path), o.conn, n, joinInts(conns))
+		}
 	}
 	if s != nil {
 		return s.close(err)
