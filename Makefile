@@ -14,14 +14,19 @@ build:
 install:
 	$(GO) install ./cmd/clawtap
 
-## test: the whole suite, what CI runs — vet, unit and CLI tests (with -race),
-## fixture freshness, the end-to-end tests against a real OpenClaw gateway, and
-## the report's browser tests (installs Node 24 and openclaw into
-## ~/.cache/clawtap-e2e, and Debian's Chromium, on first use)
-test: vet unit fixtures-check e2e browser-test
+## test: the whole suite, what CI runs, quiet on success (one summary line;
+## a failing stage prints its log) — vet, every package's tests, the race
+## detector on the packages with goroutines, fixture freshness, the
+## end-to-end tests against a real OpenClaw gateway, and the report's browser
+## tests (installs jq and zstd, Node 24 and openclaw into ~/.cache/clawtap-e2e,
+## and Debian's Chromium, on first use)
+test:
+	@bash scripts/test.sh
 
+## unit: every package's tests, then the race detector on the concurrent ones
 unit:
-	$(GO) test -race -count=1 $(PKGS)
+	$(GO) test -count=1 $(PKGS)
+	$(GO) test -race -count=1 ./cmd/clawtap/ $$($(GO) list ./pkg/... ./internal/... | grep -E '/(record|serve|gateway|importer|fakegw|fakemodel)$$')
 
 vet:
 	$(GO) vet $(PKGS)
@@ -64,6 +69,8 @@ fuzz:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) -cpu 1 -count 1 ./bench/
 	$(GO) test -run '^$$' -bench RecordFastGateway -benchmem -benchtime 300000x -count 1 ./cmd/clawtap/
+	@if command -v chromium >/dev/null; then $(GO) test -tags browser -run '^$$' -bench BrowserLarge -benchtime 1x -count 1 ./pkg/report/; \
+	else echo "make bench: no chromium, BenchmarkBrowserLarge left out (make chromium installs it)"; fi
 
 demo:
 	$(GO) run ./cmd/clawtap classify fixtures/demo.jsonl.zst

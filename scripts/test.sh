@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# The whole suite (make test), quiet on success: each stage's output goes
+# to a log that is printed only when the stage fails; success is one line.
+#
+#   stages: tools, vet, unit (every package), race (the packages with
+#   concurrency), fixtures (generated fixtures current), e2e (a real
+#   OpenClaw gateway), browser (the report in headless Chromium)
+#
+# SKIP_E2E=1 / SKIP_BROWSER=1 leave those stages out (for a quick run; CI
+# runs everything).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+GO=${GO:-go}
+logs=$(mktemp -d "${TMPDIR:-/tmp}/clawtap-test.XXXXXX")
+start=$(date +%s)
+done_stages=()
+
+stage() {
+  local name=$1; shift
+  if [ "$name" = setup ]; then
+    # The background installs: their log is setup.log.
+    local t0=$(date +%s)
+    if "$@"; then done_stages+=("setup-wait $(( $(date +%s) - t0 ))s"); return 0; fi
+    echo "make test: installing Node/openclaw/Chromium failed; its output:" >&2
+    cat "$logs/setup.log" >&2
+    exit 1
+  fi
+  local t0=$(date +%s)
+  if "$@" >"$logs/$name.log" 2>&1; then
+    done_stages+=("$name $(( $(date +%s) - t0 ))s")
+    return 0
+  fi
+  echo "make test: stage $name failed; its output:" >&2
+  cat "$logs/$name.log" >&2
+  echo "make test: FAILED at $name (logs in $logs)" >&2
+  exit 1
+}
+
+# Packages whose code runs goroutines: the race detector runs on these.
+race_pkgs=$($GO list ./... | grep -E '/(cmd/clawtap|pkg/(record|serve|gateway|importer)|internal/(fakegw|fakemodel))$' | tr '\n' ' ')
+
+# The installs the later stages need (Node and openclaw from npm, Chromium
+# from Debian) run in the background while the Go tests run.
+setup_pid=
+if [ -z "${SKIP_E2E:-}" ] || [ -z "${SKIP_BROWSER:-}" ]; then
+  ( { [ -n "${SKIP_E2E:-}" ] || bash scripts/e2e-setup.sh; } && bash scripts/chromium-setup.sh ) >"$logs/setup.log" 2>&1 &
+  setup_pid=$!
+fi
+
+stage tools bash scripts/tools-setup.sh
+stage vet $GO vet ./...
+stage unit $GO test -count=1 ./...
+stage race $GO test -race -count=1 $race_pkgs
+stage fixtures $GO run ./fixtures/gen -check
+if [ -n "$setup_pid" ]; then
+  stage setup wait "$setup_pid"
+fi
+if [ -z "${SKIP_E2E:-}" ]; then
+  stage e2e $GO test -tags e2e -count=1 -timeout 20m ./e2e/
+fi
+if [ -z "${SKIP_BROWSER:-}" ]; then
+  stage browser $GO test -tags browser -count=1 -timeout 15m -run Browser ./pkg/report/
+fi
+pkgs=$($GO list ./... | wc -l)
+echo "make test: all passed in $(( $(date +%s) - start ))s ($pkgs packages; ${done_stages[*]})"
+rm -rf "$logs"
