@@ -266,3 +266,44 @@ func appendStringify(dst []byte, v []byte, depth int) []byte {
 	}
 	return dst
 }
+
+// JSString is JavaScript's String(v) for a raw JSON value, as a template
+// literal writes a value into a reason: a string as it is, a number as
+// Number#toString, true, false and null by name, an object as
+// "[object Object]", an array as its elements joined with "," (null
+// elements empty), and a missing value (nil) as "undefined".
+func JSString(v []byte) string {
+	if len(v) == 0 {
+		return "undefined"
+	}
+	return string(appendJSString(nil, v))
+}
+
+func appendJSString(dst, v []byte) []byte {
+	switch jsonx.KindOf(v) {
+	case jsonx.String:
+		s, _ := jsonx.Str(v)
+		return append(dst, s...)
+	case jsonx.Number:
+		f, _ := jsonx.Num(v)
+		return appendJSNumber(dst, f)
+	case jsonx.Bool, jsonx.Null:
+		return append(dst, v...)
+	case jsonx.Object:
+		return append(dst, "[object Object]"...)
+	case jsonx.Array:
+		n := 0
+		_ = jsonx.ArrayEach(v, func(e []byte) bool {
+			if n > 0 {
+				dst = append(dst, ',')
+			}
+			n++
+			if jsonx.KindOf(e) != jsonx.Null {
+				dst = appendJSString(dst, e)
+			}
+			return true
+		})
+		return dst
+	}
+	return dst
+}

@@ -534,7 +534,7 @@ func (e *Engine) bill(agentID string, c *policy.ChatCost) {
 	ef := Effect{Type: EffBill, AgentID: agentID, Model: c.Model, Output: c.OutputTokens}
 	if c.InputTokens != nil {
 		cost.InputTokens += *c.InputTokens
-		ef.Input = NInt{Valid: true, V: *c.InputTokens}
+		ef.Input = NNum{Valid: true, V: *c.InputTokens}
 	} else {
 		cost.InputUnknown++
 	}
