@@ -15,7 +15,8 @@ import (
 )
 
 // The differential test: every event frame of the capture fixtures (the
-// synthetic ones, modelled on real 2026.9.6 gateways), as recorded and
+// synthetic ones, modelled on real 2026.9.6 gateways) and of a capture of
+// a real gateway (testdata/real-gateway-session.jsonl.zst), as recorded and
 // mutated field by field, goes through clawtap's Bridge and Policy and
 // through the reference written again from the spec
 // (reference_test.go); the intents must be byte-identical.
@@ -205,9 +206,22 @@ func nth(root *jv, path []string) *jv {
 	return cur
 }
 
-// fixtureFrames returns the event frames of every capture fixture.
+// fixtureFrames returns the event frames of every capture fixture, and of
+// the captures CLAWTAP_DIFF_CAPTURES names (a glob: point it at the
+// captures a real gateway run recorded, e.g. make e2e with
+// CLAWTAP_E2E_KEEP=1).
 func fixtureFrames(t *testing.T) [][]byte {
 	paths, _ := filepath.Glob("../../fixtures/*.jsonl*")
+	// A capture that clawtap record made of a real openclaw 2026.9.6
+	// gateway (make e2e's live session: replies, an abort, v4 streams).
+	paths = append(paths, "testdata/real-gateway-session.jsonl.zst")
+	if glob := os.Getenv("CLAWTAP_DIFF_CAPTURES"); glob != "" {
+		more, err := filepath.Glob(glob)
+		if err != nil || len(more) == 0 {
+			t.Fatalf("CLAWTAP_DIFF_CAPTURES=%s matches no file", glob)
+		}
+		paths = append(paths, more...)
+	}
 	var frames [][]byte
 	for _, p := range paths {
 		f, err := os.Open(p)
@@ -217,7 +231,7 @@ func fixtureFrames(t *testing.T) [][]byte {
 		r, err := capture.NewReader(f, capture.Options{})
 		if err != nil {
 			f.Close()
-			continue // a fixture that is not a capture (bare frames)
+			t.Fatalf("%s: %v", p, err)
 		}
 		for {
 			rec, err := r.Next()
