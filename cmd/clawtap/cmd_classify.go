@@ -44,7 +44,7 @@ func (f *filter) match(ev *bridge.Event) bool {
 		name = ev.Method
 	}
 	return in(f.kinds, string(ev.Kind)) && in(f.events, name) && in(f.agents, ev.AgentID) &&
-		in(f.sessions, ev.SessionKey) && in(f.runs, ev.RunID)
+		in(f.sessions, ev.Session()) && in(f.runs, ev.RunID)
 }
 
 func in(set []string, v string) bool {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/clawtap/clawtap/pkg/jsonx"
+	"github.com/clawtap/clawtap/pkg/jsstr"
 )
 
 // Kind is what a frame is, for the pipeline.
@@ -38,8 +39,11 @@ type Event struct {
 	Event      string // event name
 	AgentID    string
 	SessionKey string
-	Timestamp  int64  // the capture record's t, never the wall clock
-	Payload    []byte // raw payload JSON; nil when the frame has none
+	// HasSessionKey: the payload's sessionKey is a string, even "" (the
+	// reference keeps an empty key; only approvals never have one).
+	HasSessionKey bool
+	Timestamp     int64  // the capture record's t, never the wall clock
+	Payload       []byte // raw payload JSON; nil when the frame has none
 
 	Seq    int64 // frame-level seq
 	HasSeq bool
@@ -56,6 +60,10 @@ type Event struct {
 
 	Mark   string // marker name, for Marker
 	Reason string // why a record is Invalid
+
+	// RequestSessionKey is an approval's payload.request.sessionKey
+	// (clawtap's; the reference classifies approvals without a session).
+	RequestSessionKey string
 
 	// The payload members a Classifier captured on the way (see Chat).
 	members *members
@@ -76,9 +84,19 @@ func SessionAgentID(key string) string {
 	return rest[:i]
 }
 
+// Session is the session an event concerns: its sessionKey, or for an
+// approval the request's.
+func (ev *Event) Session() string {
+	if ev.Kind == Approval {
+		return ev.RequestSessionKey
+	}
+	return ev.SessionKey
+}
+
 // IsReasoningStream reports whether an agent stream name carries thinking:
 // a deny-list (assistant, tool, lifecycle) checked before an allow-list
-// (reason, think, analysis, trace), on the lower-cased name.
+// (reason, think, analysis, trace), on the name lower-cased as JavaScript
+// lower-cases it ("THİNK" becomes "thi̇nk", which is not "think").
 func IsReasoningStream(stream string) bool {
 	switch stream { // the streams of every run, answered without lower-casing
 	case "assistant", "tool", "lifecycle":
@@ -86,14 +104,13 @@ func IsReasoningStream(stream string) bool {
 	case "thinking", "reasoning":
 		return true
 	}
-	s := strings.ToLower(stream)
 	for _, deny := range []string{"assistant", "tool", "lifecycle"} {
-		if strings.Contains(s, deny) {
+		if jsstr.ContainsFold(stream, deny) {
 			return false
 		}
 	}
 	for _, allow := range []string{"reason", "think", "analysis", "trace"} {
-		if strings.Contains(s, allow) {
+		if jsstr.ContainsFold(stream, allow) {
 			return true
 		}
 	}
@@ -116,7 +133,7 @@ type fields struct {
 	hasSeq                      bool
 	code                        string
 	runID, sessionKey, agentID  string
-	hasAgentID                  bool
+	hasAgentID, hasSessionKey   bool
 	state, stream, phase, id    string
 	dataPhase                   string
 	hasDataPhase, reqObj        bool
@@ -305,6 +322,7 @@ func (f *fields) readPayload(it *jsonx.Iter) {
 		case "sessionKey":
 			m.sessionKey = it.Skip()
 			f.sessionKey = f.in.str(m.sessionKey, slotSessionKey)
+			f.hasSessionKey = jsonx.KindOf(m.sessionKey) == jsonx.String
 		case "seq":
 			m.seq = it.Skip()
 		case "stopReason":
@@ -407,13 +425,13 @@ func (f *fields) classifyEvent(ev *Event) {
 	case "chat":
 		ev.Kind = RuntimeChat
 		if f.payloadObj {
-			ev.RunID, ev.SessionKey, ev.State, ev.Phase = f.runID, f.sessionKey, f.state, f.phase
+			ev.RunID, ev.SessionKey, ev.HasSessionKey, ev.State, ev.Phase = f.runID, f.sessionKey, f.hasSessionKey, f.state, f.phase
 			ev.AgentID = SessionAgentID(ev.SessionKey)
 		}
 	case "agent":
 		ev.Kind = RuntimeAgent
 		if f.payloadObj {
-			ev.RunID, ev.SessionKey, ev.Stream = f.runID, f.sessionKey, f.stream
+			ev.RunID, ev.SessionKey, ev.HasSessionKey, ev.Stream = f.runID, f.sessionKey, f.hasSessionKey, f.stream
 			if f.hasDataPhase {
 				ev.Phase = f.dataPhase
 			}
@@ -435,7 +453,7 @@ func (f *fields) classifyEvent(ev *Event) {
 			if f.reqObj {
 				ev.RunID = f.reqRunID
 				if f.hasReqSK {
-					ev.SessionKey = f.reqSK
+					ev.RequestSessionKey = f.reqSK
 				}
 			}
 		}

@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/clawtap/clawtap/pkg/capture"
@@ -32,7 +33,7 @@ func TestClassifyTable(t *testing.T) {
 		{"agent falls back to key", `{"type":"event","event":"agent","payload":{"sessionKey":"agent:main:main","stream":"assistant","data":{"text":"hi"}}}`, RuntimeAgent, "main", "agent:main:main", "", "", "assistant", ""},
 		{"agent non-string agentId falls back", `{"type":"event","event":"agent","payload":{"agentId":5,"sessionKey":"agent:k:main"}}`, RuntimeAgent, "k", "agent:k:main", "", "", "", ""},
 		{"approval top-level agent", `{"type":"event","event":"exec.approval.requested","payload":{"id":"ap1","agentId":"main","request":{"agentId":"other"}}}`, Approval, "main", "", "", "", "", ""},
-		{"approval nested agent", `{"type":"event","event":"exec.approval.pending","payload":{"id":"ap1","request":{"agentId":"nested","sessionKey":"agent:nested:main"}}}`, Approval, "nested", "agent:nested:main", "", "", "", ""},
+		{"approval nested agent, no sessionKey (reference §2.1)", `{"type":"event","event":"exec.approval.pending","payload":{"id":"ap1","request":{"agentId":"nested","sessionKey":"agent:nested:main"}}}`, Approval, "nested", "", "", "", "", ""},
 		{"approval request array", `{"type":"event","event":"exec.approval.resolved","payload":{"id":"ap1","request":[{"agentId":"x"}]}}`, Approval, "", "", "", "", "", ""},
 		{"plugin approval is unknown", `{"type":"event","event":"plugin.approval.requested","payload":{}}`, Unknown, "", "", "", "", "", ""},
 		{"tick is unknown", `{"type":"event","event":"tick","payload":{"ts":1},"seq":9}`, Unknown, "", "", "", "", "", ""},
@@ -79,6 +80,12 @@ func TestIsReasoningStream(t *testing.T) {
 		"thinking": true, "Thinking": true, "reasoning": true, "analysis": true, "trace": true, "THINK": true,
 		"assistant": false, "assistant-thinking": false, "tool": false, "tool_trace": false, "lifecycle": false,
 		"lifecycle-reason": false, "": false, "usage": false, "item": false,
+		// JavaScript lower-cases İ (U+0130) to "i̇" (i + U+0307): not "think".
+		"TH\u0130NK": false, "THİNKING": false, "ASSİSTANT-THINK": true, "TOOL\u0130": false,
+		// The Kelvin sign lower-cases to k in JavaScript too.
+		"THIN\u212a": true, "\u212aTHINK": true,
+		// Non-ASCII around the words changes nothing.
+		"ΣTRACE": true, "ΔLIFECYCLE-TRACE": false, "a\xed\xa0\x80think": true,
 	} {
 		if got := IsReasoningStream(s); got != want {
 			t.Errorf("IsReasoningStream(%q) = %v, want %v", s, got, want)
@@ -268,4 +275,45 @@ func TestEventPayloadMembersMatchTheParsers(t *testing.T) {
 	if !kept[0].Chat(&first) || first.State != "final" || *first.StopReason != "stop" {
 		t.Fatalf("a kept event must still parse its own payload: %+v", first)
 	}
+}
+
+func TestSessionKeys(t *testing.T) {
+	// An empty sessionKey is still a string: the reference keeps it.
+	ev := Classify([]byte(`{"type":"event","event":"agent","payload":{"runId":"r","agentId":"a","sessionKey":"","stream":"assistant"}}`), 1)
+	if !ev.HasSessionKey || ev.SessionKey != "" {
+		t.Fatalf("sessionKey \"\": has=%v %q", ev.HasSessionKey, ev.SessionKey)
+	}
+	if line := string(ev.AppendJSON(nil, Meta{})); !strings.Contains(line, `"sessionKey":""`) {
+		t.Fatalf("classify line drops the empty sessionKey: %s", line)
+	}
+	back, _, _, _, err := ParseJSON(ev.AppendJSON(nil, Meta{}))
+	if err != nil || !back.HasSessionKey || back.SessionKey != "" {
+		t.Fatalf("round trip: %+v %v", back, err)
+	}
+	for _, frame := range []string{
+		`{"type":"event","event":"agent","payload":{"runId":"r","agentId":"a","sessionKey":5}}`,
+		`{"type":"event","event":"agent","payload":{"runId":"r","agentId":"a"}}`,
+		`{"type":"event","event":"agent","payload":{"runId":"r","agentId":"a","sessionKey":null}}`,
+	} {
+		if ev := Classify([]byte(frame), 1); ev.HasSessionKey || strings.Contains(beforePayload(ev.AppendJSON(nil, Meta{})), "sessionKey") {
+			t.Errorf("%s: no string sessionKey, yet has=%v", frame, ev.HasSessionKey)
+		}
+	}
+	// An approval has no sessionKey; the request's is clawtap's own field.
+	ap := Classify([]byte(`{"type":"event","event":"exec.approval.requested","payload":{"id":"x","request":{"agentId":"a","sessionKey":"agent:a:main"}}}`), 1)
+	if ap.SessionKey != "" || ap.HasSessionKey || ap.RequestSessionKey != "agent:a:main" || ap.Session() != "agent:a:main" {
+		t.Fatalf("approval: %+v", ap)
+	}
+	line := ap.AppendJSON(nil, Meta{})
+	if strings.Contains(beforePayload(line), `"sessionKey"`) || !strings.Contains(string(line), `"requestSessionKey":"agent:a:main"`) {
+		t.Fatalf("approval line: %s", line)
+	}
+	if back, _, _, _, _ := ParseJSON(line); back.Session() != "agent:a:main" || back.SessionKey != "" {
+		t.Fatalf("approval round trip: %+v", back)
+	}
+}
+
+func beforePayload(line []byte) string {
+	s, _, _ := strings.Cut(string(line), `"payload":`)
+	return s
 }

@@ -33,7 +33,10 @@ func (ev *Event) AppendJSON(dst []byte, m Meta) []byte {
 	dst = str(dst, "kind", string(ev.Kind))
 	dst = str(dst, "event", ev.Event)
 	dst = str(dst, "agentId", ev.AgentID)
-	dst = str(dst, "sessionKey", ev.SessionKey)
+	if ev.HasSessionKey || ev.SessionKey != "" {
+		dst = append(dst, `,"sessionKey":`...)
+		dst = jsonx.AppendString(dst, ev.SessionKey)
+	}
 	dst = append(dst, `,"timestamp":`...)
 	dst = jsonx.AppendInt(dst, ev.Timestamp)
 	dst = str(dst, "runId", ev.RunID)
@@ -52,6 +55,7 @@ func (ev *Event) AppendJSON(dst []byte, m Meta) []byte {
 	dst = str(dst, "code", ev.Code)
 	dst = str(dst, "mark", ev.Mark)
 	dst = str(dst, "reason", ev.Reason)
+	dst = str(dst, "requestSessionKey", ev.RequestSessionKey)
 	if ev.Payload != nil {
 		dst = append(dst, `,"payload":`...)
 		dst = append(dst, ev.Payload...)
@@ -105,7 +109,9 @@ func ParseJSON(line []byte) (ev Event, m Meta, hasI, hasT bool, err error) {
 		case "agentId":
 			ev.AgentID, _ = jsonx.Str(v)
 		case "sessionKey":
-			ev.SessionKey, _ = jsonx.Str(v)
+			ev.SessionKey, ev.HasSessionKey = jsonx.Str(v)
+		case "requestSessionKey":
+			ev.RequestSessionKey, _ = jsonx.Str(v)
 		case "timestamp":
 			if n, ok := jsonx.Int(v); ok {
 				ev.Timestamp = n

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/clawtap/clawtap/pkg/jsstr"
 )
 
 // Kind is the type of a JSON value, read from its first byte.
@@ -528,8 +530,10 @@ func Truthy(v []byte) bool {
 	return false
 }
 
-// unquoteBody decodes the inside of a JSON string. Invalid UTF-8 and lone
-// surrogates become U+FFFD, as in encoding/json.
+// unquoteBody decodes the inside of a JSON string. Invalid UTF-8 becomes
+// U+FFFD, as a browser's decoder makes it; a lone surrogate escape
+// (\ud800) is kept as JavaScript keeps it, in WTF-8 (see pkg/jsstr), and
+// AppendString writes it back as the same escape.
 func unquoteBody(b []byte) (string, bool) {
 	// Fast path: no escapes and valid UTF-8 is the string itself. (A raw
 	// control character cannot occur in a validated string; in one that was
@@ -604,16 +608,16 @@ func appendEscape(out, b []byte) (_ []byte, rest []byte, ok bool) {
 		}
 		i := 6
 		if r >= 0xD800 && r < 0xDC00 {
-			hi := r
-			r = utf8.RuneError // unless a low surrogate follows
 			if i+6 <= len(b) && b[i] == '\\' && b[i+1] == 'u' {
 				if lo, ok := hex4(b, i+2); ok && lo >= 0xDC00 && lo < 0xE000 {
-					r = 0x10000 + (hi-0xD800)<<10 + (lo - 0xDC00)
-					i += 6
+					r = 0x10000 + (r-0xD800)<<10 + (lo - 0xDC00)
+					return utf8.AppendRune(out, r), b[i+6:], true
 				}
 			}
-		} else if r >= 0xDC00 && r < 0xE000 {
-			r = utf8.RuneError
+		}
+		if r >= 0xD800 && r < 0xE000 {
+			// A lone surrogate: kept, in WTF-8, as JavaScript keeps it.
+			return jsstr.AppendSurrogate(out, uint16(r)), b[i:], true
 		}
 		return utf8.AppendRune(out, r), b[i:], true
 	}

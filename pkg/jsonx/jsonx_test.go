@@ -2,9 +2,12 @@ package jsonx
 
 import (
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 func TestValidAgreesWithEncodingJSON(t *testing.T) {
@@ -69,7 +72,7 @@ func TestGetAndTypes(t *testing.T) {
 }
 
 func TestUnquoteMatchesEncodingJSON(t *testing.T) {
-	for _, s := range []string{`"plain"`, `"\ud800"`, `"\udc00x"`, `"\ud83d\ude00"`, "\"\xff\xfe\"", `"\/\b\f\n\r\t"`, `"日本"`} {
+	for _, s := range []string{`"plain"`, `"\ud83d\ude00"`, "\"\xff\xfe\"", `"\/\b\f\n\r\t"`, `"日本"`} {
 		var want string
 		if err := json.Unmarshal([]byte(s), &want); err != nil {
 			t.Fatal(err)
@@ -119,7 +122,7 @@ func TestArrayEachAndObjectEachStop(t *testing.T) {
 }
 
 func FuzzValid(f *testing.F) {
-	for _, s := range []string{`{"a":[1,2,{"b":null}]}`, `"\ud83d"`, `"a\n\u00e9\ud83d\ude00 \udc00\ud800\u0041 x\"\\"`, "\"\xff a\\n\xc3\"", `[1e5,-0.0,true]`, `123456789012345`, `1234567890123456789`, `0`, `-7`, `1.5`, `{"type":"event","payload":{"x":"y"}}`, `{`, `"\u00"`} {
+	for _, s := range []string{`{"a":[1,2,{"b":null}]}`, `"\ud83d"`, `"a\ud83d"`, `"\ude00\ud83d"`, `"\ud83d\ud83d\ude00"`, `"a\n\u00e9\ud83d\ude00 \udc00\ud800\u0041 x\"\\"`, "\"\xff a\\n\xc3\"", `[1e5,-0.0,true]`, `123456789012345`, `1234567890123456789`, `0`, `-7`, `1.5`, `{"type":"event","payload":{"x":"y"}}`, `{`, `"\u00"`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -131,8 +134,18 @@ func FuzzValid(f *testing.F) {
 			if err := json.Unmarshal(b, &want); err != nil {
 				t.Fatalf("encoding/json rejects valid %q: %v", b, err)
 			}
-			if got, ok := Str(TrimSpace(b)); !ok || got != want {
-				t.Fatalf("Str(%q) = %q, %v; encoding/json gives %q", b, got, ok, want)
+			got, ok := Str(TrimSpace(b))
+			if !ok {
+				t.Fatalf("Str(%q) failed", b)
+			}
+			units := jsUnits(t, TrimSpace(b))
+			if !hasLoneSurrogate(units) && got != want {
+				t.Fatalf("Str(%q) = %q; encoding/json gives %q", b, got, want)
+			}
+			// The JavaScript rule: decoding then encoding gives what
+			// JSON.stringify(JSON.parse(b)) gives, lone surrogates included.
+			if enc, js := string(AppendStringMinimal(nil, got)), jsStringify(units); enc != js {
+				t.Fatalf("AppendStringMinimal(Str(%q)) = %s; JavaScript gives %s", b, enc, js)
 			}
 		}
 		if v := TrimSpace(b); Valid(b) && KindOf(v) == Number {
@@ -183,4 +196,115 @@ func TestAppendStringMinimal(t *testing.T) {
 			t.Errorf("%q: not JSON: %v", in, err)
 		}
 	}
+}
+
+// jsUnits decodes a valid JSON string into UTF-16 code units, as JSON.parse
+// does (raw invalid UTF-8 bytes decode to U+FFFD, one per byte, as Go's
+// decoder gives them).
+func jsUnits(t *testing.T, v []byte) []uint16 {
+	t.Helper()
+	b := v[1 : len(v)-1]
+	var u []uint16
+	for len(b) > 0 {
+		if b[0] == '\\' {
+			switch b[1] {
+			case 'u':
+				n, err := strconv.ParseUint(string(b[2:6]), 16, 16)
+				if err != nil {
+					t.Fatalf("bad escape in %q", v)
+				}
+				u = append(u, uint16(n))
+				b = b[6:]
+			default:
+				u = append(u, uint16(map[byte]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}[b[1]]))
+				b = b[2:]
+			}
+			continue
+		}
+		r, size := utf8.DecodeRune(b)
+		u = utf16.AppendRune(u, r)
+		b = b[size:]
+	}
+	return u
+}
+
+func hasLoneSurrogate(u []uint16) bool {
+	for i := 0; i < len(u); i++ {
+		if utf16.IsSurrogate(rune(u[i])) {
+			if u[i] < 0xDC00 && i+1 < len(u) && u[i+1] >= 0xDC00 && u[i+1] < 0xE000 {
+				i++
+				continue
+			}
+			return true
+		}
+	}
+	return false
+}
+
+// jsStringify is JSON.stringify of a string of code units: quote,
+// backslash and control characters escaped (\b \f \n \r \t by name),
+// a lone surrogate as a lower-case \uXXXX escape, everything else as is.
+func jsStringify(u []uint16) string {
+	var sb strings.Builder
+	sb.WriteByte('"')
+	for i := 0; i < len(u); i++ {
+		c := u[i]
+		switch {
+		case c == '"' || c == '\\':
+			sb.WriteByte('\\')
+			sb.WriteByte(byte(c))
+		case c < 0x20:
+			if e, ok := map[uint16]string{'\b': `\b`, '\f': `\f`, '\n': `\n`, '\r': `\r`, '\t': `\t`}[c]; ok {
+				sb.WriteString(e)
+			} else {
+				fmt.Fprintf(&sb, `\u%04x`, c)
+			}
+		case c >= 0xD800 && c < 0xDC00 && i+1 < len(u) && u[i+1] >= 0xDC00 && u[i+1] < 0xE000:
+			sb.WriteRune(utf16.DecodeRune(rune(c), rune(u[i+1])))
+			i++
+		case c >= 0xD800 && c < 0xE000:
+			fmt.Fprintf(&sb, `\u%04x`, c)
+		default:
+			sb.WriteRune(rune(c))
+		}
+	}
+	sb.WriteByte('"')
+	return sb.String()
+}
+
+func TestLoneSurrogatesSurvive(t *testing.T) {
+	for in, want := range map[string]string{
+		`"a\ud800"`:            `"a\ud800"`,
+		`"\uDC00x"`:            `"\udc00x"`,
+		`"\ud83d\ude00"`:       `"😀"`,
+		`"\ude00\ud83d"`:       `"\ude00\ud83d"`,
+		`"\ud83d\ud83d\ude00"`: `"\ud83d😀"`,
+		`"\ud800\u0041"`:       `"\ud800A"`,
+	} {
+		s, ok := Str([]byte(in))
+		if !ok {
+			t.Fatalf("Str(%s) failed", in)
+		}
+		if got := string(AppendString(nil, s)); got != want {
+			t.Errorf("AppendString(Str(%s)) = %s, want %s", in, got, want)
+		}
+	}
+	// Two halves decoded apart and joined form the character, as in JS.
+	hi, _ := Str([]byte(`"\ud83d"`))
+	lo, _ := Str([]byte(`"\ude00"`))
+	if got := string(AppendString(nil, hi+lo)); got != `"😀"` {
+		t.Errorf("joined halves = %s", got)
+	}
+	// A raw (unescaped) surrogate encoding is invalid UTF-8, not a surrogate.
+	if got := string(AppendString(nil, string(mustStr(t, "\"\xed\xa0\x80\"")))); got != "\"\ufffd\ufffd\ufffd\"" {
+		t.Errorf("raw surrogate bytes = %s", got)
+	}
+}
+
+func mustStr(t *testing.T, v string) string {
+	s, ok := Str([]byte(v))
+	if !ok {
+		t.Fatalf("Str(%q) failed", v)
+	}
+	return s
 }

@@ -3,18 +3,23 @@ package jsonx
 import (
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/clawtap/clawtap/pkg/jsstr"
 )
 
 const hexDigits = "0123456789abcdef"
 
 // AppendString appends s as a JSON string, escaping like encoding/json
 // (including <, >, & and U+2028/U+2029, so output is safe to embed in
-// HTML and JavaScript) and replacing invalid UTF-8 with U+FFFD.
+// HTML and JavaScript) and replacing invalid UTF-8 with U+FFFD, except
+// that a lone surrogate held in WTF-8 (see pkg/jsstr) is written as its
+// \udxxx escape, as JSON.stringify writes it.
 func AppendString(dst []byte, s string) []byte { return appendString(dst, s, true) }
 
 // AppendStringMinimal appends s as a JSON string escaping only what JSON
 // requires — the quote, the backslash and control characters — as
-// JavaScript's JSON.stringify does; invalid UTF-8 becomes U+FFFD. Use it
+// JavaScript's JSON.stringify does; invalid UTF-8 becomes U+FFFD and a
+// lone surrogate in WTF-8 its \udxxx escape. Use it
 // where output must match JavaScript, or where a rewritten string should
 // keep its original spelling.
 func AppendStringMinimal[S ~string | ~[]byte](dst []byte, s S) []byte {
@@ -50,6 +55,10 @@ func appendString[S ~string | ~[]byte](dst []byte, s S, html bool) []byte {
 		if c >= utf8.RuneSelf {
 			r, n := utf8.DecodeRuneInString(string(s[i:min(i+utf8.UTFMax, len(s))]))
 			switch {
+			case r == utf8.RuneError && n == 1 && c == 0xED:
+				dst = append(dst, s[start:i]...)
+				dst, i = appendSurrogate(dst, s, i)
+				start = i
 			case r == utf8.RuneError && n == 1:
 				dst = append(dst, s[start:i]...)
 				dst = append(dst, `\ufffd`...)
@@ -87,6 +96,24 @@ func appendString[S ~string | ~[]byte](dst []byte, s S, html bool) []byte {
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
+}
+
+// appendSurrogate writes what JSON.stringify writes for the WTF-8 code
+// unit at s[i] (see pkg/jsstr): a lone surrogate as its \udxxx escape, a
+// high surrogate followed by a low one (two strings joined, each holding
+// half of a character) as that character, and an invalid byte as U+FFFD.
+// It returns the offset after what it consumed.
+func appendSurrogate[S ~string | ~[]byte](dst []byte, s S, i int) ([]byte, int) {
+	u, ok := jsstr.SurrogateAt(s, i)
+	if !ok {
+		return append(dst, `\ufffd`...), i + 1
+	}
+	if u < 0xDC00 {
+		if lo, ok := jsstr.SurrogateAt(s, i+3); ok && lo >= 0xDC00 {
+			return utf8.AppendRune(dst, 0x10000+(rune(u)-0xD800)<<10+(rune(lo)-0xDC00)), i + 6
+		}
+	}
+	return append(dst, '\\', 'u', hexDigits[u>>12], hexDigits[u>>8&0xF], hexDigits[u>>4&0xF], hexDigits[u&0xF]), i + 3
 }
 
 // AppendInt appends n in decimal.

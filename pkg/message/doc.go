@@ -17,6 +17,7 @@
 // scan is linear in the input (pretty-printed tool arguments are as long as
 // JSON.stringify makes them: deep nesting costs indentation on every line).
 //
-// Strings are Go strings: a lone UTF-16 surrogate in the JSON input has
-// already become U+FFFD when decoded, so outputs are always valid UTF-8.
+// Strings are JavaScript strings held in Go as WTF-8 (see pkg/jsstr): a
+// lone UTF-16 surrogate in the JSON input (a stream cut inside an emoji)
+// is kept, and pkg/jsonx writes it back as the same escape.
 package message

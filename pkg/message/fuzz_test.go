@@ -5,9 +5,9 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/clawtap/clawtap/pkg/jsonx"
+	"github.com/clawtap/clawtap/pkg/jsstr"
 )
 
 // The committed corpus lives in testdata/fuzz/<FuzzName>/. Each target
@@ -36,7 +36,7 @@ func FuzzText(f *testing.F) {
 		if !ok && out != "" {
 			t.Fatalf("null with text %q", out)
 		}
-		if !utf8.ValidString(out) {
+		if !jsstr.ValidWTF8(out) {
 			t.Fatalf("invalid UTF-8 %q", out)
 		}
 		if len(out) > 3*len(data) {
@@ -59,7 +59,7 @@ func FuzzText(f *testing.F) {
 			t.Fatalf("user text %q is not a piece of %q (ok=%v)", u, s, ok)
 		}
 		a, ok := Text(wrap("assistant", s))
-		if !ok || !utf8.ValidString(a) || len(a) > len(s) {
+		if !ok || !jsstr.ValidWTF8(a) || len(a) > len(s) {
 			t.Fatalf("assistant text %q from %q (ok=%v)", a, s, ok)
 		}
 		if !strings.Contains(s, "<") && a != stripReplyPrefix(s) {
@@ -87,7 +87,7 @@ func FuzzThinking(f *testing.F) {
 			}
 			return
 		}
-		if out == "" || trim(out) != out || !utf8.ValidString(out) {
+		if out == "" || trim(out) != out || !jsstr.ValidWTF8(out) {
 			t.Fatalf("thinking %q from %q: empty, untrimmed or invalid UTF-8", out, in)
 		}
 	}
@@ -116,7 +116,7 @@ func FuzzToolLines(f *testing.F) {
 			if !strings.HasPrefix(l, "[[tool]] ") && !strings.HasPrefix(l, "[[tool-result]] ") {
 				t.Fatalf("line %q lacks a tool marker", l)
 			}
-			if !utf8.ValidString(l) {
+			if !jsstr.ValidWTF8(l) {
 				t.Fatalf("invalid UTF-8 %q", l)
 			}
 		}

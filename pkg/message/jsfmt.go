@@ -4,73 +4,23 @@ import (
 	"bytes"
 	"math"
 	"slices"
-	"strconv"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/clawtap/clawtap/pkg/jsonx"
+	"github.com/clawtap/clawtap/pkg/jsstr"
 )
 
 // This file holds the small pieces of JavaScript semantics the extraction
 // rules depend on: the whitespace set of \s / trim(), Number#toString, and
 // JSON.stringify(v, null, 2) over raw JSON bytes.
 
-// isJSSpace reports whether r is in JavaScript's WhiteSpace or
-// LineTerminator sets, i.e. what \s matches and String#trim removes. It
-// differs from unicode.IsSpace: U+FEFF is included, U+0085 is not.
-func isJSSpace(r rune) bool {
-	switch r {
-	case '\t', '\n', '\v', '\f', '\r', ' ', 0xA0, 0x1680, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000, 0xFEFF:
-		return true
-	}
-	return r >= 0x2000 && r <= 0x200A
-}
-
-// spaceAt returns the byte length of the JS whitespace character at s[i],
-// or 0 when there is none.
-func spaceAt(s string, i int) int {
-	c := s[i]
-	if c < utf8.RuneSelf {
-		switch c {
-		case '\t', '\n', '\v', '\f', '\r', ' ':
-			return 1
-		}
-		return 0
-	}
-	// Every non-ASCII JS space starts with one of these lead bytes.
-	if c != 0xC2 && c != 0xE1 && c != 0xE2 && c != 0xE3 && c != 0xEF {
-		return 0
-	}
-	r, size := utf8.DecodeRuneInString(s[i:])
-	if isJSSpace(r) {
-		return size
-	}
-	return 0
-}
-
-// skipSpace returns the offset of the first non-whitespace byte at or
-// after i.
-func skipSpace(s string, i int) int {
-	for i < len(s) {
-		n := spaceAt(s, i)
-		if n == 0 {
-			break
-		}
-		i += n
-	}
-	return i
-}
-
-// trimStart is String#trimStart.
-func trimStart(s string) string { return s[skipSpace(s, 0):] }
-
-// trimEnd is String#trimEnd.
-func trimEnd(s string) string {
-	return strings.TrimRightFunc(s, isJSSpace)
-}
-
-// trim is String#trim.
-func trim(s string) string { return trimEnd(trimStart(s)) }
+// The JavaScript string rules live in pkg/jsstr; these names keep the
+// extraction code short.
+func isJSSpace(r rune) bool                       { return jsstr.IsSpace(r) }
+func skipSpace(s string, i int) int               { return jsstr.SkipSpace(s, i) }
+func trimStart(s string) string                   { return jsstr.TrimStart(s) }
+func trim(s string) string                        { return jsstr.Trim(s) }
+func appendJSNumber(dst []byte, f float64) []byte { return jsstr.AppendNumber(dst, f) }
 
 // hasPrefixFold reports whether s starts with prefix, ignoring ASCII case.
 // prefix must be lower-case ASCII. A non-unicode /i regexp folds only
@@ -143,80 +93,6 @@ func nameIndex(k []byte, names []string) int {
 		}
 	}
 	return -1
-}
-
-// appendJSNumber appends f formatted like JavaScript's Number#toString
-// (radix 10): shortest round-trip digits, plain notation for exponents in
-// [-7, 21), exponent notation with an explicit sign otherwise, "-0" as "0".
-func appendJSNumber(dst []byte, f float64) []byte {
-	switch {
-	case f != f:
-		return append(dst, "NaN"...)
-	case f == 0:
-		return append(dst, '0')
-	case math.IsInf(f, 1):
-		return append(dst, "Infinity"...)
-	case math.IsInf(f, -1):
-		return append(dst, "-Infinity"...)
-	}
-	if f < 0 {
-		dst = append(dst, '-')
-		f = -f
-	}
-	var buf [40]byte
-	b := strconv.AppendFloat(buf[:0], f, 'e', -1, 64) // d[.ddd]e±XX
-	e := 0
-	for e < len(b) && b[e] != 'e' {
-		e++
-	}
-	var dig [24]byte
-	digits := dig[:0]
-	for _, c := range b[:e] {
-		if c != '.' {
-			digits = append(digits, c)
-		}
-	}
-	exp := 0
-	neg := b[e+1] == '-'
-	for _, c := range b[e+2:] {
-		exp = exp*10 + int(c-'0')
-	}
-	if neg {
-		exp = -exp
-	}
-	k, n := len(digits), exp+1 // value = 0.digits × 10^n
-	switch {
-	case k <= n && n <= 21:
-		dst = append(dst, digits...)
-		for i := k; i < n; i++ {
-			dst = append(dst, '0')
-		}
-	case 0 < n && n <= 21:
-		dst = append(dst, digits[:n]...)
-		dst = append(dst, '.')
-		dst = append(dst, digits[n:]...)
-	case -6 < n && n <= 0:
-		dst = append(dst, '0', '.')
-		for i := 0; i < -n; i++ {
-			dst = append(dst, '0')
-		}
-		dst = append(dst, digits...)
-	default:
-		dst = append(dst, digits[0])
-		if k > 1 {
-			dst = append(dst, '.')
-			dst = append(dst, digits[1:]...)
-		}
-		dst = append(dst, 'e')
-		if n-1 < 0 {
-			dst = append(dst, '-')
-			dst = strconv.AppendInt(dst, int64(1-n), 10)
-		} else {
-			dst = append(dst, '+')
-			dst = strconv.AppendInt(dst, int64(n-1), 10)
-		}
-	}
-	return dst
 }
 
 // jsNumberString is String(v) for a raw JSON number.
@@ -387,6 +263,47 @@ func appendStringify(dst []byte, v []byte, depth int) []byte {
 		return appendJSNumber(dst, f)
 	case jsonx.Bool, jsonx.Null:
 		return append(dst, v...)
+	}
+	return dst
+}
+
+// JSString is JavaScript's String(v) for a raw JSON value, as a template
+// literal writes a value into a reason: a string as it is, a number as
+// Number#toString, true, false and null by name, an object as
+// "[object Object]", an array as its elements joined with "," (null
+// elements empty), and a missing value (nil) as "undefined".
+func JSString(v []byte) string {
+	if len(v) == 0 {
+		return "undefined"
+	}
+	return string(appendJSString(nil, v))
+}
+
+func appendJSString(dst, v []byte) []byte {
+	switch jsonx.KindOf(v) {
+	case jsonx.String:
+		s, _ := jsonx.Str(v)
+		return append(dst, s...)
+	case jsonx.Number:
+		f, _ := jsonx.Num(v)
+		return appendJSNumber(dst, f)
+	case jsonx.Bool, jsonx.Null:
+		return append(dst, v...)
+	case jsonx.Object:
+		return append(dst, "[object Object]"...)
+	case jsonx.Array:
+		n := 0
+		_ = jsonx.ArrayEach(v, func(e []byte) bool {
+			if n > 0 {
+				dst = append(dst, ',')
+			}
+			n++
+			if jsonx.KindOf(e) != jsonx.Null {
+				dst = appendJSString(dst, e)
+			}
+			return true
+		})
+		return dst
 	}
 	return dst
 }

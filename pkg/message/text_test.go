@@ -58,7 +58,7 @@ func TestTextSources(t *testing.T) {
 		{"duplicate key last wins", `{"content":"a","content":"b"}`, "b"},
 		{"duplicate block type", `{"content":[{"type":"text","text":"x","type":"image"}]}`, nullText},
 		{"escapes decoded", `{"content":"a\nb\u00e9\ud83d\ude00"}`, "a\nbé😀"},
-		{"lone surrogate", `{"content":"a\ud800b"}`, "a\uFFFDb"},
+		{"lone surrogate kept (WTF-8)", `{"content":"a\ud800b"}`, "a\xed\xa0\x80b"},
 		{"role not a string", `{"role":1,"content":"[WebChat x] hi"}`, "hi"},
 		{"text field non-string", `{"text":{"a":1}}`, nullText},
 	}

@@ -30,17 +30,18 @@ var detailFields = []string{"status", "exitCode", "durationMs", "cwd"}
 // Call:   "[[tool]] " + (trimmed string name, or "tool" when that is empty
 // or not a string) + (" (" + id + ")" when id is a non-empty string), then,
 // when the rendered arguments are non-empty, "\n```json\n" + args +
-// "\n```". The arguments are the block's "arguments" member: a string
-// as-is, a number or boolean as JavaScript's String(v), anything else as
-// JSON.stringify(v, null, 2) (so null renders "null", {} renders "{}"); a
-// missing member renders nothing.
+// "\n```". The arguments are the block's "arguments" member rendered as
+// the reference's formatJson does: a string trimmed, a number or boolean
+// as JavaScript's String(v), null (or a missing member) as nothing, and
+// anything else as JSON.stringify(v, null, 2) ({} renders "{}").
 //
-// Result: "[[tool-result]] " + (toolName when a non-empty string, else
-// "tool") + (" (" + toolCallId + ")" when a non-empty string), then, when
-// there is a body, "\n" + body. The body joins with "\n": the meta line —
-// details.status trimmed (if non-empty), "exit <details.exitCode>" (if a
-// number), "<details.durationMs>ms" (if a number), details.cwd (if a
-// non-empty string) and "error" (if isError is true), joined with " · " —
+// Result: "[[tool-result]] " + (toolName trimmed, when that is a non-empty
+// string, else "tool") + (" (" + toolCallId + ")" when a non-empty string),
+// then, when there is a body, "\n" + body. The body joins with "\n": the
+// meta line — details.status trimmed (if non-empty), "exit
+// <details.exitCode>" (if a number), "<details.durationMs>ms" (if a
+// number), details.cwd trimmed (if non-empty) and "error" (if isError is
+// true), joined with " · " —
 // when non-empty, and "```text\n" + output + "\n```" when the trimmed
 // output of Text(msg) is non-empty.
 func ToolLines(msg []byte) []string {
@@ -88,15 +89,16 @@ func toolCallLine(name, id, args []byte) string {
 	return string(b)
 }
 
-// formatArgs renders tool-call arguments; "" when absent.
+// formatArgs renders tool-call arguments as the reference's formatJson:
+// "" when absent or null, a string trimmed.
 func formatArgs(v []byte) string {
 	switch jsonx.KindOf(v) {
 	case jsonx.String:
 		s, _ := jsonx.Str(v)
-		return s
+		return trim(s)
 	case jsonx.Number:
 		return jsNumberString(v)
-	case jsonx.Bool, jsonx.Null:
+	case jsonx.Bool:
 		return string(v)
 	case jsonx.Object, jsonx.Array:
 		return string(appendStringify(nil, v, 0))
@@ -107,8 +109,8 @@ func formatArgs(v []byte) string {
 func toolResultLine(f *[nToolMsgFields][]byte) string {
 	var b []byte
 	b = append(b, "[[tool-result]] "...)
-	if n, ok := str(f[mfToolName]); ok && n != "" {
-		b = append(b, n...)
+	if n, ok := str(f[mfToolName]); ok && trim(n) != "" {
+		b = append(b, trim(n)...)
 	} else {
 		b = append(b, "tool"...)
 	}
@@ -142,7 +144,8 @@ func toolResultLine(f *[nToolMsgFields][]byte) string {
 			meta = append(meta, jsNumberString(d[2])...)
 			meta = append(meta, "ms"...)
 		}
-		if s, ok := str(d[3]); ok && s != "" {
+		if s, ok := str(d[3]); ok && trim(s) != "" {
+			s = trim(s)
 			sep()
 			meta = append(meta, s...)
 		}

@@ -1,9 +1,11 @@
 package policy
 
 import (
+	"math"
 	"strconv"
 
 	"github.com/clawtap/clawtap/pkg/jsonx"
+	"github.com/clawtap/clawtap/pkg/jsstr"
 )
 
 // Intent kinds: the reference's EventIntent union.
@@ -71,11 +73,14 @@ type Patch struct {
 	LastActivityAt Int
 }
 
-// ChatCost is what a chat final bills.
+// ChatCost is what a chat final bills. The counts are JavaScript numbers,
+// as the reference passes them through: 1.5 stays 1.5 and 1e21 stays
+// 1e21 (and a count of 1e400, which JSON.parse makes Infinity, stays
+// +Inf and is written null, as JSON.stringify writes it).
 type ChatCost struct {
 	Model        string
-	InputTokens  *int64 // nil means unknown (the host fills it in)
-	OutputTokens int64
+	InputTokens  *float64 // nil means unknown (the host fills it in)
+	OutputTokens float64
 }
 
 // Intent is one member of the EventIntent union. Which fields apply depends
@@ -84,15 +89,18 @@ type Intent struct {
 	Kind       string
 	Plane      string
 	AgentID    string
-	SessionKey string // optional; empty means absent
-	RunID      Str    // commitChat, updateAgentStatus: the incoming frame's runId or null
-	Patch      Patch
-	Lines      []string  // commitChat outputLines
-	Cost       *ChatCost // commitChat
-	DelayMs    int64
-	Heartbeat  bool   // scheduleSummaryRefresh includeHeartbeatRefresh
-	Reason     string // ignore, requestHistoryRefresh
-	Payload    []byte // approvals: the raw payload, passed through
+	SessionKey string // optional: present when HasSessionKey or non-empty
+	// HasSessionKey: the event had a sessionKey, even "" (queueLivePatch
+	// and commitChat write it then).
+	HasSessionKey bool
+	RunID         Str // commitChat, updateAgentStatus: the incoming frame's runId or null
+	Patch         Patch
+	Lines         []string  // commitChat outputLines
+	Cost          *ChatCost // commitChat
+	DelayMs       int64
+	Heartbeat     bool   // scheduleSummaryRefresh includeHeartbeatRefresh
+	Reason        string // ignore, requestHistoryRefresh
+	Payload       []byte // approvals: the raw payload, passed through
 }
 
 // AppendJSON appends the intent as a JSON object.
@@ -106,14 +114,14 @@ func (in *Intent) AppendJSON(dst []byte) []byte {
 	switch in.Kind {
 	case QueueLivePatch:
 		dst = appendAgent(dst, in.AgentID)
-		dst = appendSession(dst, in.SessionKey)
+		dst = in.appendSession(dst)
 		dst = append(dst, `,"patch":`...)
 		dst = in.Patch.AppendJSON(dst)
 	case ClearPendingLivePatch:
 		dst = appendAgent(dst, in.AgentID)
 	case CommitChat:
 		dst = appendAgent(dst, in.AgentID)
-		dst = appendSession(dst, in.SessionKey)
+		dst = in.appendSession(dst)
 		dst = append(dst, `,"runId":`...)
 		dst = appendStrOrNull(dst, in.RunID)
 		dst = append(dst, `,"patch":`...)
@@ -165,12 +173,22 @@ func appendAgent(dst []byte, id string) []byte {
 	return jsonx.AppendString(dst, id)
 }
 
-func appendSession(dst []byte, key string) []byte {
-	if key == "" {
+func (in *Intent) appendSession(dst []byte) []byte {
+	if !in.HasSessionKey && in.SessionKey == "" {
 		return dst
 	}
 	dst = append(dst, `,"sessionKey":`...)
-	return jsonx.AppendString(dst, key)
+	return jsonx.AppendString(dst, in.SessionKey)
+}
+
+// AppendNumber appends f as JSON.stringify writes a number: as
+// JavaScript's Number#toString (1.5, 1e+21, -0 as 0), and null when it
+// is not finite.
+func AppendNumber(dst []byte, f float64) []byte {
+	if math.IsInf(f, 0) || f != f {
+		return append(dst, "null"...)
+	}
+	return jsstr.AppendNumber(dst, f)
 }
 
 func appendStrOrNull(dst []byte, s Str) []byte {
@@ -229,9 +247,9 @@ func (c *ChatCost) AppendJSON(dst []byte) []byte {
 	if c.InputTokens == nil {
 		dst = append(dst, "null"...)
 	} else {
-		dst = strconv.AppendInt(dst, *c.InputTokens, 10)
+		dst = AppendNumber(dst, *c.InputTokens)
 	}
 	dst = append(dst, `,"outputTokens":`...)
-	dst = strconv.AppendInt(dst, c.OutputTokens, 10)
+	dst = AppendNumber(dst, c.OutputTokens)
 	return append(dst, '}')
 }

@@ -6,17 +6,19 @@
 // would not act on becomes an ignore intent with a reason.
 //
 // The rules follow the reference (clawboo's @clawboo/events) field for
-// field. Where the gateway sends what the reference predates (protocol v4),
-// the decision is documented in docs/pipeline.md and marked "v4" here.
+// field, and byte for byte where the reference writes a string (its
+// ignore reasons). What the gateway sends that the reference predates
+// (protocol v4: deltaText, replace, chat status, new streams) gets exactly
+// what the reference does with it; pkg/check says what that misses.
+// Numbers and strings are JavaScript's (see pkg/jsstr).
 package policy
 
 import (
-	"fmt"
 	"math"
-	"unicode/utf8"
 
 	"github.com/clawtap/clawtap/pkg/bridge"
 	"github.com/clawtap/clawtap/pkg/jsonx"
+	"github.com/clawtap/clawtap/pkg/jsstr"
 	"github.com/clawtap/clawtap/pkg/message"
 )
 
@@ -50,14 +52,7 @@ func appendIntents(dst []Intent, ev *bridge.Event, texts *jsonx.StrMemo) []Inten
 			DelayMs: SummaryRefreshDelayMs, Heartbeat: ev.Event == "heartbeat",
 		})
 	case bridge.RuntimeChat:
-		state := ev.State
-		if state == "" { // a hand-written classified line may not carry it
-			state, _ = jsonx.GetStr(ev.Payload, "state")
-		}
-		if state == "status" {
-			// v4 transient startup phase: not terminal, no UI state.
-			return append(dst, ignore(statusReasons.of(orNone(ev.Phase))))
-		}
+		// A v4 chat "status" frame fails the parse too, as in the reference.
 		var p bridge.ChatPayload
 		if !ev.Chat(&p) {
 			return append(dst, ignore("malformed chat payload"))
@@ -111,21 +106,20 @@ func decideChat(dst []Intent, ev *bridge.Event, p *bridge.ChatPayload, texts *js
 	}
 	ts := ev.Timestamp
 	clear := Intent{Kind: ClearPendingLivePatch, Plane: PlaneWork, AgentID: ev.AgentID}
-	commit := Intent{Kind: CommitChat, Plane: PlaneWork, AgentID: ev.AgentID, SessionKey: ev.SessionKey, RunID: SetStr(p.RunID), Lines: []string{}}
+	commit := Intent{Kind: CommitChat, Plane: PlaneWork, AgentID: ev.AgentID, SessionKey: ev.SessionKey, HasSessionKey: ev.HasSessionKey, RunID: SetStr(p.RunID), Lines: []string{}}
 	switch p.State {
 	case "delta":
+		// deltaText and replace (v4) are not read: streamText is the
+		// message's text or absent.
 		patch := Patch{RunID: SetStr(p.RunID), LastActivityAt: SetInt(ts)}
 		text, hasText, thinking, hasThinking := message.TextAndThinking(p.Message, texts)
 		if hasText {
 			patch.StreamText = SetStr(text)
-		} else if delta, ok := p.DeltaTextString(); ok && p.Replace {
-			// v4: a replace delta without a message carries the whole new text.
-			patch.StreamText = textOrNull(delta)
 		}
 		if hasThinking {
 			patch.ThinkingTrace = SetStr(thinking)
 		}
-		return append(dst, Intent{Kind: QueueLivePatch, Plane: PlaneWork, AgentID: ev.AgentID, SessionKey: ev.SessionKey, Patch: patch})
+		return append(dst, Intent{Kind: QueueLivePatch, Plane: PlaneWork, AgentID: ev.AgentID, SessionKey: ev.SessionKey, HasSessionKey: ev.HasSessionKey, Patch: patch})
 	case "final":
 		text, hasText := message.Text(p.Message)
 		commit.Patch = closedPatch(StatusIdle)
@@ -152,36 +146,6 @@ func decideChat(dst []Intent, ev *bridge.Event, p *bridge.ChatPayload, texts *js
 	}
 }
 
-func textOrNull(s string) Str {
-	if s == "" {
-		return NullStr()
-	}
-	return SetStr(s)
-}
-
-// v4Streams names the agent streams the reference predates, with what they
-// are, so an ignore says why rather than "unknown".
-var v4Streams = map[string]string{
-	"item":           "activity item",
-	"usage":          "token usage report",
-	"run_status":     "run status phase",
-	"plan":           "plan update",
-	"command_output": "command output",
-	"compaction":     "context compaction",
-	"approval":       "approval progress",
-	"patch":          "patch progress",
-}
-
-// v4Ignores is the ignore reason for each of v4Streams, built once: these
-// streams are a good share of a v4 capture.
-var v4Ignores = func() map[string]string {
-	m := make(map[string]string, len(v4Streams))
-	for stream, what := range v4Streams {
-		m[stream] = "v4 " + stream + " stream (" + what + "): no UI state in the reference pipeline"
-	}
-	return m
-}()
-
 func decideAgent(dst []Intent, ev *bridge.Event, p *bridge.AgentPayload, texts *jsonx.StrMemo) []Intent {
 	if ev.AgentID == "" {
 		return append(dst, ignore("agent event missing agentId"))
@@ -189,10 +153,11 @@ func decideAgent(dst []Intent, ev *bridge.Event, p *bridge.AgentPayload, texts *
 	ts := ev.Timestamp
 	switch {
 	case p.Stream == "lifecycle":
-		phase, hasPhase := "", false
+		var phaseRaw []byte
 		if jsonx.KindOf(p.Data) == jsonx.Object {
-			phase, hasPhase = jsonx.GetStr(p.Data, "phase")
+			phaseRaw, _ = jsonx.Get(p.Data, "phase")
 		}
+		phase, isStr := jsonx.Str(phaseRaw)
 		upd := Intent{Kind: UpdateAgentStatus, Plane: PlaneAgent, AgentID: ev.AgentID, RunID: SetStr(p.RunID)}
 		switch phase {
 		case "start":
@@ -204,8 +169,8 @@ func decideAgent(dst []Intent, ev *bridge.Event, p *bridge.AgentPayload, texts *
 			upd.Patch = closedPatch(StatusError)
 			upd.Patch.LastActivityAt = SetInt(ts)
 		default:
-			if !hasPhase {
-				phase = "undefined"
+			if !isStr { // the phase as a template literal writes it
+				return append(dst, ignore(phaseReasons.prefix+message.JSString(phaseRaw)))
 			}
 			return append(dst, ignore(phaseReasons.of(phase)))
 		}
@@ -213,33 +178,20 @@ func decideAgent(dst []Intent, ev *bridge.Event, p *bridge.AgentPayload, texts *
 	case p.HasStream && bridge.IsReasoningStream(p.Stream):
 		text, ok := texts.Str(p.DataText)
 		if !ok || text == "" {
-			return append(dst, ignore("reasoning stream without text: "+p.Stream))
+			return append(dst, ignore("reasoning stream with no text"))
 		}
-		return append(dst, Intent{Kind: QueueLivePatch, Plane: PlaneWork, AgentID: ev.AgentID, SessionKey: ev.SessionKey,
+		return append(dst, Intent{Kind: QueueLivePatch, Plane: PlaneWork, AgentID: ev.AgentID, SessionKey: ev.SessionKey, HasSessionKey: ev.HasSessionKey,
 			Patch: Patch{ThinkingTrace: SetStr(text), RunID: SetStr(p.RunID), LastActivityAt: SetInt(ts)}})
 	case p.Stream == "assistant":
+		// data.replace (v4) is not read: an empty replace is an empty text.
 		text, ok := texts.Str(p.DataText)
-		if ok && text != "" {
-			return append(dst, Intent{Kind: QueueLivePatch, Plane: PlaneWork, AgentID: ev.AgentID, SessionKey: ev.SessionKey,
-				Patch: Patch{StreamText: SetStr(text), RunID: SetStr(p.RunID), LastActivityAt: SetInt(ts)}})
+		if !ok || text == "" {
+			return append(dst, ignore("assistant stream with no text"))
 		}
-		if replace, _ := jsonx.Get(p.Data, "replace"); string(replace) == "true" {
-			// v4: an empty replace resets the partial reply (a retried attempt).
-			return append(dst, Intent{Kind: QueueLivePatch, Plane: PlaneWork, AgentID: ev.AgentID, SessionKey: ev.SessionKey,
-				Patch: Patch{StreamText: NullStr(), RunID: SetStr(p.RunID), LastActivityAt: SetInt(ts)}})
-		}
-		return append(dst, ignore("assistant stream without text"))
-	case p.Stream == "error":
-		if reason, _ := jsonx.GetStr(p.Data, "reason"); reason == "seq gap" {
-			exp, _ := jsonx.Get(p.Data, "expected")
-			got, _ := jsonx.Get(p.Data, "received")
-			return append(dst, ignore(fmt.Sprintf("gateway reported a seq gap (expected %s, received %s)", orNone(string(exp)), orNone(string(got)))))
-		}
-		return append(dst, ignore("agent error stream (v4)"))
+		return append(dst, Intent{Kind: QueueLivePatch, Plane: PlaneWork, AgentID: ev.AgentID, SessionKey: ev.SessionKey, HasSessionKey: ev.HasSessionKey,
+			Patch: Patch{StreamText: SetStr(text), RunID: SetStr(p.RunID), LastActivityAt: SetInt(ts)}})
 	}
-	if reason, ok := v4Ignores[p.Stream]; ok {
-		return append(dst, ignore(reason))
-	}
+	// v4 streams (item, usage, run_status, error, …) included.
 	stream := p.Stream
 	if !p.HasStream {
 		stream = "undefined"
@@ -271,11 +223,10 @@ func (r reasons) of(name string) string {
 
 var (
 	// The phases v4 gateways add between start and end, and before it.
-	phaseReasons  = newReasons("unknown lifecycle phase: ", "", "model", "finishing", "waiting-approval", "approval-resolved")
-	statusReasons = newReasons("chat status phase (v4): ", "; not terminal, nothing to show",
-		"preparing_workspace", "naming_worktree", "creating_worktree", "running_setup",
-		"provisioning_environment", "preparing_context", "memory_flushing", "starting_model")
-	streamReasons = newReasons("tool/unknown stream (handled by handler): ", "", "tool")
+	phaseReasons = newReasons("unknown lifecycle phase: ", "", "model", "finishing", "waiting-approval", "approval-resolved")
+	// tool, and the streams v4 gateways add.
+	streamReasons = newReasons("tool/unknown stream (handled by handler): ", "",
+		"tool", "item", "usage", "run_status", "plan", "command_output", "compaction", "approval", "patch", "error")
 )
 
 func decideTrust(dst []Intent, ev *bridge.Event) []Intent {
@@ -290,9 +241,10 @@ func decideTrust(dst []Intent, ev *bridge.Event) []Intent {
 }
 
 // ChatCostOf is the reference's deriveChatCost: null unless the message is
-// a non-array object; the usage block's counts when there is one, else an
-// estimate of ceil(len(text)/4) output tokens, len counted as JavaScript
-// does (UTF-16 code units).
+// a non-array object; the usage block's counts when there is one (each a
+// JavaScript number, passed through), else an estimate of
+// Math.ceil(len(text)/4) output tokens, len counted as JavaScript does
+// (UTF-16 code units).
 func ChatCostOf(p *bridge.ChatPayload, text string) *ChatCost {
 	msg := p.Message
 	if jsonx.KindOf(msg) != jsonx.Object {
@@ -314,31 +266,18 @@ func ChatCostOf(p *bridge.ChatPayload, text string) *ChatCost {
 		return c
 	}
 	if text != "" {
-		c.OutputTokens = int64(math.Ceil(float64(utf16Len(text)) / CharsPerToken))
+		c.OutputTokens = math.Ceil(float64(jsstr.UTF16Len(text)) / CharsPerToken)
 	}
 	return c
 }
 
-// tokenCount reads a count; anything but a positive number becomes 0.
-func tokenCount(usage []byte, key string) int64 {
+// tokenCount reads a count: a positive number as it is (1.5, 1e21, even
+// 1e400, which JSON.parse makes Infinity); anything else becomes 0.
+func tokenCount(usage []byte, key string) float64 {
 	v, _ := jsonx.Get(usage, key)
 	f, ok := jsonx.Num(v)
-	if !ok || !(f > 0) || math.IsInf(f, 0) {
+	if !ok || !(f > 0) {
 		return 0
 	}
-	if f > math.MaxInt64/2 {
-		return math.MaxInt64 / 2
-	}
-	return int64(f)
-}
-
-func utf16Len(s string) int {
-	n := 0
-	for _, r := range s {
-		n++
-		if r >= 0x10000 && r <= utf8.MaxRune {
-			n++ // a surrogate pair
-		}
-	}
-	return n
+	return f
 }

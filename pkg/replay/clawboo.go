@@ -191,7 +191,7 @@ func (c *clawboo) bill(agentID string, cc *policy.ChatCost) {
 	ef := Effect{Type: EffBill, AgentID: agentID, Model: cc.Model, Output: cc.OutputTokens}
 	if cc.InputTokens != nil {
 		cost.InputTokens += *cc.InputTokens
-		ef.Input = NInt{Valid: true, V: *cc.InputTokens}
+		ef.Input = NNum{Valid: true, V: *cc.InputTokens}
 	} else {
 		cost.InputUnknown++
 	}

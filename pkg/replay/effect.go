@@ -79,8 +79,8 @@ type Effect struct {
 	Patches    []handler.AgentPatch
 	Count      int64
 	At         NInt
-	Input      NInt
-	Output     int64
+	Input      NNum
+	Output     float64
 	Heartbeat  bool
 	Replaced   bool
 }

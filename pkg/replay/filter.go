@@ -42,7 +42,7 @@ func (f *Filter) Apply(s *Step, st *State) *Step {
 	if !f.Active() {
 		return s
 	}
-	if f.Session != "" && s.Timer == "" && (s.Event == nil || s.Event.SessionKey != f.Session) {
+	if f.Session != "" && s.Timer == "" && (s.Event == nil || s.Event.Session() != f.Session) {
 		return nil
 	}
 	agent := f.AgentID()

@@ -8,6 +8,7 @@ import (
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/handler"
 	"github.com/clawtap/clawtap/pkg/jsonx"
+	"github.com/clawtap/clawtap/pkg/jsstr"
 	"github.com/clawtap/clawtap/pkg/policy"
 )
 
@@ -124,6 +125,17 @@ func joptStr(dst []byte, key, v string) []byte {
 	return jstr(dst, key, v)
 }
 
+// jnum writes a JavaScript number as JSON.stringify does.
+func jnum(dst []byte, key string, f float64) []byte {
+	dst = append(dst, ',', '"')
+	dst = append(dst, key...)
+	dst = append(dst, '"', ':')
+	return policy.AppendNumber(dst, f)
+}
+
+// numText writes a JavaScript number as String(n) does.
+func numText(f float64) string { return string(jsstr.AppendNumber(nil, f)) }
+
 func jint(dst []byte, key string, n int64) []byte {
 	dst = append(dst, ',', '"')
 	dst = append(dst, key...)
@@ -200,11 +212,11 @@ func (f *Formatter) AppendEffectJSON(dst []byte, e *Effect) []byte {
 		dst = jstr(dst, "agentId", e.AgentID)
 		dst = jstr(dst, "model", e.Model)
 		if e.Input.Valid {
-			dst = jint(dst, "inputTokens", e.Input.V)
+			dst = jnum(dst, "inputTokens", e.Input.V)
 		} else {
 			dst = append(dst, `,"inputTokens":null`...)
 		}
-		dst = jint(dst, "outputTokens", e.Output)
+		dst = jnum(dst, "outputTokens", e.Output)
 	case EffRequest:
 		dst = jstr(dst, "action", e.Action)
 		dst = joptStr(dst, "agentId", e.AgentID)
@@ -262,6 +274,8 @@ func (f *Formatter) appendValJSON(dst []byte, v Val) []byte {
 		return jsonx.AppendString(dst, v.s)
 	case vInt:
 		return appendInt(dst, v.n)
+	case vNum:
+		return policy.AppendNumber(dst, v.f)
 	case vTime:
 		return appendInt(dst, f.rel(v.n))
 	case vApproval:
@@ -391,9 +405,9 @@ func (f *Formatter) AppendStateJSON(dst []byte, st *State, now int64, closed []h
 			dst = jsonx.AppendString(dst, m)
 			dst = append(dst, `:{"turns":`...)
 			dst = appendInt(dst, c.Turns)
-			dst = jint(dst, "inputTokens", c.InputTokens)
+			dst = jnum(dst, "inputTokens", c.InputTokens)
 			dst = jint(dst, "inputTokensUnknown", c.InputUnknown)
-			dst = jint(dst, "outputTokens", c.OutputTokens)
+			dst = jnum(dst, "outputTokens", c.OutputTokens)
 			dst = append(dst, '}')
 		}
 		dst = append(dst, '}')
@@ -622,6 +636,8 @@ func (f *Formatter) valText(v Val, w int) string {
 		return truncate(string(jsonx.AppendString(nil, v.s)), w)
 	case vInt:
 		return strconv.FormatInt(v.n, 10)
+	case vNum:
+		return numText(v.f)
 	case vTime:
 		return secs(f.rel(v.n))
 	case vApproval:
@@ -685,9 +701,9 @@ func (f *Formatter) effectText(e *Effect) string {
 	case EffBill:
 		in := "?"
 		if e.Input.Valid {
-			in = strconv.FormatInt(e.Input.V, 10)
+			in = numText(e.Input.V)
 		}
-		return "bill " + e.AgentID + " " + e.Model + ": in " + in + ", out " + strconv.FormatInt(e.Output, 10)
+		return "bill " + e.AgentID + " " + e.Model + ": in " + in + ", out " + numText(e.Output)
 	case EffHistory:
 		return "history refresh answered: merged " + strconv.FormatInt(e.Count, 10) + " line(s) of run " + quoteRun(e.RunID) + " (its final was dropped by the guard) into " + e.AgentID + "'s transcript"
 	case EffRequest:
@@ -813,11 +829,11 @@ func (f *Formatter) AppendFinalText(dst []byte, st *State, now int64, closed []h
 			p := Path{sec: secCost, key: id, key2: m, field: fTurns}
 			name := string(p.append(nil))
 			name = name[:len(name)-len(".turns")]
-			v := strconv.FormatInt(c.Turns, 10) + " turn(s), input " + strconv.FormatInt(c.InputTokens, 10)
+			v := strconv.FormatInt(c.Turns, 10) + " turn(s), input " + numText(c.InputTokens)
 			if c.InputUnknown > 0 {
 				v += " (+" + strconv.FormatInt(c.InputUnknown, 10) + " turn(s) unknown)"
 			}
-			v += ", output " + strconv.FormatInt(c.OutputTokens, 10)
+			v += ", output " + numText(c.OutputTokens)
 			field(name, v)
 		}
 	}

@@ -34,6 +34,13 @@ type NInt struct {
 	V     int64
 }
 
+// NNum is a nullable JavaScript number (a token count); the zero value is
+// null.
+type NNum struct {
+	Valid bool
+	V     float64
+}
+
 func nstrOf(s policy.Str) NStr { return NStr{Valid: s.Set && !s.Null, V: s.V} }
 func nintOf(s policy.Int) NInt { return NInt{Valid: s.Set && !s.Null, V: s.V} }
 
@@ -115,10 +122,10 @@ type Approval struct {
 
 // Cost is what an agent was billed for one model.
 type Cost struct {
-	Turns        int64 // commitChats that billed
-	InputTokens  int64 // known input tokens
-	InputUnknown int64 // turns whose input count was unknown (the host estimates it)
-	OutputTokens int64
+	Turns        int64   // commitChats that billed
+	InputTokens  float64 // known input tokens: a sum of JavaScript numbers, as the host adds them
+	InputUnknown int64   // turns whose input count was unknown (the host estimates it)
+	OutputTokens float64
 }
 
 // Requests counts one kind of request the UI would make.
@@ -317,6 +324,7 @@ const (
 	vInt
 	vTime // an absolute time, rendered as an offset from the capture's start
 	vApproval
+	vNum // a JavaScript number (token counts)
 )
 
 // Val is a diff value.
@@ -324,6 +332,7 @@ type Val struct {
 	k uint8
 	s string
 	n int64
+	f float64   // vNum
 	a *Approval // vApproval: a snapshot
 }
 
@@ -343,6 +352,8 @@ func timeVal(n NInt) Val {
 
 func intVal(n int64) Val { return Val{k: vInt, n: n} }
 
+func numVal(f float64) Val { return Val{k: vNum, f: f} }
+
 func (v Val) equal(w Val) bool {
 	if v.k != w.k {
 		return false
@@ -354,6 +365,8 @@ func (v Val) equal(w Val) bool {
 		return v.s == w.s
 	case vInt, vTime:
 		return v.n == w.n
+	case vNum:
+		return v.f == w.f || (v.f != v.f && w.f != w.f)
 	case vApproval:
 		return *v.a == *w.a
 	}
@@ -384,11 +397,11 @@ func (s *State) get(p Path) Val {
 		case fTurns:
 			return intVal(c.Turns)
 		case fInputTokens:
-			return intVal(c.InputTokens)
+			return numVal(c.InputTokens)
 		case fInputUnknown:
 			return intVal(c.InputUnknown)
 		case fOutputTokens:
-			return intVal(c.OutputTokens)
+			return numVal(c.OutputTokens)
 		}
 	case secRequests:
 		r := s.requests[p.key]

@@ -224,7 +224,7 @@ func agentOf(ev *bridge.Event) string {
 	if ev.AgentID != "" {
 		return ev.AgentID
 	}
-	return bridge.SessionAgentID(ev.SessionKey)
+	return bridge.SessionAgentID(ev.Session())
 }
 
 // run returns the run's index, creating it at this record.
@@ -363,9 +363,9 @@ func (b *Builder) Before(f *pipeline.Frame) error {
 	case bridge.RuntimeChat, bridge.RuntimeAgent, bridge.Approval:
 		agent := agentOf(ev)
 		if ev.RunID != "" {
-			run = b.run(ev.RunID, agent, ev.SessionKey, rel, rec.Index, rec.Conn)
-		} else if agent != "" || ev.SessionKey != "" {
-			lane = b.lane(agent, ev.SessionKey, rel)
+			run = b.run(ev.RunID, agent, ev.Session(), rel, rec.Index, rec.Conn)
+		} else if agent != "" || ev.Session() != "" {
+			lane = b.lane(agent, ev.Session(), rel)
 		}
 	case bridge.Request:
 		if ev.Method == "chat.send" && ev.ID != "" {
