@@ -31,6 +31,7 @@ type replayOpts struct {
 	update     bool
 	width      int
 	conn       int
+	history    bool
 	noHistory  bool
 }
 
@@ -69,12 +70,15 @@ disposed at the close, the stores survive. A connection open at the same time
 is another client (proxy mode): it is skipped with a warning; --conn N replays
 that one instead.
 
-On the real gateway a run's lifecycle end comes just before its chat final, so
-the reference pipeline has closed the run and drops the final's commitChat; the
-final text reaches a real UI through the history refresh that final requests.
-Replay answers that request from the capture: the dropped finals' lines are
-merged into the transcript (a "history" effect). --no-history-sync leaves the
-requests unanswered, to see the pipeline's own transcript.`,
+On the real gateway a run's lifecycle end usually comes just before its chat
+final, so clawboo has closed the run and drops the final's commitChat: the
+reply never reaches the transcript, the turn is never billed and the
+streaming bubble stays (clawtap check explains it as lost-reply). Replay shows
+exactly that: the history refresh the final requests goes unanswered, as in
+clawboo, whose refresh lists sessions and discards the result.
+--history-sync answers it from the capture instead, merging the dropped
+finals into the transcript (a "history" effect): an approximation of a UI
+that re-reads chat.history, not what clawboo does.`,
 		Example: `  clawtap replay fixtures/stale-terminal.jsonl.zst
   clawtap replay --agent main --from 2s --to 3s fixtures/stale-terminal.jsonl.zst
   clawtap replay --format json fixtures/stale-terminal.jsonl.zst | jq -c 'select(any(.effects[]?; .action=="hazard"))'
@@ -107,7 +111,9 @@ requests unanswered, to see the pipeline's own transcript.`,
 	_ = cmd.MarkFlagFilename("golden")
 	fl.BoolVar(&o.update, "update", false, "with --golden: write the output to the file instead of comparing")
 	fl.IntVar(&o.conn, "conn", 0, "the connection the UI starts on (default: the first record's); concurrent connections are other clients and are skipped")
-	fl.BoolVar(&o.noHistory, "no-history-sync", false, "leave the UI's history refreshes unanswered: show only what the pipeline itself committed")
+	fl.BoolVar(&o.history, "history-sync", false, "answer the UI's history refreshes from the capture, merging the finals the pipeline dropped (not what the UI does: an approximation)")
+	fl.BoolVar(&o.noHistory, "no-history-sync", false, "the default now: history refreshes go unanswered, as in the UI")
+	_ = fl.MarkHidden("no-history-sync")
 	fl.IntVar(&o.width, "width", 120, "truncate frames and values in text output to about this many characters")
 	return cmd
 }
@@ -203,7 +209,7 @@ func (a *app) runReplay(cmd *cobra.Command, path string, o *replayOpts) error {
 	pr := &output.Replay{W: w, Format: format, Style: style, Show: show, All: o.all, Window: win, Width: o.width,
 		Filter: replay.Filter{Agent: o.agent, Session: o.session}}
 	p := pipeline.New(pipeline.Options{
-		Replay: replay.Options{FrameNum: num, FrameDen: den, Conn: o.conn, NoHistorySync: o.noHistory},
+		Replay: replay.Options{FrameNum: num, FrameDen: den, Conn: o.conn, HistorySync: o.history},
 		Until:  win.To,
 	}, pr)
 	err = readErr(path, p.Run(pipeline.Records(r)))

@@ -120,26 +120,7 @@ func (q *PatchQueue) Enqueue(agentID string, patch policy.Patch) (string, *Agent
 
 // MergePatch shallow-merges src over dst: every key src sets (a value or
 // null) replaces dst's.
-func MergePatch(dst, src *policy.Patch) {
-	if src.Status.Set {
-		dst.Status = src.Status
-	}
-	if src.RunID.Set {
-		dst.RunID = src.RunID
-	}
-	if src.RunStartedAt.Set {
-		dst.RunStartedAt = src.RunStartedAt
-	}
-	if src.StreamText.Set {
-		dst.StreamText = src.StreamText
-	}
-	if src.ThinkingTrace.Set {
-		dst.ThinkingTrace = src.ThinkingTrace
-	}
-	if src.LastActivityAt.Set {
-		dst.LastActivityAt = src.LastActivityAt
-	}
-}
+func MergePatch(dst, src *policy.Patch) { dst.Merge(src) }
 
 func (q *PatchQueue) cancelFrame() {
 	if q.cancel != nil {

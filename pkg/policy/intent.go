@@ -71,6 +71,56 @@ type Patch struct {
 	StreamText     Str
 	ThinkingTrace  Str
 	LastActivityAt Int
+
+	// The fields Claw3D's agent store adds; clawboo never sets them.
+	SessionCreated         Bool
+	LatestPreview          Str
+	LastUserMessage        Str
+	LastResult             Str
+	LastAssistantMessageAt Int
+}
+
+// Bool is an optional, nullable boolean, like Str and Int.
+type Bool struct {
+	Set  bool
+	Null bool
+	V    bool
+}
+
+// SetBool builds a set Bool.
+func SetBool(v bool) Bool { return Bool{Set: true, V: v} }
+
+// Empty reports whether the patch sets nothing.
+func (p *Patch) Empty() bool { return *p == Patch{} }
+
+// Merge shallow-merges src over p: every key src sets (a value or null)
+// replaces p's.
+func (p *Patch) Merge(src *Patch) {
+	mergeStr(&p.Status, src.Status)
+	mergeStr(&p.RunID, src.RunID)
+	mergeInt(&p.RunStartedAt, src.RunStartedAt)
+	mergeStr(&p.StreamText, src.StreamText)
+	mergeStr(&p.ThinkingTrace, src.ThinkingTrace)
+	mergeInt(&p.LastActivityAt, src.LastActivityAt)
+	if src.SessionCreated.Set {
+		p.SessionCreated = src.SessionCreated
+	}
+	mergeStr(&p.LatestPreview, src.LatestPreview)
+	mergeStr(&p.LastUserMessage, src.LastUserMessage)
+	mergeStr(&p.LastResult, src.LastResult)
+	mergeInt(&p.LastAssistantMessageAt, src.LastAssistantMessageAt)
+}
+
+func mergeStr(dst *Str, src Str) {
+	if src.Set {
+		*dst = src
+	}
+}
+
+func mergeInt(dst *Int, src Int) {
+	if src.Set {
+		*dst = src
+	}
 }
 
 // ChatCost is what a chat final bills. The counts are JavaScript numbers,
@@ -233,6 +283,19 @@ func (p *Patch) AppendJSON(dst []byte) []byte {
 	str("streamText", p.StreamText)
 	str("thinkingTrace", p.ThinkingTrace)
 	num("lastActivityAt", p.LastActivityAt)
+	if b := p.SessionCreated; b.Set {
+		key("sessionCreated")
+		switch {
+		case b.Null:
+			dst = append(dst, "null"...)
+		default:
+			dst = strconv.AppendBool(dst, b.V)
+		}
+	}
+	str("latestPreview", p.LatestPreview)
+	str("lastUserMessage", p.LastUserMessage)
+	str("lastResult", p.LastResult)
+	num("lastAssistantMessageAt", p.LastAssistantMessageAt)
 	return append(dst, '}')
 }
 

@@ -62,7 +62,7 @@ func (c *clawboo) record(_ *capture.Record, ev *bridge.Event) {
 	s.Intents = c.pol.Append(s.Intents, ev)
 	c.hist.beginStep()
 	c.h.ApplyIntents(s.Intents)
-	if !c.e.opts.NoHistorySync {
+	if c.e.opts.HistorySync {
 		c.syncHistory()
 	}
 }
@@ -103,9 +103,10 @@ func (c *clawboo) queueLivePatch(agentID string, p policy.Patch, sessionKey stri
 	mode, merged := c.q.Enqueue(agentID, p)
 	c.e.addEffect(Effect{Type: EffQueue, AgentID: agentID, SessionKey: sessionKey, Patch: p, Action: mode,
 		Count: int64(merged.Patches), At: NInt{Valid: c.q.FramePending(), V: c.e.frameDue}})
-	if p.StreamText.Set && !p.StreamText.Null {
+	if p.StreamText.Set {
 		k := anchorKey(agentID, sessionKey)
-		if _, ok := c.anchors[k]; !ok {
+		c.e.setChatStream(k, nstrOf(p.StreamText))
+		if _, ok := c.anchors[k]; !ok && !p.StreamText.Null {
 			c.anchors[k] = c.e.sched.now
 		}
 	}
@@ -158,7 +159,10 @@ func (c *clawboo) dispatchIntent(in *policy.Intent) {
 		}
 		e.addEffect(Effect{Type: EffWrite, AgentID: in.AgentID, Intent: in.Kind, Patch: in.Patch})
 		e.applyPatch(e.agent(in.AgentID), &in.Patch)
-		delete(c.anchors, anchorKey(in.AgentID, in.SessionKey))
+		// Only an applied commit clears the session's streaming bubble.
+		k := anchorKey(in.AgentID, in.SessionKey)
+		e.setChatStream(k, NStr{})
+		delete(c.anchors, k)
 	case policy.ApprovalPending:
 		c.addApproval(in)
 	case policy.ApprovalResolved:

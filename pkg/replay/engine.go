@@ -18,7 +18,9 @@
 package replay
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/clawtap/clawtap/pkg/bridge"
 	"github.com/clawtap/clawtap/pkg/capture"
@@ -36,16 +38,40 @@ const (
 	TimerApprovalSweep  = "approvalSweep"
 )
 
+// The UIs the engine models.
+const (
+	// UIClawboo is clawboo's web app (@clawboo/events and its host).
+	UIClawboo = "clawboo"
+)
+
+// UIs lists the UI names, the default first.
+var UIs = []string{UIClawboo}
+
+// ParseUI checks a UI name; "" is the default.
+func ParseUI(s string) (string, error) {
+	switch s {
+	case "":
+		return UIClawboo, nil
+	case UIClawboo:
+		return s, nil
+	}
+	return "", fmt.Errorf("unknown UI %q: use %s", s, strings.Join(UIs, " or "))
+}
+
 // Options tune an Engine.
 type Options struct {
+	// UI is the UI to model: UIClawboo (the default) or UIClaw3D.
+	UI string
 	// FrameNum/FrameDen give the animation-frame period in ms as a
 	// fraction; zero means 1000/60 (60 Hz).
 	FrameNum, FrameDen uint64
 	// Conn is the connection the UI starts on; 0 means the first record's.
 	Conn int
-	// NoHistorySync leaves history refresh requests unanswered, showing the
-	// pipeline's own transcript only (see historySync).
-	NoHistorySync bool
+	// HistorySync answers the UI's history refreshes from the capture,
+	// merging the finals the pipeline dropped into the transcript (see
+	// history.go). The UIs themselves do not: clawboo's refresh lists
+	// sessions and discards the result, so off is what the user saw.
+	HistorySync bool
 }
 
 // Step is what one record, or one timer firing between records, did.
@@ -121,16 +147,21 @@ type Engine struct {
 
 // New returns an engine with empty state.
 func New(opts Options) *Engine {
+	ui, err := ParseUI(opts.UI)
+	if err != nil {
+		panic("replay: " + err.Error())
+	}
+	opts.UI = ui
 	e := &Engine{
 		opts:  opts,
 		lastI: -1,
 		cls:   bridge.NewClassifier(),
-		st:    newState(),
 		seen:  make(map[int]bool),
 		conn:  opts.Conn,
 	}
 	e.cancelFrame = e.cancelFrameTimer
 	e.frames = newFrameClock(0, opts.FrameNum, opts.FrameDen)
+	e.st = newState(ui, TranscriptCap)
 	e.ui = newClawboo(e)
 	e.fresh = true
 	return e

@@ -335,15 +335,16 @@ func TestHazardInEngine(t *testing.T) {
 		final(300, "r2", "r2 answer"),
 	}
 	// The pipeline alone loses r2's answer.
-	l := replayAll(t, Options{NoHistorySync: true}, recs...)
+	l := replayAll(t, Options{}, recs...)
 	l.has(t, "#2@200: append bill write guard:closed-run-recorded guard:hazard")
 	l.has(t, "#3@300: guard:dropped-closed-run")
 	l.lacks(t, "history:merged")
 	if got := lines(l.e, "main"); !slices.Equal(got, []string{"late r1"}) {
 		t.Fatalf("lines %q: r2's answer should be lost", got)
 	}
-	// The history refresh r2's final asks for brings it back.
-	l = replayAll(t, Options{}, recs...)
+	// Answered from the capture, the history refresh r2's final asks for
+	// brings it back.
+	l = replayAll(t, Options{HistorySync: true}, recs...)
 	l.has(t, "#3@300: guard:dropped-closed-run request:historyRefresh history:merged")
 	if got := lines(l.e, "main"); !slices.Equal(got, []string{"late r1", "r2 answer"}) {
 		t.Fatalf("lines %q: the history refresh should merge r2's answer", got)
@@ -356,7 +357,7 @@ func TestHazardInEngine(t *testing.T) {
 // final the pipeline committed itself. A final with thinking asks for no
 // refresh and stays lost.
 func TestHistorySync(t *testing.T) {
-	l := replayAll(t, Options{},
+	l := replayAll(t, Options{HistorySync: true},
 		start(0, "r1"), end(100, "r1"), final(101, "r1", "one"), final(102, "r1", "one"),
 		start(200, "r2"), final(300, "r2", "two"), final(301, "r2", "two"),
 	)

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/clawtap/clawtap/pkg/bridge"
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/handler"
 	"github.com/clawtap/clawtap/pkg/jsonx"
@@ -328,9 +329,12 @@ func (f *Formatter) AppendFinalJSON(dst []byte, st *State, now int64, closed []h
 }
 
 // AppendStateJSON appends the state as one JSON object with sorted keys
-// where keys are ids: {"t","agents","approvals","cost","requests","closedRuns"}.
+// where keys are ids: {"ui","t","agents","chat","approvals","cost",
+// "requests","closedRuns"} (and "metrics" for Claw3D).
 func (f *Formatter) AppendStateJSON(dst []byte, st *State, now int64, closed []handler.ClosedRun, flt StateFilter) []byte {
-	dst = append(dst, `{"t":`...)
+	dst = append(dst, `{"ui":`...)
+	dst = jsonx.AppendString(dst, st.ui)
+	dst = append(dst, `,"t":`...)
 	dst = appendInt(dst, f.rel(now))
 	dst = append(dst, `,"agents":{`...)
 	n := 0
@@ -367,6 +371,21 @@ func (f *Formatter) AppendStateJSON(dst []byte, st *State, now int64, closed []h
 		}
 		dst = append(dst, `],"outputLinesDropped":`...)
 		dst = appendInt(dst, a.dropped)
+		dst = append(dst, '}')
+	}
+	dst = append(dst, `},"chat":{`...)
+	n = 0
+	for _, k := range st.ChatKeys() {
+		if flt.Agent != "" && bridge.SessionAgentID(k) != flt.Agent {
+			continue
+		}
+		if n > 0 {
+			dst = append(dst, ',')
+		}
+		n++
+		dst = jsonx.AppendString(dst, k)
+		dst = append(dst, `:{"streamText":`...)
+		dst = appendNStr(dst, st.chat[k].StreamText)
 		dst = append(dst, '}')
 	}
 	dst = append(dst, `},"approvals":{`...)
@@ -777,7 +796,7 @@ func (f *Formatter) effectText(e *Effect) string {
 func (f *Formatter) AppendFinalText(dst []byte, st *State, now int64, closed []handler.ClosedRun, flt StateFilter) []byte {
 	s := &f.Style
 	w := f.width()
-	dst = append(dst, paint(s.Header, "final state at "+secs(f.rel(now)))...)
+	dst = append(dst, paint(s.Header, "final state of the "+st.ui+" UI at "+secs(f.rel(now)))...)
 	dst = append(dst, '\n')
 	field := func(path string, v string) {
 		dst = append(dst, "  "...)
@@ -812,6 +831,13 @@ func (f *Formatter) AppendFinalText(dst []byte, st *State, now int64, closed []h
 			lines += ", " + strconv.FormatInt(a.dropped, 10) + " older dropped by the cap"
 		}
 		field(name(fStatus)[:len(name(fStatus))-len("status")]+"outputLines", lines)
+	}
+	for _, k := range st.ChatKeys() {
+		c := st.chat[k]
+		if !c.StreamText.Valid || flt.Agent != "" && bridge.SessionAgentID(k) != flt.Agent {
+			continue // a cleared bubble says nothing
+		}
+		field(Path{sec: secChat, key: k}.String(), f.valText(strVal(c.StreamText), w))
 	}
 	for _, id := range st.ApprovalIDs() {
 		ap := st.approvals[id]

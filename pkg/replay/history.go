@@ -24,7 +24,9 @@ import (
 // merged in at once, each run once, in the order the finals arrived, and
 // the step shows a "history" effect. A final dropped while no refresh
 // follows (a final that carried thinking) stays lost, as in the reference.
-// Options.NoHistorySync (replay --no-history-sync) turns this off.
+// It is an approximation clawboo does not make (its refresh lists sessions
+// and discards the result), so it is off unless Options.HistorySync
+// (replay --history-sync) asks for it.
 
 // maxUnsynced bounds the dropped finals remembered per agent, and
 // maxShown the runs remembered as already in the transcript.

@@ -2,13 +2,14 @@ package replay
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/clawtap/clawtap/pkg/policy"
 )
 
 // TranscriptCap is the number of committed transcript lines kept per agent:
-// the reference's chat store keeps the newest 500 entries.
+// clawboo's chat store keeps the newest 500 entries (Claw3D's, 600).
 const TranscriptCap = 500
 
 // dedupeWindow is how many of the newest transcript entries the chat
@@ -34,6 +35,12 @@ type NInt struct {
 	V     int64
 }
 
+// NBool is a nullable boolean; the zero value is null.
+type NBool struct {
+	Valid bool
+	V     bool
+}
+
 // NNum is a nullable JavaScript number (a token count); the zero value is
 // null.
 type NNum struct {
@@ -43,12 +50,37 @@ type NNum struct {
 
 func nstrOf(s policy.Str) NStr { return NStr{Valid: s.Set && !s.Null, V: s.V} }
 func nintOf(s policy.Int) NInt { return NInt{Valid: s.Set && !s.Null, V: s.V} }
+func nboolOf(b policy.Bool) NBool { return NBool{Valid: b.Set && !b.Null, V: b.V} }
 
 // Line is one committed transcript entry.
 type Line struct {
 	Text string
-	Kind string // assistant, tool or meta
+	Kind string // assistant, tool or meta (clawboo); plus user and thinking (Claw3D)
 	TS   int64  // the entry's timestampMs: the stream-start anchor, else the time it was appended
+
+	// Claw3D's transcript entries also carry these.
+	EntryID   string // run:<id>:assistant:final and friends, or a fingerprint id
+	Role      string
+	RunID     string
+	Confirmed bool // confirmed by a chat final or history (a lifecycle fallback is not)
+}
+
+// meta renders what a Claw3D entry carries besides its text, or "" for a
+// clawboo line.
+func (l *Line) meta() string {
+	if l.EntryID == "" {
+		return ""
+	}
+	b := append([]byte(`{"entryId":`), appendJSONString(nil, l.EntryID)...)
+	b = append(b, `,"kind":`...)
+	b = appendJSONString(b, l.Kind)
+	if l.RunID != "" {
+		b = append(b, `,"runId":`...)
+		b = appendJSONString(b, l.RunID)
+	}
+	b = append(b, `,"confirmed":`...)
+	b = strconv.AppendBool(b, l.Confirmed)
+	return string(append(b, '}'))
 }
 
 // Agent is one agent's slice of the UI stores: the fleet store's live
@@ -62,7 +94,14 @@ type Agent struct {
 	ThinkingTrace  NStr
 	LastActivityAt NInt
 
-	lines   []Line // ring buffer of at most TranscriptCap entries
+	// The fields only Claw3D's agent store has.
+	SessionCreated         NBool
+	LatestPreview          NStr
+	LastUserMessage        NStr
+	LastResult             NStr
+	LastAssistantMessageAt NInt
+
+	lines   []Line // ring buffer of at most the state's transcript cap
 	start   int    // index of the oldest entry in lines
 	n       int
 	dropped int64 // lines dropped by the cap; a line's number minus dropped is its index
@@ -98,8 +137,8 @@ func (a *Agent) lineByNumber(n int64) (Line, bool) {
 
 // push appends a line, dropping the oldest past the cap; it reports
 // whether one was dropped.
-func (a *Agent) push(l Line) bool {
-	if len(a.lines) < TranscriptCap {
+func (a *Agent) push(l Line, limit int) bool {
+	if len(a.lines) < limit {
 		a.lines = append(a.lines, l)
 		a.n++
 		return false
@@ -128,6 +167,13 @@ type Cost struct {
 	OutputTokens float64
 }
 
+// ChatSession is what a chat store keeps per session key beside the
+// transcript: clawboo's streaming text (the bubble), set by every live
+// patch and cleared only when a commitChat is applied.
+type ChatSession struct {
+	StreamText NStr
+}
+
 // Requests counts one kind of request the UI would make.
 type Requests struct {
 	Count  int64
@@ -146,20 +192,43 @@ var RequestKinds = []string{ReqHeartbeatRefresh, ReqHistoryRefresh, ReqSummaryRe
 
 // State is the UI state model: what the web app's stores hold.
 type State struct {
+	ui        string // the UI modelled: clawboo or claw3d
+	cap       int    // transcript lines kept per agent
 	agents    map[string]*Agent
+	chat      map[string]*ChatSession
 	approvals map[string]*Approval
 	cost      map[string]map[string]*Cost
 	requests  map[string]*Requests
+	metrics   map[string]int64
 }
 
-func newState() State {
+func newState(ui string, transcriptCap int) State {
 	return State{
+		ui:        ui,
+		cap:       transcriptCap,
 		agents:    make(map[string]*Agent),
+		chat:      make(map[string]*ChatSession),
 		approvals: make(map[string]*Approval),
 		cost:      make(map[string]map[string]*Cost),
 		requests:  make(map[string]*Requests),
+		metrics:   make(map[string]int64),
 	}
 }
+
+// UI is the UI the state models.
+func (s *State) UI() string { return s.ui }
+
+// Chat returns a chat session's store, or nil.
+func (s *State) Chat(sessionKey string) *ChatSession { return s.chat[sessionKey] }
+
+// ChatKeys returns the chat sessions' keys, sorted.
+func (s *State) ChatKeys() []string { return sortedKeys(s.chat) }
+
+// Metrics returns how often each of the UI's metrics was logged, by name.
+func (s *State) Metric(name string) int64 { return s.metrics[name] }
+
+// MetricNames returns the metrics logged, sorted.
+func (s *State) MetricNames() []string { return sortedKeys(s.metrics) }
 
 // Agent returns an agent's state, or nil if the agent was never written.
 func (s *State) Agent(id string) *Agent { return s.agents[id] }
@@ -198,9 +267,11 @@ func sortedKeys[V any](m map[string]V) []string {
 // Sections of the state, in output order.
 const (
 	secAgents uint8 = iota + 1
+	secChat
 	secApprovals
 	secCost
 	secRequests
+	secMetrics
 )
 
 // Agent fields, in output order.
@@ -211,7 +282,13 @@ const (
 	fStreamText
 	fThinkingTrace
 	fLastActivityAt
+	fSessionCreated
+	fLatestPreview
+	fLastUserMessage
+	fLastResult
+	fLastAssistantMessageAt
 	fLine
+	fLineMeta
 	// cost fields
 	fTurns
 	fInputTokens
@@ -224,7 +301,10 @@ const (
 
 var fieldNames = [...]string{
 	fStatus: "status", fRunID: "runId", fRunStartedAt: "runStartedAt", fStreamText: "streamText",
-	fThinkingTrace: "thinkingTrace", fLastActivityAt: "lastActivityAt", fLine: "outputLines",
+	fThinkingTrace: "thinkingTrace", fLastActivityAt: "lastActivityAt",
+	fSessionCreated: "sessionCreated", fLatestPreview: "latestPreview", fLastUserMessage: "lastUserMessage",
+	fLastResult: "lastResult", fLastAssistantMessageAt: "lastAssistantMessageAt",
+	fLine: "outputLines", fLineMeta: "outputMeta",
 	fTurns: "turns", fInputTokens: "inputTokens", fInputUnknown: "inputTokensUnknown", fOutputTokens: "outputTokens",
 	fCount: "count", fLastAt: "lastAt",
 }
@@ -272,10 +352,14 @@ func (p Path) append(dst []byte) []byte {
 		dst = appendKey(dst, p.key)
 		dst = append(dst, '.')
 		dst = append(dst, fieldNames[p.field]...)
-		if p.field == fLine {
+		if p.field == fLine || p.field == fLineMeta {
 			dst = append(dst, '.')
 			dst = appendInt(dst, p.n)
 		}
+	case secChat:
+		dst = append(dst, "chat"...)
+		dst = appendKey(dst, p.key)
+		dst = append(dst, ".streamText"...)
 	case secApprovals:
 		dst = append(dst, "approvals"...)
 		dst = appendKey(dst, p.key)
@@ -290,6 +374,9 @@ func (p Path) append(dst []byte) []byte {
 		dst = appendKey(dst, p.key)
 		dst = append(dst, '.')
 		dst = append(dst, fieldNames[p.field]...)
+	case secMetrics:
+		dst = append(dst, "metrics"...)
+		dst = appendKey(dst, p.key)
 	}
 	return dst
 }
@@ -324,7 +411,8 @@ const (
 	vInt
 	vTime // an absolute time, rendered as an offset from the capture's start
 	vApproval
-	vNum // a JavaScript number (token counts)
+	vNum  // a JavaScript number (token counts)
+	vBool // n is 0 or 1
 )
 
 // Val is a diff value.
@@ -352,6 +440,16 @@ func timeVal(n NInt) Val {
 
 func intVal(n int64) Val { return Val{k: vInt, n: n} }
 
+func boolVal(b NBool) Val {
+	switch {
+	case !b.Valid:
+		return Val{}
+	case b.V:
+		return Val{k: vBool, n: 1}
+	}
+	return Val{k: vBool}
+}
+
 func numVal(f float64) Val { return Val{k: vNum, f: f} }
 
 func (v Val) equal(w Val) bool {
@@ -363,7 +461,7 @@ func (v Val) equal(w Val) bool {
 		return true
 	case vStr:
 		return v.s == w.s
-	case vInt, vTime:
+	case vInt, vTime, vBool:
 		return v.n == w.n
 	case vNum:
 		return v.f == w.f || (v.f != v.f && w.f != w.f)
@@ -382,6 +480,14 @@ func (s *State) get(p Path) Val {
 	case secAgents:
 		if a := s.agents[p.key]; a != nil {
 			return a.val(p)
+		}
+	case secChat:
+		if c := s.chat[p.key]; c != nil {
+			return strVal(c.StreamText)
+		}
+	case secMetrics:
+		if n, ok := s.metrics[p.key]; ok {
+			return intVal(n)
 		}
 	case secApprovals:
 		if a := s.approvals[p.key]; a != nil {
@@ -433,9 +539,23 @@ func (a *Agent) val(p Path) Val {
 		return strVal(a.ThinkingTrace)
 	case fLastActivityAt:
 		return timeVal(a.LastActivityAt)
+	case fSessionCreated:
+		return boolVal(a.SessionCreated)
+	case fLatestPreview:
+		return strVal(a.LatestPreview)
+	case fLastUserMessage:
+		return strVal(a.LastUserMessage)
+	case fLastResult:
+		return strVal(a.LastResult)
+	case fLastAssistantMessageAt:
+		return timeVal(a.LastAssistantMessageAt)
 	case fLine:
 		if l, ok := a.lineByNumber(p.n); ok {
 			return Val{k: vStr, s: l.Text}
+		}
+	case fLineMeta:
+		if l, ok := a.lineByNumber(p.n); ok && l.EntryID != "" {
+			return Val{k: vStr, s: l.meta()}
 		}
 	}
 	return Val{}

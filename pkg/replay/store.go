@@ -39,6 +39,24 @@ func (e *Engine) applyPatch(a *Agent, p *policy.Patch) {
 	if p.LastActivityAt.Set {
 		e.setInt(a, fLastActivityAt, &a.LastActivityAt, p.LastActivityAt)
 	}
+	if p.SessionCreated.Set {
+		if v := nboolOf(p.SessionCreated); v != a.SessionCreated {
+			e.touch(a, fSessionCreated)
+			a.SessionCreated = v
+		}
+	}
+	if p.LatestPreview.Set {
+		e.setStr(a, fLatestPreview, &a.LatestPreview, p.LatestPreview)
+	}
+	if p.LastUserMessage.Set {
+		e.setStr(a, fLastUserMessage, &a.LastUserMessage, p.LastUserMessage)
+	}
+	if p.LastResult.Set {
+		e.setStr(a, fLastResult, &a.LastResult, p.LastResult)
+	}
+	if p.LastAssistantMessageAt.Set {
+		e.setInt(a, fLastAssistantMessageAt, &a.LastAssistantMessageAt, p.LastAssistantMessageAt)
+	}
 }
 
 // setStr assigns one of a's fields; writing the value it already holds
@@ -62,7 +80,33 @@ func (e *Engine) setInt(a *Agent, field uint8, dst *NInt, n policy.Int) {
 func (e *Engine) pushLine(a *Agent, l Line) bool {
 	num := a.dropped + int64(a.n)
 	e.tr.touchAgent(a, Path{sec: secAgents, key: a.ID, field: fLine, n: num})
-	return a.push(l)
+	if l.EntryID != "" {
+		e.tr.touchAgent(a, Path{sec: secAgents, key: a.ID, field: fLineMeta, n: num})
+	}
+	return a.push(l, e.st.cap)
+}
+
+// setChatStream sets (a value) or clears (null) a chat session's
+// streaming text.
+func (e *Engine) setChatStream(sessionKey string, v NStr) {
+	c := e.st.chat[sessionKey]
+	if c == nil {
+		if !v.Valid {
+			return // nothing streamed there yet: nothing to clear
+		}
+		c = &ChatSession{}
+		e.st.chat[sessionKey] = c
+	}
+	if c.StreamText != v {
+		e.tr.touch(&e.st, Path{sec: secChat, key: sessionKey})
+		c.StreamText = v
+	}
+}
+
+// metric counts one logged metric of the UI.
+func (e *Engine) metric(name string) {
+	e.tr.touch(&e.st, Path{sec: secMetrics, key: name})
+	e.st.metrics[name]++
 }
 
 // request counts a request the UI would make to the gateway.
