@@ -41,9 +41,6 @@ func (p *Classify) head() error {
 // End writes the column names of an empty table.
 func (p *Classify) End(*pipeline.End) error { return p.head() }
 
-
-
-
 // Before prints one record.
 func (p *Classify) Before(f *pipeline.Frame) error {
 	rec, ev := f.Rec, f.Event

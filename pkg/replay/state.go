@@ -48,8 +48,8 @@ type NNum struct {
 	V     float64
 }
 
-func nstrOf(s policy.Str) NStr { return NStr{Valid: s.Set && !s.Null, V: s.V} }
-func nintOf(s policy.Int) NInt { return NInt{Valid: s.Set && !s.Null, V: s.V} }
+func nstrOf(s policy.Str) NStr    { return NStr{Valid: s.Set && !s.Null, V: s.V} }
+func nintOf(s policy.Int) NInt    { return NInt{Valid: s.Set && !s.Null, V: s.V} }
 func nboolOf(b policy.Bool) NBool { return NBool{Valid: b.Set && !b.Null, V: b.V} }
 
 // Line is one committed transcript entry.
