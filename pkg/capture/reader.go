@@ -390,6 +390,8 @@ func (r *Reader) parse(line []byte, rec *Record) {
 			rec.BootID, _ = jsonx.Str(v)
 		case "error":
 			rec.Err, _ = jsonx.Str(v)
+		case "size":
+			rec.Size, _ = jsonx.Int(v)
 		case "type":
 			hasType = true
 		}
