@@ -63,7 +63,7 @@ fuzz:
 ## lines); then record against a synthetic fast gateway on loopback
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) -cpu 1 -count 1 ./bench/
-	$(GO) test -run '^$$' -bench RecordFastGateway -benchmem -benchtime 300000x -count 1 ./cmd/clawtap/
+	$(GO) test -run '^$$' -bench RecordFastGateway -benchmem -benchtime 300000x -count 1 ./pkg/record/
 
 demo:
 	$(GO) run ./cmd/clawtap classify fixtures/demo.jsonl.zst
