@@ -35,6 +35,7 @@ type recordFlags struct {
 	flushInterval     time.Duration
 	listen            string
 	upstream          string
+	proxyBuffer       string
 	force             bool
 	saltFile          string
 
@@ -81,7 +82,9 @@ Proxy mode (--listen): clients such as the Control UI or Studio connect to
 clawtap instead of the gateway; each client connection is relayed to
 --upstream and recorded as its own conn, both directions exactly as the
 client saw them. The client does its own handshake. The listen address is
-loopback unless you name another host explicitly.
+loopback unless you name another host explicitly. A message longer than
+--proxy-buffer is forwarded as it arrives, never held whole, and recorded
+as an oversize marker with its size instead of its content.
 
 Exit codes: 0 recording finished (stopped, limit reached, or the gateway
 closed with --no-reconnect); 2 usage, I/O, a gateway never reached, or a
@@ -125,6 +128,7 @@ saying what to do); 130 aborted by a second signal.`,
 	fl.DurationVar(&f.flushInterval, "flush-interval", record.DefaultFlushInterval, "how often buffered frames are flushed to disk (what a crash can lose)")
 	fl.StringVar(&f.listen, "listen", "", "proxy mode: accept clients on this address (host:port; loopback unless a host is named)")
 	fl.StringVar(&f.upstream, "upstream", "", "proxy mode: the gateway to relay to (default: --url)")
+	fl.StringVar(&f.proxyBuffer, "proxy-buffer", "64MiB", "proxy mode: the most held of one message per direction of a connection; a longer one is forwarded as it arrives and recorded as an oversize marker")
 	fl.BoolVar(&f.force, "force", false, "replace an existing capture file")
 	fl.StringVar(&f.token, "token", "", "refused: use --token-file or OPENCLAW_GATEWAY_TOKEN")
 	fl.StringVar(&f.password, "password", "", "refused: use --password-file or OPENCLAW_GATEWAY_PASSWORD")
@@ -170,9 +174,13 @@ func (a *app) runRecord(cmd *cobra.Command, f *recordFlags) error {
 	if err != nil {
 		return err
 	}
+	proxyBuffer, err := recordSize("--proxy-buffer", f.proxyBuffer)
+	if err != nil {
+		return err
+	}
 	proxyMode := f.listen != ""
-	if !proxyMode && fl.Changed("upstream") {
-		return usageError("add --listen ADDR to run a proxy", "--upstream only makes sense with --listen")
+	if !proxyMode && (fl.Changed("upstream") || fl.Changed("proxy-buffer")) {
+		return usageError("add --listen ADDR to run a proxy", "--upstream and --proxy-buffer only make sense with --listen")
 	}
 	if proxyMode {
 		for _, name := range []string{"token-file", "password-file", "subscribe-sessions", "no-device", "scopes", "identity-dir", "no-reconnect"} {
@@ -254,7 +262,7 @@ func (a *app) runRecord(cmd *cobra.Command, f *recordFlags) error {
 	errc := make(chan error, 1)
 	go func() {
 		if proxyMode {
-			errc <- rec.Proxy(ctx, record.Proxy{Listener: ln, Upstream: gwURL})
+			errc <- rec.Proxy(ctx, record.Proxy{Listener: ln, Upstream: gwURL, Buffer: proxyBuffer})
 		} else {
 			errc <- rec.Record(ctx, record.Direct{URL: gwURL, Options: dopts, SubscribeSessions: f.subscribeSessions, NoReconnect: f.noReconnect})
 		}
@@ -331,6 +339,9 @@ func (a *app) finishRecord(e recordEnd) error {
 		s.Conns, e.elapsed.Round(100*time.Millisecond), out.name(), why)
 	if s.Gaps > 0 {
 		e.status.warn("the gateway's frame seq skipped %d time(s): frames were lost before they reached clawtap", s.Gaps)
+	}
+	if s.Oversize > 0 {
+		e.status.warn("%d message(s) longer than --proxy-buffer were forwarded but not recorded (oversize markers in the capture)", s.Oversize)
 	}
 	return recordRunError(e.runErr)
 }

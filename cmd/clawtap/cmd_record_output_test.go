@@ -17,6 +17,7 @@ import (
 	"github.com/clawtap/clawtap/internal/fakegw"
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/gateway"
+	"github.com/gorilla/websocket"
 )
 
 // ticker is a gateway that, after the handshake, sends a tick every
@@ -209,5 +210,46 @@ func TestRecordToSpecialFiles(t *testing.T) {
 	}
 	if fi, err := os.Lstat(fifo); err != nil || fi.Mode()&os.ModeNamedPipe == 0 || fi.Mode().Perm() != 0o644 {
 		t.Errorf("fifo is now %v %v", fi.Mode(), err)
+	}
+}
+
+// TestRecordProxyBufferFlag: a message longer than --proxy-buffer is
+// relayed whole, and the capture and stderr say it was not recorded.
+func TestRecordProxyBufferFlag(t *testing.T) {
+	big := `{"type":"req","id":"1","method":"chat.send","params":{"message":"` + strings.Repeat("z", 5000) + `"}}`
+	up := fakegw.New(fakegw.Config{})
+	defer up.Close()
+	out := filepath.Join(t.TempDir(), "p.jsonl")
+	args := proxyArgs(t, up.URL, out)
+	args = append(args, "--proxy-buffer", "4kB")
+	res := runWhile(t, args, func(listen string) {
+		c, _, err := websocket.DefaultDialer.Dial("ws://"+listen, nil)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer c.Close()
+		_, _, _ = c.ReadMessage() // the challenge
+		if err := c.WriteMessage(websocket.TextMessage, []byte(big)); err != nil {
+			t.Error(err)
+		}
+		_, _, _ = c.ReadMessage() // the fake refuses a connect it cannot read: the close
+	})
+	if res.code != 0 || !strings.Contains(res.stderr, "larger than the proxy buffer (4000 bytes)") ||
+		!strings.Contains(res.stderr, "1 message(s) longer than --proxy-buffer were forwarded but not recorded") {
+		t.Errorf("exit %d: %s", res.code, res.stderr)
+	}
+	_, recs, _ := readCapture(t, out)
+	found := false
+	for _, r := range recs {
+		if r.Mark == capture.MarkOversize && r.Dir == capture.DirOut && r.Size == int64(len(big)) {
+			found = true
+		}
+		if r.Frame != nil && strings.Contains(string(r.Frame), "zzzz") {
+			t.Error("the oversize message was recorded")
+		}
+	}
+	if !found {
+		t.Errorf("no oversize marker: %v", marks(recs))
 	}
 }

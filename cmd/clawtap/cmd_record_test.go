@@ -232,6 +232,9 @@ func TestRecordUsageErrors(t *testing.T) {
 		{"record", "--url", "ws://127.0.0.1:1", "-o", existing},
 		{"record", "--token-file", filepath.Join(dir, "missing"), "-o", filepath.Join(dir, "a")},
 		{"record", "--max-bytes", "0", "-o", filepath.Join(dir, "a")},
+		{"record", "--proxy-buffer", "1MiB", "-o", filepath.Join(dir, "a")},
+		{"record", "--listen", "127.0.0.1:0", "--proxy-buffer", "huge", "-o", filepath.Join(dir, "a")},
+		{"record", "--listen", "127.0.0.1:0", "--proxy-buffer", "0", "-o", filepath.Join(dir, "a")},
 	}
 	for _, args := range cases {
 		res := run(t, "", args...)

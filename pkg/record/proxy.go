@@ -28,6 +28,10 @@ type Proxy struct {
 	Listener net.Listener
 	// Upstream is the gateway's WebSocket URL.
 	Upstream string
+	// Buffer is the most held of one message in one direction of one
+	// connection; DefaultProxyBuffer when zero. A longer message is
+	// forwarded as it arrives and recorded as an oversize marker.
+	Buffer int64
 	// Dialer connects to Upstream; one that honours the proxy
 	// environment, with a 20 s handshake timeout, when nil.
 	Dialer *websocket.Dialer
@@ -52,6 +56,9 @@ func (r *Recorder) Proxy(ctx context.Context, p Proxy) error {
 	up, err := url.Parse(upURL)
 	if err != nil {
 		return err
+	}
+	if p.Buffer <= 0 {
+		p.Buffer = DefaultProxyBuffer
 	}
 	if p.CloseWait == 0 {
 		p.CloseWait = 2 * time.Second
@@ -197,8 +204,9 @@ func (p *proxy) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	if sp := server.Subprotocol(); sp != "" && client.Subprotocol() != sp {
 		r.warnf("client %s: subprotocol %q not negotiated with the client", req.RemoteAddr, sp)
 	}
-	server.SetReadLimit(64 << 20)
-	client.SetReadLimit(64 << 20)
+	// No read limit: a message longer than the buffer is streamed, not held.
+	server.SetReadLimit(0)
+	client.SetReadLimit(0)
 	rl := &relay{conn: conn, client: client, server: server}
 	r.mark(capture.Record{Conn: conn, Mark: capture.MarkOpen, URL: safe, Peer: req.RemoteAddr})
 	r.addPeers(1)
@@ -246,47 +254,45 @@ func (p *proxy) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 }
 
 // pump relays messages from src to dst, recording each as dir, until src
-// or dst fails; it returns that error.
+// or dst fails; it returns that error. A message longer than the buffer
+// is forwarded in pieces and recorded as an oversize marker.
 func (p *proxy) pump(conn int, src, dst *websocket.Conn, dir string) error {
 	r := p.rec
+	pm := pump{limit: p.cfg.Buffer}
 	helloSeen := dir != capture.DirIn // hello-ok comes from the gateway
-	var buf []byte
 	for {
-		typ, rd, err := src.NextReader()
+		m, err := pm.read(src, dst)
+		t := r.now()
+		if m.streamed {
+			r.mark(capture.Record{T: t.UnixMilli(), Conn: conn, Dir: dir, Mark: capture.MarkOversize, Size: m.size, Reason: oversizeReason(m.size, p.cfg.Buffer, err)})
+			r.warnf("conn %d: a %d-byte message (%s) is larger than the proxy buffer (%d bytes): forwarded, not recorded", conn, m.size, dir, p.cfg.Buffer)
+		}
 		if err != nil {
 			return err
 		}
-		if cap(buf) > 4<<20 {
-			buf = nil
+		if m.streamed {
+			continue
 		}
-		buf = buf[:0]
-		for {
-			if len(buf) == cap(buf) {
-				buf = append(buf, 0)[:len(buf)]
-			}
-			n, err := rd.Read(buf[len(buf):cap(buf)])
-			buf = buf[:len(buf)+n]
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				return err
-			}
-		}
-		t := r.now()
-		r.frame(conn, dir, t, buf, typ == websocket.BinaryMessage)
-		if !helloSeen && typ == websocket.TextMessage {
-			if h, ok := parseHello(buf); ok {
+		r.frame(conn, dir, t, m.data, m.typ == websocket.BinaryMessage)
+		if !helloSeen && m.typ == websocket.TextMessage {
+			if h, ok := parseHello(m.data); ok {
 				helloSeen = true
 				if !r.handshaken(capture.Record{T: t.UnixMilli(), Conn: conn, Protocol: h.protocol, Server: h.version, ConnID: h.connID, BootID: h.bootID}) {
 					return errors.New("clawtap proxy stopping")
 				}
 			}
 		}
-		if err := dst.WriteMessage(typ, buf); err != nil {
+		if err := dst.WriteMessage(m.typ, m.data); err != nil {
 			return err
 		}
 	}
+}
+
+func oversizeReason(size, buffer int64, err error) string {
+	if err != nil {
+		return fmt.Sprintf("larger than the proxy buffer (%d bytes): forwarded as it arrived, not recorded; the connection ended after %d bytes of it", buffer, size)
+	}
+	return fmt.Sprintf("larger than the proxy buffer (%d bytes): forwarded as it arrived, not recorded", buffer)
 }
 
 // hello is what a hello-ok response says about the gateway.

@@ -1,9 +1,12 @@
 package record
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +14,7 @@ import (
 	"github.com/clawtap/clawtap/internal/fakegw"
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/gateway"
+	"github.com/gorilla/websocket"
 )
 
 const testToken = "sekrit-gateway-token-0123456789"
@@ -122,6 +126,114 @@ func TestProxyRelaysAndRecordsBothDirections(t *testing.T) {
 	}
 	if cs := up.Connects(); len(cs) != 2 || !cs[0].SignatureOK || !cs[1].SignatureOK {
 		t.Errorf("upstream connects %+v", cs)
+	}
+}
+
+// echoServer is a WebSocket server that sends back every message it gets,
+// plus, after a message "big:N", a message of N bytes of its own.
+func echoServer(t *testing.T) string {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := (&websocket.Upgrader{}).Upgrade(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		for {
+			typ, b, err := c.ReadMessage()
+			if err != nil {
+				return
+			}
+			if err := c.WriteMessage(typ, b); err != nil {
+				return
+			}
+			var n int
+			if _, err := fmt.Sscanf(string(b), `{"big":%d}`, &n); err == nil {
+				if err := c.WriteMessage(websocket.TextMessage, jsonOfSize(n, 'g')); err != nil {
+					return
+				}
+			}
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return "ws" + strings.TrimPrefix(srv.URL, "http")
+}
+
+// jsonOfSize is a JSON object of exactly n bytes (n ≥ 12).
+func jsonOfSize(n int, fill byte) []byte {
+	b := make([]byte, 0, n)
+	b = append(b, `{"text":"`...)
+	b = append(b, bytes.Repeat([]byte{fill}, n-len(b)-2)...)
+	return append(b, `"}`...)
+}
+
+func TestProxyForwardsMessagesLargerThanTheBufferWithoutHoldingThem(t *testing.T) {
+	up := echoServer(t)
+	rec, w, path := newTestRecorder(t, "big.jsonl")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	const buffer = 1000
+	go func() { done <- rec.Proxy(ctx, Proxy{Listener: ln, Upstream: up, Buffer: buffer}) }()
+	c, _, err := websocket.DefaultDialer.Dial("ws://"+ln.Addr().String(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exchange := func(msg []byte, want ...[]byte) {
+		t.Helper()
+		if err := c.WriteMessage(websocket.TextMessage, msg); err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range want {
+			_, got, err := c.ReadMessage()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, w) {
+				t.Fatalf("got %d bytes %.40q…, want %d bytes %.40q…", len(got), got, len(w), w)
+			}
+		}
+	}
+	small, exact, over := jsonOfSize(100, 's'), jsonOfSize(buffer, 'e'), jsonOfSize(buffer+1, 'o')
+	huge := jsonOfSize(5<<20, 'h')
+	exchange(small, small)
+	exchange(exact, exact)
+	exchange(over, over)
+	exchange(huge, huge)
+	ask := []byte(fmt.Sprintf(`{"big":%d}`, 3<<20))
+	exchange(ask, ask, jsonOfSize(3<<20, 'g'))
+	exchange(small, small) // still relaying, still recording
+	c.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(1000, "done"), time.Now().Add(time.Second))
+	waitFor(t, func() bool { return rec.Stats().Peers == 0 })
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	_, recs, _ := readCapture(t, path)
+	var got []string
+	for _, r := range recs {
+		switch {
+		case r.Mark == capture.MarkOversize:
+			got = append(got, fmt.Sprintf("oversize:%s:%d", r.Dir, r.Size))
+			if !strings.Contains(r.Reason, "1000 bytes") {
+				t.Errorf("oversize reason %q", r.Reason)
+			}
+		case r.Mark != "":
+			got = append(got, r.Mark)
+		default:
+			got = append(got, fmt.Sprintf("%s:%d", r.Dir, len(r.Frame)))
+		}
+	}
+	want := fmt.Sprintf("open out:100 in:100 out:1000 in:1000 oversize:out:1001 oversize:in:1001 oversize:out:%d oversize:in:%d out:%d in:%d oversize:in:%d out:100 in:100 close",
+		5<<20, 5<<20, len(ask), len(ask), 3<<20)
+	if s := strings.Join(got, " "); s != want {
+		t.Errorf("records\n got %s\nwant %s", s, want)
+	}
+	if s := rec.Stats(); s.Oversize != 5 || s.Frames != 8 {
+		t.Errorf("stats %+v", s)
 	}
 }
 

@@ -81,6 +81,7 @@ type Stats struct {
 	Gaps     int    // times the gateway's event seq skipped on a connection
 	InFlight int    // runs started and not yet finished
 	Peers    int    // proxy: clients connected now
+	Oversize int    // proxy: messages larger than the buffer, forwarded but not recorded
 	LimitHit bool   // MaxFrames or MaxBytes ended the recording
 }
 
@@ -373,8 +374,11 @@ func (r *Recorder) mark(rec capture.Record) {
 	if r.aborted.Load() {
 		return
 	}
-	if rec.Mark == capture.MarkOpen {
+	switch rec.Mark {
+	case capture.MarkOpen:
 		r.st.Opened++
+	case capture.MarkOversize:
+		r.st.Oversize++
 	}
 	out := &rec
 	if r.red != nil {
