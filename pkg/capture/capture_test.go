@@ -301,3 +301,27 @@ func TestBigFramesAreWrittenAsAppendJSONWritesThem(t *testing.T) {
 		t.Errorf("read back %d records", len(back))
 	}
 }
+
+// TestRecordWithTwoShapesIsInvalid: a line with more than one of frame,
+// raw and mark is kept as an invalid record, not read as two things at
+// once (found by FuzzReader).
+func TestRecordWithTwoShapesIsInvalid(t *testing.T) {
+	data := []byte(strings.Join([]string{
+		`{"t":1,"conn":1,"mark":"open","frame":{}}`,
+		`{"t":2,"conn":1,"frame":{},"raw":"x"}`,
+		`{"t":3,"conn":1,"mark":"close","raw":"x"}`,
+		`{"t":4,"conn":1,"mark":"oversize","size":5}`,
+	}, "\n") + "\n")
+	r, recs := readAll(t, data)
+	for i, rec := range recs[:3] {
+		if !rec.Malformed || rec.Frame != nil || rec.Mark != "" || rec.IsRaw || string(rec.Raw) == "" {
+			t.Errorf("record %d: %+v", i, rec)
+		}
+	}
+	if recs[3].Malformed || recs[3].Mark != MarkOversize || recs[3].Size != 5 {
+		t.Errorf("oversize marker: %+v", recs[3])
+	}
+	if st := r.Stats(); st.Malformed != 3 || st.Marks != 1 {
+		t.Errorf("stats %+v", st)
+	}
+}
