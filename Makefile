@@ -68,7 +68,7 @@ fuzz:
 ## lines); then record against a synthetic fast gateway on loopback
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) -cpu 1 -count 1 ./bench/
-	$(GO) test -run '^$$' -bench RecordFastGateway -benchmem -benchtime 300000x -count 1 ./cmd/clawtap/
+	$(GO) test -run '^$$' -bench RecordFastGateway -benchmem -benchtime 300000x -count 1 ./pkg/record/
 	@if command -v chromium >/dev/null; then $(GO) test -tags browser -run '^$$' -bench BrowserLarge -benchtime 1x -count 1 ./pkg/report/; \
 	else echo "make bench: no chromium, BenchmarkBrowserLarge left out (make chromium installs it)"; fi
 

@@ -2,22 +2,18 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
-	"io"
-	"math/big"
 	"net"
 	"os"
 	"os/signal"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
-	"github.com/clawtap/clawtap/pkg/capture"
+	"github.com/clawtap/clawtap/internal/output"
 	"github.com/clawtap/clawtap/pkg/gateway"
+	"github.com/clawtap/clawtap/pkg/record"
 	"github.com/spf13/cobra"
 )
 
@@ -39,6 +35,7 @@ type recordFlags struct {
 	flushInterval     time.Duration
 	listen            string
 	upstream          string
+	proxyBuffer       string
 	force             bool
 	saltFile          string
 
@@ -55,7 +52,7 @@ func (a *app) recordCmd() *cobra.Command {
 directions and with its receive time, into a capture: a header, then one
 JSON line per frame, plus open/hello/close/error markers at connection
 boundaries. A name ending in .zst is zstd-compressed; '-o -' writes plain
-JSON Lines to stdout.
+JSON Lines to stdout. An existing file is replaced only with --force.
 
 Credentials are redacted before anything touches disk: auth tokens,
 passwords, device signatures and nonces, device tokens, capability URLs and
@@ -70,23 +67,29 @@ OPENCLAW_GATEWAY_PASSWORD; never from the command line. clawtap also signs
 in with its own Ed25519 device identity, created once under --identity-dir,
 and reuses the device token the gateway hands out.
 
-The file is flushed every --flush-interval and at every marker, so a
-recorder that is killed leaves a readable capture. SIGINT or SIGTERM stops
-recording, finishes the file and exits 0; a second one aborts at once with
-exit 130. When the gateway goes away (shutdown, close 1012, lost network)
-record reconnects with capped exponential backoff; each connection gets a
-new conn number. --duration, --max-frames and --max-bytes stop cleanly.
+The file appears (mode 0600) once the first handshake succeeded and is
+flushed every --flush-interval and at every marker, so a recorder that is
+killed leaves a readable capture. A recording that never reached the
+gateway leaves no file. SIGINT or SIGTERM stops recording, finishes the
+file and exits 0; a second one aborts at once with exit 130. When the
+gateway goes away (shutdown, close 1012, lost network) record reconnects
+with capped exponential backoff; each connection gets a new conn number.
+--duration, --max-frames and --max-bytes stop cleanly. Sizes: 50MB is
+50×10^6 bytes, 50MiB 50×2^20. With '-o -', a reader that goes away
+(| head) ends the recording quietly with exit 0.
 
 Proxy mode (--listen): clients such as the Control UI or Studio connect to
 clawtap instead of the gateway; each client connection is relayed to
 --upstream and recorded as its own conn, both directions exactly as the
 client saw them. The client does its own handshake. The listen address is
-loopback unless you name another host explicitly.
+loopback unless you name another host explicitly. A message longer than
+--proxy-buffer is forwarded as it arrives, never held whole, and recorded
+as an oversize marker with its size instead of its content.
 
 Exit codes: 0 recording finished (stopped, limit reached, or the gateway
-closed with --no-reconnect); 2 usage, I/O, or a handshake the gateway
-refused (wrong token, pairing required, ...: one line saying what to do);
-130 aborted by a second signal.`,
+closed with --no-reconnect); 2 usage, I/O, a gateway never reached, or a
+handshake the gateway refused (wrong token, pairing required, ...: one line
+saying what to do); 130 aborted by a second signal.`,
 		Example: `  # Record the local gateway until Ctrl-C
   OPENCLAW_GATEWAY_TOKEN=$(openclaw config get gateway.auth.token) clawtap record -o session.jsonl.zst
 
@@ -121,11 +124,12 @@ refused (wrong token, pairing required, ...: one line saying what to do);
 	fl.BoolVar(&f.noReconnect, "no-reconnect", false, "stop when the gateway closes the connection instead of reconnecting")
 	fl.DurationVar(&f.duration, "duration", 0, "stop after this long (e.g. 30s, 5m)")
 	fl.Int64Var(&f.maxFrames, "max-frames", 0, "stop after this many frames")
-	fl.StringVar(&f.maxBytes, "max-bytes", "", "stop before the frames recorded exceed this size (e.g. 50MB)")
-	fl.DurationVar(&f.flushInterval, "flush-interval", 250*time.Millisecond, "how often buffered frames are flushed to disk (what a crash can lose)")
+	fl.StringVar(&f.maxBytes, "max-bytes", "", "stop before the frames recorded exceed this size (50MB = 50×10^6 bytes, 50MiB = 50×2^20)")
+	fl.DurationVar(&f.flushInterval, "flush-interval", record.DefaultFlushInterval, "how often buffered frames are flushed to disk (what a crash can lose)")
 	fl.StringVar(&f.listen, "listen", "", "proxy mode: accept clients on this address (host:port; loopback unless a host is named)")
 	fl.StringVar(&f.upstream, "upstream", "", "proxy mode: the gateway to relay to (default: --url)")
-	fl.BoolVar(&f.force, "force", false, "overwrite an existing capture file")
+	fl.StringVar(&f.proxyBuffer, "proxy-buffer", "64MiB", "proxy mode: the most held of one message per direction of a connection; a longer one is forwarded as it arrives and recorded as an oversize marker")
+	fl.BoolVar(&f.force, "force", false, "replace an existing capture file")
 	fl.StringVar(&f.token, "token", "", "refused: use --token-file or OPENCLAW_GATEWAY_TOKEN")
 	fl.StringVar(&f.password, "password", "", "refused: use --password-file or OPENCLAW_GATEWAY_PASSWORD")
 	_ = fl.MarkHidden("token")
@@ -133,51 +137,25 @@ refused (wrong token, pairing required, ...: one line saying what to do);
 	return cmd
 }
 
-// readSecretFile reads a token or password file ("-" is stdin), trimmed.
-func (a *app) readSecretFile(flag, path string) (string, error) {
-	var b []byte
-	var err error
-	if path == "-" {
-		b, err = io.ReadAll(io.LimitReader(a.stdin, 1<<16))
-	} else {
-		b, err = os.ReadFile(path)
-		if err == nil {
-			if fi, serr := os.Stat(path); serr == nil && fi.Mode().Perm()&0o077 != 0 {
-				a.warnf("%s %s is readable by other users (mode %04o); chmod 600 it", flag, path, fi.Mode().Perm())
-			}
-		}
-	}
-	if err != nil {
-		return "", usageError("check the path given to "+flag, "read %s: %v", flag, err)
-	}
-	s := strings.TrimSpace(string(b))
-	if s == "" {
-		return "", usageError("put the secret on the first line of the file", "%s %s is empty", flag, path)
-	}
-	return s, nil
-}
+// Why a recording's context ended, as record's summary says it.
+var (
+	errRecordSignal   = errors.New("signal")
+	errRecordDuration = errors.New("--duration reached")
+)
 
-// recParseSize reads 1000, 64k, 50MB, 1GiB (powers of 1024).
-func recParseSize(s string) (int64, error) {
+// recordSize reads a size flag: empty is none, zero is refused.
+func recordSize(flag, s string) (int64, error) {
 	if s == "" {
 		return 0, nil
 	}
-	t := strings.ToLower(strings.TrimSpace(s))
-	t = strings.TrimSuffix(strings.TrimSuffix(t, "b"), "i")
-	mult := int64(1)
-	switch {
-	case strings.HasSuffix(t, "k"):
-		mult, t = 1<<10, strings.TrimSuffix(t, "k")
-	case strings.HasSuffix(t, "m"):
-		mult, t = 1<<20, strings.TrimSuffix(t, "m")
-	case strings.HasSuffix(t, "g"):
-		mult, t = 1<<30, strings.TrimSuffix(t, "g")
+	n, err := output.ParseSize(s)
+	if err == nil && n == 0 {
+		err = fmt.Errorf("%s must be more than 0", flag)
 	}
-	n, err := strconv.ParseFloat(strings.TrimSpace(t), 64)
-	if err != nil || n <= 0 {
-		return 0, fmt.Errorf("bad size %q (use e.g. 1000, 64k, 50MB, 1GiB)", s)
+	if err != nil {
+		return 0, usageError("e.g. "+flag+" 50MB (50×10^6 bytes) or 50MiB (50×2^20)", "%s: %v", flag, err)
 	}
-	return int64(n * float64(mult)), nil
+	return n, nil
 }
 
 func (a *app) runRecord(cmd *cobra.Command, f *recordFlags) error {
@@ -192,13 +170,17 @@ func (a *app) runRecord(cmd *cobra.Command, f *recordFlags) error {
 	if f.maxFrames < 0 || f.duration < 0 {
 		return usageError("use a positive value", "--max-frames and --duration must be positive")
 	}
-	maxBytes, err := recParseSize(f.maxBytes)
+	maxBytes, err := recordSize("--max-bytes", f.maxBytes)
 	if err != nil {
-		return usageError("e.g. --max-bytes 50MB", "%v", err)
+		return err
+	}
+	proxyBuffer, err := recordSize("--proxy-buffer", f.proxyBuffer)
+	if err != nil {
+		return err
 	}
 	proxyMode := f.listen != ""
-	if !proxyMode && (fl.Changed("upstream")) {
-		return usageError("add --listen ADDR to run a proxy", "--upstream only makes sense with --listen")
+	if !proxyMode && (fl.Changed("upstream") || fl.Changed("proxy-buffer")) {
+		return usageError("add --listen ADDR to run a proxy", "--upstream and --proxy-buffer only make sense with --listen")
 	}
 	if proxyMode {
 		for _, name := range []string{"token-file", "password-file", "subscribe-sessions", "no-device", "scopes", "identity-dir", "no-reconnect"} {
@@ -208,7 +190,6 @@ func (a *app) runRecord(cmd *cobra.Command, f *recordFlags) error {
 			}
 		}
 	}
-
 	gwURL := f.url
 	if gwURL == "" {
 		gwURL = a.getenv("OPENCLAW_GATEWAY_URL")
@@ -216,249 +197,223 @@ func (a *app) runRecord(cmd *cobra.Command, f *recordFlags) error {
 	if proxyMode && f.upstream != "" {
 		gwURL = f.upstream
 	}
-	gwURL, err = gateway.NormalizeURL(gwURL)
-	if err != nil {
+	if gwURL, err = gateway.NormalizeURL(gwURL); err != nil {
 		return usageError("e.g. --url ws://127.0.0.1:18789", "%v", err)
 	}
 
-	// Everything that can fail on the user's input fails before the file
-	// is created.
+	// Everything that can fail on the user's input fails before the
+	// output is opened.
 	var dopts gateway.Options
-	var listenAddr string
 	var ln net.Listener
 	if proxyMode {
-		addr, loop, err := recResolveListen(f.listen)
-		if err != nil {
-			return usageError("e.g. --listen 127.0.0.1:18790", "%v", err)
-		}
-		if !loop {
-			a.warnf("listening on %s, which is not loopback: anyone who can reach it can talk to your gateway through clawtap", addr)
-		}
-		ln, err = net.Listen("tcp", addr)
-		if err != nil {
-			return usageError("pick a free port with --listen", "listen on %s: %v", addr, err)
-		}
-		defer ln.Close()
-		listenAddr = ln.Addr().String()
-	} else {
-		dopts, err = a.recordDialOptions(f, gwURL)
-		if err != nil {
+		if ln, err = a.recordListen(f.listen); err != nil {
 			return err
 		}
+		defer ln.Close()
+	} else if dopts, err = a.recordDialOptions(f); err != nil {
+		return err
 	}
-
-	out := f.out
-	if out == "" {
-		out = "clawtap-" + time.Now().Format("20060102-150405") + ".jsonl.zst"
-	}
-	red, redInfo, err := a.recordRedactor(f)
+	redaction, err := recordRedaction(f)
 	if err != nil {
 		return err
 	}
-	w, err := a.createCapture(out, f.force)
+	path := f.out
+	if path == "" {
+		path = "clawtap-" + time.Now().Format("20060102-150405") + ".jsonl.zst"
+	}
+	out, w, err := a.openRecordOutput(path, f.force)
 	if err != nil {
 		return err
 	}
-	mode := "record"
-	if proxyMode {
-		mode = "proxy"
-	}
-	h := capture.NewHeader(time.Now(), capture.Source{Tool: "clawtap " + version, Mode: mode, URL: gateway.SafeURL(gwURL), Listen: listenAddr})
-	if red != nil {
-		h = red.Header(h)
-	} else {
-		h.Redaction = &redInfo
-	}
-	herr := w.WriteHeader(h)
-	if herr == nil {
-		herr = w.Flush()
-	}
-	if herr != nil {
-		w.Close()
-		return &exitError{code: exitTrouble, err: fmt.Errorf("write %s: %w", recOutName(out), herr), hint: "check free disk space and permissions"}
-	}
 
-	st := &recStatusLine{w: a.stderr, quiet: a.quiet, live: !a.quiet && a.isTerminal(a.stderr), color: a.useColor(a.stderr), started: time.Now()}
-	rec := newRecorder(w, red, time.Now)
-	rec.maxFrames, rec.maxBytes = f.maxFrames, maxBytes
-
-	ctx, stop := context.WithCancelCause(context.Background())
-	defer stop(nil)
-	rec.stop = stop
+	st := &recStatusLine{w: a.stderr, quiet: a.quiet, live: !a.quiet && a.isTerminal(a.stderr), color: a.useColor(a.stderr)}
+	rec := &record.Recorder{
+		Capture: w, Tool: "clawtap " + version, Redaction: redaction,
+		MaxFrames: f.maxFrames, MaxBytes: maxBytes, FlushInterval: f.flushInterval,
+		OnHandshake: out.publish, Logf: st.info, Warnf: st.warn,
+	}
+	if f.flushInterval <= 0 {
+		rec.FlushInterval = -1 // only at markers
+	}
+	ctx, aborted, stopSignals := recordSignals(func(s os.Signal) {
+		st.info("%s: stopping; finishing %s (again to abort)", s, out.name())
+	})
+	defer stopSignals()
+	// A reader of stdout that goes away (| head) is a write error, not a
+	// SIGPIPE that kills the process.
+	pipec := make(chan os.Signal, 1)
+	signal.Notify(pipec, syscall.SIGPIPE)
+	defer signal.Stop(pipec)
 	if f.duration > 0 {
-		var cancelT context.CancelFunc
-		ctx, cancelT = context.WithTimeout(ctx, f.duration)
-		defer cancelT()
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, f.duration, errRecordDuration)
+		defer cancel()
 	}
-	// Signals: the first stops cleanly, a second aborts.
+
+	bg, bgStop := context.WithCancel(context.Background())
+	statusDone := make(chan struct{})
+	go func() { st.loop(bg, 500*time.Millisecond, rec.Stats); close(statusDone) }()
+	if proxyMode {
+		st.info("proxy listening on ws://%s → %s; recording to %s", ln.Addr(), gateway.SafeURL(gwURL), out.name())
+	} else {
+		st.info("recording %s to %s (Ctrl-C stops)", gateway.SafeURL(gwURL), out.name())
+	}
+	started := time.Now()
+	errc := make(chan error, 1)
+	go func() {
+		if proxyMode {
+			errc <- rec.Proxy(ctx, record.Proxy{Listener: ln, Upstream: gwURL, Buffer: proxyBuffer})
+		} else {
+			errc <- rec.Record(ctx, record.Direct{URL: gwURL, Options: dopts, SubscribeSessions: f.subscribeSessions, NoReconnect: f.noReconnect})
+		}
+	}()
+	var runErr error
+	select {
+	case runErr = <-errc:
+	case <-aborted:
+		rec.Abort()
+		bgStop()
+		<-statusDone
+		out.abort()
+		if out.published.Load() {
+			return &exitError{code: exitInterrupted, err: fmt.Errorf("aborted; %s is readable up to the last flush", out.name())}
+		}
+		return &exitError{code: exitInterrupted, err: errors.New("aborted before the gateway was reached; no capture written")}
+	}
+	bgStop()
+	<-statusDone
+	return a.finishRecord(recordEnd{
+		out: out, runErr: runErr, closeErr: w.Close(), stats: rec.Stats(), cause: context.Cause(ctx),
+		elapsed: time.Since(started), proxy: proxyMode, url: gateway.SafeURL(gwURL), status: st,
+	})
+}
+
+// recordEnd is what finishRecord decides from.
+type recordEnd struct {
+	out      *recOutput
+	runErr   error // what the recorder returned
+	closeErr error // finishing the capture stream
+	stats    record.Stats
+	cause    error // why the recording's context ended, if it did
+	elapsed  time.Duration
+	proxy    bool
+	url      string
+	status   *recStatusLine
+}
+
+// finishRecord keeps or drops the output and turns the outcome into an
+// exit code: a capture that never reached the gateway is dropped (exit 2);
+// a reader of stdout that went away ends quietly (exit 0).
+func (a *app) finishRecord(e recordEnd) error {
+	out, s := e.out, e.stats
+	ioErr := e.runErr
+	if ioErr == nil || !record.IsWriteError(ioErr) && !isBrokenPipe(ioErr) {
+		ioErr = e.closeErr
+	}
+	switch {
+	case ioErr != nil && isBrokenPipe(ioErr):
+		out.abort()
+		e.status.info("%s was closed by its reader; stopped after %s frames", out.name(), recThousands(s.Frames))
+		return nil
+	case ioErr != nil:
+		out.abort()
+		return &exitError{code: exitTrouble, err: fmt.Errorf("writing %s: %w", out.name(), ioErr), hint: "check free disk space and permissions"}
+	case errors.Is(e.runErr, output.ErrExists):
+		out.abort()
+		return usageError("choose another name or add --force", "%s appeared while recording; not replaced", out.name())
+	case s.Opened == 0:
+		out.abort()
+		return recordNotReached(e)
+	}
+	if err := out.commit(); err != nil {
+		return &exitError{code: exitTrouble, err: fmt.Errorf("writing %s: %w", out.name(), err), hint: "check free disk space and permissions"}
+	}
+	why := ""
+	switch {
+	case s.LimitHit:
+		why = " (limit reached)"
+	case errors.Is(e.cause, errRecordDuration):
+		why = " (--duration reached)"
+	}
+	e.status.info("recorded %s frames (%s) over %d connection(s) in %s to %s%s", recThousands(s.Frames), output.FormatSize(s.Bytes),
+		s.Conns, e.elapsed.Round(100*time.Millisecond), out.name(), why)
+	if s.Gaps > 0 {
+		e.status.warn("the gateway's frame seq skipped %d time(s): frames were lost before they reached clawtap", s.Gaps)
+	}
+	if s.Oversize > 0 {
+		e.status.warn("%d message(s) longer than --proxy-buffer were forwarded but not recorded (oversize markers in the capture)", s.Oversize)
+	}
+	return recordRunError(e.runErr)
+}
+
+// recordNotReached is the error of a recording that never opened a
+// connection to the gateway.
+func recordNotReached(e recordEnd) error {
+	if e.runErr != nil {
+		return recordRunError(e.runErr)
+	}
+	if e.proxy && e.stats.Conns > 0 {
+		return usageError("check that the gateway runs at --upstream", "no client reached the gateway at %s through the proxy; no capture written", e.url)
+	}
+	if e.proxy {
+		return usageError("point a client at the proxy's address", "no client connected through the proxy; no capture written")
+	}
+	return usageError("check that the gateway runs at --url (openclaw gateway run)", "stopped before the gateway at %s was reached; no capture written", e.url)
+}
+
+func recordRunError(err error) error {
+	if err == nil {
+		return nil
+	}
+	var ge *gateway.Error
+	if errors.As(err, &ge) {
+		return &exitError{code: exitTrouble, err: ge, hint: ge.Hint()}
+	}
+	return &exitError{code: exitTrouble, err: err}
+}
+
+// recordListen opens proxy mode's listener, loopback unless a host is
+// named.
+func (a *app) recordListen(listen string) (net.Listener, error) {
+	addr, loop, err := record.ResolveListen(listen)
+	if err != nil {
+		return nil, usageError("e.g. --listen 127.0.0.1:18790", "--listen: %v", err)
+	}
+	if !loop {
+		a.warnf("listening on %s, which is not loopback: anyone who can reach it can talk to your gateway through clawtap", addr)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, usageError("pick a free port with --listen", "listen on %s: %v", addr, err)
+	}
+	return ln, nil
+}
+
+// recordSignals stops a recording on the first SIGINT or SIGTERM (ctx
+// ends, after onFirst) and closes aborted on a second one. stop releases
+// the signals.
+func recordSignals(onFirst func(os.Signal)) (ctx context.Context, aborted <-chan struct{}, stop func()) {
+	ctx, cancel := context.WithCancelCause(context.Background())
 	sigc := make(chan os.Signal, 2)
 	signal.Notify(sigc, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigc)
-	done := make(chan struct{})
-	defer close(done)
+	ab, done := make(chan struct{}), make(chan struct{})
 	go func() {
 		select {
 		case s := <-sigc:
-			st.info("%s: stopping; finishing %s (again to abort)", s, recOutName(out))
-			stop(errors.New("signal"))
+			onFirst(s)
+			cancel(errRecordSignal)
 		case <-done:
 			return
 		}
 		select {
 		case <-sigc:
-			rec.mu.Lock()
-			_ = w.Close()
-			fmt.Fprintf(a.stderr, "\nclawtap: aborted; %s is readable up to the last flush\n", recOutName(out))
-			os.Exit(exitInterrupted)
+			close(ab)
 		case <-done:
 		}
 	}()
-
-	bg, bgStop := context.WithCancel(context.Background())
-	go rec.flushLoop(bg, f.flushInterval)
-	statusDone := make(chan struct{})
-	go func() { st.loop(bg, 500*time.Millisecond, rec.stats); close(statusDone) }()
-	if !a.quiet {
-		target := recOutName(out)
-		if proxyMode {
-			st.info("proxy listening on ws://%s → %s; recording to %s", listenAddr, gateway.SafeURL(gwURL), target)
-		} else {
-			st.info("recording %s to %s (Ctrl-C stops)", gateway.SafeURL(gwURL), target)
-		}
+	return ctx, ab, func() {
+		signal.Stop(sigc)
+		close(done)
+		cancel(nil)
 	}
-
-	started := time.Now()
-	var runErr error
-	if proxyMode {
-		runErr = rec.runProxy(ctx, ln, recProxyConfig{upstream: gwURL, logf: st.info, warnf: st.warn})
-	} else {
-		runErr = rec.runDirect(ctx, recDirectConfig{
-			url: gwURL, dial: dopts, subscribe: f.subscribeSessions, reconnect: !f.noReconnect,
-			backoff: recBackoff{Base: 500 * time.Millisecond, Max: 15 * time.Second, Rand: recRandFloat},
-			logf:    st.info, warnf: st.warn,
-		})
-	}
-	bgStop()
-	<-statusDone
-	werr := rec.writeErr()
-	cerr := w.Close()
-	s := rec.stats()
-	elapsed := time.Since(started).Round(100 * time.Millisecond)
-	why := ""
-	switch c := context.Cause(ctx); {
-	case errors.Is(c, errRecordLimit):
-		why = " (limit reached)"
-	case errors.Is(c, context.DeadlineExceeded):
-		why = " (--duration reached)"
-	}
-	if werr != nil || cerr != nil {
-		if werr == nil {
-			werr = cerr
-		}
-		return &exitError{code: exitTrouble, err: fmt.Errorf("writing %s: %w", recOutName(out), werr), hint: "check free disk space and permissions"}
-	}
-	st.info("recorded %s frames (%s) over %d connection(s) in %s to %s%s", recThousands(s.frames), recHumanBytes(s.bytes), s.conns, elapsed, recOutName(out), why)
-	if s.gaps > 0 {
-		st.warn("the gateway's frame seq skipped %d time(s): frames were lost before they reached clawtap", s.gaps)
-	}
-	if runErr != nil {
-		var ge *gateway.Error
-		if errors.As(runErr, &ge) {
-			return &exitError{code: exitTrouble, err: ge, hint: ge.Hint()}
-		}
-		return &exitError{code: exitTrouble, err: runErr}
-	}
-	return nil
-}
-
-func recOutName(out string) string {
-	if out == "-" {
-		return "stdout"
-	}
-	return out
-}
-
-func recRandFloat() float64 {
-	n, err := rand.Int(rand.Reader, big.NewInt(1<<53))
-	if err != nil {
-		return 0.5
-	}
-	return float64(n.Int64()) / (1 << 53)
-}
-
-// createCapture opens the output, refusing to overwrite a capture unless
-// forced; "-" is plain JSON Lines on the app's stdout.
-func (a *app) createCapture(out string, force bool) (*capture.Writer, error) {
-	if out == "-" {
-		w, err := capture.NewWriter(a.stdout, false)
-		if err != nil {
-			return nil, &exitError{code: exitTrouble, err: err}
-		}
-		return w, nil
-	}
-	if fi, err := os.Stat(out); err == nil && fi.Mode().IsRegular() && fi.Size() > 0 && !force {
-		return nil, usageError("choose another name or add --force", "%s already exists", out)
-	}
-	w, err := capture.Create(out)
-	if err != nil {
-		return nil, usageError("check the directory exists and is writable", "create %s: %v", out, err)
-	}
-	return w, nil
-}
-
-// recordDialOptions gathers credentials and the device identity.
-func (a *app) recordDialOptions(f *recordFlags, gwURL string) (gateway.Options, error) {
-	o := gateway.Options{ClientVersion: version, UserAgent: "clawtap/" + version, DisplayName: "clawtap recorder"}
-	var scopes []string
-	for _, s := range strings.Split(f.scopes, ",") {
-		if s = strings.TrimSpace(s); s != "" {
-			scopes = append(scopes, s)
-		}
-	}
-	if len(scopes) == 0 {
-		return o, usageError("e.g. --scopes operator.read", "--scopes is empty")
-	}
-	o.Scopes = scopes
-	var err error
-	switch {
-	case f.tokenFile != "":
-		if o.Token, err = a.readSecretFile("--token-file", f.tokenFile); err != nil {
-			return o, err
-		}
-	case a.getenv("OPENCLAW_GATEWAY_TOKEN") != "":
-		o.Token = strings.TrimSpace(a.getenv("OPENCLAW_GATEWAY_TOKEN"))
-	}
-	switch {
-	case f.passwordFile != "":
-		if o.Password, err = a.readSecretFile("--password-file", f.passwordFile); err != nil {
-			return o, err
-		}
-	case a.getenv("OPENCLAW_GATEWAY_PASSWORD") != "":
-		o.Password = strings.TrimSpace(a.getenv("OPENCLAW_GATEWAY_PASSWORD"))
-	}
-	if f.tokenFile == "-" && f.passwordFile == "-" {
-		return o, usageError("read one of them from a file", "--token-file and --password-file cannot both read stdin")
-	}
-	if f.noDevice {
-		return o, nil
-	}
-	dir := f.identityDir
-	if dir == "" {
-		dir = a.getenv("CLAWTAP_IDENTITY_DIR")
-	}
-	if dir == "" {
-		if dir, err = gateway.DefaultStoreDir(); err != nil {
-			a.warnf("%v; connecting without a device identity", err)
-			return o, nil
-		}
-	}
-	store := &gateway.Store{Dir: dir}
-	id, err := store.Identity()
-	if err != nil {
-		a.warnf("device identity in %s: %v; connecting without one (add --no-device to silence this)", filepath.Clean(dir), err)
-		return o, nil
-	}
-	o.Identity, o.Store = id, store
-	o.Logf = a.warnf
-	return o, nil
 }

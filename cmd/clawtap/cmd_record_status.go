@@ -8,22 +8,23 @@ import (
 	"sync"
 	"time"
 
+	"github.com/clawtap/clawtap/internal/output"
+	"github.com/clawtap/clawtap/pkg/record"
 	"github.com/fatih/color"
 )
 
 // recStatusLine is record's live line on a terminal's stderr, redrawn in
 // place. Messages printed through it clear the line first.
 type recStatusLine struct {
-	mu      sync.Mutex
-	w       io.Writer
-	live    bool // draw the live line (stderr is a terminal and not --quiet)
-	color   bool
-	quiet   bool
-	shown   bool
-	last    recStats
-	lastAt  time.Time
-	rate    float64
-	started time.Time
+	mu     sync.Mutex
+	w      io.Writer
+	live   bool // draw the live line (stderr is a terminal and not --quiet)
+	color  bool
+	quiet  bool
+	shown  bool
+	last   record.Stats
+	lastAt time.Time
+	rate   float64
 }
 
 func (s *recStatusLine) clearLocked() {
@@ -48,7 +49,7 @@ func (s *recStatusLine) info(format string, args ...any) { s.printf("", format, 
 func (s *recStatusLine) warn(format string, args ...any) { s.printf("warning: ", format, args...) }
 
 // draw renders st.
-func (s *recStatusLine) draw(st recStats, now time.Time) {
+func (s *recStatusLine) draw(st record.Stats, now time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.live {
@@ -56,7 +57,7 @@ func (s *recStatusLine) draw(st recStats, now time.Time) {
 	}
 	if !s.lastAt.IsZero() {
 		if dt := now.Sub(s.lastAt).Seconds(); dt > 0 {
-			s.rate = float64(st.frames-s.last.frames) / dt
+			s.rate = float64(st.Frames-s.last.Frames) / dt
 		}
 	}
 	s.last, s.lastAt = st, now
@@ -64,9 +65,9 @@ func (s *recStatusLine) draw(st recStats, now time.Time) {
 	s.shown = true
 }
 
-func (s *recStatusLine) render(st recStats) string {
+func (s *recStatusLine) render(st record.Stats) string {
 	dot := "●"
-	state := st.state
+	state := st.State
 	if s.color {
 		switch {
 		case strings.HasPrefix(state, "connected"), strings.HasPrefix(state, "listening"):
@@ -77,19 +78,19 @@ func (s *recStatusLine) render(st recStats) string {
 			dot = color.New(color.FgRed).Sprint(dot)
 		}
 	}
-	if st.peers > 0 || strings.HasPrefix(state, "listening") {
-		state = fmt.Sprintf("%s, %d client(s)", state, st.peers)
+	if st.Peers > 0 || strings.HasPrefix(state, "listening") {
+		state = fmt.Sprintf("%s, %d client(s)", state, st.Peers)
 	}
-	gaps := recPlural(st.gaps, "gap", "gaps")
-	if st.gaps > 0 && s.color {
+	gaps := recPlural(st.Gaps, "gap", "gaps")
+	if st.Gaps > 0 && s.color {
 		gaps = color.New(color.FgRed).Sprint(gaps)
 	}
 	return fmt.Sprintf("%s %s · conn %d · %s frames · %s · %s/s · %s · %s in flight",
-		dot, state, st.conns, recThousands(st.frames), recHumanBytes(st.bytes), recHumanRate(s.rate), gaps, recPlural(st.inFlight, "run", "runs"))
+		dot, state, st.Conns, recThousands(st.Frames), output.FormatSize(st.Bytes), recHumanRate(s.rate), gaps, recPlural(st.InFlight, "run", "runs"))
 }
 
 // loop redraws every interval until ctx ends, then clears the line.
-func (s *recStatusLine) loop(ctx context.Context, every time.Duration, get func() recStats) {
+func (s *recStatusLine) loop(ctx context.Context, every time.Duration, get func() record.Stats) {
 	if !s.live {
 		return
 	}
@@ -122,18 +123,6 @@ func recThousands(n int64) string {
 		b.WriteRune(c)
 	}
 	return b.String()
-}
-
-func recHumanBytes(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }
 
 func recHumanRate(r float64) string {

@@ -2,13 +2,10 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,6 +18,7 @@ import (
 	"github.com/clawtap/clawtap/internal/fakegw"
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/gateway"
+	"github.com/gorilla/websocket"
 )
 
 const recTestToken = "sekrit-gateway-token-0123456789"
@@ -233,6 +231,10 @@ func TestRecordUsageErrors(t *testing.T) {
 		{"record", "--url", "ftp://x", "-o", filepath.Join(dir, "a")},
 		{"record", "--url", "ws://127.0.0.1:1", "-o", existing},
 		{"record", "--token-file", filepath.Join(dir, "missing"), "-o", filepath.Join(dir, "a")},
+		{"record", "--max-bytes", "0", "-o", filepath.Join(dir, "a")},
+		{"record", "--proxy-buffer", "1MiB", "-o", filepath.Join(dir, "a")},
+		{"record", "--listen", "127.0.0.1:0", "--proxy-buffer", "huge", "-o", filepath.Join(dir, "a")},
+		{"record", "--listen", "127.0.0.1:0", "--proxy-buffer", "0", "-o", filepath.Join(dir, "a")},
 	}
 	for _, args := range cases {
 		res := run(t, "", args...)
@@ -243,16 +245,104 @@ func TestRecordUsageErrors(t *testing.T) {
 	if b, _ := os.ReadFile(existing); string(b) != "{}\n" {
 		t.Error("existing capture overwritten")
 	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("files left behind: %v", ents)
+	}
 }
 
+func TestRecordSizeFlags(t *testing.T) {
+	for in, want := range map[string]int64{"1000": 1000, "1k": 1000, "50MB": 50_000_000, "50MiB": 50 << 20, "1.5GiB": 3 << 29, "": 0} {
+		if n, err := recordSize("--max-bytes", in); err != nil || n != want {
+			t.Errorf("%q → %d %v, want %d", in, n, err, want)
+		}
+	}
+	for _, bad := range []string{"x", "-1", "0", "0MB", "5 parsecs"} {
+		if _, err := recordSize("--max-bytes", bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+// TestRecordGatewayNotRunningExits2: a recording that never reaches the
+// gateway is an error and leaves nothing: no file, no temporary file,
+// nothing on stdout.
 func TestRecordGatewayNotRunningExits2(t *testing.T) {
 	ln, _ := net.Listen("tcp", "127.0.0.1:0")
 	addr := ln.Addr().String()
 	ln.Close()
-	res := run(t, "", recordArgs("ws://"+addr, filepath.Join(t.TempDir(), "c.jsonl"), "--no-device")...)
-	if res.code != 2 || !strings.Contains(res.stderr, "cannot reach the gateway") || !strings.Contains(res.stderr, "openclaw gateway run") {
-		t.Errorf("exit %d: %s", res.code, res.stderr)
+	dir := t.TempDir()
+	for _, out := range []string{filepath.Join(dir, "c.jsonl.zst"), "-"} {
+		res := run(t, "", recordArgs("ws://"+addr, out, "--no-device")...)
+		if res.code != 2 || !strings.Contains(res.stderr, "cannot reach the gateway") || !strings.Contains(res.stderr, "openclaw gateway run") {
+			t.Errorf("%s: exit %d: %s", out, res.code, res.stderr)
+		}
+		if res.stdout != "" {
+			t.Errorf("%s: stdout %q", out, res.stdout)
+		}
 	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("left behind: %v", ents)
+	}
+	// The same for a proxy whose clients never reach the gateway, and one
+	// that no client used.
+	gw := "ws://" + addr
+	p := proxyArgs(t, gw, filepath.Join(dir, "p.jsonl"))
+	res := runWhile(t, p, func(listen string) {
+		c, _, err := websocket.DefaultDialer.Dial("ws://"+listen, nil)
+		if err == nil {
+			c.Close()
+			t.Error("a client was upgraded without a gateway")
+		}
+	})
+	if res.code != 2 || !strings.Contains(res.stderr, "no client reached the gateway") || !strings.Contains(res.stderr, "no capture written") {
+		t.Errorf("proxy: exit %d: %s", res.code, res.stderr)
+	}
+	res = runWhile(t, proxyArgs(t, gw, filepath.Join(dir, "q.jsonl")), func(string) {})
+	if res.code != 2 || !strings.Contains(res.stderr, "no client connected") {
+		t.Errorf("idle proxy: exit %d: %s", res.code, res.stderr)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("left behind: %v", ents)
+	}
+}
+
+// proxyArgs is a proxy recording on a free loopback port for a second.
+func proxyArgs(t *testing.T, upstream, out string) []string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return []string{"record", "--listen", addr, "--upstream", upstream, "-o", out, "--duration", "1s"}
+}
+
+// runWhile runs clawtap with args in-process and, once its --listen
+// address accepts connections, calls during with that address.
+func runWhile(t *testing.T, args []string, during func(listen string)) result {
+	t.Helper()
+	listen := ""
+	for i, a := range args {
+		if a == "--listen" {
+			listen = args[i+1]
+		}
+	}
+	resc := make(chan result, 1)
+	go func() {
+		var out, errb bytes.Buffer
+		code := Main(args, strings.NewReader(""), &out, &errb)
+		resc <- result{code, out.String(), errb.String()}
+	}()
+	waitFor(t, func() bool {
+		c, err := net.Dial("tcp", listen)
+		if err == nil {
+			c.Close()
+		}
+		return err == nil
+	})
+	during(listen)
+	return <-resc
 }
 
 func TestRecordLimits(t *testing.T) {
@@ -290,8 +380,8 @@ func TestRecordLimits(t *testing.T) {
 	for _, r := range recs {
 		total += len(r.Frame)
 	}
-	if total > 1024 || total < 500 {
-		t.Errorf("recorded %d frame bytes with --max-bytes 1k", total)
+	if total > 1000 || total < 500 {
+		t.Errorf("recorded %d frame bytes with --max-bytes 1k (1000 bytes)", total)
 	}
 
 	out3 := filepath.Join(dir, "dur.jsonl")
@@ -320,117 +410,6 @@ func TestRecordStdoutIsPlainJSONL(t *testing.T) {
 	}
 }
 
-func TestRecordBackoff(t *testing.T) {
-	b := recBackoff{Base: 100 * time.Millisecond, Max: time.Second, Rand: func() float64 { return 1 }}
-	want := []time.Duration{100, 200, 400, 800, 1000, 1000}
-	for i, w := range want {
-		if d := b.delay(i); d != w*time.Millisecond {
-			t.Errorf("attempt %d: %v, want %v", i, d, w*time.Millisecond)
-		}
-	}
-	b.Rand = func() float64 { return 0 }
-	if d := b.delay(2); d != 200*time.Millisecond {
-		t.Errorf("jitter floor: %v", d)
-	}
-	if d := b.delay(10000); d != 500*time.Millisecond {
-		t.Errorf("huge attempt: %v", d)
-	}
-}
-
-// newTestRecorder records into a zstd file that the test reads back.
-func newTestRecorder(t *testing.T, name string) (*recorder, *capture.Writer, string) {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), name)
-	w, err := capture.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.WriteHeader(capture.NewHeader(time.Now(), capture.Source{Mode: "record"})); err != nil {
-		t.Fatal(err)
-	}
-	return newRecorder(w, nil, nil), w, path
-}
-
-func quietDirect(url string) recDirectConfig {
-	return recDirectConfig{url: url, reconnect: true, dial: gateway.Options{},
-		backoff: recBackoff{Base: 10 * time.Millisecond, Max: 50 * time.Millisecond, Rand: func() float64 { return 0.5 }},
-		logf:    func(string, ...any) {}, warnf: func(string, ...any) {}}
-}
-
-func TestRecordReconnectsWithNewConnAndMarkers(t *testing.T) {
-	var mu sync.Mutex
-	helloN := 0
-	srv := fakegw.New(fakegw.Config{Unavailable: 2, OnHello: func(c *fakegw.Conn) {
-		mu.Lock()
-		helloN++
-		n := helloN
-		mu.Unlock()
-		chatBurst(c, fmt.Sprintf("run-%d", n))
-		if n == 1 {
-			_ = c.Event("shutdown", map[string]any{"reason": "gateway stopping"})
-			c.CloseWith(1012, "service restart")
-		}
-	}})
-	rec, w, path := newTestRecorder(t, "re.jsonl.zst")
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- rec.runDirect(ctx, quietDirect(srv.URL)) }()
-	waitFor(t, func() bool { mu.Lock(); defer mu.Unlock(); return helloN >= 2 })
-	// Gateway crash: the connection drops without a close frame, the
-	// gateway is gone for a moment, then comes back on the same port.
-	addr := srv.Addr()
-	time.Sleep(100 * time.Millisecond)
-	srv.Close()
-	time.Sleep(150 * time.Millisecond)
-	srv2, err := fakegw.NewAt(addr, fakegw.Config{OnHello: func(c *fakegw.Conn) { chatBurst(c, "after") }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv2.Close()
-	waitFor(t, func() bool { return len(srv2.Connects()) >= 1 && rec.stats().state == "connected" })
-	time.Sleep(100 * time.Millisecond)
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-	w.Close()
-	_, recs, _ := readCapture(t, path)
-	ms := marks(recs)
-	joined := strings.Join(ms, " ")
-	// conn 1 and 2: startup UNAVAILABLE; 3: first session, closed 1012;
-	// 4: second session, dropped; then failed dials; last: after restart.
-	if !strings.HasPrefix(joined, "1:open 1:error 1:close 2:open 2:error 2:close 3:open 3:hello 3:close 4:open 4:hello 4:close") {
-		t.Fatalf("markers: %s", joined)
-	}
-	last := recs[len(recs)-1]
-	if last.Mark != capture.MarkClose || last.Dir != capture.DirOut {
-		t.Errorf("last %+v", last)
-	}
-	lastConn := last.Conn
-	if !strings.Contains(joined, fmt.Sprintf("%d:open %d:hello %d:close", lastConn, lastConn, lastConn)) {
-		t.Errorf("no hello on the final connection: %s", joined)
-	}
-	for _, r := range recs {
-		if r.Mark == capture.MarkClose && r.Conn == 3 && (r.Code != 1012 || r.Dir != capture.DirIn) {
-			t.Errorf("conn 3 close %+v", r)
-		}
-		if r.Mark == capture.MarkClose && r.Conn == 4 && r.Code != 1006 {
-			t.Errorf("conn 4 close %+v", r)
-		}
-		if r.Mark == capture.MarkError && r.Conn == 1 && !strings.Contains(r.Err, "starting") {
-			t.Errorf("conn 1 error %+v", r)
-		}
-	}
-	// Each connection's seq restarts at 1 and nothing before the restart
-	// was lost.
-	seqs := frameSeqs(recs)
-	for _, c := range []int{3, 4, lastConn} {
-		if fmt.Sprint(seqs[c]) != "[1 2 3 4]" && fmt.Sprint(seqs[c]) != "[1 2 3 4 5]" {
-			t.Errorf("conn %d seqs %v", c, seqs[c])
-		}
-	}
-}
-
 func waitFor(t *testing.T, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
@@ -439,33 +418,6 @@ func waitFor(t *testing.T, cond func() bool) {
 			t.Fatal("timed out waiting")
 		}
 		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-func TestRecordFlushIntervalMakesFileReadableWithoutClose(t *testing.T) {
-	release := make(chan struct{})
-	srv := fakegw.New(fakegw.Config{OnHello: func(c *fakegw.Conn) {
-		for i := 0; i < 100; i++ {
-			_ = c.Event("tick", map[string]any{"ts": i})
-		}
-		<-release
-	}})
-	defer srv.Close()
-	defer close(release)
-	rec, _, path := newTestRecorder(t, "crash.jsonl.zst")
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go rec.flushLoop(ctx, 20*time.Millisecond)
-	go rec.runDirect(ctx, quietDirect(srv.URL))
-	waitFor(t, func() bool { return rec.stats().frames >= 103 })
-	time.Sleep(100 * time.Millisecond)
-	// Never closed: read what a crash right now would leave behind.
-	_, recs, st := readCapture(t, path)
-	if st.Frames != 103 || !st.Truncated {
-		t.Errorf("frames %d truncated %v", st.Frames, st.Truncated)
-	}
-	if got := strings.Join(marks(recs), " "); got != "1:open 1:hello" {
-		t.Errorf("markers %s", got)
 	}
 }
 
@@ -479,11 +431,11 @@ func TestRecordHelperProcess(t *testing.T) {
 	os.Exit(Main(strings.Split(args, "\x1f"), os.Stdin, os.Stdout, os.Stderr))
 }
 
-func startHelper(t *testing.T, args ...string) (*exec.Cmd, *bytes.Buffer) {
+func startHelper(t *testing.T, args ...string) (*exec.Cmd, *lockedBuffer) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestRecordHelperProcess$")
 	cmd.Env = append(os.Environ(), "CLAWTAP_RECORD_HELPER_ARGS="+strings.Join(args, "\x1f"))
-	var stderr bytes.Buffer
+	var stderr lockedBuffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -495,6 +447,24 @@ func startHelper(t *testing.T, args ...string) (*exec.Cmd, *bytes.Buffer) {
 		}
 	})
 	return cmd, &stderr
+}
+
+// lockedBuffer is a buffer a child process writes while the test reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 func countFrames(path string) int {
@@ -553,144 +523,6 @@ func TestRecordSurvivesSIGKILLAndStopsCleanlyOnSIGTERM(t *testing.T) {
 	}
 }
 
-func TestRecordProxyRelaysAndRecordsBothDirections(t *testing.T) {
-	up := fakegw.New(fakegw.Config{Token: recTestToken, RequireDevice: true, OnRequest: func(c *fakegw.Conn, r fakegw.Request) {
-		_ = c.Respond(r.ID, true, map[string]any{"runId": "p1", "status": "started"}, nil)
-		chatBurst(c, "p1")
-	}})
-	defer up.Close()
-	rec, w, path := newTestRecorder(t, "proxy.jsonl.zst")
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		done <- rec.runProxy(ctx, ln, recProxyConfig{upstream: up.URL, logf: func(string, ...any) {}, warnf: func(string, ...any) {}})
-	}()
-	proxyURL := "ws://" + ln.Addr().String()
-
-	// Two clients doing their own (signed) handshakes through the proxy.
-	id, _ := gateway.NewIdentity(nil)
-	c1, err := gateway.Dial(ctx, proxyURL, gateway.Options{Token: recTestToken, Identity: id})
-	if err != nil {
-		t.Fatalf("dial through proxy: %v", err)
-	}
-	c2, err := gateway.Dial(ctx, proxyURL, gateway.Options{Token: recTestToken, Identity: id})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cl := gateway.NewClient(c1)
-	cctx, ccancel := context.WithTimeout(ctx, 5*time.Second)
-	defer ccancel()
-	if res, err := cl.Call(cctx, "chat.send", map[string]any{"message": "hi"}); err != nil || !res.OK {
-		t.Fatalf("call: %v", err)
-	}
-	if _, err := cl.Wait(cctx, func(m gateway.Message) bool { return m.Event == "chat" && strings.Contains(string(m.Payload), "final") }); err != nil {
-		t.Fatal(err)
-	}
-	if err := cl.Close(); err != nil {
-		t.Fatal(err)
-	}
-	// Plain HTTP passes through to the gateway (which refuses a non-upgrade).
-	resp, err := http.Get("http://" + ln.Addr().String() + "/")
-	if err != nil || resp.StatusCode != http.StatusBadRequest {
-		t.Errorf("http passthrough: %v %v", resp, err)
-	}
-	if resp != nil {
-		resp.Body.Close()
-	}
-	// Stopping the proxy closes the still-open client with 1001.
-	c2done := make(chan error, 1)
-	go func() {
-		_, err := c2.Read()
-		for err == nil {
-			_, err = c2.Read()
-		}
-		c2done <- err
-	}()
-	// Client 1's close is recorded (its relay gone) before the proxy stops.
-	waitFor(t, func() bool { s := rec.stats(); return s.frames >= 12 && s.peers == 1 })
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case err := <-c2done:
-		if code, _ := gateway.CloseStatus(err); code != 1001 {
-			t.Errorf("client 2 closed with %d (%v)", code, err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Error("client 2 not closed")
-	}
-	w.Close()
-	h, recs, _ := readCapture(t, path)
-	_ = h
-	byConn := map[int][]string{}
-	for _, r := range recs {
-		switch {
-		case r.Mark != "":
-			byConn[r.Conn] = append(byConn[r.Conn], r.Mark+":"+r.Dir)
-			if r.Mark == capture.MarkOpen && (r.Peer == "" || !strings.HasPrefix(r.URL, up.URL)) {
-				t.Errorf("open marker %+v", r)
-			}
-		case r.Frame != nil:
-			ev, _ := jsonGetStr(r.Frame, "event")
-			m, _ := jsonGetStr(r.Frame, "method")
-			ty, _ := jsonGetStr(r.Frame, "type")
-			byConn[r.Conn] = append(byConn[r.Conn], r.Dir+":"+ty+":"+ev+m)
-		}
-	}
-	want1 := "open: in:event:connect.challenge out:req:connect in:res: hello: out:req:chat.send in:res: in:event:agent in:event:chat in:event:chat in:event:chat close:out"
-	if got := strings.Join(byConn[1], " "); got != want1 {
-		t.Errorf("conn 1\n got %s\nwant %s", got, want1)
-	}
-	want2 := "open: in:event:connect.challenge out:req:connect in:res: hello: close:"
-	if got := strings.Join(byConn[2], " "); got != want2 {
-		t.Errorf("conn 2\n got %s\nwant %s", got, want2)
-	}
-	if cs := up.Connects(); len(cs) != 2 || !cs[0].SignatureOK || !cs[1].SignatureOK {
-		t.Errorf("upstream connects %+v", cs)
-	}
-}
-
-func TestRecordProxyListenDefaultsToLoopback(t *testing.T) {
-	cases := []struct {
-		in, addr string
-		loop     bool
-	}{
-		{"18790", "127.0.0.1:18790", true},
-		{":18790", "127.0.0.1:18790", true},
-		{"localhost:1", "localhost:1", true},
-		{"[::1]:5", "[::1]:5", true},
-		{"0.0.0.0:18790", "0.0.0.0:18790", false},
-		{"192.168.1.4:80", "192.168.1.4:80", false},
-	}
-	for _, c := range cases {
-		addr, loop, err := recResolveListen(c.in)
-		if err != nil || addr != c.addr || loop != c.loop {
-			t.Errorf("%q → %q %v %v", c.in, addr, loop, err)
-		}
-	}
-	if _, _, err := recResolveListen("127.0.0.1:"); err == nil {
-		t.Error("no port accepted")
-	}
-}
-
-func TestRecordParseSize(t *testing.T) {
-	for in, want := range map[string]int64{"1000": 1000, "64k": 65536, "50MB": 50 << 20, "1GiB": 1 << 30, "1.5m": 3 << 19} {
-		if n, err := recParseSize(in); err != nil || n != want {
-			t.Errorf("%s → %d %v", in, n, err)
-		}
-	}
-	for _, bad := range []string{"x", "-1", "0"} {
-		if _, err := recParseSize(bad); err == nil {
-			t.Errorf("%q accepted", bad)
-		}
-	}
-}
-
 func TestRecordStatusLineOnTerminal(t *testing.T) {
 	srv := fakegw.New(fakegw.Config{OnHello: func(c *fakegw.Conn) {
 		_ = c.Event("agent", map[string]any{"runId": "r9", "stream": "lifecycle", "data": map[string]any{"phase": "start"}})
@@ -722,8 +554,6 @@ func TestRecordStatusLineOnTerminal(t *testing.T) {
 		t.Errorf("--quiet stderr: %q", res.stderr)
 	}
 }
-
-var _ = errors.New
 
 // decompressed returns a capture's text.
 func decompressed(t *testing.T, path string) string {

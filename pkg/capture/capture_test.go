@@ -59,6 +59,7 @@ var sample = []*Record{
 	{T: 1003, Conn: 1, Mark: MarkHello, Protocol: 4, Server: "2026.9.6", ConnID: "c1", BootID: "b1"},
 	{T: 1004, Conn: 1, Dir: DirIn, Frame: []byte(`{ "type" : "event", "event":"tick","payload":{"ts":1004},"seq":1 }`)},
 	{T: 1005, Conn: 1, Dir: DirIn, Frame: []byte("not json at all \x00 \"quoted\"")},
+	{T: 1006, Conn: 1, Dir: DirOut, Mark: MarkOversize, Size: 70_000_000, Reason: "larger than the proxy buffer"},
 	{T: 1006, Conn: 1, Mark: MarkClose, Code: 1012, Reason: "service restart"},
 	{T: 1007, Conn: 2, Mark: MarkError, Err: "dial tcp: connection refused"},
 }
@@ -80,7 +81,7 @@ func TestRoundTripPlainAndZstd(t *testing.T) {
 			want := sample[i]
 			if got.Index != i || got.T != want.T || got.Conn != want.Conn || got.Dir != want.Dir || got.Mark != want.Mark ||
 				got.Code != want.Code || got.Reason != want.Reason || got.Protocol != want.Protocol || got.Server != want.Server ||
-				got.ConnID != want.ConnID || got.BootID != want.BootID || got.Err != want.Err || got.URL != want.URL {
+				got.ConnID != want.ConnID || got.BootID != want.BootID || got.Err != want.Err || got.URL != want.URL || got.Size != want.Size {
 				t.Errorf("record %d = %+v, want %+v", i, got, want)
 			}
 		}
@@ -92,7 +93,7 @@ func TestRoundTripPlainAndZstd(t *testing.T) {
 		if !recs[5].IsRaw || string(recs[5].Raw) != string(sample[5].Frame) || recs[5].Frame != nil {
 			t.Errorf("raw record = %+v", recs[5])
 		}
-		if st := r.Stats(); st.Frames != 3 || st.Raw != 1 || st.Marks != 4 || st.Malformed != 0 || st.Truncated {
+		if st := r.Stats(); st.Frames != 3 || st.Raw != 1 || st.Marks != 5 || st.Malformed != 0 || st.Truncated {
 			t.Errorf("stats = %+v", st)
 		}
 	}
@@ -263,4 +264,64 @@ func TestEmptyInput(t *testing.T) {
 
 func itoa(i int) string {
 	return strings.TrimSpace(strings.Repeat(" ", 0) + string(rune('0'+i/100)) + string(rune('0'+i/10%10)) + string(rune('0'+i%10)))
+}
+
+// TestBigFramesAreWrittenAsAppendJSONWritesThem: Write sends a big frame's
+// bytes on without copying them, and the line is the same as AppendJSON's,
+// for a frame on one line, a pretty-printed one and one that is not JSON.
+func TestBigFramesAreWrittenAsAppendJSONWritesThem(t *testing.T) {
+	text := strings.Repeat("x", bigFrame)
+	recs := []*Record{
+		{T: 1, Conn: 1, Dir: DirIn, Frame: []byte(` {"type":"event","payload":{"text":"` + text + `"}}` + "\t")},
+		{T: 2, Conn: 1, Dir: DirOut, Frame: []byte("{\n  \"text\": \"" + text + "\"\n}")},
+		{T: 3, Conn: 2, Dir: DirIn, Frame: []byte(`{"text":"` + text)},
+	}
+	var want bytes.Buffer
+	for _, r := range recs {
+		want.Write(r.AppendJSON(nil))
+	}
+	var got bytes.Buffer
+	w, _ := NewWriter(&got, false)
+	for _, r := range recs {
+		if err := w.Write(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got.Bytes(), want.Bytes()) {
+		t.Fatalf("Write and AppendJSON differ:\n%.200q\n%.200q", got.Bytes(), want.Bytes())
+	}
+	if w.Records() != 3 || w.Bytes() != int64(want.Len()) {
+		t.Errorf("records %d bytes %d, want 3 and %d", w.Records(), w.Bytes(), want.Len())
+	}
+	_, back := readAll(t, got.Bytes())
+	if len(back) != 3 || string(back[0].Frame) != string(bytes.TrimSpace(recs[0].Frame)) || !back[2].IsRaw {
+		t.Errorf("read back %d records", len(back))
+	}
+}
+
+// TestRecordWithTwoShapesIsInvalid: a line with more than one of frame,
+// raw and mark is kept as an invalid record, not read as two things at
+// once (found by FuzzReader).
+func TestRecordWithTwoShapesIsInvalid(t *testing.T) {
+	data := []byte(strings.Join([]string{
+		`{"t":1,"conn":1,"mark":"open","frame":{}}`,
+		`{"t":2,"conn":1,"frame":{},"raw":"x"}`,
+		`{"t":3,"conn":1,"mark":"close","raw":"x"}`,
+		`{"t":4,"conn":1,"mark":"oversize","size":5}`,
+	}, "\n") + "\n")
+	r, recs := readAll(t, data)
+	for i, rec := range recs[:3] {
+		if !rec.Malformed || rec.Frame != nil || rec.Mark != "" || rec.IsRaw || string(rec.Raw) == "" {
+			t.Errorf("record %d: %+v", i, rec)
+		}
+	}
+	if recs[3].Malformed || recs[3].Mark != MarkOversize || recs[3].Size != 5 {
+		t.Errorf("oversize marker: %+v", recs[3])
+	}
+	if st := r.Stats(); st.Malformed != 3 || st.Marks != 1 {
+		t.Errorf("stats %+v", st)
+	}
 }

@@ -11,6 +11,8 @@ func FuzzReader(f *testing.F) {
 	seeds := []string{
 		`{"clawtap":1,"createdAt":"2026-11-22T00:00:00Z","source":{"mode":"record"}}` + "\n" + `{"t":1,"conn":1,"dir":"in","frame":{"type":"event","event":"tick","seq":1}}` + "\n",
 		`{"t":1,"conn":1,"mark":"close","code":1012,"reason":"restart"}`,
+		`{"t":1,"conn":1,"dir":"in","mark":"oversize","size":70000000,"reason":"larger than the proxy buffer"}`,
+		`{"t":1,"conn":1,"mark":"oversize","size":"big"}`,
 		`{"type":"event","event":"chat","payload":{"ts":5}}` + "\n" + `garbage` + "\n",
 		`{"t":1,"conn":1,"dir":"in","raw":"\u0000x"}`,
 		`{"clawtap":"x"}`,

@@ -390,6 +390,8 @@ func (r *Reader) parse(line []byte, rec *Record) {
 			rec.BootID, _ = jsonx.Str(v)
 		case "error":
 			rec.Err, _ = jsonx.Str(v)
+		case "size":
+			rec.Size, _ = jsonx.Int(v)
 		case "type":
 			hasType = true
 		}
@@ -404,6 +406,8 @@ func (r *Reader) parse(line []byte, rec *Record) {
 		r.malformed(line, rec, fmt.Sprintf("record field %q has the wrong type", badField))
 	case hasEnvelope && rec.Frame == nil && !rec.IsRaw && rec.Mark == "":
 		r.malformed(line, rec, "record has no frame, raw or mark")
+	case hasEnvelope && btoi(rec.Frame != nil)+btoi(rec.IsRaw)+btoi(rec.Mark != "") > 1:
+		r.malformed(line, rec, "record has more than one of frame, raw and mark")
 	case hasEnvelope:
 		if rec.Conn == 0 {
 			rec.Conn = 1
@@ -424,6 +428,13 @@ func (r *Reader) parse(line []byte, rec *Record) {
 	default:
 		r.malformed(line, rec, "neither a capture record nor a gateway frame")
 	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func (r *Reader) malformed(line []byte, rec *Record, why string) {

@@ -28,6 +28,10 @@ const (
 	MarkHello = "hello"
 	MarkClose = "close"
 	MarkError = "error"
+	// MarkOversize stands for a message a proxy forwarded without holding
+	// it whole (larger than its buffer), so it is not in the capture: Size
+	// says how large it was, Dir which way it went.
+	MarkOversize = "oversize"
 )
 
 // Header is the first line of a capture.
@@ -91,6 +95,7 @@ type Record struct {
 	BootID   string
 	Err      string
 	Peer     string // proxy mode: the client's address
+	Size     int64  // oversize: the message's length in bytes
 
 	// Bare is set when the line was a bare gateway frame rather than a record.
 	Bare bool
@@ -115,14 +120,7 @@ func (r *Record) Clone() *Record {
 
 // AppendJSON appends the record as one JSON line (with the newline).
 func (r *Record) AppendJSON(dst []byte) []byte {
-	dst = append(dst, `{"t":`...)
-	dst = jsonx.AppendInt(dst, r.T)
-	dst = append(dst, `,"conn":`...)
-	dst = jsonx.AppendInt(dst, int64(r.Conn))
-	if r.Dir != "" {
-		dst = append(dst, `,"dir":`...)
-		dst = jsonx.AppendString(dst, r.Dir)
-	}
+	dst = r.appendEnvelope(dst)
 	switch {
 	case r.Mark != "":
 		dst = append(dst, `,"mark":`...)
@@ -142,6 +140,10 @@ func (r *Record) AppendJSON(dst []byte) []byte {
 		dst = appendOptStr(dst, "connId", r.ConnID)
 		dst = appendOptStr(dst, "bootId", r.BootID)
 		dst = appendOptStr(dst, "error", r.Err)
+		if r.Size != 0 {
+			dst = append(dst, `,"size":`...)
+			dst = jsonx.AppendInt(dst, r.Size)
+		}
 	case r.Frame != nil && jsonx.Valid(r.Frame):
 		dst = append(dst, `,"frame":`...)
 		dst = appendOneLine(dst, r.Frame)
@@ -153,6 +155,34 @@ func (r *Record) AppendJSON(dst []byte) []byte {
 		dst = jsonx.AppendString(dst, string(r.Raw))
 	}
 	return append(dst, '}', '\n')
+}
+
+// appendEnvelope appends what every record line starts with: the opening
+// brace, time, connection and direction.
+func (r *Record) appendEnvelope(dst []byte) []byte {
+	dst = append(dst, `{"t":`...)
+	dst = jsonx.AppendInt(dst, r.T)
+	dst = append(dst, `,"conn":`...)
+	dst = jsonx.AppendInt(dst, int64(r.Conn))
+	if r.Dir != "" {
+		dst = append(dst, `,"dir":`...)
+		dst = jsonx.AppendString(dst, r.Dir)
+	}
+	return dst
+}
+
+// verbatimFrame returns the frame as AppendJSON writes it when that is the
+// frame's own bytes (valid JSON on one line), so a writer can send it on
+// without copying it.
+func (r *Record) verbatimFrame() ([]byte, bool) {
+	if r.Mark != "" || r.Frame == nil || !jsonx.Valid(r.Frame) {
+		return nil, false
+	}
+	v := jsonx.TrimSpace(r.Frame)
+	if bytes.IndexByte(v, '\n') >= 0 || bytes.IndexByte(v, '\r') >= 0 {
+		return nil, false
+	}
+	return v, true
 }
 
 func appendOptStr(dst []byte, key, v string) []byte {

@@ -79,13 +79,36 @@ func (w *Writer) WriteHeader(h Header) error {
 	return w.write(append(b, '\n'))
 }
 
+// bigFrame is the frame length from which Write sends a frame's bytes on
+// as they are instead of copying them into its line buffer first: a
+// recorder relaying 60 MB messages should not hold each twice.
+const bigFrame = 64 << 10
+
+var endFrameLine = []byte("}\n")
+
 // Write appends one record. A Frame that is not valid JSON is written as raw.
 func (w *Writer) Write(rec *Record) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.buf = rec.AppendJSON(w.buf[:0])
 	w.records++
-	return w.write(w.buf)
+	if len(rec.Frame) >= bigFrame {
+		if v, ok := rec.verbatimFrame(); ok {
+			w.buf = append(rec.appendEnvelope(w.buf[:0]), `,"frame":`...)
+			if err := w.write(w.buf); err != nil {
+				return err
+			}
+			if err := w.write(v); err != nil {
+				return err
+			}
+			return w.write(endFrameLine)
+		}
+	}
+	w.buf = rec.AppendJSON(w.buf[:0])
+	err := w.write(w.buf)
+	if cap(w.buf) > bigFrame<<4 {
+		w.buf = nil // a huge raw message: do not keep its buffer
+	}
+	return err
 }
 
 // WriteFrame records a message as received or sent: JSON becomes a frame

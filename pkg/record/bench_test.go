@@ -1,4 +1,4 @@
-package main
+package record
 
 import (
 	"context"
@@ -10,7 +10,6 @@ import (
 
 	"github.com/clawtap/clawtap/internal/fakegw"
 	"github.com/clawtap/clawtap/pkg/capture"
-	"github.com/clawtap/clawtap/pkg/gateway"
 )
 
 // blastServer is a synthetic fast gateway: after the handshake it sends n
@@ -46,7 +45,7 @@ func blastServer(n int) *fakegw.Server {
 
 // recordBlast records n frames from a blast server into a .zst capture,
 // with the default redaction, and returns the elapsed time and the path.
-func recordBlast(tb testing.TB, n int) (time.Duration, string, recStats) {
+func recordBlast(tb testing.TB, n int) (time.Duration, string, Stats) {
 	srv := blastServer(n)
 	defer srv.Close()
 	path := filepath.Join(tb.TempDir(), "blast.jsonl.zst")
@@ -54,35 +53,22 @@ func recordBlast(tb testing.TB, n int) (time.Duration, string, recStats) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if err := w.WriteHeader(capture.NewHeader(time.Now(), capture.Source{Mode: "record"})); err != nil {
-		tb.Fatal(err)
-	}
-	a := newApp(nil, nil, nil)
-	red, _, err := a.recordRedactor(&recordFlags{})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	rec := newRecorder(w, red, nil)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go rec.flushLoop(ctx, 250*time.Millisecond)
-	cfg := recDirectConfig{url: srv.URL, reconnect: false, dial: gateway.Options{},
-		logf: func(string, ...any) {}, warnf: func(string, ...any) {}}
+	rec := &Recorder{Capture: w}
 	start := time.Now()
-	if err := rec.runDirect(ctx, cfg); err != nil {
+	if err := rec.Record(context.Background(), Direct{URL: srv.URL, NoReconnect: true}); err != nil {
 		tb.Fatal(err)
 	}
 	el := time.Since(start)
 	if err := w.Close(); err != nil {
 		tb.Fatal(err)
 	}
-	return el, path, rec.stats()
+	return el, path, rec.Stats()
 }
 
 // BenchmarkRecordFastGateway: one op is one frame. Reports frames/s and
 // the heap in use after the run (flat memory: it does not grow with n).
 //
-//	go test ./cmd/clawtap/ -run '^$' -bench RecordFastGateway -benchmem -benchtime 500000x
+//	go test ./pkg/record/ -run '^$' -bench RecordFastGateway -benchmem -benchtime 500000x
 func BenchmarkRecordFastGateway(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -93,8 +79,8 @@ func BenchmarkRecordFastGateway(b *testing.B) {
 	runtime.GC()
 	runtime.ReadMemStats(&ms)
 	b.ReportMetric(float64(ms.HeapInuse)/(1<<20), "heap-MiB")
-	if got := countFrames(path); got != b.N+3 || st.gaps != 0 {
-		b.Fatalf("recorded %d frames (want %d sent + 3 handshake), %d gaps", got, b.N, st.gaps)
+	if got := countFrames(path); got != b.N+3 || st.Gaps != 0 {
+		b.Fatalf("recorded %d frames (want %d sent + 3 handshake), %d gaps", got, b.N, st.Gaps)
 	}
 }
 
@@ -111,7 +97,7 @@ func TestRecordKeepsUpWithFastGateway(t *testing.T) {
 		return ms.HeapInuse
 	}
 	n := 200000
-	if recRaceEnabled {
+	if raceEnabled {
 		n = 20000
 	}
 	_, _, _ = recordBlast(t, n/10) // warm up
@@ -119,8 +105,8 @@ func TestRecordKeepsUpWithFastGateway(t *testing.T) {
 	el, path, st := recordBlast(t, n)
 	h1 := heap()
 	got := countFrames(path)
-	if got != n+3 || st.gaps != 0 || st.frames != int64(n+3) {
-		t.Fatalf("recorded %d frames (stats %d) for %d sent + 3 handshake; %d gaps", got, st.frames, n, st.gaps)
+	if got != n+3 || st.Gaps != 0 || st.Frames != int64(n+3) {
+		t.Fatalf("recorded %d frames (stats %d) for %d sent + 3 handshake; %d gaps", got, st.Frames, n, st.Gaps)
 	}
 	rate := float64(n) / el.Seconds()
 	t.Logf("%d frames in %v: %.0f frames/s; heap in use %.1f → %.1f MiB", n, el.Round(time.Millisecond), rate, float64(h0)/(1<<20), float64(h1)/(1<<20))
