@@ -270,7 +270,7 @@ func field(f *check.Finding) string {
 	switch {
 	case f.Actual == "absent" && f.Keyword == "required":
 		b.WriteString(" is required")
-	case f.Rule == validate.RuleExtraField:
+	case f.Keyword == "additionalProperties":
 		b.WriteString(" is not in the schema")
 	default:
 		b.WriteString(" must be " + f.Expected)

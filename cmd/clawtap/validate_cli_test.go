@@ -17,6 +17,8 @@ func TestValidateGolden(t *testing.T) {
 		{"validate-demo.text", []string{"validate", "--format", "text", "fixtures/demo.jsonl.zst"}, 0},
 		{"validate-junk.text", []string{"validate", "--format", "text", "fixtures/junk.jsonl"}, 1},
 		{"validate-seq-gap.table", []string{"validate", "--format", "table", "--color", "never", "fixtures/seq-gap.jsonl.zst"}, 1},
+		// A protocol 3 connection in 2026.4.15's shapes (docs/validate.md).
+		{"validate-v3.text", []string{"validate", "--format", "text", "testdata/validate/v3.jsonl"}, 0},
 	})
 }
 
