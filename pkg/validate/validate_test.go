@@ -293,6 +293,17 @@ func TestPendingTableIsBounded(t *testing.T) {
 	if un := byRule(fs, RuleUnpaired); len(un) != 1 || un[0].I != 5 || sum.Unpaired != 1 {
 		t.Fatalf("the forgotten request's response is unpaired, the kept one's is not:\n%s", dump(fs))
 	}
+	// Answered requests are not remembered: a long connection of request
+	// and response pairs keeps the table small.
+	v := New(embedded(t), Options{MaxPending: 8})
+	for i := range 10_000 {
+		id := fmt.Sprintf("q%d", i)
+		v.Record(nil, &capture.Record{Index: 2 * i, Conn: 1, Frame: json.RawMessage(`{"type":"req","id":"` + id + `","method":"health"}`)})
+		v.Record(nil, &capture.Record{Index: 2*i + 1, Conn: 1, Frame: json.RawMessage(`{"type":"res","id":"` + id + `","ok":true,"payload":{}}`)})
+	}
+	if c := v.conns[1]; len(c.pending) != 0 || len(c.order) > 100 || v.Summary().Evicted != 0 || v.Summary().Unpaired != 0 {
+		t.Fatalf("after 10,000 answered requests: %d pending, %d ids kept in order, %+v", len(c.pending), len(c.order), v.Summary())
+	}
 }
 
 func TestUnknownEventsAndMethodsOnce(t *testing.T) {

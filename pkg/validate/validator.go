@@ -322,12 +322,26 @@ func (v *Validator) remember(f *frameCtx, id, method string) {
 			}
 		}
 		c.order = append(c.order, id)
-		if c.head > len(c.order)/2 && c.head > 64 {
-			c.order = append(c.order[:0], c.order[c.head:]...)
-			c.head = 0
+		if len(c.order)-c.head > 2*len(c.pending)+64 {
+			c.compact()
 		}
 	}
 	c.pending[id] = method
+}
+
+// compact drops from the request order the ids already answered (and
+// repeats), so that it stays as small as the pending table.
+func (c *connState) compact() {
+	seen := make(map[string]bool, len(c.pending))
+	kept := c.order[:0]
+	for _, id := range c.order[c.head:] {
+		if _, ok := c.pending[id]; ok && !seen[id] {
+			seen[id] = true
+			kept = append(kept, id)
+		}
+	}
+	clear(c.order[len(kept):])
+	c.order, c.head = kept, 0
 }
 
 func (v *Validator) unpaired(f *frameCtx, id string) {
