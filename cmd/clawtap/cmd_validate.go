@@ -36,9 +36,8 @@ name, each request's params and each response's result by method (a response
 is paired with its request by id on its connection).
 
 A snapshot of the schema is built in (its version is named below); --schema
-uses another one, a protocol.schema.json or a directory
-holding one (an unpacked npm package), to validate against the version a
-gateway runs.
+uses another one, a protocol.schema.json or a directory holding one (an
+unpacked npm package), to validate against the version a gateway runs.
 
 Findings: schema-violation (error: a wrong type, a missing required field, a
 value outside the allowed set), schema-extra-field (warn: a field the schema
