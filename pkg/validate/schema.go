@@ -98,8 +98,8 @@ func versionField(v, key string) string {
 // Load reads a user's schema: a protocol.schema.json file, or a directory
 // holding one (an unpacked npm package, or pkg/validate/schema of another
 // clawtap). In a directory every other .json file is available to $ref
-// under its file URL and its $id; a file may $ref files beside it. Nothing
-// is ever fetched from the network.
+// under its file URL and its $id; a lone file reaches others only through
+// file: URLs. Nothing is ever fetched from the network.
 func Load(path string) (*Schema, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
@@ -218,7 +218,13 @@ func parse(b []byte, base string, extra []string) (*Schema, error) {
 	}
 	s.root = base
 	if id, ok := top["$id"].(string); ok && id != "" {
-		s.root = strings.TrimSuffix(id, "#")
+		// A relative $id resolves against where the document is.
+		if u, err := url.Parse(id); err == nil && (u.IsAbs() || base != "") {
+			if b, err := url.Parse(base); err == nil && !u.IsAbs() {
+				u = b.ResolveReference(u)
+			}
+			s.root = strings.TrimSuffix(u.String(), "#")
+		}
 	}
 	if s.root == "" {
 		s.root = "urn:clawtap:" + rootFile

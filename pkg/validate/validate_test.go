@@ -546,6 +546,14 @@ func TestLoad(t *testing.T) {
 	if fs, _ := run(t, s, Options{}, frames(1, `{"type":"event","event":"tick","payload":{}}`)); len(fs) != 1 || fs[0].Schema != "TickEvent" || fs[0].Pointer != "/payload/ts" {
 		t.Errorf("single file:\n%s", dump(fs))
 	}
+	// A relative $id is where the file is: a file beside it is reached.
+	write("rel/seq.json", `{"definitions":{"Seq":{"type":"integer"}}}`)
+	rel := write("rel/protocol.schema.json", `{"$id":"protocol.schema.json","definitions":{"TickEvent":{"type":"object","properties":{"ts":{"$ref":"seq.json#/definitions/Seq"}}}}}`)
+	if s, err := Load(rel); err != nil {
+		t.Error(err)
+	} else if fs, _ := run(t, s, Options{}, frames(1, `{"type":"event","event":"tick","payload":{"ts":"x"}}`)); len(fs) != 1 || fs[0].Pointer != "/payload/ts" {
+		t.Errorf("relative $id:\n%s", dump(fs))
+	}
 	for name, text := range map[string]string{
 		"bad/protocol.schema.json":     `{"definitions":{"X":{"pattern":"("}}}`,
 		"nodefs/protocol.schema.json":  `{"type":"object"}`,
