@@ -136,11 +136,14 @@ func TestValidateRealGateway(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cl := h.driver(t, "ws://"+listen, "validate-client")
-	reply := send(t, ctx, cl, mainSession, "Hello, say hello back.")
+	// A session of its own: the main one may still be busy with a turn
+	// the gateway resumed after the restart test.
+	session := "agent:main:validate-" + randHex(4)
+	reply := send(t, ctx, cl, session, "Hello, say hello back.")
 	if p := waitChat(t, ctx, cl, reply, "final", "error", "aborted"); p.State != "final" || p.text() != fakemodel.DefaultReply {
 		t.Fatalf("reply run ended %s with %q", p.State, p.text())
 	}
-	tool := send(t, ctx, cl, mainSession, "Now run a TOOL please.")
+	tool := send(t, ctx, cl, session, "Now run a TOOL please.")
 	if p := waitChat(t, ctx, cl, tool, "final", "error", "aborted"); p.State != "final" {
 		t.Fatalf("tool run ended %s", p.State)
 	}
@@ -148,7 +151,7 @@ func TestValidateRealGateway(t *testing.T) {
 		method string
 		params map[string]any
 	}{
-		{"chat.history", map[string]any{"sessionKey": mainSession, "limit": 20}},
+		{"chat.history", map[string]any{"sessionKey": session, "limit": 20}},
 		{"logs.tail", map[string]any{"limit": 5}},
 		{"sessions.list", map[string]any{"limit": 5}},
 	} {
@@ -156,9 +159,9 @@ func TestValidateRealGateway(t *testing.T) {
 			t.Fatalf("%s: %v %v", c.method, err, res.Err())
 		}
 	}
-	slow := send(t, ctx, cl, mainSession, "Tell me a SLOW story.")
+	slow := send(t, ctx, cl, session, "Tell me a SLOW story.")
 	waitChat(t, ctx, cl, slow, "delta")
-	if res, err := cl.Call(ctx, "chat.abort", map[string]any{"sessionKey": mainSession, "runId": slow}); err != nil || !res.OK {
+	if res, err := cl.Call(ctx, "chat.abort", map[string]any{"sessionKey": session, "runId": slow}); err != nil || !res.OK {
 		t.Fatalf("chat.abort: %v %v", err, res.Err())
 	}
 	waitChat(t, ctx, cl, slow, "final", "error", "aborted")
