@@ -30,6 +30,7 @@ var realGatewayFindings = map[string]bool{
 	"schema-extra-field HelloOk /payload/auth/method":                            true,
 	"schema-extra-field HelloOk /payload/controlUiLinkReaders":                   true,
 	"schema-extra-field HelloOk /payload/snapshot/health/eventLoop/cpuBreakdown": true,
+	"schema-extra-field HelloOk /payload/snapshot/presence/*/clientId":           true,
 	"schema-extra-field EventFrame /recipientProfileId":                          true,
 	"schema-extra-field RequestFrame /expectedProfileId":                         true,
 }
