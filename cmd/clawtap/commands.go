@@ -13,6 +13,7 @@ func (a *app) commands() []*cobra.Command {
 		a.replayCmd(),
 		a.redactCmd(),
 		a.checkCmd(),
+		a.validateCmd(),
 		a.statsCmd(),
 		a.importCmd(),
 		a.diffCmd(),

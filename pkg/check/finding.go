@@ -17,6 +17,19 @@ type Finding struct {
 	AgentID    string
 	SessionKey string
 	Message    string // one sentence with the evidence
+
+	// Set by schema validation (pkg/validate) only, and rendered only when
+	// set: the event or method of the frame, the definition it was checked
+	// against, the JSON pointer of the offending field within the frame,
+	// the schema keyword that failed, what the schema expected and what
+	// the frame holds.
+	Event    string
+	Method   string
+	Schema   string
+	Pointer  string // "" is the whole frame: rendered whenever Schema is set
+	Keyword  string
+	Expected string
+	Actual   string
 }
 
 // AppendJSON appends the finding as one JSON object (no newline). Empty
@@ -38,6 +51,16 @@ func (f *Finding) AppendJSON(dst []byte) []byte {
 	dst = optStr(dst, "runId", f.RunID)
 	dst = optStr(dst, "agentId", f.AgentID)
 	dst = optStr(dst, "sessionKey", f.SessionKey)
+	dst = optStr(dst, "event", f.Event)
+	dst = optStr(dst, "method", f.Method)
+	if f.Schema != "" {
+		dst = optStr(dst, "schema", f.Schema)
+		dst = append(dst, `,"pointer":`...)
+		dst = jsonx.AppendString(dst, f.Pointer)
+	}
+	dst = optStr(dst, "keyword", f.Keyword)
+	dst = optStr(dst, "expected", f.Expected)
+	dst = optStr(dst, "actual", f.Actual)
 	dst = append(dst, `,"message":`...)
 	dst = jsonx.AppendString(dst, f.Message)
 	return append(dst, '}')
