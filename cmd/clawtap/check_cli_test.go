@@ -119,3 +119,32 @@ func TestCheckTruncatedWarnsAndReports(t *testing.T) {
 		t.Fatalf("exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestCheckSchema: check --schema folds validate's findings into check's,
+// in one pass: the same schema findings validate reports, counted in the
+// summary and gating the exit code.
+func TestCheckSchema(t *testing.T) {
+	fx := fixture(t, "seq-gap.jsonl.zst")
+	plain := run(t, "", "check", "--format", "json", fx)
+	withSchema := run(t, "", "check", "--schema", "--format", "json", fx)
+	valid := run(t, "", "validate", "--format", "json", fx)
+	if withSchema.code != 1 || valid.code != 1 {
+		t.Fatalf("exit %d / %d: %s %s", withSchema.code, valid.code, withSchema.stderr, valid.stderr)
+	}
+	count := func(out, rule string) int { return strings.Count(out, `"rule":"`+rule+`"`) }
+	for _, rule := range []string{"schema-violation", "schema-extra-field"} {
+		if got, want := count(withSchema.stdout, rule), count(valid.stdout, rule); got != want || want == 0 {
+			t.Errorf("%s: check --schema has %d, validate %d", rule, got, want)
+		}
+	}
+	if count(plain.stdout, "seq-gap") != count(withSchema.stdout, "seq-gap") || count(plain.stdout, "schema-violation") != 0 {
+		t.Error("check's own findings changed with --schema, or schema findings without it")
+	}
+	text := run(t, "", "check", "--schema", "--format", "text", fx)
+	if !strings.Contains(text.stdout, "schema-violation (") || !strings.Contains(text.stdout, "ERROR seq-gap") {
+		t.Errorf("text output lacks the schema group or check's own:\n%s", text.stdout)
+	}
+	if r := run(t, "", "check", "--schema=/nonexistent", fx); r.code != 2 {
+		t.Errorf("a missing schema: exit %d", r.code)
+	}
+}

@@ -1,9 +1,13 @@
 package main
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/clawtap/clawtap/internal/output"
 	"github.com/clawtap/clawtap/pkg/check"
 	"github.com/clawtap/clawtap/pkg/pipeline"
+	"github.com/clawtap/clawtap/pkg/validate"
 	"github.com/spf13/cobra"
 )
 
@@ -20,6 +24,7 @@ type checkFlags struct {
 	idleMs   int64
 	noReplay bool
 	list     bool
+	schema   string
 }
 
 func (a *app) checkCmd() *cobra.Command {
@@ -78,7 +83,15 @@ finding at or above --fail-on (default error) exists, so CI can gate on it.`,
 			if err := a.checkStdin(cmd, path); err != nil {
 				return err
 			}
-			return a.runCheck(cmd, path, &f.out, failOn, an)
+			var v *validate.Validator
+			if f.schema != "" {
+				s, err := a.loadSchema(strings.TrimPrefix(f.schema, "builtin"))
+				if err != nil {
+					return err
+				}
+				v = validate.New(s, validate.Options{})
+			}
+			return a.runCheck(cmd, path, &f.out, failOn, an, v)
 		},
 	}
 	a.printFlags(cmd, &f.out, output.Text)
@@ -90,6 +103,9 @@ finding at or above --fail-on (default error) exists, so CI can gate on it.`,
 	fl.Int64Var(&f.idleMs, "idle-ms", check.DefaultIdleMs, "a run without terminal silent this long (ms) before the end is unterminated, not in flight")
 	fl.BoolVar(&f.noReplay, "no-replay", false, "do not replay the capture through the UI pipeline (turns off dropped-final; faster)")
 	fl.BoolVar(&f.list, "list", false, "list the rules with their default severity and exit")
+	fl.StringVar(&f.schema, "schema", "", "also validate every frame against the gateway protocol's JSON Schema: \"builtin\" for the snapshot clawtap ships, or a protocol.schema.json or a folder holding one (see clawtap validate)")
+	fl.Lookup("schema").NoOptDefVal = "builtin"
+	_ = cmd.MarkFlagFilename("schema")
 	_ = cmd.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{"info", "warn", "error"}, cobra.ShellCompDirectiveNoFileComp))
 	ruleIDs := func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		var ids []string
@@ -103,7 +119,7 @@ finding at or above --fail-on (default error) exists, so CI can gate on it.`,
 	return cmd
 }
 
-func (a *app) runCheck(cmd *cobra.Command, path string, out *outFlags, failOn check.Severity, an *check.Analyzer) error {
+func (a *app) runCheck(cmd *cobra.Command, path string, out *outFlags, failOn check.Severity, an *check.Analyzer, v *validate.Validator) error {
 	r, err := a.openCapture(path)
 	if err != nil {
 		return err
@@ -115,11 +131,23 @@ func (a *app) runCheck(cmd *cobra.Command, path string, out *outFlags, failOn ch
 	}
 	p := &output.Check{W: s, Format: s.format, Style: s.style}
 	p.Attach(an)
-	err = readErr(path, pipeline.New(pipeline.Options{}, p, an).Run(pipeline.Records(r)))
+	observers := []pipeline.Observer{p, an}
+	if v != nil {
+		// Schema findings join check's, in the same pass and printer.
+		v.OnFinding = p.Finding
+		p.Rules = append(check.Rules(), validate.Rules()...)
+		observers = append(observers, v)
+	}
+	err = readErr(path, pipeline.New(pipeline.Options{}, observers...).Run(pipeline.Records(r)))
 	a.readSummary(path, r.Stats())
 	sum := an.Summary()
+	if v != nil {
+		vs := v.Summary()
+		vs.Fold(&sum)
+	}
 	if err == nil {
-		err = p.Summary(&sum)
+		err = p.Summary(&sum, output.Counts{Errors: sum.Errors, Warnings: sum.Warnings, Infos: sum.Infos, Records: sum.Records},
+			fmt.Sprintf("%d connection(s), %d run(s)", sum.Connections, sum.Runs))
 	}
 	if err == nil && sum.Count(failOn) > 0 {
 		err = errFinding

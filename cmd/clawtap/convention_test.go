@@ -39,6 +39,7 @@ func printing(t *testing.T) []struct {
 		{"stats", []string{"stats", fx("tool-run")}, 0},
 		{"replay", []string{"replay", fx("stale-terminal")}, 0},
 		{"diff", []string{"diff", fx("streamed-run"), fx("duplicate-final")}, 1},
+		{"validate", []string{"validate", fx("seq-gap")}, 1},
 	}
 }
 

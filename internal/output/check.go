@@ -13,9 +13,13 @@ import (
 	"github.com/fatih/color"
 )
 
-// CheckShowPerRule bounds the findings text output shows for one rule; the
-// rest are counted.
-const CheckShowPerRule = 20
+// Text output bounds: the findings shown for a rule, or for one field of
+// the schema; the groups kept (the rest are counted per rule).
+const (
+	CheckShowPerRule  = 20
+	CheckShowPerField = 3
+	checkMaxGroups    = 1000
+)
 
 // Check prints check's findings: json is one finding per line as it is
 // found, then a {"summary":…} line; text groups them by severity and rule
@@ -25,18 +29,24 @@ type Check struct {
 	W      io.Writer
 	Format Format
 	Style  Style
+	// Rules orders the groups of text output; nil is check's rules.
+	Rules []check.Rule
 
 	start  int64
 	buf    []byte
 	groups map[checkKey]*checkGroup
+	order  []checkKey
+	other  map[checkKey]int // per severity and rule, past checkMaxGroups
 	rows   int
 }
 
-// checkKey groups findings for text output: a few rules lower their
-// severity where the evidence says so.
+// checkKey groups findings for text output: by severity (a few rules
+// lower theirs where the evidence says so), rule, and for schema findings
+// the field of the schema (see schemaField).
 type checkKey struct {
-	sev  check.Severity
-	rule string
+	sev   check.Severity
+	rule  string
+	field string
 }
 
 // checkGroup collects one rule's findings for text output.
@@ -74,25 +84,71 @@ func (p *Check) Finding(f *check.Finding) error {
 		}
 		p.rows++
 		pad := human.Pad
+		msg := f.Message
+		if f.Schema != "" {
+			msg = f.Schema + " " + f.Pointer + ": expected " + f.Expected + ", got " + f.Actual
+		}
 		row := strings.Join([]string{p.Style.Paint(pad(f.Severity.String(), 8), SeverityColor(f.Severity)...), pad(f.Rule, 22), pad(strconv.Itoa(f.I), 7),
-			pad(human.Offset(f.T, p.start), 9), pad(connText(f.Conn), 4), pad(human.Clip(human.Printable(f.RunID), 14), 14), human.Printable(f.Message)}, " ")
+			pad(human.Offset(f.T, p.start), 9), pad(connText(f.Conn), 4), pad(human.Clip(human.Printable(f.RunID), 14), 14), human.Printable(msg)}, " ")
 		_, err := io.WriteString(p.W, row+"\n")
 		return err
 	}
+	p.group(f)
+	return nil
+}
+
+func (p *Check) group(f *check.Finding) {
 	if p.groups == nil {
-		p.groups = make(map[checkKey]*checkGroup)
+		p.groups, p.other = make(map[checkKey]*checkGroup), make(map[checkKey]int)
 	}
-	k := checkKey{f.Severity, f.Rule}
+	k := checkKey{f.Severity, f.Rule, schemaField(f)}
 	g := p.groups[k]
 	if g == nil {
+		if len(p.groups) >= checkMaxGroups {
+			p.other[checkKey{sev: f.Severity, rule: f.Rule}]++
+			return
+		}
 		g = &checkGroup{}
 		p.groups[k] = g
+		p.order = append(p.order, k)
 	}
 	g.n++
-	if len(g.shown) < CheckShowPerRule {
+	limit := CheckShowPerRule
+	if k.field != "" {
+		limit = CheckShowPerField
+	}
+	if len(g.shown) < limit {
 		g.shown = append(g.shown, *f)
 	}
-	return nil
+}
+
+// schemaField is what text output groups a schema finding by: its
+// definition, its pointer with array indices as *, and what it breaks.
+func schemaField(f *check.Finding) string {
+	if f.Schema == "" {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString(f.Schema)
+	if f.Pointer != "" {
+		b.WriteByte(' ')
+	}
+	for _, part := range strings.Split(f.Pointer, "/")[1:] {
+		b.WriteByte('/')
+		if _, err := strconv.Atoi(part); err == nil {
+			part = "*"
+		}
+		b.WriteString(part)
+	}
+	switch {
+	case f.Actual == "absent" && f.Keyword == "required":
+		b.WriteString(" is required")
+	case f.Keyword == "additionalProperties":
+		b.WriteString(" is not in the schema")
+	default:
+		b.WriteString(" must be " + f.Expected)
+	}
+	return b.String()
 }
 
 func connText(conn int) string {
@@ -102,12 +158,21 @@ func connText(conn int) string {
 	return strconv.Itoa(conn)
 }
 
-// Summary prints the end: the summary line (json) or the groups and the
-// verdict (text), or the verdict under the table.
-func (p *Check) Summary(sum *check.Summary) error {
+// Counts are the totals a summary line states.
+type Counts struct {
+	Errors, Warnings, Infos, Records int
+}
+
+// Summary prints the end: json, a {"summary":…} line holding summary;
+// text, the groups then the verdict; table, the verdict. detail follows
+// the record count in the verdict, in parentheses.
+func (p *Check) Summary(summary any, c Counts, detail string) error {
 	if p.Format == JSON {
-		line, _ := json.Marshal(map[string]*check.Summary{"summary": sum})
-		_, err := p.W.Write(append(line, '\n'))
+		line, err := json.Marshal(map[string]any{"summary": summary})
+		if err != nil {
+			return err
+		}
+		_, err = p.W.Write(append(line, '\n'))
 		return err
 	}
 	if p.Format == Text {
@@ -115,32 +180,39 @@ func (p *Check) Summary(sum *check.Summary) error {
 			return err
 		}
 	}
-	_, err := fmt.Fprintf(p.W, "%s in %d records (%d connection(s), %d run(s))\n", p.verdict(sum), sum.Records, sum.Connections, sum.Runs)
+	_, err := fmt.Fprintf(p.W, "%s in %d records (%s)\n", p.verdict(c), c.Records, detail)
 	return err
 }
 
 func (p *Check) writeGroups() error {
+	rules := p.Rules
+	if rules == nil {
+		rules = check.Rules()
+	}
+	pad := human.Pad
 	for _, sev := range []check.Severity{check.Error, check.Warn, check.Info} {
-		for _, rule := range check.Rules() {
-			g := p.groups[checkKey{sev, rule.ID}]
-			if g == nil {
+		for _, rule := range rules {
+			var keys []checkKey
+			n := p.other[checkKey{sev: sev, rule: rule.ID}]
+			for _, k := range p.order {
+				if k.sev == sev && k.rule == rule.ID {
+					keys = append(keys, k)
+					n += p.groups[k].n
+				}
+			}
+			if n == 0 {
 				continue
 			}
-			pad := human.Pad
-			if _, err := fmt.Fprintf(p.W, "%s %s (%d)\n", p.Style.Paint(pad(strings.ToUpper(sev.String()), 5), SeverityColor(sev)...), p.Style.Paint(rule.ID, Bold...), g.n); err != nil {
+			if _, err := fmt.Fprintf(p.W, "%s %s (%d)\n", p.Style.Paint(pad(strings.ToUpper(sev.String()), 5), SeverityColor(sev)...), p.Style.Paint(rule.ID, Bold...), n); err != nil {
 				return err
 			}
-			for _, f := range g.shown {
-				where := "conn " + strconv.Itoa(f.Conn)
-				if f.Conn == 0 {
-					where = "-"
-				}
-				if _, err := fmt.Fprintf(p.W, "  %s %s %s %s\n", pad("#"+strconv.Itoa(f.I), 7), pad(human.Offset(f.T, p.start), 9), pad(where, 7), human.Printable(f.Message)); err != nil {
+			for _, k := range keys {
+				if err := p.writeGroup(k, p.groups[k]); err != nil {
 					return err
 				}
 			}
-			if more := g.n - len(g.shown); more > 0 {
-				if _, err := fmt.Fprintf(p.W, "  %s\n", p.Style.Paint(fmt.Sprintf("… and %d more (use --format json for all)", more), Faint...)); err != nil {
+			if o := p.other[checkKey{sev: sev, rule: rule.ID}]; o > 0 {
+				if _, err := fmt.Fprintf(p.W, "  %s\n", p.Style.Paint(fmt.Sprintf("… and %d more in other fields (use --format json for all)", o), Faint...)); err != nil {
 					return err
 				}
 			}
@@ -149,14 +221,58 @@ func (p *Check) writeGroups() error {
 	return nil
 }
 
-func (p *Check) verdict(sum *check.Summary) string {
-	if sum.Errors+sum.Warnings+sum.Infos == 0 {
+func (p *Check) writeGroup(k checkKey, g *checkGroup) error {
+	pad := human.Pad
+	indent := "  "
+	if k.field != "" {
+		if _, err := fmt.Fprintf(p.W, "  %s (%d)\n", human.Printable(k.field), g.n); err != nil {
+			return err
+		}
+		indent = "    "
+	}
+	for _, f := range g.shown {
+		text := f.Message
+		if k.field != "" && f.Rule != validateV3 {
+			switch {
+			case f.Keyword == "additionalProperties":
+				text = "holds " + f.Actual
+			case f.Keyword == "required" && f.Actual == "absent":
+				text = "absent"
+			default:
+				text = "got " + f.Actual
+			}
+			if f.RunID != "" {
+				text += " (run " + f.RunID + ")"
+			}
+		}
+		where := "conn " + strconv.Itoa(f.Conn)
+		if f.Conn == 0 {
+			where = "-"
+		}
+		if _, err := fmt.Fprintf(p.W, "%s%s %s %s %s\n", indent, pad("#"+strconv.Itoa(f.I), 7), pad(human.Offset(f.T, p.start), 9), pad(where, 7), human.Printable(text)); err != nil {
+			return err
+		}
+	}
+	if more := g.n - len(g.shown); more > 0 {
+		if _, err := fmt.Fprintf(p.W, "%s%s\n", indent, p.Style.Paint(fmt.Sprintf("… and %d more (use --format json for all)", more), Faint...)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// validateV3 is validate's rule for a protocol 3 difference, whose
+// message explains itself.
+const validateV3 = "schema-v3-difference"
+
+func (p *Check) verdict(c Counts) string {
+	if c.Errors+c.Warnings+c.Infos == 0 {
 		return p.Style.Paint("no findings", Good...)
 	}
 	return fmt.Sprintf("%s, %s, %s",
-		p.Style.Paint(fmt.Sprintf("%d error(s)", sum.Errors), SeverityColor(check.Error)...),
-		p.Style.Paint(fmt.Sprintf("%d warning(s)", sum.Warnings), SeverityColor(check.Warn)...),
-		fmt.Sprintf("%d info", sum.Infos))
+		p.Style.Paint(fmt.Sprintf("%d error(s)", c.Errors), SeverityColor(check.Error)...),
+		p.Style.Paint(fmt.Sprintf("%d warning(s)", c.Warnings), SeverityColor(check.Warn)...),
+		fmt.Sprintf("%d info", c.Infos))
 }
 
 // SeverityColor gives each severity its colour.

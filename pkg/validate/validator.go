@@ -9,6 +9,7 @@ import (
 
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/check"
+	"github.com/clawtap/clawtap/pkg/pipeline"
 	"github.com/clawtap/clawtap/pkg/redact"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -99,6 +100,10 @@ type Validator struct {
 	timeouts0  int64
 	sum        Summary
 	out        []check.Finding
+	buf        []check.Finding
+
+	// OnFinding receives each finding when the validator observes a pass.
+	OnFinding func(f *check.Finding) error
 }
 
 type connState struct {
@@ -531,4 +536,22 @@ func clip(s string, n int) string {
 		return s
 	}
 	return string(r[:n-1]) + "…"
+}
+
+// Needs: the validator reads records only; it is an observer of the pass
+// (validate, check --schema) that hands each finding to OnFinding.
+func (v *Validator) Needs() pipeline.Needs { return 0 }
+
+// After validates the record and hands its findings to OnFinding.
+func (v *Validator) After(f *pipeline.Frame) error {
+	v.buf = v.Record(v.buf[:0], f.Rec)
+	if v.OnFinding == nil {
+		return nil
+	}
+	for i := range v.buf {
+		if err := v.OnFinding(&v.buf[i]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
