@@ -1,0 +1,14 @@
+package claw3d
+
+import "encoding/json"
+
+// js marshals a test value to JSON.
+func js(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+type obj = map[string]any
