@@ -12,3 +12,6 @@ func js(v any) string {
 }
 
 type obj = map[string]any
+
+// mainKey is the main session of agent main.
+const mainKey = "agent:main:main"
