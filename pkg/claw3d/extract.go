@@ -212,9 +212,19 @@ func thinkingFromTags(raw string) (string, bool) {
 	return "", false
 }
 
+// knownRoles are answered without decoding (a delta names its role on
+// every frame).
+var knownRoles = [...]string{"assistant", "user", "system", "tool", "toolResult"}
+
 // role returns the message's role when it is a string.
 func (m *msgScan) role() string {
-	r, _ := str(m.f[fRole])
+	v := m.f[fRole]
+	for _, r := range knownRoles {
+		if len(v) == len(r)+2 && string(v[1:len(v)-1]) == r && v[0] == '"' {
+			return r
+		}
+	}
+	r, _ := str(v)
 	return r
 }
 

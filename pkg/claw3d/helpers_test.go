@@ -1,6 +1,10 @@
 package claw3d
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/clawtap/clawtap/pkg/policy"
+)
 
 // js marshals a test value to JSON.
 func js(v any) string {
@@ -15,3 +19,6 @@ type obj = map[string]any
 
 // mainKey is the main session of agent main.
 const mainKey = "agent:main:main"
+
+// ps is a set policy.Str.
+func ps(s string) policy.Str { return policy.SetStr(s) }

@@ -120,27 +120,61 @@ func hasPrefixFold(s, prefix string) bool {
 }
 
 // indexFold returns the index of the first occurrence of the lower-case
-// ASCII needle in s, ignoring ASCII case, or -1.
+// ASCII needle in s, ignoring ASCII case, or -1. It looks for the
+// needle's rarest letter with IndexByte (in both cases) and checks around
+// each hit, so a text without that letter costs two vectorized scans.
 func indexFold(s, needle string) int {
 	if needle == "" {
 		return 0
 	}
-	first := needle[0]
-	for i := 0; i+len(needle) <= len(s); i++ {
-		c := s[i]
-		if c >= 'A' && c <= 'Z' {
-			c += 'a' - 'A'
+	k := rarestLetter(needle)
+	lo := needle[k]
+	up := lo
+	if lo >= 'a' && lo <= 'z' {
+		up = lo - 'a' + 'A'
+	}
+	nextLo, nextUp := -2, -2 // next hit of each case at or after i; -2: not looked up
+	for i := k; i < len(s); {
+		if nextLo != -1 && nextLo < i {
+			if nextLo = strings.IndexByte(s[i:], lo); nextLo >= 0 {
+				nextLo += i
+			}
 		}
-		if c == first && hasPrefixFold(s[i:], needle) {
-			return i
+		if nextUp != -1 && nextUp < i {
+			if nextUp = strings.IndexByte(s[i:], up); nextUp >= 0 {
+				nextUp += i
+			}
 		}
+		j := nextLo
+		if j < 0 || (nextUp >= 0 && nextUp < j) {
+			j = nextUp
+		}
+		if j < 0 {
+			return -1
+		}
+		if start := j - k; start >= 0 && hasPrefixFold(s[start:], needle) {
+			return start
+		}
+		i = j + 1
 	}
 	return -1
 }
 
+// rarestLetter picks the needle byte least common in English text.
+func rarestLetter(needle string) int {
+	const order = "zqjxkvbpygfwmucldrhsnioate" // rarest first
+	best, rank := 0, len(order)
+	for i := 0; i < len(needle); i++ {
+		if r := strings.IndexByte(order, needle[i]); r >= 0 && r < rank {
+			best, rank = i, r
+		}
+	}
+	return best
+}
+
 // appendJSNumber appends f as JavaScript's String(f) writes it: integers
 // in the safe range exactly, other finite numbers with the shortest
-// round-trip digits, plain between 1e-7 and 1e21 and in exponent form
+// round-trip digits, plain from 1e-6 up to 1e21 and in exponent form
 // ("1e+21") outside.
 func appendJSNumber(dst []byte, f float64) []byte {
 	switch {
@@ -158,7 +192,7 @@ func appendJSNumber(dst []byte, f float64) []byte {
 		}
 		return strconv.AppendFloat(dst, f, 'f', -1, 64)
 	}
-	if a := math.Abs(f); a >= 1e-7 && a < 1e21 {
+	if a := math.Abs(f); a >= 1e-6 && a < 1e21 {
 		return strconv.AppendFloat(dst, f, 'f', -1, 64)
 	}
 	b := strconv.AppendFloat(nil, f, 'e', -1, 64) // d.ddde-XX

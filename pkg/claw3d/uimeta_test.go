@@ -120,3 +120,45 @@ func FuzzStripUIMetadata(f *testing.F) {
 		}
 	})
 }
+
+func TestIndexFold(t *testing.T) {
+	for _, tc := range []struct {
+		s, needle string
+		want      int
+	}{
+		{"The EXEC approval was granted", "exec approval was granted", 4},
+		{"exec approval was grante", "exec approval was granted", -1},
+		{"xxexec aPPROVAL", "exec approval", 2},
+		{"", "x", -1},
+		{"abc", "", 0},
+		{"Xx", "x", 0},
+		{"continue where you LEFT OFF", "continue where you left off", 0},
+	} {
+		if got := indexFold(tc.s, tc.needle); got != tc.want {
+			t.Errorf("indexFold(%q, %q) = %d, want %d", tc.s, tc.needle, got, tc.want)
+		}
+	}
+}
+
+func FuzzIndexFold(f *testing.F) {
+	f.Add("The EXEC approval was granted", "exec approval")
+	f.Add("aXbxc", "xc")
+	f.Fuzz(func(t *testing.T, s, needle string) {
+		needle = strings.ToLower(needle)
+		for i := 0; i < len(needle); i++ {
+			if needle[i] >= 0x80 {
+				return // the needles are ASCII
+			}
+		}
+		want := -1
+		for i := 0; i+len(needle) <= len(s); i++ {
+			if hasPrefixFold(s[i:], needle) {
+				want = i
+				break
+			}
+		}
+		if got := indexFold(s, needle); got != want {
+			t.Fatalf("indexFold(%q, %q) = %d, want %d", s, needle, got, want)
+		}
+	})
+}
