@@ -90,7 +90,10 @@
 // run-start history refresh fires after 250 ms even if chat frames came
 // meanwhile; a reasoning frame's own delta is preferred to its text;
 // showThinkingTraces is on (Claw3D's default); a date in a message is
-// read in UTC.
+// read in UTC; an approval's markActivity is not throttled (the ingress
+// dispatches it, not the runtime handler), and a pending approval is
+// removed at its expiresAtMs; a cron line goes to the agent's main session
+// as a runtime-agent assistant entry.
 //
 // # What is left out
 //
