@@ -1,0 +1,353 @@
+package claw3d
+
+import (
+	"strings"
+
+	"github.com/clawtap/clawtap/pkg/jsonx"
+	"github.com/clawtap/clawtap/pkg/message"
+)
+
+// Claw3D's message-extract.ts (pipeline-spec §3): extractText,
+// extractThinking and extractToolLines with the [C3D] differences from
+// clawboo's rules in pkg/message:
+//
+//   - the envelope knows twelve channels (StripEnvelope);
+//   - thinking keys also come in snake_case, and a key may hold an object
+//     whose text|delta|content|summary|analysis|reasoning|thinking is read;
+//   - closed thinking blocks pair same-name tags lazily
+//     (closedBlocksSameName).
+//
+// Everything else is clawboo's rule; tool lines are pkg/message's
+// ToolLines with the result's output read through the twelve-channel
+// envelope.
+
+// thinkingKeys are the direct thinking keys in priority order: clawboo's
+// nine camelCase keys, then [C3D]'s snake_case forms. The spec does not
+// give Claw3D's order between the two spellings; when a message carries
+// both, the camelCase key wins.
+var thinkingKeys = [...]string{
+	"thinking", "analysis", "reasoning",
+	"thinkingText", "thinkingDelta", "analysisText", "analysisDelta", "reasoningText", "reasoningDelta",
+	"thinking_text", "thinking_delta", "analysis_text", "analysis_delta", "reasoning_text", "reasoning_delta",
+}
+
+const nThinkingKeys = len(thinkingKeys)
+
+// nestedThinkingKeys are read, in order, from an object held by a
+// thinking key [C3D].
+var nestedThinkingKeys = []string{"text", "delta", "content", "summary", "analysis", "reasoning", "thinking"}
+
+// Scan layouts: the thinking keys, then three more members.
+var (
+	msgFields   = append(thinkingKeys[:nThinkingKeys:nThinkingKeys], "content", "text", "role")
+	blockFields = append(thinkingKeys[:nThinkingKeys:nThinkingKeys], "type", "text")
+)
+
+const (
+	fContent = nThinkingKeys     // message: content; block: type
+	fText    = nThinkingKeys + 1 // text
+	fRole    = nThinkingKeys + 2 // message: role (blocks have no third member)
+	nFields  = nThinkingKeys + 3
+)
+
+// thinkingValue reads a thinking key's value: a string trimmed, or [C3D]
+// an object's first non-empty trimmed string member among
+// nestedThinkingKeys. "" when there is none.
+func thinkingValue(v []byte) string {
+	switch jsonx.KindOf(v) {
+	case jsonx.String:
+		s, _ := jsonx.Str(v)
+		return trim(s)
+	case jsonx.Object:
+		var f [7][]byte
+		if !scan(v, nestedThinkingKeys, f[:]) {
+			return ""
+		}
+		for _, m := range f {
+			if s, ok := str(m); ok {
+				if s = trim(s); s != "" {
+					return s
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// firstThinkingKey is extractThinking's rule 2 over scanned members.
+func firstThinkingKey(f *[nFields][]byte) string {
+	for i := 0; i < nThinkingKeys; i++ {
+		if f[i] != nil {
+			if s := thinkingValue(f[i]); s != "" {
+				return s
+			}
+		}
+	}
+	return ""
+}
+
+// msgScan is what one walk of a message gives: its members, the raw text
+// (extractText's source), the thinking of its content blocks, and whether
+// any block is a tool call.
+type msgScan struct {
+	f           [nFields][]byte
+	ok          bool // the message is an object
+	raw         string
+	hasRaw      bool
+	blocks      string // rule 1 of extractThinking
+	hasToolCall bool
+}
+
+// scanMessage walks msg once. texts (may be nil) decodes the text, so a
+// cumulative reply decoded already (from the agent stream) is not decoded
+// again.
+func scanMessage(msg []byte, texts *jsonx.StrMemo, m *msgScan) {
+	*m = msgScan{}
+	if m.ok = scan(msg, msgFields, m.f[:]); !m.ok {
+		return
+	}
+	content := m.f[fContent]
+	switch jsonx.KindOf(content) {
+	case jsonx.String:
+		m.raw, m.hasRaw = texts.Str(content)
+	case jsonx.Array:
+		var text, think joiner
+		_ = jsonx.ArrayEach(content, func(e []byte) bool {
+			var b [nFields][]byte
+			if jsonx.KindOf(e) != jsonx.Object || !scan(e, blockFields, b[:len(blockFields)]) {
+				return true
+			}
+			if strIs(b[fContent], "text") {
+				if s, ok := strMemo(texts, b[fText]); ok {
+					text.add(s)
+				}
+			} else if strIs(b[fContent], "toolCall") {
+				m.hasToolCall = true
+			}
+			if part := blockThinking(&b); part != "" {
+				think.add(part)
+			}
+			return true
+		})
+		m.raw, m.hasRaw = text.String(), text.n > 0
+		m.blocks = think.String()
+	}
+	if !m.hasRaw {
+		m.raw, m.hasRaw = strMemo(texts, m.f[fText])
+	}
+}
+
+func strMemo(texts *jsonx.StrMemo, v []byte) (string, bool) {
+	if jsonx.KindOf(v) != jsonx.String {
+		return "", false
+	}
+	return texts.Str(v)
+}
+
+// blockThinking is what one content block gives rule 1: a thinking,
+// analysis or reasoning block its first non-empty direct thinking key,
+// else its own trimmed text; any other block its trimmed "thinking"
+// string.
+func blockThinking(b *[nFields][]byte) string {
+	t := b[fContent]
+	if strIs(t, "thinking") || strIs(t, "analysis") || strIs(t, "reasoning") {
+		if s := firstThinkingKey(b); s != "" {
+			return s
+		}
+		if s, ok := str(b[fText]); ok {
+			return trim(s)
+		}
+		return ""
+	}
+	if s, ok := str(b[0]); ok { // thinkingKeys[0] is "thinking"
+		return trim(s)
+	}
+	return ""
+}
+
+// text is extractText over the scan.
+func (m *msgScan) text() (string, bool) {
+	if !m.hasRaw {
+		return "", false
+	}
+	return roleText(strIs(m.f[fRole], "assistant"), m.raw), true
+}
+
+// roleText is extractText's post-processing: for the assistant, thinking
+// tags and then the reply marker are stripped; for any other role the
+// envelope and then the approval-policy suffix.
+func roleText(assistant bool, s string) string {
+	if assistant {
+		return stripReplyPrefix(stripThinkingTags(s))
+	}
+	return stripApprovalPolicy(StripEnvelope(s))
+}
+
+// thinking is extractThinking over the scan: content blocks, direct keys,
+// same-name closed tag blocks, the tagged stream.
+func (m *msgScan) thinking() (string, bool) {
+	if !m.ok {
+		return "", false
+	}
+	if m.blocks != "" {
+		return m.blocks, true
+	}
+	if s := firstThinkingKey(&m.f); s != "" {
+		return s, true
+	}
+	if m.hasRaw {
+		return thinkingFromTags(m.raw)
+	}
+	return "", false
+}
+
+// thinkingFromTags is extractThinking's rules 3 and 4 over raw text.
+func thinkingFromTags(raw string) (string, bool) {
+	if s := closedBlocksSameName(raw); s != "" {
+		return s, true
+	}
+	if s := taggedStream(raw); s != "" {
+		return s, true
+	}
+	return "", false
+}
+
+// knownRoles are answered without decoding (a delta names its role on
+// every frame).
+var knownRoles = [...]string{"assistant", "user", "system", "tool", "toolResult"}
+
+// role returns the message's role when it is a string.
+func (m *msgScan) role() string {
+	v := m.f[fRole]
+	for _, r := range knownRoles {
+		if len(v) == len(r)+2 && string(v[1:len(v)-1]) == r && v[0] == '"' {
+			return r
+		}
+	}
+	r, _ := str(v)
+	return r
+}
+
+// Text is Claw3D's extractText; ok is false where it returns null (msg is
+// not an object, or has no text source).
+func Text(msg []byte) (string, bool) {
+	var m msgScan
+	scanMessage(msg, nil, &m)
+	return m.text()
+}
+
+// Thinking is Claw3D's extractThinking; ok is false where it returns null.
+func Thinking(msg []byte) (string, bool) {
+	var m msgScan
+	scanMessage(msg, nil, &m)
+	return m.thinking()
+}
+
+// ToolLines is Claw3D's extractToolLines: pkg/message's ToolLines, except
+// that a tool result's output loses a leading envelope of any of Claw3D's
+// twelve channels.
+func ToolLines(msg []byte) []string {
+	var m msgScan
+	scanMessage(msg, nil, &m)
+	return m.toolLines(msg)
+}
+
+// toolLines is ToolLines over the scan; msg is the scanned message.
+func (m *msgScan) toolLines(msg []byte) []string {
+	if !m.ok {
+		return nil
+	}
+	role := m.f[fRole]
+	isTool := strIs(role, "toolResult") || strIs(role, "tool")
+	if !m.hasToolCall && !isTool {
+		return nil // the common case: no call block, not a result
+	}
+	lines := message.ToolLines(msg)
+	if isTool && len(lines) > 0 && m.hasRaw {
+		lines[len(lines)-1] = fixResultOutput(lines[len(lines)-1], m.raw)
+	}
+	return lines
+}
+
+// fixResultOutput rewrites the output block of a tool-result line built
+// by clawboo's rules when its raw text starts with an envelope only
+// Claw3D knows (Zalo, Zalo Personal, BlueBubbles without a stamp), the one
+// case where the two extractText differ for a tool result.
+func fixResultOutput(line, raw string) string {
+	if len(raw) < 3 || raw[0] != '[' {
+		return line
+	}
+	j := strings.IndexByte(raw, ']')
+	if j < 2 {
+		return line
+	}
+	h := raw[1:j]
+	if !(strings.HasPrefix(h, "Zalo ") || strings.HasPrefix(h, "BlueBubbles ")) || containsStamp(h) {
+		return line
+	}
+	if old := trim(stripApprovalPolicy(raw)); old != "" {
+		line = strings.TrimSuffix(line, "\n```text\n"+old+"\n```")
+	}
+	if out := trim(roleText(false, raw)); out != "" {
+		line += "\n```text\n" + out + "\n```"
+	}
+	return line
+}
+
+// stripReplyPrefix removes a leading "[[reply_to_current]]" or
+// "[reply_to_current]" (ASCII case-insensitive), the whitespace after it,
+// an optional "|", and trimStarts the rest.
+func stripReplyPrefix(s string) string {
+	var n int
+	switch {
+	case hasPrefixFold(s, "[[reply_to_current]]"):
+		n = len("[[reply_to_current]]")
+	case hasPrefixFold(s, "[reply_to_current]"):
+		n = len("[reply_to_current]")
+	default:
+		return s
+	}
+	i := skipSpace(s, n)
+	if i < len(s) && s[i] == '|' {
+		i++
+	}
+	return trimStart(s[i:])
+}
+
+// AssistantText is extractText({role:"assistant", content: raw}): what
+// the agent stream's raw text shows.
+func AssistantText(raw string) string { return roleText(true, raw) }
+
+// FormatThinking is formatThinkingMarkdown: a "[[trace]]" line, or "".
+func FormatThinking(thinking string) string { return message.FormatTrace(thinking) }
+
+// joiner joins strings with "\n" as Array#join does, without copying when
+// there is only one.
+type joiner struct {
+	first string
+	b     *strings.Builder
+	n     int
+}
+
+func (j *joiner) add(s string) {
+	switch j.n {
+	case 0:
+		j.first = s
+	case 1:
+		j.b = &strings.Builder{}
+		j.b.Grow(len(j.first) + 1 + len(s))
+		j.b.WriteString(j.first)
+		fallthrough
+	default:
+		j.b.WriteByte('\n')
+		j.b.WriteString(s)
+	}
+	j.n++
+}
+
+func (j *joiner) String() string {
+	if j.n <= 1 {
+		return j.first
+	}
+	return j.b.String()
+}
