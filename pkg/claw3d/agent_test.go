@@ -88,7 +88,7 @@ func TestLifecycleStart(t *testing.T) {
 	hs := newHost(t, Options{}).withAgents("main")
 	ins := hs.feed(0, lifecycle("r1", "start"))
 	u := find(ins, IntentUpdateAgent)
-	if len(u) != 1 || string(u[0].Patch.appendJSON(nil, T0)) != `{"status":"running","runId":"r1","runStartedAt":0,"lastActivityAt":0,"sessionCreated":true}` {
+	if len(u) != 1 || string(u[0].Patch.AppendJSONAt(nil, T0)) != `{"status":"running","runId":"r1","runStartedAt":0,"lastActivityAt":0,"sessionCreated":true}` {
 		t.Fatalf("start patch: %s", kinds(ins))
 	}
 	hs.feed(100, lifecycle("r1", "start")) // a repeated start: still once
@@ -138,8 +138,8 @@ func TestReasoningStream(t *testing.T) {
 			t.Fatalf("trace %q", got)
 		}
 		q := find(ins, IntentQueueLivePatch)[0].Patch
-		if string(q.appendJSON(nil, T0)) != `{"status":"running","runId":"r1","thinkingTrace":"step one, two","lastActivityAt":20,"sessionCreated":true}` {
-			t.Fatalf("patch %s", q.appendJSON(nil, T0))
+		if string(q.AppendJSONAt(nil, T0)) != `{"status":"running","runId":"r1","thinkingTrace":"step one, two","lastActivityAt":20,"sessionCreated":true}` {
+			t.Fatalf("patch %s", q.AppendJSONAt(nil, T0))
 		}
 	})
 	t.Run("deltas: merged in state, the trace shows the latest chunk (quirk)", func(t *testing.T) {
@@ -246,7 +246,7 @@ func TestAssistantStream(t *testing.T) {
 		hs := running(t, Options{})
 		ins := hs.feed(10, agentEv("r1", "assistant", obj{"text": "", "delta": "", "replace": true}))
 		q := find(ins, IntentQueueLivePatch)
-		if len(q) != 1 || q[0].Patch.StreamText.Set || string(q[0].Patch.appendJSON(nil, T0)) != `{"status":"running","runId":"r1","lastActivityAt":10,"sessionCreated":true}` {
+		if len(q) != 1 || q[0].Patch.StreamText.Set || string(q[0].Patch.AppendJSONAt(nil, T0)) != `{"status":"running","runId":"r1","lastActivityAt":10,"sessionCreated":true}` {
 			t.Fatalf("%s", kinds(ins))
 		}
 	})

@@ -147,7 +147,7 @@ func TestChatSummaryPatch(t *testing.T) {
 			if len(u) == 0 {
 				t.Fatalf("no summary patch: %s", kinds(ins))
 			}
-			if got := string(u[0].Patch.appendJSON(nil, T0)); got != tc.want {
+			if got := string(u[0].Patch.AppendJSONAt(nil, T0)); got != tc.want {
 				t.Fatalf("summary patch %s, want %s", got, tc.want)
 			}
 		})
@@ -202,7 +202,7 @@ func TestChatDeltaPatch(t *testing.T) {
 	msg := obj{"role": "assistant", "content": []any{obj{"type": "thinking", "thinking": "plan"}, obj{"type": "text", "text": "Hel"}}}
 	ins := hs.feed(10, chatEv(obj{"runId": "r1", "sessionKey": mainKey, "state": "delta", "message": msg}))
 	q := find(ins, IntentQueueLivePatch)
-	if len(q) != 1 || string(q[0].Patch.appendJSON(nil, T0)) != `{"status":"running","runId":"r1","streamText":"Hel","thinkingTrace":"plan"}` {
+	if len(q) != 1 || string(q[0].Patch.AppendJSONAt(nil, T0)) != `{"status":"running","runId":"r1","streamText":"Hel","thinkingTrace":"plan"}` {
 		t.Fatalf("patch %s (runStartedAt is set: the start gave it)", kinds(ins))
 	}
 	if m := find(ins, IntentMarkThinkingStarted); len(m) != 1 || m[0].At != T0+10 {
@@ -215,12 +215,12 @@ func TestChatDeltaPatch(t *testing.T) {
 	// An empty text is still a streamText, with status running; no
 	// thinking: no thinkingTrace key.
 	ins = hs.feed(30, delta("r1", "", 2))
-	if q := find(ins, IntentQueueLivePatch); len(q) != 1 || string(q[0].Patch.appendJSON(nil, T0)) != `{"status":"running","runId":"r1","streamText":""}` {
+	if q := find(ins, IntentQueueLivePatch); len(q) != 1 || string(q[0].Patch.AppendJSONAt(nil, T0)) != `{"status":"running","runId":"r1","streamText":""}` {
 		t.Fatalf("empty text patch: %s", q[0].Patch.AppendJSON(nil))
 	}
 	// A delta with no message has no text: no status either.
 	ins = hs.feed(40, chatEv(obj{"runId": "r1", "sessionKey": mainKey, "state": "delta"}))
-	if q := find(ins, IntentQueueLivePatch); len(q) != 1 || string(q[0].Patch.appendJSON(nil, T0)) != `{"runId":"r1"}` {
+	if q := find(ins, IntentQueueLivePatch); len(q) != 1 || string(q[0].Patch.AppendJSONAt(nil, T0)) != `{"runId":"r1"}` {
 		t.Fatalf("no-message patch: %s", kinds(ins))
 	}
 }

@@ -122,11 +122,11 @@ func (in *Intent) AppendJSONAt(dst []byte, base int64) []byte {
 		w.str("agentId", in.AgentID)
 		w.opt("sessionKey", in.SessionKey)
 		w.key("patch")
-		w.dst = in.Patch.appendJSON(w.dst, base)
+		w.dst = in.Patch.AppendJSONAt(w.dst, base)
 	case IntentUpdateAgent:
 		w.str("agentId", in.AgentID)
 		w.key("patch")
-		w.dst = in.Patch.appendJSON(w.dst, base)
+		w.dst = in.Patch.AppendJSONAt(w.dst, base)
 	case IntentAppendOutput:
 		w.str("agentId", in.AgentID)
 		w.str("line", in.Line)

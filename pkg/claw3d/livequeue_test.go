@@ -169,7 +169,7 @@ func TestPatchJSON(t *testing.T) {
 	if got := string((&Patch{}).AppendJSON(nil)); got != "{}" {
 		t.Fatalf("empty patch %s", got)
 	}
-	if got := string(p.appendJSON(nil, 5)); got[len(got)-27:] != `"lastAssistantMessageAt":2}` {
+	if got := string(p.AppendJSONAt(nil, 5)); got[len(got)-27:] != `"lastAssistantMessageAt":2}` {
 		t.Fatalf("relative times: %s", got)
 	}
 }

@@ -249,7 +249,11 @@ func appendStrOrNull(dst []byte, s Str) []byte {
 }
 
 // AppendJSON appends the patch with only the keys it sets, in a fixed order.
-func (p *Patch) AppendJSON(dst []byte) []byte {
+func (p *Patch) AppendJSON(dst []byte) []byte { return p.AppendJSONAt(dst, 0) }
+
+// AppendJSONAt is AppendJSON with base subtracted from every time (an
+// offset from a capture's start).
+func (p *Patch) AppendJSONAt(dst []byte, base int64) []byte {
 	dst = append(dst, '{')
 	n := 0
 	key := func(k string) {
@@ -273,7 +277,7 @@ func (p *Patch) AppendJSON(dst []byte) []byte {
 			if v.Null {
 				dst = append(dst, "null"...)
 			} else {
-				dst = strconv.AppendInt(dst, v.V, 10)
+				dst = strconv.AppendInt(dst, v.V-base, 10)
 			}
 		}
 	}
