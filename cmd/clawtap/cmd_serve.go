@@ -75,6 +75,11 @@ one connection of a capture:
     connection), at its recorded time, and a client that then reconnects
     gets the connection the recorded client opened next.
 
+The capture is read from disk as it is played, by each client on its own,
+so memory does not grow with the capture and serve listens at once; a
+background pass over the capture answers what needs all of it (requests,
+the reconnects, the summary line).
+
 Every client gets its own stream from the start. serve runs until SIGINT
 or SIGTERM (Ctrl-C: clients are closed with 1001, exit 0; a second one
 aborts with exit 130) or, with --once, until the first client has been sent
@@ -139,6 +144,7 @@ func (a *app) runServe(file string, f serveFlags) error {
 	case f.reconnects && f.loop:
 		return usageError("drop --loop, or --reconnects", "--reconnects ends the stream as recorded, which --loop never reaches")
 	}
+	listen, token := f.listen, f.token
 	var ui http.Handler
 	if f.ui != "" {
 		h, err := serveControlUI(f.ui)
@@ -147,27 +153,28 @@ func (a *app) runServe(file string, f serveFlags) error {
 		}
 		ui = h
 	}
-	script, err := a.loadServeScript(file, f.conn, f.reconnects)
+	status := newServeStatus(a.stderr, !a.quiet && a.isTerminal(a.stderr))
+	warnf := func(format string, args ...any) {
+		if !a.quiet {
+			status.println("clawtap: warning: " + fmt.Sprintf(format, args...))
+		}
+	}
+	capt, script, err := a.openServeCapture(file, f.conn, f.reconnects, warnf)
 	if err != nil {
 		return err
 	}
-	if script.Frames == 0 {
-		a.warnf("connection %d has no gateway frames to stream; clients get the handshake and answers only", script.Conn)
-	}
+	defer capt.Close()
 	if script.Hello == nil {
 		a.warnf("the capture has no hello-ok; clients get a minimal one")
-	}
-	if f.onSend == string(serve.OnSendNextRun) && script.Sends == 0 {
-		a.warnf("--on-send next-run: the capture has no chat.send, so nothing waits for one")
 	}
 
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
 
-	ln, err := net.Listen("tcp", f.listen)
+	ln, err := net.Listen("tcp", listen)
 	if err != nil {
-		return &exitError{code: exitTrouble, err: fmt.Errorf("listen on %s: %w", f.listen, err), hint: "is a gateway (or another clawtap serve) on that port? pick another with --listen 127.0.0.1:18790"}
+		return &exitError{code: exitTrouble, err: fmt.Errorf("listen on %s: %w", listen, err), hint: "is a gateway (or another clawtap serve) on that port? pick another with --listen 127.0.0.1:18790"}
 	}
 	addr := ln.Addr().String()
 	if host, _, err := net.SplitHostPort(addr); err == nil {
@@ -176,9 +183,8 @@ func (a *app) runServe(file string, f serveFlags) error {
 		}
 	}
 
-	status := newServeStatus(a.stderr, !a.quiet && a.isTerminal(a.stderr))
 	srv := serve.New(script, serve.Options{
-		Token:            f.token,
+		Token:            token,
 		Pacing:           serve.Pacing{Speed: f.speed, MaxGap: f.maxGap, Fast: f.fast},
 		Loop:             f.loop,
 		OnSend:           serve.OnSend(f.onSend),
@@ -203,10 +209,33 @@ func (a *app) runServe(file string, f serveFlags) error {
 		name = "stdin"
 	}
 	a.infof("serving %s on ws://%s/", name, addr)
-	a.infof("%s", describeServeScript(script, f))
 	if ui != nil {
 		a.infof("Control UI: http://%s/", addr)
 	}
+	// The summary needs the whole capture: the pre-pass gives it shortly,
+	// while clients already play.
+	stopSummary := make(chan struct{})
+	summaryDone := make(chan struct{})
+	go func() {
+		defer close(summaryDone)
+		select {
+		case <-capt.Ready():
+		case <-stopSummary:
+			return
+		}
+		if !a.quiet {
+			status.println("clawtap: " + describeServeScript(script, f, token != ""))
+		}
+		if err := capt.Err(); err != nil {
+			warnf("%s: %v", name, err)
+		}
+		if script.Frames() == 0 {
+			warnf("connection %d has no gateway frames to stream; clients get the handshake and answers only", script.Conn)
+		}
+		if f.onSend == string(serve.OnSendNextRun) && script.Sends() == 0 {
+			warnf("--on-send next-run: the capture has no chat.send, so nothing waits for one")
+		}
+	}()
 
 	stopStatus := status.run(f.statusPeriod, func() string { return serveStatusText(name, srv.Stats()) })
 
@@ -214,11 +243,14 @@ func (a *app) runServe(file string, f serveFlags) error {
 	code, reason := websocket.CloseGoingAway, "clawtap serve is shutting down"
 	select {
 	case <-sigs:
+		close(stopSummary)
 	case <-srv.Done():
 		code, reason = websocket.CloseNormalClosure, "end of capture"
 	case err := <-serveErr:
+		close(stopSummary)
 		result = &exitError{code: exitTrouble, err: fmt.Errorf("serve: %w", err)}
 	}
+	<-summaryDone // after --once, the capture has been read to the end
 	stopStatus()
 	shutdown := make(chan struct{})
 	go func() {
@@ -245,12 +277,13 @@ func serveRejectedNote(n int) string {
 	return fmt.Sprintf("; %d client(s) turned away during the handshake", n)
 }
 
-// describeServeScript says in one line what will be served.
-func describeServeScript(s *serve.Script, f serveFlags) string {
+// describeServeScript says in one line what is served. It waits for the
+// pre-pass.
+func describeServeScript(s *serve.Script, f serveFlags, token bool) string {
 	var parts []string
-	parts = append(parts, fmt.Sprintf("connection %d of %d: %d frame(s)", s.Conn, len(s.Conns), s.Frames))
-	if s.Sends > 0 {
-		parts = append(parts, fmt.Sprintf("%d chat.send run(s)", s.Sends))
+	parts = append(parts, fmt.Sprintf("connection %d of %d: %d frame(s)", s.Conn, len(s.Conns()), s.Frames()))
+	if n := s.Sends(); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d chat.send run(s)", n))
 	}
 	if s.Protocol > 0 {
 		parts = append(parts, fmt.Sprintf("protocol %d", s.Protocol))
@@ -276,13 +309,13 @@ func describeServeScript(s *serve.Script, f serveFlags) string {
 	}
 	if f.reconnects {
 		ends := "then the recorded connection stays open"
-		if c := s.Close; c != nil && c.Code != 0 {
+		if c := s.End(); c != nil && c.Code != 0 {
 			ends = fmt.Sprintf("then closes with %d", c.Code)
 		} else if c != nil {
 			ends = "then drops"
 		}
 		n := 0
-		for next := s.Next; next != nil; next = next.Next {
+		for next := s.Next(); next != nil; next = next.Next() {
 			n++
 		}
 		parts = append(parts, fmt.Sprintf("%s; %d reconnect(s) follow", ends, n))
@@ -290,7 +323,7 @@ func describeServeScript(s *serve.Script, f serveFlags) string {
 	if f.onSend == string(serve.OnSendNextRun) {
 		parts = append(parts, "chat.send plays the next run")
 	}
-	if f.token != "" {
+	if token {
 		parts = append(parts, "token required")
 	}
 	return strings.Join(parts, ", ")
@@ -305,21 +338,21 @@ func serveStatusText(name string, st serve.Stats) string {
 		b.WriteString(" · waiting for a client")
 		return b.String()
 	}
-	lo, hi, pass, waiting := st.Items, 0, 0, false
+	lo, hi, pass, waiting := st.Clients[0].Item, 0, 0, false
 	for _, c := range st.Clients {
 		lo, hi = min(lo, c.Item), max(hi, c.Item)
 		pass = max(pass, c.Pass)
 		waiting = waiting || c.Waiting
 	}
-	pct := func(n int) int {
-		if st.Items == 0 {
-			return 100
-		}
-		return n * 100 / st.Items
-	}
-	if lo == hi {
+	pct := func(n int) int { return n * 100 / st.Items }
+	switch {
+	case st.Items == 0 && lo == hi: // the length is known once the pre-pass is over
+		fmt.Fprintf(&b, " · at %d", hi)
+	case st.Items == 0:
+		fmt.Fprintf(&b, " · at %d–%d", lo, hi)
+	case lo == hi:
 		fmt.Fprintf(&b, " · at %d/%d (%d%%)", hi, st.Items, pct(hi))
-	} else {
+	default:
 		fmt.Fprintf(&b, " · at %d–%d/%d", lo, hi, st.Items)
 	}
 	if pass > 0 {
@@ -392,41 +425,45 @@ func (l *serveStatus) run(period time.Duration, text func() string) (stop func()
 	}
 }
 
-// loadServeScript reads the capture ("-" for stdin), with the reader's
-// warnings on stderr.
-func (a *app) loadServeScript(file string, conn int, reconnects bool) (*serve.Script, error) {
+// openServeCapture opens the capture ("-" for stdin, which is first copied
+// to a private temporary file, as serve reads it again for every client)
+// and returns the script of the connection to serve, as soon as the
+// pre-pass has read its hello. The reader's warnings go to warnf.
+func (a *app) openServeCapture(file string, conn int, reconnects bool, warnf func(string, ...any)) (*serve.Capture, *serve.Script, error) {
 	name := file
+	var src *serve.Source
+	var err error
 	if file == "-" {
 		name = "stdin"
 		if a.isTerminal(a.stdin) {
-			return nil, usageError("pipe a capture in, or name a file: clawtap serve capture.jsonl.zst", "no capture given and stdin is a terminal")
+			return nil, nil, usageError("pipe a capture in, or name a file: clawtap serve capture.jsonl.zst", "no capture given and stdin is a terminal")
 		}
-	}
-	opts := capture.Options{OnWarning: func(w capture.Warning) { a.warnf("%s: %s", name, w) }}
-	var r *capture.Reader
-	var err error
-	if file == "-" {
-		r, err = capture.NewReader(a.stdin, opts)
+		src, err = serve.SpoolSource(a.stdin)
 	} else {
-		r, err = capture.Open(file, opts)
-	}
-	if err == nil {
-		defer r.Close()
-		var s *serve.Script
-		if s, err = serve.Load(r, serve.LoadOptions{Conn: conn, Reconnects: reconnects}); err == nil {
-			return s, nil
-		}
-		if strings.HasPrefix(err.Error(), "capture has no connection") {
-			return nil, usageError("pick one of the capture's connections with --conn", "%v", err)
-		}
+		src, err = serve.OpenSource(file)
 	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, &exitError{code: exitTrouble, err: fmt.Errorf("open %s: no such file", file), hint: "give a capture file (.jsonl or .jsonl.zst), or - for stdin"}
+		return nil, nil, &exitError{code: exitTrouble, err: fmt.Errorf("open %s: no such file", file), hint: "give a capture file (.jsonl or .jsonl.zst), or - for stdin"}
 	case errors.Is(err, fs.ErrPermission):
-		return nil, &exitError{code: exitTrouble, err: fmt.Errorf("open %s: permission denied", file)}
+		return nil, nil, &exitError{code: exitTrouble, err: fmt.Errorf("open %s: permission denied", file)}
+	case err != nil:
+		return nil, nil, &exitError{code: exitTrouble, err: fmt.Errorf("read %s: %w", file, err)}
 	}
-	return nil, &exitError{code: exitTrouble, err: fmt.Errorf("read %s: %w", file, err)}
+	capt, err := serve.Open(src, func(w capture.Warning) { warnf("%s: %s", name, w) })
+	if err != nil {
+		src.Close()
+		return nil, nil, &exitError{code: exitTrouble, err: fmt.Errorf("read %s: %w", file, err)}
+	}
+	script, err := capt.Script(serve.LoadOptions{Conn: conn, Reconnects: reconnects})
+	if err != nil {
+		capt.Close()
+		if strings.HasPrefix(err.Error(), "capture has no connection") {
+			return nil, nil, usageError("pick one of the capture's connections with --conn", "%v", err)
+		}
+		return nil, nil, &exitError{code: exitTrouble, err: fmt.Errorf("read %s: %w", file, err)}
+	}
+	return capt, script, nil
 }
 
 // serveControlUI serves a Control UI build (the gateway's dist/control-ui) as

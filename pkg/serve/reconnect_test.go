@@ -52,21 +52,21 @@ func restartCapture(t *testing.T, broke bool) *capBuilder {
 
 func TestLoadFollowsReconnects(t *testing.T) {
 	s := restartCapture(t, false).loadReconnects()
-	if s.Conn != 1 || s.Close == nil || *s.Close != (Closing{T: 1500, Code: 1012, Reason: "service restart"}) {
-		t.Fatalf("first connection %d ends %+v", s.Conn, s.Close)
+	if s.Conn != 1 || s.End() == nil || *s.End() != (Closing{T: 1500, Code: 1012, Reason: "service restart"}) {
+		t.Fatalf("first connection %d ends %+v", s.Conn, s.End())
 	}
-	n := s.Next
-	if n == nil || n.Conn != 3 || n.Frames != 2 || n.Hello == nil {
+	n := s.Next()
+	if n == nil || n.Conn != 3 || n.Frames() != 2 || n.Hello == nil || n.HelloFromConn != 3 || n.StartT != 3000 {
 		t.Fatalf("next %+v: want connection 3 (the failed attempt 2 skipped) with its hello and 2 frames", n)
 	}
-	if n.Close != nil || n.Next != nil {
-		t.Fatalf("the recorder stopping is not an end to play: %+v", n.Close)
+	if n.End() != nil || n.Next() != nil {
+		t.Fatalf("the recorder stopping is not an end to play: %+v", n.End())
 	}
-	if s := restartCapture(t, false).script(0); s.Next != nil {
+	if s := restartCapture(t, false).script(0); s.Next() != nil {
 		t.Fatal("without Reconnects nothing follows")
 	}
-	if s := restartCapture(t, true).loadReconnects(); s.Close == nil || s.Close.Code != 0 || s.Next == nil {
-		t.Fatalf("a broken connection: %+v", s.Close)
+	if s := restartCapture(t, true).loadReconnects(); s.End() == nil || s.End().Code != 0 || s.Next() == nil {
+		t.Fatalf("a broken connection: %+v", s.End())
 	}
 }
 
@@ -155,5 +155,35 @@ func TestReconnectsDropsABrokenConnection(t *testing.T) {
 	var ce *websocket.CloseError
 	if !errors.As(err, &ce) || ce.Code != websocket.CloseAbnormalClosure {
 		t.Fatalf("got %v, want the connection dropped without a close frame (1006)", err)
+	}
+}
+
+// The client that reconnects reads on from where its previous stream
+// ended, instead of reading the capture again from the start.
+func TestReconnectReadsOn(t *testing.T) {
+	data := restartCapture(t, false).bytes()
+	src := BytesSource(data)
+	s, err := Load(src, LoadOptions{Reconnects: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-s.Ready()
+	_, url := startServer(t, s, Options{Reconnects: true, Pacing: Pacing{Fast: true}})
+	for round, want := range []int64{1, 10} {
+		ui := dial(t, url)
+		connect(t, ui, uiConnect)
+		for i := int64(1); i <= 2; i++ {
+			if got := read(t, ui); got != tick(int(i), want+i-1) {
+				t.Fatalf("connection %d, frame %d: %s", round+1, i, got)
+			}
+		}
+		if round == 0 {
+			if code, _ := expectClose(t, ui); code != 1012 {
+				t.Fatalf("closed with %d", code)
+			}
+		}
+	}
+	if n := src.opened.Load(); n != 2 {
+		t.Fatalf("the capture was opened %d times, want 2: the pre-pass and the client's first connection", n)
 	}
 }

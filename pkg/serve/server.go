@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/jsonx"
 	"github.com/gorilla/websocket"
 )
@@ -75,7 +76,7 @@ type Server struct {
 	finished int64 // frames sent to clients that are gone
 	first    int   // id of the first client that completed the handshake
 	firstKey string
-	resume   map[string]*Script // with Reconnects: who reconnects to what
+	resume   map[string]resumption // with Reconnects: who reconnects to what
 	closed   bool
 	wg       sync.WaitGroup
 
@@ -104,7 +105,7 @@ func New(s *Script, opts Options) *Server {
 		script:  s,
 		opts:    opts,
 		clients: map[int]*client{},
-		resume:  map[string]*Script{},
+		resume:  map[string]resumption{},
 		done:    make(chan struct{}),
 		up: websocket.Upgrader{
 			ReadBufferSize:  64 << 10,
@@ -218,6 +219,7 @@ func (sv *Server) serveConn(conn *websocket.Conn, remote string) {
 		if c.st != nil {
 			_, _, _, sent, _ := c.st.Position()
 			sv.finished += sent
+			c.st.release()
 		}
 		first := sv.isFirst(c)
 		sv.mu.Unlock()
@@ -248,11 +250,12 @@ func (sv *Server) serveConn(conn *websocket.Conn, remote string) {
 	sv.mu.Lock()
 	c.key, c.sc = clientKey(req.params), sv.script
 	resumed := false
-	if next := sv.resume[c.key]; next != nil && sv.opts.Reconnects {
-		c.sc, resumed = next, true
+	var from *capture.Reader
+	if next, ok := sv.resume[c.key]; ok && sv.opts.Reconnects {
+		c.sc, from, resumed = next.sc, next.from, true
 		delete(sv.resume, c.key)
 	}
-	st := NewStreamer(c.sc, StreamOptions{Pacing: sv.opts.Pacing, Loop: sv.opts.Loop, OnSend: sv.opts.OnSend, Clock: sv.opts.Clock, PlayClose: sv.opts.Reconnects})
+	st := NewStreamer(c.sc, StreamOptions{Pacing: sv.opts.Pacing, Loop: sv.opts.Loop, OnSend: sv.opts.OnSend, Clock: sv.opts.Clock, PlayClose: sv.opts.Reconnects, from: from})
 	c.st = st
 	sv.total++
 	if sv.first == 0 {
@@ -317,11 +320,14 @@ func (sv *Server) isFirst(c *client) bool {
 // and remembers what it gets when it reconnects.
 func (sv *Server) endAsRecorded(c *client, end *EndError) {
 	c.asRec.Store(true)
+	next := c.sc.Next() // may wait for the pre-pass: not under sv.mu
+	from := c.st.leftover()
 	sv.mu.Lock()
-	next := c.sc.Next
 	if next != nil {
-		sv.resume[c.key] = next
+		sv.park(c.key, resumption{next, from})
 		c.handed.Store(true)
+	} else if from != nil {
+		from.Close()
 	}
 	first := sv.isFirst(c)
 	sv.mu.Unlock()
@@ -341,6 +347,36 @@ func (sv *Server) endAsRecorded(c *client, end *EndError) {
 		return
 	}
 	c.closeWith(end.Code, end.Reason)
+}
+
+// resumption is what a client gets when it reconnects after its recorded
+// connection ended: the next connection's script, and the reader its
+// stream ended with, which saves reading the capture again up to there.
+type resumption struct {
+	sc   *Script
+	from *capture.Reader
+}
+
+// maxParkedReaders bounds the readers kept for clients that may come back
+// (each holds a decompressor); the others read from the start again.
+const maxParkedReaders = 4
+
+// park remembers what key reconnects to; sv.mu is held.
+func (sv *Server) park(key string, r resumption) {
+	if old, ok := sv.resume[key]; ok && old.from != nil {
+		old.from.Close()
+	}
+	parked := 0
+	for _, p := range sv.resume {
+		if p.from != nil {
+			parked++
+		}
+	}
+	if r.from != nil && (parked >= maxParkedReaders || sv.closed) {
+		r.from.Close()
+		r.from = nil
+	}
+	sv.resume[key] = r
 }
 
 // clientKey names a client so that it is known again when it reconnects:
@@ -445,7 +481,10 @@ func (sv *Server) handle(c *client, typ int, msg []byte) {
 		}
 		sv.logReq(c, req, "plays the next run")
 	default:
-		q := c.sc.Match(req.method, req.params, c.st.Pos())
+		q, err := c.sc.Match(req.method, req.params, c.st.Pos())
+		if err != nil {
+			sv.logf("client %d: %s %s: %v", c.id, req.method, req.id, err)
+		}
 		if q == nil {
 			c.miss(req.method)
 			sv.logReq(c, req, "not in capture")
@@ -535,7 +574,7 @@ type Stats struct {
 func (sv *Server) Stats() Stats {
 	sv.mu.Lock()
 	defer sv.mu.Unlock()
-	s := Stats{Total: sv.total, Rejected: sv.rejected, Sent: sv.finished, Items: len(sv.script.Items)}
+	s := Stats{Total: sv.total, Rejected: sv.rejected, Sent: sv.finished, Items: sv.script.Items(sv.opts.OnSend == OnSendNextRun)}
 	for _, c := range sv.clients {
 		if c.st == nil {
 			continue
@@ -568,7 +607,19 @@ func (sv *Server) CloseWith(ctx context.Context, code int, reason string) error 
 		c.closeWith(code, reason)
 	}
 	waited := make(chan struct{})
-	go func() { sv.wg.Wait(); close(waited) }()
+	go func() {
+		sv.wg.Wait()
+		sv.mu.Lock()
+		for key, p := range sv.resume {
+			if p.from != nil {
+				p.from.Close()
+				p.from = nil
+				sv.resume[key] = p
+			}
+		}
+		sv.mu.Unlock()
+		close(waited)
+	}()
 	select {
 	case <-waited:
 		return nil
