@@ -32,6 +32,8 @@ type serveFlags struct {
 	loop         bool
 	once         bool
 	token        string
+	tokenFile    string
+	allowOrigins []string
 	onSend       string
 	handshake    time.Duration
 	ui           string
@@ -53,7 +55,7 @@ one connection of a capture:
     nonce, then hello-ok built from the recorded one (features, snapshot,
     policy, server version) with a fresh connId, after protocol negotiation
     against the recorded protocol. The recorded credentials are never
-    needed; --token makes one required;
+    needed; --token-file (or CLAWTAP_TOKEN) makes one required;
   - the recorded gateway→client event frames of the connection (--conn,
     default the first), in order, with their recorded pacing: --speed scales
     it, --max-gap clamps idle stretches, --as-fast-as-possible drops it,
@@ -74,6 +76,13 @@ one connection of a capture:
     gateway's close code, such as 1012 for a restart, or a dropped
     connection), at its recorded time, and a client that then reconnects
     gets the connection the recorded client opened next.
+
+serve listens on loopback unless --listen names another address (":PORT"
+and a bare port mean loopback too), and accepts WebSocket upgrades from
+non-browser clients and from pages on loopback hosts (localhost,
+127.0.0.1, [::1]); other browser origins need --allow-origin. The token a
+client must present comes from --token-file or CLAWTAP_TOKEN, never from
+the command line.
 
 The capture is read from disk as it is played, by each client on its own,
 so memory does not grow with the capture and serve listens at once; a
@@ -100,25 +109,34 @@ the details and the limitations.`,
   clawtap serve --reconnects --ui node_modules/openclaw/dist/control-ui fixtures/reconnect.jsonl.zst
 
   # Twice as fast, on another port, with a token, forever
-  clawtap serve --speed 2 --listen 127.0.0.1:18790 --token dev --loop cap.jsonl.zst
+  clawtap serve --speed 2 --listen :18790 --token-file ~/.clawtap-serve-token --loop cap.jsonl.zst
+
+  # A UI dev server on the LAN may connect to a serve open to the network
+  clawtap serve --listen 0.0.0.0:18789 --allow-origin http://192.168.1.20:5173 --token-file tok cap.jsonl.zst
 
   # Record what serve plays, then compare
   clawtap serve --once --as-fast-as-possible cap.jsonl.zst &
   clawtap record --url ws://127.0.0.1:18789 --no-reconnect -o replayed.jsonl.zst`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("token") {
+				return usageError("put it in a file for --token-file, or in CLAWTAP_TOKEN",
+					"clawtap does not take a secret on the command line (it would show in ps and shell history)")
+			}
 			return a.runServe(args[0], f)
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.listen, "listen", "127.0.0.1:18789", "address to listen on (host:port; port 0 picks a free one)")
+	fl.StringVar(&f.listen, "listen", "127.0.0.1:18789", "address to listen on: host:port, or :port or a port for loopback (0 picks a free one); another host is exposed to the network")
 	fl.IntVar(&f.conn, "conn", 0, "connection of the capture to serve (default: the first)")
 	fl.Float64Var(&f.speed, "speed", 1, "pacing factor: 2 plays twice as fast, 0.5 half as fast")
 	fl.DurationVar(&f.maxGap, "max-gap", 0, "longest wait between two frames, e.g. 2s (default: as recorded)")
 	fl.BoolVar(&f.fast, "as-fast-as-possible", false, "send frames without waiting")
 	fl.BoolVar(&f.loop, "loop", false, "start the capture over when it ends")
 	fl.BoolVar(&f.once, "once", false, "exit once the first client has been sent the whole stream")
-	fl.StringVar(&f.token, "token", "", "require this token in connect's auth.token")
+	fl.StringVar(&f.token, "token", "", "refused: use --token-file or CLAWTAP_TOKEN")
+	fl.StringVar(&f.tokenFile, "token-file", "", "require the token in this file in connect's auth.token ('-' reads stdin; default $CLAWTAP_TOKEN)")
+	fl.StringArrayVar(&f.allowOrigins, "allow-origin", nil, "also accept WebSocket upgrades from pages of this browser origin, e.g. http://192.168.1.20:5173 (repeatable; loopback pages are always accepted)")
 	fl.StringVar(&f.onSend, "on-send", "reply", "what a client's chat.send does: reply (answer from the capture) or next-run (play the next recorded run)")
 	fl.DurationVar(&f.handshake, "handshake-timeout", 15*time.Second, "time a client has to send connect")
 	fl.BoolVar(&f.reconnects, "reconnects", false, "end the connection as recorded (close code or drop) and give a client that reconnects the next recorded connection")
@@ -143,8 +161,27 @@ func (a *app) runServe(file string, f serveFlags) error {
 		return usageError("drop --loop, or --once", "--once waits for the end of the stream, which --loop never reaches")
 	case f.reconnects && f.loop:
 		return usageError("drop --loop, or --reconnects", "--reconnects ends the stream as recorded, which --loop never reaches")
+	case file == "-" && f.tokenFile == "-":
+		return usageError("read the token from a file, or from CLAWTAP_TOKEN", "the capture and --token-file cannot both read stdin")
 	}
-	listen, token := f.listen, f.token
+	listen, _, err := serve.ListenAddress(f.listen)
+	if err != nil {
+		return usageError("e.g. --listen 127.0.0.1:18790, --listen :18790, or --listen 0.0.0.0:18789 to expose it", "--listen: %v", err)
+	}
+	var origins []string
+	for _, o := range f.allowOrigins {
+		norm, err := serve.ParseOrigin(o)
+		if err != nil {
+			return usageError("give the origin the browser shows for the page, e.g. --allow-origin http://192.168.1.20:5173", "--allow-origin: %v", err)
+		}
+		origins = append(origins, norm)
+	}
+	token := strings.TrimSpace(a.getenv("CLAWTAP_TOKEN"))
+	if f.tokenFile != "" {
+		if token, err = a.readSecretFile("--token-file", f.tokenFile); err != nil {
+			return err
+		}
+	}
 	var ui http.Handler
 	if f.ui != "" {
 		h, err := serveControlUI(f.ui)
@@ -174,17 +211,22 @@ func (a *app) runServe(file string, f serveFlags) error {
 
 	ln, err := net.Listen("tcp", listen)
 	if err != nil {
-		return &exitError{code: exitTrouble, err: fmt.Errorf("listen on %s: %w", listen, err), hint: "is a gateway (or another clawtap serve) on that port? pick another with --listen 127.0.0.1:18790"}
+		return &exitError{code: exitTrouble, err: fmt.Errorf("listen on %s: %w", listen, err), hint: "is a gateway (or another clawtap serve) on that port? pick another with --listen :18790"}
 	}
 	addr := ln.Addr().String()
 	if host, _, err := net.SplitHostPort(addr); err == nil {
 		if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
-			a.warnf("listening on %s, not loopback: anyone who can reach it can read the capture (use --token)", addr)
+			what := "use --token-file"
+			if token != "" {
+				what = "the token is all that keeps them out"
+			}
+			a.warnf("listening on %s, not loopback: anyone who can reach it can read the capture (%s)", addr, what)
 		}
 	}
 
 	srv := serve.New(script, serve.Options{
 		Token:            token,
+		AllowOrigins:     origins,
 		Pacing:           serve.Pacing{Speed: f.speed, MaxGap: f.maxGap, Fast: f.fast},
 		Loop:             f.loop,
 		OnSend:           serve.OnSend(f.onSend),

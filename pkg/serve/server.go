@@ -21,10 +21,15 @@ import (
 
 // Options configure a Server.
 type Options struct {
-	Token  string // required in connect's auth.token when set
-	Pacing Pacing
-	Loop   bool
-	OnSend OnSend
+	Token string // required in connect's auth.token when set
+	// AllowOrigins are the browser origins (as ParseOrigin gives them),
+	// beyond loopback pages, whose WebSocket upgrades are accepted; others
+	// get 403. Requests without an Origin (non-browser clients) are
+	// always accepted.
+	AllowOrigins []string
+	Pacing       Pacing
+	Loop         bool
+	OnSend       OnSend
 	// Once makes Done close when the first client that completed the
 	// handshake has been sent the whole stream, or has gone.
 	Once bool
@@ -110,9 +115,8 @@ func New(s *Script, opts Options) *Server {
 		up: websocket.Upgrader{
 			ReadBufferSize:  64 << 10,
 			WriteBufferSize: 64 << 10,
-			// Any page may connect, like a gateway whose Control UI runs from
-			// a dev server or another port. serve binds loopback by default;
-			// use --token to keep other pages out.
+			// ServeHTTP has checked the Origin already, and said why it
+			// refused one.
 			CheckOrigin: func(*http.Request) bool { return true },
 		},
 	}
@@ -182,6 +186,14 @@ func (sv *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		fmt.Fprintf(w, "clawtap serve: a recorded OpenClaw gateway session, played back over WebSocket.\nConnect a gateway client to ws://%s/\n", r.Host)
+		return
+	}
+	if origin := r.Header.Get("Origin"); !originAllowed(origin, sv.opts.AllowOrigins) {
+		sv.mu.Lock()
+		sv.rejected++
+		sv.mu.Unlock()
+		sv.logf("refused a WebSocket from %s: browser origin %q is not a loopback page (allow it with --allow-origin)", r.RemoteAddr, origin)
+		http.Error(w, "clawtap serve: origin not allowed", http.StatusForbidden)
 		return
 	}
 	sv.mu.Lock()
