@@ -3,8 +3,12 @@ package serve
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
+	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/gorilla/websocket"
@@ -155,6 +159,64 @@ func TestReconnectsDropsABrokenConnection(t *testing.T) {
 	var ce *websocket.CloseError
 	if !errors.As(err, &ce) || ce.Code != websocket.CloseAbnormalClosure {
 		t.Fatalf("got %v, want the connection dropped without a close frame (1006)", err)
+	}
+}
+
+// A capture holding invalid UTF-8 (a damaged file, a gateway bug) never
+// makes serve send a text message or close reason a browser would fail the
+// connection over: every one it sends is valid UTF-8, the rest of each
+// frame as recorded, and the client's summary counts the repairs.
+func TestInvalidUTF8IsNeverSent(t *testing.T) {
+	b := newCap(t).handshake(1000)
+	b.in(1100, "{\"type\":\"event\",\"event\":\"chat\",\"payload\":{\"text\":\"caf\xc3 \xff\"},\"seq\":1}")
+	b.in(1200, "not json \xfe")
+	b.in(1300, tick(2, 2))
+	b.end(1400, 1012, strings.Repeat("é", 61)+"\xff restart", capture.DirIn)
+	s := b.loadReconnects()
+	var mu sync.Mutex
+	var logs []string
+	_, url := startServer(t, s, Options{Reconnects: true, Pacing: Pacing{Fast: true}, Logf: func(format string, args ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		logs = append(logs, fmt.Sprintf(format, args...))
+	}})
+	c := dial(t, url)
+	connect(t, c, uiConnect)
+	var got []string
+	for {
+		_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		_, msg, err := c.ReadMessage()
+		if err != nil {
+			var ce *websocket.CloseError
+			if !errors.As(err, &ce) || ce.Code != 1012 || !utf8.ValidString(ce.Text) || len(ce.Text) > 123 {
+				t.Fatalf("end: %v", err)
+			}
+			break
+		}
+		if !utf8.Valid(msg) {
+			t.Fatalf("sent invalid UTF-8: %q", msg)
+		}
+		got = append(got, string(msg))
+	}
+	if len(got) != 3 || !strings.Contains(got[0], `"payload":{"text":"caf`) || !strings.HasSuffix(got[0], `"},"seq":1}`) || got[2] != tick(2, 2) {
+		t.Fatalf("frames %q", got)
+	}
+	c.Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		mu.Lock()
+		all := strings.Join(logs, "\n")
+		mu.Unlock()
+		if strings.Contains(all, "gone") {
+			if !strings.Contains(all, "held invalid UTF-8, sent as U+FFFD") {
+				t.Fatalf("the repairs are not counted:\n%s", all)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no summary:\n%s", all)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 

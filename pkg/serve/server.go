@@ -138,6 +138,7 @@ type client struct {
 	wmu    sync.Mutex
 	wt     time.Duration
 	bad    int
+	fixed  int            // frames sent with invalid UTF-8 replaced (under wmu)
 	missed map[string]int // methods answered "not in capture", by count
 	closed string         // how the client closed, when it did
 	ended  atomic.Bool    // the stream was sent to the end
@@ -145,9 +146,16 @@ type client struct {
 	asRec  atomic.Bool    // the stream ended as the recorded connection did
 }
 
+// write sends one text message. A browser drops the connection (1006) on
+// a text message that is not valid UTF-8, so invalid bytes, which only a
+// damaged capture holds, are sent as U+FFFD and counted.
 func (c *client) write(b []byte) error {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
+	if fixed, changed := validText(b); changed {
+		b = fixed
+		c.fixed++
+	}
 	_ = c.conn.SetWriteDeadline(time.Now().Add(c.wt))
 	return c.conn.WriteMessage(websocket.TextMessage, b)
 }
@@ -155,9 +163,7 @@ func (c *client) write(b []byte) error {
 // closeWith sends a close frame; the read loop then sees the client's
 // answer (or a timeout) and the connection is torn down.
 func (c *client) closeWith(code int, reason string) {
-	if len(reason) > 123 { // the limit of a close frame's reason
-		reason = reason[:123]
-	}
+	reason = closeReason(reason)
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	_ = c.conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, reason), time.Now().Add(time.Second))
@@ -545,6 +551,11 @@ func (c *client) summary() string {
 	if c.bad > 0 {
 		s += fmt.Sprintf(", %d bad frames ignored", c.bad)
 	}
+	c.wmu.Lock()
+	if c.fixed > 0 {
+		s += fmt.Sprintf(", %d frame(s) held invalid UTF-8, sent as U+FFFD", c.fixed)
+	}
+	c.wmu.Unlock()
 	if c.closed != "" {
 		s += ", " + strings.TrimSpace(c.closed)
 	}
