@@ -29,9 +29,11 @@ var (
 	serveErr  error
 )
 
-// serveSetup builds the clawtap binary and generates the capture it serves
-// (CLAWTAP_SERVE_BENCH_FRAMES frames, default 2,000,000: eight connections
-// joined by gateway restarts), once per process.
+// serveSetup builds the clawtap binary (or takes CLAWTAP_SERVE_BENCH_BIN,
+// to measure another build, such as main's, the same way) and generates
+// the capture it serves (CLAWTAP_SERVE_BENCH_FRAMES frames, default
+// 2,000,000: eight connections joined by gateway restarts), once per
+// process.
 func serveSetup(tb testing.TB) (bin, path string) {
 	serveOnce.Do(func() {
 		n := 2_000_000
@@ -45,11 +47,13 @@ func serveSetup(tb testing.TB) (bin, path string) {
 			serveErr = err
 			return
 		}
-		serveBin = filepath.Join(dir, "clawtap")
-		build := exec.Command(goTool(), "build", "-o", serveBin, "github.com/clawtap/clawtap/cmd/clawtap")
-		if out, err := build.CombinedOutput(); err != nil {
-			serveErr = fmt.Errorf("build clawtap: %v\n%s", err, out)
-			return
+		if serveBin = os.Getenv("CLAWTAP_SERVE_BENCH_BIN"); serveBin == "" {
+			serveBin = filepath.Join(dir, "clawtap")
+			build := exec.Command(goTool(), "build", "-o", serveBin, "github.com/clawtap/clawtap/cmd/clawtap")
+			if out, err := build.CombinedOutput(); err != nil {
+				serveErr = fmt.Errorf("build clawtap: %v\n%s", err, out)
+				return
+			}
 		}
 		servePath = filepath.Join(dir, "serve.jsonl.zst")
 		w, err := capture.Create(servePath)
