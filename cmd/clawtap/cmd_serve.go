@@ -32,6 +32,8 @@ type serveFlags struct {
 	loop         bool
 	once         bool
 	token        string
+	tokenFile    string
+	allowOrigins []string
 	onSend       string
 	handshake    time.Duration
 	ui           string
@@ -53,7 +55,7 @@ one connection of a capture:
     nonce, then hello-ok built from the recorded one (features, snapshot,
     policy, server version) with a fresh connId, after protocol negotiation
     against the recorded protocol. The recorded credentials are never
-    needed; --token makes one required;
+    needed; --token-file (or CLAWTAP_TOKEN) makes one required;
   - the recorded gateway→client event frames of the connection (--conn,
     default the first), in order, with their recorded pacing: --speed scales
     it, --max-gap clamps idle stretches, --as-fast-as-possible drops it,
@@ -75,6 +77,18 @@ one connection of a capture:
     connection), at its recorded time, and a client that then reconnects
     gets the connection the recorded client opened next.
 
+serve listens on loopback unless --listen names another address (":PORT"
+and a bare port mean loopback too), and accepts WebSocket upgrades from
+non-browser clients and from pages on loopback hosts (localhost,
+127.0.0.1, [::1]); other browser origins need --allow-origin. The token a
+client must present comes from --token-file or CLAWTAP_TOKEN, never from
+the command line.
+
+The capture is read from disk as it is played, by each client on its own,
+so memory does not grow with the capture and serve listens at once; a
+background pass over the capture answers what needs all of it (requests,
+the reconnects, the summary line).
+
 Every client gets its own stream from the start. serve runs until SIGINT
 or SIGTERM (Ctrl-C: clients are closed with 1001, exit 0; a second one
 aborts with exit 130) or, with --once, until the first client has been sent
@@ -95,25 +109,34 @@ the details and the limitations.`,
   clawtap serve --reconnects --ui node_modules/openclaw/dist/control-ui fixtures/reconnect.jsonl.zst
 
   # Twice as fast, on another port, with a token, forever
-  clawtap serve --speed 2 --listen 127.0.0.1:18790 --token dev --loop cap.jsonl.zst
+  clawtap serve --speed 2 --listen :18790 --token-file ~/.clawtap-serve-token --loop cap.jsonl.zst
+
+  # A UI dev server on the LAN may connect to a serve open to the network
+  clawtap serve --listen 0.0.0.0:18789 --allow-origin http://192.168.1.20:5173 --token-file tok cap.jsonl.zst
 
   # Record what serve plays, then compare
   clawtap serve --once --as-fast-as-possible cap.jsonl.zst &
   clawtap record --url ws://127.0.0.1:18789 --no-reconnect -o replayed.jsonl.zst`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("token") {
+				return usageError("put it in a file for --token-file, or in CLAWTAP_TOKEN",
+					"clawtap does not take a secret on the command line (it would show in ps and shell history)")
+			}
 			return a.runServe(args[0], f)
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.listen, "listen", "127.0.0.1:18789", "address to listen on (host:port; port 0 picks a free one)")
+	fl.StringVar(&f.listen, "listen", "127.0.0.1:18789", "address to listen on: host:port, or :port or a port for loopback (0 picks a free one); another host is exposed to the network")
 	fl.IntVar(&f.conn, "conn", 0, "connection of the capture to serve (default: the first)")
 	fl.Float64Var(&f.speed, "speed", 1, "pacing factor: 2 plays twice as fast, 0.5 half as fast")
 	fl.DurationVar(&f.maxGap, "max-gap", 0, "longest wait between two frames, e.g. 2s (default: as recorded)")
 	fl.BoolVar(&f.fast, "as-fast-as-possible", false, "send frames without waiting")
 	fl.BoolVar(&f.loop, "loop", false, "start the capture over when it ends")
 	fl.BoolVar(&f.once, "once", false, "exit once the first client has been sent the whole stream")
-	fl.StringVar(&f.token, "token", "", "require this token in connect's auth.token")
+	fl.StringVar(&f.token, "token", "", "refused: use --token-file or CLAWTAP_TOKEN")
+	fl.StringVar(&f.tokenFile, "token-file", "", "require the token in this file in connect's auth.token ('-' reads stdin; default $CLAWTAP_TOKEN)")
+	fl.StringArrayVar(&f.allowOrigins, "allow-origin", nil, "also accept WebSocket upgrades from pages of this browser origin, e.g. http://192.168.1.20:5173 (repeatable; loopback pages are always accepted)")
 	fl.StringVar(&f.onSend, "on-send", "reply", "what a client's chat.send does: reply (answer from the capture) or next-run (play the next recorded run)")
 	fl.DurationVar(&f.handshake, "handshake-timeout", 15*time.Second, "time a client has to send connect")
 	fl.BoolVar(&f.reconnects, "reconnects", false, "end the connection as recorded (close code or drop) and give a client that reconnects the next recorded connection")
@@ -138,6 +161,26 @@ func (a *app) runServe(file string, f serveFlags) error {
 		return usageError("drop --loop, or --once", "--once waits for the end of the stream, which --loop never reaches")
 	case f.reconnects && f.loop:
 		return usageError("drop --loop, or --reconnects", "--reconnects ends the stream as recorded, which --loop never reaches")
+	case file == "-" && f.tokenFile == "-":
+		return usageError("read the token from a file, or from CLAWTAP_TOKEN", "the capture and --token-file cannot both read stdin")
+	}
+	listen, _, err := serve.ListenAddress(f.listen)
+	if err != nil {
+		return usageError("e.g. --listen 127.0.0.1:18790, --listen :18790, or --listen 0.0.0.0:18789 to expose it", "--listen: %v", err)
+	}
+	var origins []string
+	for _, o := range f.allowOrigins {
+		norm, err := serve.ParseOrigin(o)
+		if err != nil {
+			return usageError("give the origin the browser shows for the page, e.g. --allow-origin http://192.168.1.20:5173", "--allow-origin: %v", err)
+		}
+		origins = append(origins, norm)
+	}
+	token := strings.TrimSpace(a.getenv("CLAWTAP_TOKEN"))
+	if f.tokenFile != "" {
+		if token, err = a.readSecretFile("--token-file", f.tokenFile); err != nil {
+			return err
+		}
 	}
 	var ui http.Handler
 	if f.ui != "" {
@@ -147,38 +190,43 @@ func (a *app) runServe(file string, f serveFlags) error {
 		}
 		ui = h
 	}
-	script, err := a.loadServeScript(file, f.conn, f.reconnects)
+	status := newServeStatus(a.stderr, !a.quiet && a.isTerminal(a.stderr))
+	warnf := func(format string, args ...any) {
+		if !a.quiet {
+			status.println("clawtap: warning: " + fmt.Sprintf(format, args...))
+		}
+	}
+	capt, script, err := a.openServeCapture(file, f.conn, f.reconnects, warnf)
 	if err != nil {
 		return err
 	}
-	if script.Frames == 0 {
-		a.warnf("connection %d has no gateway frames to stream; clients get the handshake and answers only", script.Conn)
-	}
+	defer capt.Close()
 	if script.Hello == nil {
 		a.warnf("the capture has no hello-ok; clients get a minimal one")
-	}
-	if f.onSend == string(serve.OnSendNextRun) && script.Sends == 0 {
-		a.warnf("--on-send next-run: the capture has no chat.send, so nothing waits for one")
 	}
 
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
 
-	ln, err := net.Listen("tcp", f.listen)
+	ln, err := net.Listen("tcp", listen)
 	if err != nil {
-		return &exitError{code: exitTrouble, err: fmt.Errorf("listen on %s: %w", f.listen, err), hint: "is a gateway (or another clawtap serve) on that port? pick another with --listen 127.0.0.1:18790"}
+		return &exitError{code: exitTrouble, err: fmt.Errorf("listen on %s: %w", listen, err), hint: "is a gateway (or another clawtap serve) on that port? pick another with --listen :18790"}
 	}
 	addr := ln.Addr().String()
 	if host, _, err := net.SplitHostPort(addr); err == nil {
 		if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
-			a.warnf("listening on %s, not loopback: anyone who can reach it can read the capture (use --token)", addr)
+			what := "use --token-file"
+			if token != "" {
+				what = "the token is all that keeps them out"
+			}
+			a.warnf("listening on %s, not loopback: anyone who can reach it can read the capture (%s)", addr, what)
 		}
 	}
 
-	status := newServeStatus(a.stderr, !a.quiet && a.isTerminal(a.stderr))
 	srv := serve.New(script, serve.Options{
-		Token:            f.token,
+		Token:            token,
+		AllowOrigins:     origins,
 		Pacing:           serve.Pacing{Speed: f.speed, MaxGap: f.maxGap, Fast: f.fast},
 		Loop:             f.loop,
 		OnSend:           serve.OnSend(f.onSend),
@@ -203,10 +251,33 @@ func (a *app) runServe(file string, f serveFlags) error {
 		name = "stdin"
 	}
 	a.infof("serving %s on ws://%s/", name, addr)
-	a.infof("%s", describeServeScript(script, f))
 	if ui != nil {
 		a.infof("Control UI: http://%s/", addr)
 	}
+	// The summary needs the whole capture: the pre-pass gives it shortly,
+	// while clients already play.
+	stopSummary := make(chan struct{})
+	summaryDone := make(chan struct{})
+	go func() {
+		defer close(summaryDone)
+		select {
+		case <-capt.Ready():
+		case <-stopSummary:
+			return
+		}
+		if !a.quiet {
+			status.println("clawtap: " + describeServeScript(script, f, token != ""))
+		}
+		if err := capt.Err(); err != nil {
+			warnf("%s: %v", name, err)
+		}
+		if script.Frames() == 0 {
+			warnf("connection %d has no gateway frames to stream; clients get the handshake and answers only", script.Conn)
+		}
+		if f.onSend == string(serve.OnSendNextRun) && script.Sends() == 0 {
+			warnf("--on-send next-run: the capture has no chat.send, so nothing waits for one")
+		}
+	}()
 
 	stopStatus := status.run(f.statusPeriod, func() string { return serveStatusText(name, srv.Stats()) })
 
@@ -214,11 +285,14 @@ func (a *app) runServe(file string, f serveFlags) error {
 	code, reason := websocket.CloseGoingAway, "clawtap serve is shutting down"
 	select {
 	case <-sigs:
+		close(stopSummary)
 	case <-srv.Done():
 		code, reason = websocket.CloseNormalClosure, "end of capture"
 	case err := <-serveErr:
+		close(stopSummary)
 		result = &exitError{code: exitTrouble, err: fmt.Errorf("serve: %w", err)}
 	}
+	<-summaryDone // after --once, the capture has been read to the end
 	stopStatus()
 	shutdown := make(chan struct{})
 	go func() {
@@ -245,12 +319,13 @@ func serveRejectedNote(n int) string {
 	return fmt.Sprintf("; %d client(s) turned away during the handshake", n)
 }
 
-// describeServeScript says in one line what will be served.
-func describeServeScript(s *serve.Script, f serveFlags) string {
+// describeServeScript says in one line what is served. It waits for the
+// pre-pass.
+func describeServeScript(s *serve.Script, f serveFlags, token bool) string {
 	var parts []string
-	parts = append(parts, fmt.Sprintf("connection %d of %d: %d frame(s)", s.Conn, len(s.Conns), s.Frames))
-	if s.Sends > 0 {
-		parts = append(parts, fmt.Sprintf("%d chat.send run(s)", s.Sends))
+	parts = append(parts, fmt.Sprintf("connection %d of %d: %d frame(s)", s.Conn, len(s.Conns()), s.Frames()))
+	if n := s.Sends(); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d chat.send run(s)", n))
 	}
 	if s.Protocol > 0 {
 		parts = append(parts, fmt.Sprintf("protocol %d", s.Protocol))
@@ -276,13 +351,13 @@ func describeServeScript(s *serve.Script, f serveFlags) string {
 	}
 	if f.reconnects {
 		ends := "then the recorded connection stays open"
-		if c := s.Close; c != nil && c.Code != 0 {
+		if c := s.End(); c != nil && c.Code != 0 {
 			ends = fmt.Sprintf("then closes with %d", c.Code)
 		} else if c != nil {
 			ends = "then drops"
 		}
 		n := 0
-		for next := s.Next; next != nil; next = next.Next {
+		for next := s.Next(); next != nil; next = next.Next() {
 			n++
 		}
 		parts = append(parts, fmt.Sprintf("%s; %d reconnect(s) follow", ends, n))
@@ -290,7 +365,7 @@ func describeServeScript(s *serve.Script, f serveFlags) string {
 	if f.onSend == string(serve.OnSendNextRun) {
 		parts = append(parts, "chat.send plays the next run")
 	}
-	if f.token != "" {
+	if token {
 		parts = append(parts, "token required")
 	}
 	return strings.Join(parts, ", ")
@@ -305,21 +380,21 @@ func serveStatusText(name string, st serve.Stats) string {
 		b.WriteString(" · waiting for a client")
 		return b.String()
 	}
-	lo, hi, pass, waiting := st.Items, 0, 0, false
+	lo, hi, pass, waiting := st.Clients[0].Item, 0, 0, false
 	for _, c := range st.Clients {
 		lo, hi = min(lo, c.Item), max(hi, c.Item)
 		pass = max(pass, c.Pass)
 		waiting = waiting || c.Waiting
 	}
-	pct := func(n int) int {
-		if st.Items == 0 {
-			return 100
-		}
-		return n * 100 / st.Items
-	}
-	if lo == hi {
+	pct := func(n int) int { return n * 100 / st.Items }
+	switch {
+	case st.Items == 0 && lo == hi: // the length is known once the pre-pass is over
+		fmt.Fprintf(&b, " · at %d", hi)
+	case st.Items == 0:
+		fmt.Fprintf(&b, " · at %d–%d", lo, hi)
+	case lo == hi:
 		fmt.Fprintf(&b, " · at %d/%d (%d%%)", hi, st.Items, pct(hi))
-	} else {
+	default:
 		fmt.Fprintf(&b, " · at %d–%d/%d", lo, hi, st.Items)
 	}
 	if pass > 0 {
@@ -392,41 +467,45 @@ func (l *serveStatus) run(period time.Duration, text func() string) (stop func()
 	}
 }
 
-// loadServeScript reads the capture ("-" for stdin), with the reader's
-// warnings on stderr.
-func (a *app) loadServeScript(file string, conn int, reconnects bool) (*serve.Script, error) {
+// openServeCapture opens the capture ("-" for stdin, which is first copied
+// to a private temporary file, as serve reads it again for every client)
+// and returns the script of the connection to serve, as soon as the
+// pre-pass has read its hello. The reader's warnings go to warnf.
+func (a *app) openServeCapture(file string, conn int, reconnects bool, warnf func(string, ...any)) (*serve.Capture, *serve.Script, error) {
 	name := file
+	var src *serve.Source
+	var err error
 	if file == "-" {
 		name = "stdin"
 		if a.isTerminal(a.stdin) {
-			return nil, usageError("pipe a capture in, or name a file: clawtap serve capture.jsonl.zst", "no capture given and stdin is a terminal")
+			return nil, nil, usageError("pipe a capture in, or name a file: clawtap serve capture.jsonl.zst", "no capture given and stdin is a terminal")
 		}
-	}
-	opts := capture.Options{OnWarning: func(w capture.Warning) { a.warnf("%s: %s", name, w) }}
-	var r *capture.Reader
-	var err error
-	if file == "-" {
-		r, err = capture.NewReader(a.stdin, opts)
+		src, err = serve.SpoolSource(a.stdin)
 	} else {
-		r, err = capture.Open(file, opts)
-	}
-	if err == nil {
-		defer r.Close()
-		var s *serve.Script
-		if s, err = serve.Load(r, serve.LoadOptions{Conn: conn, Reconnects: reconnects}); err == nil {
-			return s, nil
-		}
-		if strings.HasPrefix(err.Error(), "capture has no connection") {
-			return nil, usageError("pick one of the capture's connections with --conn", "%v", err)
-		}
+		src, err = serve.OpenSource(file)
 	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, &exitError{code: exitTrouble, err: fmt.Errorf("open %s: no such file", file), hint: "give a capture file (.jsonl or .jsonl.zst), or - for stdin"}
+		return nil, nil, &exitError{code: exitTrouble, err: fmt.Errorf("open %s: no such file", file), hint: "give a capture file (.jsonl or .jsonl.zst), or - for stdin"}
 	case errors.Is(err, fs.ErrPermission):
-		return nil, &exitError{code: exitTrouble, err: fmt.Errorf("open %s: permission denied", file)}
+		return nil, nil, &exitError{code: exitTrouble, err: fmt.Errorf("open %s: permission denied", file)}
+	case err != nil:
+		return nil, nil, &exitError{code: exitTrouble, err: fmt.Errorf("read %s: %w", file, err)}
 	}
-	return nil, &exitError{code: exitTrouble, err: fmt.Errorf("read %s: %w", file, err)}
+	capt, err := serve.Open(src, func(w capture.Warning) { warnf("%s: %s", name, w) })
+	if err != nil {
+		src.Close()
+		return nil, nil, &exitError{code: exitTrouble, err: fmt.Errorf("read %s: %w", file, err)}
+	}
+	script, err := capt.Script(serve.LoadOptions{Conn: conn, Reconnects: reconnects})
+	if err != nil {
+		capt.Close()
+		if strings.HasPrefix(err.Error(), "capture has no connection") {
+			return nil, nil, usageError("pick one of the capture's connections with --conn", "%v", err)
+		}
+		return nil, nil, &exitError{code: exitTrouble, err: fmt.Errorf("read %s: %w", file, err)}
+	}
+	return capt, script, nil
 }
 
 // serveControlUI serves a Control UI build (the gateway's dist/control-ui) as

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -167,7 +168,9 @@ func TestServeCLIOnce(t *testing.T) {
 
 func TestServeCLIAnswersAndToken(t *testing.T) {
 	p := writeServeCapture(t)
-	url, exited, stderr, _ := startServe(t, "--once", "--token", "tok", "--max-gap", "10ms", p)
+	tf := filepath.Join(t.TempDir(), "token")
+	os.WriteFile(tf, []byte("tok\n"), 0o600)
+	url, exited, stderr, _ := startServe(t, "--once", "--token-file", tf, "--max-gap", "10ms", p)
 	bad := serveDial(t, url)
 	serveRead(t, bad)
 	bad.WriteMessage(websocket.TextMessage, []byte(`{"type":"req","id":"1","method":"connect","params":{"minProtocol":3,"maxProtocol":4}}`))
@@ -361,5 +364,146 @@ func TestServeCLIReconnects(t *testing.T) {
 		if !strings.Contains(stderr.String(), want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
 		}
+	}
+}
+
+// playOnce connects to a `serve --once` as a plain client and reads its
+// stream to the end.
+func playOnce(t *testing.T, url string, h http.Header, token string) {
+	t.Helper()
+	c, _, err := websocket.DefaultDialer.Dial(url, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	serveRead(t, c)
+	auth := ""
+	if token != "" {
+		auth = `,"auth":{"token":"` + token + `"}`
+	}
+	c.WriteMessage(websocket.TextMessage, []byte(`{"type":"req","id":"1","method":"connect","params":{"minProtocol":3,"maxProtocol":4`+auth+`}}`))
+	if hello, _ := serveRead(t, c); !strings.Contains(hello, `"hello-ok"`) {
+		t.Fatalf("hello: %s", hello)
+	}
+	for {
+		if _, err := serveRead(t, c); err != nil {
+			return
+		}
+	}
+}
+
+func waitExit(t *testing.T, exited <-chan int, stderr *serveStderr) {
+	t.Helper()
+	select {
+	case code := <-exited:
+		if code != 0 {
+			t.Fatalf("exit %d:\n%s", code, stderr)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("serve did not exit:\n%s", stderr)
+	}
+}
+
+// ":PORT" and a bare port listen on loopback, without a warning; another
+// address is exposed, and serve says so.
+func TestServeCLIListen(t *testing.T) {
+	p := writeServeCapture(t)
+	for _, listen := range []string{":0", "0"} {
+		url, exited, stderr, _ := startServe(t, "--listen", listen, "--once", "--as-fast-as-possible", p)
+		if !strings.HasPrefix(url, "ws://127.0.0.1:") {
+			t.Fatalf("--listen %s serves on %s", listen, url)
+		}
+		playOnce(t, url, nil, "")
+		waitExit(t, exited, stderr)
+		if strings.Contains(stderr.String(), "not loopback") {
+			t.Fatalf("--listen %s warned:\n%s", listen, stderr)
+		}
+	}
+	stderr := newServeStderr()
+	exited := make(chan int, 1)
+	go func() {
+		exited <- Main([]string{"serve", "--listen", "0.0.0.0:0", "--once", "--as-fast-as-possible", p}, strings.NewReader(""), io.Discard, stderr)
+	}()
+	port := regexp.MustCompile(`serving \S+ on ws://\S+:(\d+)/`)
+	deadline := time.Now().Add(10 * time.Second)
+	for port.FindStringSubmatch(stderr.String()) == nil {
+		if time.Now().After(deadline) {
+			t.Fatalf("serve did not start:\n%s", stderr)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if !strings.Contains(stderr.String(), "clawtap: warning: listening on") || !strings.Contains(stderr.String(), "not loopback: anyone who can reach it can read the capture") {
+		t.Fatalf("no warning for an exposed address:\n%s", stderr)
+	}
+	playOnce(t, "ws://127.0.0.1:"+port.FindStringSubmatch(stderr.String())[1], nil, "")
+	waitExit(t, exited, stderr)
+}
+
+// The token comes from CLAWTAP_TOKEN or --token-file (which wins), never
+// from the command line.
+func TestServeCLITokenSources(t *testing.T) {
+	p := writeServeCapture(t)
+	t.Setenv("CLAWTAP_TOKEN", " from-env\n")
+	tryToken := func(args []string, good, bad string) {
+		t.Helper()
+		url, exited, stderr, _ := startServe(t, append(args, "--once", "--as-fast-as-possible", p)...)
+		c := serveDial(t, url)
+		serveRead(t, c)
+		c.WriteMessage(websocket.TextMessage, []byte(`{"type":"req","id":"1","method":"connect","params":{"minProtocol":3,"maxProtocol":4,"auth":{"token":"`+bad+`"}}}`))
+		if res, _ := serveRead(t, c); !strings.Contains(res, `"AUTH_TOKEN_MISMATCH"`) {
+			t.Fatalf("%v: token %q accepted: %s", args, bad, res)
+		}
+		c.Close()
+		playOnce(t, url, nil, good)
+		waitExit(t, exited, stderr)
+		if !strings.Contains(stderr.String(), "token required") || strings.Contains(stderr.String(), good) {
+			t.Fatalf("%v: stderr:\n%s", args, stderr)
+		}
+	}
+	tryToken(nil, "from-env", "from-file")
+	tf := filepath.Join(t.TempDir(), "token")
+	os.WriteFile(tf, []byte("from-file\n"), 0o600)
+	tryToken([]string{"--token-file", tf}, "from-file", "from-env")
+
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"serve", "--token", "s3cret", p}, "does not take a secret on the command line"},
+		{[]string{"serve", "--token-file", filepath.Join(t.TempDir(), "missing"), p}, "read --token-file"},
+		{[]string{"serve", "--token-file", "-", "-"}, "cannot both read stdin"},
+		{[]string{"serve", "--allow-origin", "localhost:5173", p}, "--allow-origin: \"localhost:5173\" is not an origin"},
+		{[]string{"serve", "--listen", "host", p}, "--listen: \"host\" is not host:port"},
+	} {
+		var out, errb bytes.Buffer
+		code := Main(c.args, strings.NewReader(""), &out, &errb)
+		if code != 2 || !strings.Contains(errb.String(), c.want) || strings.Contains(errb.String(), "s3cret") {
+			t.Errorf("%v: exit %d, stderr:\n%s\nwant %q", c.args, code, errb.String(), c.want)
+		}
+	}
+}
+
+// A page of a foreign origin is refused; one named by --allow-origin, a
+// loopback page and a non-browser client are served.
+func TestServeCLIAllowOrigin(t *testing.T) {
+	p := writeServeCapture(t)
+	url, exited, stderr, _ := startServe(t, "--allow-origin", "http://192.168.1.20:5173/", "--once", "--as-fast-as-possible", p)
+	for _, origin := range []string{"http://evil.example", "http://192.168.1.20:5174"} {
+		_, resp, err := websocket.DefaultDialer.Dial(url, http.Header{"Origin": {origin}})
+		if err == nil || resp == nil || resp.StatusCode != http.StatusForbidden {
+			t.Fatalf("Origin %s: %v %v", origin, resp, err)
+		}
+	}
+	for _, origin := range []string{"http://localhost:5173", "http://192.168.1.20:5173"} {
+		c, _, err := websocket.DefaultDialer.Dial(url, http.Header{"Origin": {origin}})
+		if err != nil {
+			t.Fatalf("Origin %s refused: %v", origin, err)
+		}
+		c.Close()
+	}
+	playOnce(t, url, nil, "")
+	waitExit(t, exited, stderr)
+	if !strings.Contains(stderr.String(), `browser origin "http://evil.example" is not a loopback page (allow it with --allow-origin)`) {
+		t.Fatalf("stderr:\n%s", stderr)
 	}
 }

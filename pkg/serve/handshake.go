@@ -233,12 +233,12 @@ func (sv *Server) synthHello(sc *Script, proto int, connID string, params []byte
 	b = jsonx.AppendString(b, connID)
 	b = append(b, `},"features":{"methods":`...)
 	methods := sc.Methods()
-	if sv.opts.OnSend == OnSendNextRun && sc.Sends > 0 && !contains(methods, "chat.send") {
+	if sv.opts.OnSend == OnSendNextRun && sc.Sends() > 0 && !contains(methods, "chat.send") {
 		methods = append(append([]string(nil), methods...), "chat.send")
 	}
 	b = appendStrings(b, methods)
 	b = append(b, `,"events":`...)
-	b = appendStrings(b, sc.EventNames)
+	b = appendStrings(b, sc.EventNames())
 	b = append(b, `},"snapshot":{"presence":[],"health":{},"stateVersion":{"presence":0,"health":0},"uptimeMs":0}`...)
 	role, ok := jsonx.GetStr(params, "role")
 	if !ok || role == "" {

@@ -74,11 +74,7 @@ func (b *capBuilder) load(opts LoadOptions) *Script {
 	if err := b.w.Close(); err != nil {
 		b.t.Fatal(err)
 	}
-	r, err := capture.NewReader(bytes.NewReader(b.buf.Bytes()), capture.Options{})
-	if err != nil {
-		b.t.Fatal(err)
-	}
-	s, err := Load(r, opts)
+	s, err := Load(BytesSource(b.buf.Bytes()), opts)
 	if err != nil {
 		b.t.Fatal(err)
 	}

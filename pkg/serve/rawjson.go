@@ -1,6 +1,10 @@
 package serve
 
 import (
+	"bytes"
+	"strings"
+	"unicode/utf8"
+
 	"github.com/clawtap/clawtap/pkg/jsonx"
 )
 
@@ -101,3 +105,27 @@ func deleteMember(obj []byte, name string) []byte {
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// validText returns b as valid UTF-8, every run of invalid bytes replaced
+// by U+FFFD, and whether it had to change anything. Text messages must be
+// valid UTF-8 (RFC 6455 §8.1); browsers fail the connection otherwise.
+func validText(b []byte) ([]byte, bool) {
+	if utf8.Valid(b) {
+		return b, false
+	}
+	return bytes.ToValidUTF8(b, []byte("\uFFFD")), true
+}
+
+// closeReason fits a close frame's reason in the 123 bytes the frame
+// allows, cut between characters and valid UTF-8, as browsers require.
+func closeReason(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	if len(s) <= 123 {
+		return s
+	}
+	cut := 123
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut]
+}

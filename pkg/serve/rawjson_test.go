@@ -1,7 +1,9 @@
 package serve
 
 import (
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/clawtap/clawtap/pkg/jsonx"
 )
@@ -68,4 +70,33 @@ func FuzzSetDelete(f *testing.F) {
 			t.Fatalf("deleteMember made invalid JSON: %q", out)
 		}
 	})
+}
+
+func TestValidText(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{`{"a":"é"}`, `{"a":"é"}`},
+		{"{\"a\":\"\xff\xfe\"}", "{\"a\":\"\uFFFD\"}"},
+		{"caf\xc3", "caf\uFFFD"},
+		{"", ""},
+	}
+	for _, c := range cases {
+		got, changed := validText([]byte(c.in))
+		if string(got) != c.want || changed != (c.in != c.want) || !utf8.Valid(got) {
+			t.Errorf("validText(%q) = %q, %v; want %q", c.in, got, changed, c.want)
+		}
+	}
+}
+
+func TestCloseReason(t *testing.T) {
+	long := strings.Repeat("é", 70) // 140 bytes
+	got := closeReason(long)
+	if len(got) > 123 || !utf8.ValidString(got) || got != strings.Repeat("é", 61) {
+		t.Fatalf("closeReason cut %q (%d bytes)", got, len(got))
+	}
+	if got := closeReason("service\xff restart"); got != "service\uFFFD restart" {
+		t.Fatalf("closeReason = %q", got)
+	}
+	if got := closeReason("service restart"); got != "service restart" {
+		t.Fatalf("closeReason = %q", got)
+	}
 }

@@ -3,8 +3,12 @@ package serve
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
+	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/gorilla/websocket"
@@ -52,21 +56,21 @@ func restartCapture(t *testing.T, broke bool) *capBuilder {
 
 func TestLoadFollowsReconnects(t *testing.T) {
 	s := restartCapture(t, false).loadReconnects()
-	if s.Conn != 1 || s.Close == nil || *s.Close != (Closing{T: 1500, Code: 1012, Reason: "service restart"}) {
-		t.Fatalf("first connection %d ends %+v", s.Conn, s.Close)
+	if s.Conn != 1 || s.End() == nil || *s.End() != (Closing{T: 1500, Code: 1012, Reason: "service restart"}) {
+		t.Fatalf("first connection %d ends %+v", s.Conn, s.End())
 	}
-	n := s.Next
-	if n == nil || n.Conn != 3 || n.Frames != 2 || n.Hello == nil {
+	n := s.Next()
+	if n == nil || n.Conn != 3 || n.Frames() != 2 || n.Hello == nil || n.HelloFromConn != 3 || n.StartT != 3000 {
 		t.Fatalf("next %+v: want connection 3 (the failed attempt 2 skipped) with its hello and 2 frames", n)
 	}
-	if n.Close != nil || n.Next != nil {
-		t.Fatalf("the recorder stopping is not an end to play: %+v", n.Close)
+	if n.End() != nil || n.Next() != nil {
+		t.Fatalf("the recorder stopping is not an end to play: %+v", n.End())
 	}
-	if s := restartCapture(t, false).script(0); s.Next != nil {
+	if s := restartCapture(t, false).script(0); s.Next() != nil {
 		t.Fatal("without Reconnects nothing follows")
 	}
-	if s := restartCapture(t, true).loadReconnects(); s.Close == nil || s.Close.Code != 0 || s.Next == nil {
-		t.Fatalf("a broken connection: %+v", s.Close)
+	if s := restartCapture(t, true).loadReconnects(); s.End() == nil || s.End().Code != 0 || s.Next() == nil {
+		t.Fatalf("a broken connection: %+v", s.End())
 	}
 }
 
@@ -155,5 +159,93 @@ func TestReconnectsDropsABrokenConnection(t *testing.T) {
 	var ce *websocket.CloseError
 	if !errors.As(err, &ce) || ce.Code != websocket.CloseAbnormalClosure {
 		t.Fatalf("got %v, want the connection dropped without a close frame (1006)", err)
+	}
+}
+
+// A capture holding invalid UTF-8 (a damaged file, a gateway bug) never
+// makes serve send a text message or close reason a browser would fail the
+// connection over: every one it sends is valid UTF-8, the rest of each
+// frame as recorded, and the client's summary counts the repairs.
+func TestInvalidUTF8IsNeverSent(t *testing.T) {
+	b := newCap(t).handshake(1000)
+	b.in(1100, "{\"type\":\"event\",\"event\":\"chat\",\"payload\":{\"text\":\"caf\xc3 \xff\"},\"seq\":1}")
+	b.in(1200, "not json \xfe")
+	b.in(1300, tick(2, 2))
+	b.end(1400, 1012, strings.Repeat("é", 61)+"\xff restart", capture.DirIn)
+	s := b.loadReconnects()
+	var mu sync.Mutex
+	var logs []string
+	_, url := startServer(t, s, Options{Reconnects: true, Pacing: Pacing{Fast: true}, Logf: func(format string, args ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		logs = append(logs, fmt.Sprintf(format, args...))
+	}})
+	c := dial(t, url)
+	connect(t, c, uiConnect)
+	var got []string
+	for {
+		_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		_, msg, err := c.ReadMessage()
+		if err != nil {
+			var ce *websocket.CloseError
+			if !errors.As(err, &ce) || ce.Code != 1012 || !utf8.ValidString(ce.Text) || len(ce.Text) > 123 {
+				t.Fatalf("end: %v", err)
+			}
+			break
+		}
+		if !utf8.Valid(msg) {
+			t.Fatalf("sent invalid UTF-8: %q", msg)
+		}
+		got = append(got, string(msg))
+	}
+	if len(got) != 3 || !strings.Contains(got[0], `"payload":{"text":"caf`) || !strings.HasSuffix(got[0], `"},"seq":1}`) || got[2] != tick(2, 2) {
+		t.Fatalf("frames %q", got)
+	}
+	c.Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		mu.Lock()
+		all := strings.Join(logs, "\n")
+		mu.Unlock()
+		if strings.Contains(all, "gone") {
+			if !strings.Contains(all, "held invalid UTF-8, sent as U+FFFD") {
+				t.Fatalf("the repairs are not counted:\n%s", all)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no summary:\n%s", all)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// The client that reconnects reads on from where its previous stream
+// ended, instead of reading the capture again from the start.
+func TestReconnectReadsOn(t *testing.T) {
+	data := restartCapture(t, false).bytes()
+	src := BytesSource(data)
+	s, err := Load(src, LoadOptions{Reconnects: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-s.Ready()
+	_, url := startServer(t, s, Options{Reconnects: true, Pacing: Pacing{Fast: true}})
+	for round, want := range []int64{1, 10} {
+		ui := dial(t, url)
+		connect(t, ui, uiConnect)
+		for i := int64(1); i <= 2; i++ {
+			if got := read(t, ui); got != tick(int(i), want+i-1) {
+				t.Fatalf("connection %d, frame %d: %s", round+1, i, got)
+			}
+		}
+		if round == 0 {
+			if code, _ := expectClose(t, ui); code != 1012 {
+				t.Fatalf("closed with %d", code)
+			}
+		}
+	}
+	if n := src.opened.Load(); n != 2 {
+		t.Fatalf("the capture was opened %d times, want 2: the pre-pass and the client's first connection", n)
 	}
 }

@@ -108,16 +108,12 @@ func streamOf(t *testing.T, data []byte, conn int) (out []servedFrame, sum gaps.
 // documented rule, and the same gap findings.
 func checkRoundTrip(t *testing.T, data []byte, conn int) {
 	t.Helper()
-	r, err := capture.NewReader(bytes.NewReader(data), capture.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := Load(r, LoadOptions{Conn: conn})
+	s, err := Load(BytesSource(data), LoadOptions{Conn: conn})
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, url := startServer(t, s, Options{Pacing: Pacing{Fast: true}})
-	got, gotGaps := streamOf(t, recordFrom(t, url, s.Frames), 1)
+	got, gotGaps := streamOf(t, recordFrom(t, url, s.Frames()), 1)
 	want, wantGaps := streamOf(t, data, s.Conn)
 	if len(got) != len(want) {
 		t.Fatalf("recorded %d frames, capture has %d", len(got), len(want))
@@ -185,15 +181,11 @@ func TestRoundTripFixtures(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := capture.NewReader(bytes.NewReader(data), capture.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := Load(r, LoadOptions{})
+		s, err := Load(BytesSource(data), LoadOptions{})
 		if err != nil {
 			t.Fatalf("%s: %v", p, err)
 		}
-		for _, c := range s.Conns {
+		for _, c := range s.Conns() {
 			t.Run(filepath.Base(p)+"/conn"+itoa64(int64(c)), func(t *testing.T) {
 				checkRoundTrip(t, data, c)
 			})

@@ -14,16 +14,22 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/jsonx"
 	"github.com/gorilla/websocket"
 )
 
 // Options configure a Server.
 type Options struct {
-	Token  string // required in connect's auth.token when set
-	Pacing Pacing
-	Loop   bool
-	OnSend OnSend
+	Token string // required in connect's auth.token when set
+	// AllowOrigins are the browser origins (as ParseOrigin gives them),
+	// beyond loopback pages, whose WebSocket upgrades are accepted; others
+	// get 403. Requests without an Origin (non-browser clients) are
+	// always accepted.
+	AllowOrigins []string
+	Pacing       Pacing
+	Loop         bool
+	OnSend       OnSend
 	// Once makes Done close when the first client that completed the
 	// handshake has been sent the whole stream, or has gone.
 	Once bool
@@ -75,7 +81,7 @@ type Server struct {
 	finished int64 // frames sent to clients that are gone
 	first    int   // id of the first client that completed the handshake
 	firstKey string
-	resume   map[string]*Script // with Reconnects: who reconnects to what
+	resume   map[string]resumption // with Reconnects: who reconnects to what
 	closed   bool
 	wg       sync.WaitGroup
 
@@ -104,14 +110,13 @@ func New(s *Script, opts Options) *Server {
 		script:  s,
 		opts:    opts,
 		clients: map[int]*client{},
-		resume:  map[string]*Script{},
+		resume:  map[string]resumption{},
 		done:    make(chan struct{}),
 		up: websocket.Upgrader{
 			ReadBufferSize:  64 << 10,
 			WriteBufferSize: 64 << 10,
-			// Any page may connect, like a gateway whose Control UI runs from
-			// a dev server or another port. serve binds loopback by default;
-			// use --token to keep other pages out.
+			// ServeHTTP has checked the Origin already, and said why it
+			// refused one.
 			CheckOrigin: func(*http.Request) bool { return true },
 		},
 	}
@@ -133,6 +138,7 @@ type client struct {
 	wmu    sync.Mutex
 	wt     time.Duration
 	bad    int
+	fixed  int            // frames sent with invalid UTF-8 replaced (under wmu)
 	missed map[string]int // methods answered "not in capture", by count
 	closed string         // how the client closed, when it did
 	ended  atomic.Bool    // the stream was sent to the end
@@ -140,9 +146,16 @@ type client struct {
 	asRec  atomic.Bool    // the stream ended as the recorded connection did
 }
 
+// write sends one text message. A browser drops the connection (1006) on
+// a text message that is not valid UTF-8, so invalid bytes, which only a
+// damaged capture holds, are sent as U+FFFD and counted.
 func (c *client) write(b []byte) error {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
+	if fixed, changed := validText(b); changed {
+		b = fixed
+		c.fixed++
+	}
 	_ = c.conn.SetWriteDeadline(time.Now().Add(c.wt))
 	return c.conn.WriteMessage(websocket.TextMessage, b)
 }
@@ -150,9 +163,7 @@ func (c *client) write(b []byte) error {
 // closeWith sends a close frame; the read loop then sees the client's
 // answer (or a timeout) and the connection is torn down.
 func (c *client) closeWith(code int, reason string) {
-	if len(reason) > 123 { // the limit of a close frame's reason
-		reason = reason[:123]
-	}
+	reason = closeReason(reason)
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	_ = c.conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, reason), time.Now().Add(time.Second))
@@ -181,6 +192,14 @@ func (sv *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		fmt.Fprintf(w, "clawtap serve: a recorded OpenClaw gateway session, played back over WebSocket.\nConnect a gateway client to ws://%s/\n", r.Host)
+		return
+	}
+	if origin := r.Header.Get("Origin"); !originAllowed(origin, sv.opts.AllowOrigins) {
+		sv.mu.Lock()
+		sv.rejected++
+		sv.mu.Unlock()
+		sv.logf("refused a WebSocket from %s: browser origin %q is not a loopback page (allow it with --allow-origin)", r.RemoteAddr, origin)
+		http.Error(w, "clawtap serve: origin not allowed", http.StatusForbidden)
 		return
 	}
 	sv.mu.Lock()
@@ -218,6 +237,7 @@ func (sv *Server) serveConn(conn *websocket.Conn, remote string) {
 		if c.st != nil {
 			_, _, _, sent, _ := c.st.Position()
 			sv.finished += sent
+			c.st.release()
 		}
 		first := sv.isFirst(c)
 		sv.mu.Unlock()
@@ -248,11 +268,12 @@ func (sv *Server) serveConn(conn *websocket.Conn, remote string) {
 	sv.mu.Lock()
 	c.key, c.sc = clientKey(req.params), sv.script
 	resumed := false
-	if next := sv.resume[c.key]; next != nil && sv.opts.Reconnects {
-		c.sc, resumed = next, true
+	var from *capture.Reader
+	if next, ok := sv.resume[c.key]; ok && sv.opts.Reconnects {
+		c.sc, from, resumed = next.sc, next.from, true
 		delete(sv.resume, c.key)
 	}
-	st := NewStreamer(c.sc, StreamOptions{Pacing: sv.opts.Pacing, Loop: sv.opts.Loop, OnSend: sv.opts.OnSend, Clock: sv.opts.Clock, PlayClose: sv.opts.Reconnects})
+	st := NewStreamer(c.sc, StreamOptions{Pacing: sv.opts.Pacing, Loop: sv.opts.Loop, OnSend: sv.opts.OnSend, Clock: sv.opts.Clock, PlayClose: sv.opts.Reconnects, from: from})
 	c.st = st
 	sv.total++
 	if sv.first == 0 {
@@ -317,11 +338,14 @@ func (sv *Server) isFirst(c *client) bool {
 // and remembers what it gets when it reconnects.
 func (sv *Server) endAsRecorded(c *client, end *EndError) {
 	c.asRec.Store(true)
+	next := c.sc.Next() // may wait for the pre-pass: not under sv.mu
+	from := c.st.leftover()
 	sv.mu.Lock()
-	next := c.sc.Next
 	if next != nil {
-		sv.resume[c.key] = next
+		sv.park(c.key, resumption{next, from})
 		c.handed.Store(true)
+	} else if from != nil {
+		from.Close()
 	}
 	first := sv.isFirst(c)
 	sv.mu.Unlock()
@@ -341,6 +365,36 @@ func (sv *Server) endAsRecorded(c *client, end *EndError) {
 		return
 	}
 	c.closeWith(end.Code, end.Reason)
+}
+
+// resumption is what a client gets when it reconnects after its recorded
+// connection ended: the next connection's script, and the reader its
+// stream ended with, which saves reading the capture again up to there.
+type resumption struct {
+	sc   *Script
+	from *capture.Reader
+}
+
+// maxParkedReaders bounds the readers kept for clients that may come back
+// (each holds a decompressor); the others read from the start again.
+const maxParkedReaders = 4
+
+// park remembers what key reconnects to; sv.mu is held.
+func (sv *Server) park(key string, r resumption) {
+	if old, ok := sv.resume[key]; ok && old.from != nil {
+		old.from.Close()
+	}
+	parked := 0
+	for _, p := range sv.resume {
+		if p.from != nil {
+			parked++
+		}
+	}
+	if r.from != nil && (parked >= maxParkedReaders || sv.closed) {
+		r.from.Close()
+		r.from = nil
+	}
+	sv.resume[key] = r
 }
 
 // clientKey names a client so that it is known again when it reconnects:
@@ -445,7 +499,10 @@ func (sv *Server) handle(c *client, typ int, msg []byte) {
 		}
 		sv.logReq(c, req, "plays the next run")
 	default:
-		q := c.sc.Match(req.method, req.params, c.st.Pos())
+		q, err := c.sc.Match(req.method, req.params, c.st.Pos())
+		if err != nil {
+			sv.logf("client %d: %s %s: %v", c.id, req.method, req.id, err)
+		}
 		if q == nil {
 			c.miss(req.method)
 			sv.logReq(c, req, "not in capture")
@@ -494,6 +551,11 @@ func (c *client) summary() string {
 	if c.bad > 0 {
 		s += fmt.Sprintf(", %d bad frames ignored", c.bad)
 	}
+	c.wmu.Lock()
+	if c.fixed > 0 {
+		s += fmt.Sprintf(", %d frame(s) held invalid UTF-8, sent as U+FFFD", c.fixed)
+	}
+	c.wmu.Unlock()
 	if c.closed != "" {
 		s += ", " + strings.TrimSpace(c.closed)
 	}
@@ -535,7 +597,7 @@ type Stats struct {
 func (sv *Server) Stats() Stats {
 	sv.mu.Lock()
 	defer sv.mu.Unlock()
-	s := Stats{Total: sv.total, Rejected: sv.rejected, Sent: sv.finished, Items: len(sv.script.Items)}
+	s := Stats{Total: sv.total, Rejected: sv.rejected, Sent: sv.finished, Items: sv.script.Items(sv.opts.OnSend == OnSendNextRun)}
 	for _, c := range sv.clients {
 		if c.st == nil {
 			continue
@@ -568,7 +630,19 @@ func (sv *Server) CloseWith(ctx context.Context, code int, reason string) error 
 		c.closeWith(code, reason)
 	}
 	waited := make(chan struct{})
-	go func() { sv.wg.Wait(); close(waited) }()
+	go func() {
+		sv.wg.Wait()
+		sv.mu.Lock()
+		for key, p := range sv.resume {
+			if p.from != nil {
+				p.from.Close()
+				p.from = nil
+				sv.resume[key] = p
+			}
+		}
+		sv.mu.Unlock()
+		close(waited)
+	}()
 	select {
 	case <-waited:
 		return nil

@@ -329,23 +329,31 @@ func matchScript(t *testing.T) *Script {
 func TestMatchByPosition(t *testing.T) {
 	s := matchScript(t)
 	p := []byte(`{"sessionKey":"agent:main:main","limit":5}`)
-	first := s.Match("chat.history", p, -1)
+	match := func(method string, params []byte, pos int) *Recorded {
+		t.Helper()
+		q, err := s.Match(method, params, pos)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return q
+	}
+	first := match("chat.history", p, -1)
 	if first == nil || !bytes.Contains(first.Responses[0], []byte(`"n":1`)) {
 		t.Fatal("before the stream: want the first history")
 	}
 	// The first history was asked before the first tick, so once the tick
 	// was sent the next recorded one is h2.
-	tickIdx := s.Items[0].Index
-	if q := s.Match("chat.history", p, tickIdx); q == nil || !bytes.Contains(q.Responses[0], []byte(`"n":2`)) {
+	tickIdx := firstFrameIndex(t, s)
+	if q := match("chat.history", p, tickIdx); q == nil || !bytes.Contains(q.Responses[0], []byte(`"n":2`)) {
 		t.Fatal("after the tick: want the second history")
 	}
-	if q := s.Match("chat.history", p, 1<<30); q == nil || !bytes.Contains(q.Responses[0], []byte(`"n":2`)) {
+	if q := match("chat.history", p, 1<<30); q == nil || !bytes.Contains(q.Responses[0], []byte(`"n":2`)) {
 		t.Fatal("at the end: want the last history")
 	}
-	if q := s.Match("chat.history", []byte(`{"sessionKey":"agent:other:main"}`), -1); q != nil {
+	if q := match("chat.history", []byte(`{"sessionKey":"agent:other:main"}`), -1); q != nil {
 		t.Fatal("another session matched")
 	}
-	if q := s.Match("models.list", nil, -1); q != nil {
+	if q := match("models.list", nil, -1); q != nil {
 		t.Fatal("a request with no recorded response matched")
 	}
 }

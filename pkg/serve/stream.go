@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/jsonx"
 )
 
@@ -96,8 +99,13 @@ type StreamOptions struct {
 	OnSend OnSend
 	Clock  Clock // nil means the wall clock
 	// PlayClose ends the stream, at its recorded time, with the way the
-	// recorded connection ended (Script.Close): Run returns an *EndError.
+	// recorded connection ended (Script.End): Run returns an *EndError.
 	PlayClose bool
+
+	// from is a reader of the capture left before the connection's first
+	// record (by the client's previous stream, see Streamer.leftover); the
+	// first pass reads on from there. The streamer owns it.
+	from *capture.Reader
 }
 
 // EndError is Run's error when the stream ended as the recorded connection
@@ -121,6 +129,10 @@ type Streamer struct {
 	renum *Renumberer
 	sends chan clientSend // the client's chat.send requests
 
+	readers sync.Mutex
+	from    *capture.Reader // not yet used by a pass
+	rest    *capture.Reader // the reader the stream ended with, at the recorded end
+
 	pos   atomic.Int64 // capture index of the last item sent, -1 before
 	item  atomic.Int64 // timeline items done in this pass
 	pass  atomic.Int64
@@ -139,14 +151,10 @@ func NewStreamer(s *Script, opts StreamOptions) *Streamer {
 	if opts.OnSend == "" {
 		opts.OnSend = OnSendReply
 	}
-	st := &Streamer{s: s, opts: opts, clock: opts.Clock, renum: NewRenumberer()}
+	st := &Streamer{s: s, opts: opts, clock: opts.Clock, renum: NewRenumberer(), from: opts.from}
 	st.pos.Store(-1)
 	if opts.OnSend == OnSendNextRun {
-		n := s.Sends
-		if opts.Loop || n > 1024 {
-			n = 1024
-		}
-		st.sends = make(chan clientSend, n)
+		st.sends = make(chan clientSend, maxQueuedSends)
 	}
 	return st
 }
@@ -162,6 +170,10 @@ func (st *Streamer) Position() (index, item, pass, sent int64, waiting bool) {
 // Pos is the capture index of the last item sent, -1 before the first.
 func (st *Streamer) Pos() int { return int(st.pos.Load()) }
 
+// maxQueuedSends bounds the chat.send requests a client can send ahead of
+// the stream.
+const maxQueuedSends = 1024
+
 // clientSend is a client's chat.send: its raw JSON id and its
 // idempotencyKey ("" when it sent none), which becomes the run's id.
 type clientSend struct {
@@ -176,7 +188,7 @@ func (st *Streamer) Send(id []byte, key string) bool {
 	if st.sends == nil {
 		return false
 	}
-	if !st.opts.Loop && st.claim.Load() >= int64(st.s.Sends) {
+	if !st.opts.Loop && st.claim.Load() >= int64(st.s.Sends()) {
 		return false
 	}
 	select {
@@ -190,94 +202,148 @@ func (st *Streamer) Send(id []byte, key string) bool {
 
 // Run streams until the timeline ends (never with Loop), ctx is done or
 // emit fails. emit gets each frame to send as one text message; the slice
-// is only valid during the call.
+// is only valid during the call. Each pass reads the capture from disk
+// afresh, one record at a time.
 func (st *Streamer) Run(ctx context.Context, emit func(frame []byte) error) error {
-	nextRun := st.opts.OnSend == OnSendNextRun
 	due := st.clock.Now()
 	for pass := int64(0); ; pass++ {
 		st.pass.Store(pass)
 		st.item.Store(0)
-		prevT := st.s.StartT
-		ids := map[int][]byte{} // chat.send number → the client's id
-		var runs runNames       // recorded runIds → the client's keys
-		var buf []byte
-		for i := range st.s.Items {
-			it := &st.s.Items[i]
-			if it.Kind != ItemFrame && !nextRun {
-				st.item.Store(int64(i + 1))
-				continue
+		prevT, err := st.play(ctx, emit, &due)
+		if err != nil {
+			return err
+		}
+		if !st.opts.Loop {
+			if !st.opts.PlayClose {
+				return nil
 			}
-			t := it.T
-			if t <= 0 {
-				t = prevT // no recorded time: no wait
+			c := st.s.End()
+			if c == nil {
+				return nil
 			}
-			if prevT <= 0 {
-				prevT = t
+			if c.T > prevT {
+				due = due.Add(st.opts.Pacing.Wait(c.T - prevT))
 			}
-			if it.Kind == ItemSend {
-				st.wait.Store(true)
-				if st.onWait != nil {
-					st.onWait()
-				}
-				select {
-				case cs := <-st.sends:
-					ids[it.Send] = cs.id
-					runs.add(it.RunID, cs.key)
-				case <-ctx.Done():
-					st.wait.Store(false)
-					return ctx.Err()
-				}
-				st.wait.Store(false)
-				// The run's pacing starts from the client's send.
-				due, prevT = st.clock.Now(), t
-				st.item.Store(int64(i + 1))
-				continue
-			}
-			due = due.Add(st.opts.Pacing.Wait(t - prevT))
-			prevT = t
 			if err := st.sleepUntil(ctx, due); err != nil {
 				return err
 			}
-			frame := it.Frame
-			switch {
-			case it.Kind == ItemSendResponse:
-				id, ok := ids[it.Send]
-				if !ok {
-					st.item.Store(int64(i + 1))
-					continue
-				}
-				frame = readdress(frame, id)
-			case it.HasSeq:
-				buf = append(buf[:0], frame[:it.SeqAt.start]...)
-				buf = jsonx.AppendInt(buf, st.renum.Next(it.Seq))
-				buf = append(buf, frame[it.SeqAt.end:]...)
-				frame = buf
-			}
-			frame = runs.apply(frame)
-			if err := emit(frame); err != nil {
-				return err
-			}
-			st.sent.Add(1)
-			st.pos.Store(int64(it.Index))
-			st.item.Store(int64(i + 1))
-		}
-		if !st.opts.Loop {
-			if c := st.s.Close; st.opts.PlayClose && c != nil {
-				if c.T > prevT {
-					due = due.Add(st.opts.Pacing.Wait(c.T - prevT))
-				}
-				if err := st.sleepUntil(ctx, due); err != nil {
-					return err
-				}
-				return &EndError{*c}
-			}
-			return nil
+			return &EndError{*c}
 		}
 		st.renum.Restart()
 		st.pos.Store(-1)
 		// The next pass starts after the recorded wait before the first
 		// item (from the hello), as the first pass did.
 	}
+}
+
+// play streams one pass over the timeline and returns the recorded time
+// it reached.
+func (st *Streamer) play(ctx context.Context, emit func(frame []byte) error, due *time.Time) (int64, error) {
+	nextRun := st.opts.OnSend == OnSendNextRun
+	prevT := st.s.StartT
+	st.readers.Lock()
+	from := st.from
+	st.from = nil
+	st.readers.Unlock()
+	tl, err := st.s.openTimeline(nextRun, from)
+	if err != nil {
+		return prevT, err
+	}
+	defer tl.close()
+	ids := map[int]clientSend{} // chat.send number → the client's send
+	var runs runNames           // recorded runIds → the client's keys
+	var buf []byte
+	for {
+		it, err := tl.next()
+		if err == io.EOF {
+			if st.opts.PlayClose && !st.opts.Loop {
+				st.readers.Lock()
+				st.rest = tl.detach() // where the next connection may be read on
+				st.readers.Unlock()
+			}
+			return prevT, nil
+		}
+		if err != nil {
+			return prevT, err
+		}
+		t := it.T
+		if t <= 0 {
+			t = prevT // no recorded time: no wait
+		}
+		if prevT <= 0 {
+			prevT = t
+		}
+		if it.Kind == ItemSend {
+			st.wait.Store(true)
+			if st.onWait != nil {
+				st.onWait()
+			}
+			select {
+			case cs := <-st.sends:
+				ids[it.Send] = cs
+				runs.add(it.RunID, cs.key)
+			case <-ctx.Done():
+				st.wait.Store(false)
+				return prevT, ctx.Err()
+			}
+			st.wait.Store(false)
+			// The run's pacing starts from the client's send.
+			*due, prevT = st.clock.Now(), t
+			st.item.Add(1)
+			continue
+		}
+		*due = due.Add(st.opts.Pacing.Wait(t - prevT))
+		prevT = t
+		if err := st.sleepUntil(ctx, *due); err != nil {
+			return prevT, err
+		}
+		frame := it.Frame
+		switch {
+		case it.Kind == ItemSendResponse:
+			cs, ok := ids[it.Send]
+			if !ok {
+				st.item.Add(1)
+				continue
+			}
+			runs.add(it.RunID, cs.key)
+			frame = readdress(frame, cs.id)
+		case it.HasSeq:
+			buf = append(buf[:0], frame[:it.SeqAt.start]...)
+			buf = jsonx.AppendInt(buf, st.renum.Next(it.Seq))
+			buf = append(buf, frame[it.SeqAt.end:]...)
+			frame = buf
+		}
+		frame = runs.apply(frame)
+		if err := emit(frame); err != nil {
+			return prevT, err
+		}
+		st.sent.Add(1)
+		st.pos.Store(int64(it.Index))
+		st.item.Add(1)
+	}
+}
+
+// leftover hands over the reader the stream ended with, positioned at the
+// recorded connection's end: the connection the client opens next starts
+// after it. Nil when there is none.
+func (st *Streamer) leftover() *capture.Reader {
+	st.readers.Lock()
+	defer st.readers.Unlock()
+	r := st.rest
+	st.rest = nil
+	return r
+}
+
+// release closes the readers the streamer still holds.
+func (st *Streamer) release() {
+	st.readers.Lock()
+	defer st.readers.Unlock()
+	for _, r := range []*capture.Reader{st.from, st.rest} {
+		if r != nil {
+			r.Close()
+		}
+	}
+	st.from, st.rest = nil, nil
 }
 
 func (st *Streamer) sleepUntil(ctx context.Context, due time.Time) error {
@@ -322,7 +388,13 @@ func (r *runNames) add(recorded, key string) {
 	if recorded == "" || key == "" || recorded == key {
 		return
 	}
-	r.from = append(r.from, jsonx.AppendStringMinimal(nil, recorded))
+	from := jsonx.AppendStringMinimal(nil, recorded)
+	for _, f := range r.from {
+		if bytes.Equal(f, from) {
+			return // the run is renamed already
+		}
+	}
+	r.from = append(r.from, from)
 	r.to = append(r.to, jsonx.AppendStringMinimal(nil, key))
 }
 

@@ -239,8 +239,8 @@ func runScript(t *testing.T) *Script {
 
 func TestStreamOnSendNextRun(t *testing.T) {
 	s := runScript(t)
-	if s.Sends != 2 {
-		t.Fatalf("sends %d, want 2 (the trailing send has nothing after it)", s.Sends)
+	if s.Sends() != 2 {
+		t.Fatalf("sends %d, want 2 (the trailing send has nothing after it)", s.Sends())
 	}
 	clk := NewFakeClock(time.Unix(1_800_000_000, 0))
 	st := NewStreamer(s, StreamOptions{OnSend: OnSendNextRun, Clock: clk})
