@@ -67,9 +67,9 @@ func (p *Intents) After(f *pipeline.Frame) error {
 	if width <= 0 {
 		width = 120
 	}
-	for i := range f.Intents {
-		in := &f.Intents[i]
-		if p.SkipIgnore && in.Kind == policy.Ignore {
+	for _, in := range f.Intents {
+		kind := in.IntentKind()
+		if p.SkipIgnore && kind == replay.IgnoreKind {
 			continue
 		}
 		b := p.buf[:0]
@@ -84,7 +84,7 @@ func (p *Intents) After(f *pipeline.Frame) error {
 				b = jsonx.AppendInt(b, ev.Seq)
 			}
 			b = append(b, `,"intent":`...)
-			b = in.AppendJSON(b)
+			b = in.AppendJSONAt(b, 0)
 			b = append(b, '}', '\n')
 		case Table:
 			seq := ""
@@ -92,13 +92,13 @@ func (p *Intents) After(f *pipeline.Frame) error {
 				seq = strconv.FormatInt(ev.Seq, 10)
 			}
 			detail := p.f.IntentText(in)
-			detail = strings.TrimPrefix(strings.TrimPrefix(detail, in.Kind), " ")
-			if in.Kind == policy.Ignore {
+			detail = strings.TrimPrefix(strings.TrimPrefix(detail, kind), " ")
+			if kind == replay.IgnoreKind {
 				detail = strings.TrimPrefix(detail, ": ")
 			}
 			pad := human.Pad
 			b = append(b, strings.Join([]string{pad(strconv.Itoa(rec.Index), 6), pad(human.Offset(rec.T, p.start), 10), pad(seq, 6),
-				p.Style.Paint(pad(in.Kind, 22), intentColor(in.Kind)...), pad(human.Clip(human.Printable(in.AgentID), 10), 10),
+				p.Style.Paint(pad(kind, 22), intentColor(kind)...), pad(human.Clip(human.Printable(in.IntentAgent()), 10), 10),
 				human.Clip(human.Printable(detail), max(width-58, 20))}, " ")...)
 			b = append(b, '\n')
 		default:

@@ -91,8 +91,8 @@ func (p *Replay) appendRow(dst []byte, f *replay.Formatter, s *replay.Step) []by
 		what = "timer " + what
 	}
 	var intents, effects, changes []string
-	for i := range s.Intents {
-		intents = append(intents, s.Intents[i].Kind)
+	for _, in := range s.Intents {
+		intents = append(intents, in.IntentKind())
 	}
 	for i := range s.Effects {
 		e := &s.Effects[i]

@@ -101,6 +101,10 @@ type Approval struct {
 // keys; times are unix ms.
 func (in *Intent) AppendJSON(dst []byte) []byte { return in.AppendJSONAt(dst, 0) }
 
+// IntentKind and IntentAgent make an Intent a replay.Intent.
+func (in *Intent) IntentKind() string  { return in.Kind }
+func (in *Intent) IntentAgent() string { return in.AgentID }
+
 // AppendJSONAt is AppendJSON with base subtracted from every time, so a
 // replay can print times relative to its start.
 func (in *Intent) AppendJSONAt(dst []byte, base int64) []byte {

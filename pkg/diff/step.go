@@ -249,8 +249,8 @@ func (s *stepper) Step(st *replay.Step) error {
 	if st.Timer != "" {
 		return nil
 	}
-	for k := range st.Intents {
-		if d := s.intent(&st.Intents[k]); d != "" {
+	for _, in := range st.Intents {
+		if d := s.intent(in); d != "" {
 			s.effs = append(s.effs, d)
 		}
 	}
@@ -267,7 +267,13 @@ func (s *stepper) Step(st *replay.Step) error {
 	return nil
 }
 
-func (s *stepper) intent(in *policy.Intent) string {
+// intent describes what an intent changes; only clawboo's commits and
+// status updates say something the effects and the diff do not.
+func (s *stepper) intent(x replay.Intent) string {
+	in, ok := x.(*policy.Intent)
+	if !ok {
+		return ""
+	}
 	switch in.Kind {
 	case policy.Ignore, policy.ScheduleSummaryRefresh:
 		return ""

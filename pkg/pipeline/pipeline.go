@@ -51,7 +51,7 @@ type Frame struct {
 	Gaps []gaps.Finding
 	// Intents holds the record's intents (Needs Intents): in Before when
 	// the pass does not replay, in After when it does (the record step's).
-	Intents []policy.Intent
+	Intents []replay.Intent
 	// Replayed reports that the engine took the record (in After): a
 	// record of a concurrent connection is skipped by the replay.
 	Replayed bool
@@ -151,6 +151,7 @@ type Pass struct {
 	frame   Frame
 	gapBuf  []gaps.Finding
 	intents []policy.Intent
+	ptrs    []replay.Intent
 	emit    func(*replay.Step) error // p.step, bound once
 	recStep *replay.Step             // the record's own step, during a record
 
@@ -305,7 +306,11 @@ func (p *Pass) record(rec *capture.Record, given *bridge.Event) error {
 	}
 	if p.needs&Intents != 0 && p.eng == nil {
 		p.intents = p.pol.Append(p.intents[:0], &p.ev)
-		f.Intents = p.intents
+		p.ptrs = p.ptrs[:0]
+		for i := range p.intents {
+			p.ptrs = append(p.ptrs, &p.intents[i])
+		}
+		f.Intents = p.ptrs
 	}
 	for _, o := range p.before {
 		if err := o.Before(f); err != nil {

@@ -154,7 +154,10 @@ type Intent struct {
 }
 
 // AppendJSON appends the intent as a JSON object.
-func (in *Intent) AppendJSON(dst []byte) []byte {
+func (in *Intent) AppendJSON(dst []byte) []byte { return in.AppendJSONAt(dst, 0) }
+
+// AppendJSONAt is AppendJSON with base subtracted from the patch's times.
+func (in *Intent) AppendJSONAt(dst []byte, base int64) []byte {
 	dst = append(dst, `{"kind":`...)
 	dst = jsonx.AppendString(dst, in.Kind)
 	if in.Kind != Ignore {
@@ -166,7 +169,7 @@ func (in *Intent) AppendJSON(dst []byte) []byte {
 		dst = appendAgent(dst, in.AgentID)
 		dst = in.appendSession(dst)
 		dst = append(dst, `,"patch":`...)
-		dst = in.Patch.AppendJSON(dst)
+		dst = in.Patch.AppendJSONAt(dst, base)
 	case ClearPendingLivePatch:
 		dst = appendAgent(dst, in.AgentID)
 	case CommitChat:
@@ -175,7 +178,7 @@ func (in *Intent) AppendJSON(dst []byte) []byte {
 		dst = append(dst, `,"runId":`...)
 		dst = appendStrOrNull(dst, in.RunID)
 		dst = append(dst, `,"patch":`...)
-		dst = in.Patch.AppendJSON(dst)
+		dst = in.Patch.AppendJSONAt(dst, base)
 		dst = append(dst, `,"outputLines":[`...)
 		for i, l := range in.Lines {
 			if i > 0 {
@@ -190,7 +193,7 @@ func (in *Intent) AppendJSON(dst []byte) []byte {
 		dst = append(dst, `,"runId":`...)
 		dst = appendStrOrNull(dst, in.RunID)
 		dst = append(dst, `,"patch":`...)
-		dst = in.Patch.AppendJSON(dst)
+		dst = in.Patch.AppendJSONAt(dst, base)
 	case ScheduleSummaryRefresh:
 		dst = append(dst, `,"delayMs":`...)
 		dst = strconv.AppendInt(dst, in.DelayMs, 10)
@@ -217,6 +220,10 @@ func (in *Intent) AppendJSON(dst []byte) []byte {
 
 // MarshalJSON implements json.Marshaler.
 func (in Intent) MarshalJSON() ([]byte, error) { return in.AppendJSON(nil), nil }
+
+// IntentKind and IntentAgent make an Intent a replay.Intent.
+func (in *Intent) IntentKind() string  { return in.Kind }
+func (in *Intent) IntentAgent() string { return in.AgentID }
 
 func appendAgent(dst []byte, id string) []byte {
 	dst = append(dst, `,"agentId":`...)

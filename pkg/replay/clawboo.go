@@ -13,10 +13,11 @@ import (
 // the pending-approval rules, billing, the chat store's transcript and
 // dedupe, the approvals store and its expiry sweep.
 type clawboo struct {
-	e   *Engine
-	pol policy.Deriver
-	h   *handler.Handler
-	q   *handler.PatchQueue
+	e       *Engine
+	pol     policy.Deriver
+	intents []policy.Intent // the record's, which the step points at
+	h       *handler.Handler
+	q       *handler.PatchQueue
 
 	anchors map[string]int64 // stream-start anchor per chat session
 	sweep   *timer
@@ -59,9 +60,12 @@ func (c *clawboo) newPipeline() {
 // record derives the record's intents and applies them.
 func (c *clawboo) record(_ *capture.Record, ev *bridge.Event) {
 	s := &c.e.step
-	s.Intents = c.pol.Append(s.Intents, ev)
+	c.intents = c.pol.Append(c.intents[:0], ev)
+	for i := range c.intents {
+		s.Intents = append(s.Intents, &c.intents[i])
+	}
 	c.hist.beginStep()
-	c.h.ApplyIntents(s.Intents)
+	c.h.ApplyIntents(c.intents)
 	if c.e.opts.HistorySync {
 		c.syncHistory()
 	}

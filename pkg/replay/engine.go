@@ -25,7 +25,6 @@ import (
 	"github.com/clawtap/clawtap/pkg/bridge"
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/handler"
-	"github.com/clawtap/clawtap/pkg/policy"
 )
 
 // ApprovalSweepMs is the host's approval expiry sweep interval.
@@ -93,7 +92,7 @@ type Step struct {
 	// Rec and Event describe the record (record steps only).
 	Rec     *capture.Record
 	Event   *bridge.Event
-	Intents []policy.Intent
+	Intents []Intent
 	Effects []Effect
 	Diff    []Change
 }

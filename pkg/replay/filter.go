@@ -2,7 +2,6 @@ package replay
 
 import (
 	"github.com/clawtap/clawtap/pkg/bridge"
-	"github.com/clawtap/clawtap/pkg/policy"
 )
 
 // Filter narrows steps to one agent or one chat session.
@@ -50,16 +49,15 @@ func (f *Filter) Apply(s *Step, st *State) *Step {
 	o.I, o.T, o.Timer, o.Conn, o.T0, o.State, o.Rec, o.Event = s.I, s.T, s.Timer, s.Conn, s.T0, s.State, s.Rec, s.Event
 	o.Intents, o.Effects, o.Diff = o.Intents[:0], o.Effects[:0], o.Diff[:0]
 	hit := false
-	for i := range s.Intents {
-		in := &s.Intents[i]
-		switch {
-		case in.AgentID == agent && agent != "":
+	for _, in := range s.Intents {
+		switch id, kind := in.IntentAgent(), in.IntentKind(); {
+		case id == agent && agent != "":
 			hit = true
-			o.Intents = append(o.Intents, *in)
-		case in.AgentID == "" && in.Kind != policy.Ignore:
-			o.Intents = append(o.Intents, *in)
-		case in.Kind == policy.Ignore && f.Session != "":
-			o.Intents = append(o.Intents, *in) // the frame is the session's
+			o.Intents = append(o.Intents, in)
+		case id == "" && kind != IgnoreKind:
+			o.Intents = append(o.Intents, in)
+		case kind == IgnoreKind && f.Session != "":
+			o.Intents = append(o.Intents, in) // the frame is the session's
 		}
 	}
 	for i := range s.Effects {

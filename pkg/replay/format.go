@@ -56,11 +56,11 @@ func (f *Formatter) AppendStepJSON(dst []byte, s *Step) []byte {
 		dst = jsonx.AppendString(dst, s.Timer)
 	}
 	dst = append(dst, `,"intents":[`...)
-	for i := range s.Intents {
+	for i, in := range s.Intents {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = f.AppendIntentJSON(dst, &s.Intents[i])
+		dst = in.AppendJSONAt(dst, f.T0)
 	}
 	dst = append(dst, `],"effects":[`...)
 	for i := range s.Effects {
@@ -86,31 +86,7 @@ func (f *Formatter) AppendStepJSON(dst []byte, s *Step) []byte {
 	return append(dst, "]}\n"...)
 }
 
-// AppendIntentJSON appends an intent as the reference's JSON, with the
-// patch's times made relative.
-func (f *Formatter) AppendIntentJSON(dst []byte, in *policy.Intent) []byte {
-	if in.Kind == policy.QueueLivePatch || in.Kind == policy.CommitChat || in.Kind == policy.UpdateAgentStatus {
-		c := *in
-		c.Patch = f.relPatch(in.Patch)
-		return c.AppendJSON(dst)
-	}
-	return in.AppendJSON(dst)
-}
-
-func (f *Formatter) relPatch(p policy.Patch) policy.Patch {
-	if p.RunStartedAt.Set && !p.RunStartedAt.Null {
-		p.RunStartedAt.V = f.rel(p.RunStartedAt.V)
-	}
-	if p.LastActivityAt.Set && !p.LastActivityAt.Null {
-		p.LastActivityAt.V = f.rel(p.LastActivityAt.V)
-	}
-	return p
-}
-
-func (f *Formatter) appendPatch(dst []byte, p policy.Patch) []byte {
-	rp := f.relPatch(p)
-	return rp.AppendJSON(dst)
-}
+func (f *Formatter) appendPatch(dst []byte, p policy.Patch) []byte { return p.AppendJSONAt(dst, f.T0) }
 
 func jstr(dst []byte, key, v string) []byte {
 	dst = append(dst, ',', '"')
@@ -573,8 +549,7 @@ func (f *Formatter) AppendStepText(dst []byte, s *Step) []byte {
 		}
 		dst = append(dst, '\n')
 	}
-	for i := range s.Intents {
-		in := &s.Intents[i]
+	for _, in := range s.Intents {
 		dst = append(dst, "  → "...)
 		dst = append(dst, paint(st.Intent, truncate(f.IntentText(in), w))...)
 		dst = append(dst, '\n')
@@ -609,19 +584,21 @@ func (f *Formatter) AppendStepText(dst []byte, s *Step) []byte {
 
 // IntentText renders an intent on one line: its kind, then its fields as
 // compact JSON (times relative to T0); an ignore is "ignore: <reason>".
-func (f *Formatter) IntentText(in *policy.Intent) string {
-	b := f.AppendIntentJSON(nil, in)
+func (f *Formatter) IntentText(in Intent) string {
+	kind := in.IntentKind()
+	b := in.AppendJSONAt(nil, f.T0)
+	if kind == IgnoreKind {
+		reason, _ := jsonx.GetStr(b, "reason")
+		return "ignore: " + reason
+	}
 	// Drop the {"kind":"..." prefix: the kind leads the line instead.
-	rest := b[len(`{"kind":`)+len(jsonx.AppendString(nil, in.Kind)):]
+	rest := b[len(`{"kind":`)+len(jsonx.AppendString(nil, kind)):]
 	if len(rest) > 1 {
 		rest = append([]byte{'{'}, rest[1:]...)
 	} else {
 		rest = nil
 	}
-	if in.Kind == policy.Ignore {
-		return "ignore: " + in.Reason
-	}
-	return in.Kind + " " + string(rest)
+	return kind + " " + string(rest)
 }
 
 // plainText reports whether s prints unambiguously without quotes.

@@ -73,8 +73,8 @@ func (h *histSync) beginStep() {
 // history refresh requests.
 func (c *clawboo) syncHistory() {
 	h := &c.hist
-	for i := range c.e.step.Intents {
-		in := &c.e.step.Intents[i]
+	for i := range c.intents {
+		in := &c.intents[i]
 		runID, ok := in.RunID.Value()
 		if in.Kind != policy.CommitChat || !ok || len(in.Lines) == 0 {
 			continue

@@ -117,7 +117,7 @@ type Builder struct {
 	}
 	pol      policy.Deriver
 	output   []policy.Intent // a chat terminal's intents, for the run's output
-	intents  []policy.Intent // the record's intents, from the pass
+	intents  []replay.Intent // the record's intents, from the pass
 	findings []Finding
 	skipped  int
 	skippedC []int
@@ -740,8 +740,8 @@ func (b *Builder) itemText(dst []byte) []byte {
 	return jsonx.AppendString(dst, string(s))
 }
 
-func (b *Builder) intentText(dst []byte, in *policy.Intent) []byte {
-	b.one.Intents, b.one.Effects, b.one.Diff = append(b.one.Intents[:0], *in), b.one.Effects[:0], b.one.Diff[:0]
+func (b *Builder) intentText(dst []byte, in replay.Intent) []byte {
+	b.one.Intents, b.one.Effects, b.one.Diff = append(b.one.Intents[:0], in), b.one.Effects[:0], b.one.Diff[:0]
 	return b.itemText(dst)
 }
 
@@ -1062,7 +1062,7 @@ func (b *Builder) body(rec *capture.Record, ev *bridge.Event, prio int8) {
 		if k > 0 {
 			j = append(j, ',')
 		}
-		j = b.intentText(j, &b.intents[k])
+		j = b.intentText(j, b.intents[k])
 	}
 	j = append(j, ']')
 	if !b.cur.replayed {
