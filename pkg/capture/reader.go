@@ -7,7 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 	"os"
+	"strconv"
+	"strings"
 
 	"github.com/clawtap/clawtap/pkg/jsonx"
 	"github.com/klauspost/compress/zstd"
@@ -296,7 +299,9 @@ func (r *Reader) Next() (*Record, error) {
 			continue
 		}
 		r.rec = Record{Index: r.stats.Records, Line: r.line}
-		r.parse(line, &r.rec)
+		if why := parse(line, &r.rec); why != "" {
+			r.warn(r.line, "%s; kept as an invalid record", why)
+		}
 		r.stats.Records++
 		switch {
 		case r.rec.Malformed:
@@ -315,18 +320,37 @@ func (r *Reader) Next() (*Record, error) {
 	}
 }
 
-// parse fills rec from one line.
-func (r *Reader) parse(line []byte, rec *Record) {
+// Envelope keys, as bits: a record has each at most once, and only one of
+// frame, raw and mark.
+const (
+	keyT uint8 = 1 << iota
+	keyConn
+	keyDir
+	keyFrame
+	keyRaw
+	keyMark
+)
+
+var keyNames = [...]string{"t", "conn", "dir", "frame", "raw", "mark"}
+
+// notRecordOrFrame is why a JSON object that is neither is not read.
+const notRecordOrFrame = "neither a capture record nor a gateway frame"
+
+// parse fills rec from one line. It returns why the line is not a record
+// or a frame, or "" when it is one; rec is then Malformed, holding the line.
+func parse(line []byte, rec *Record) (why string) {
 	line = jsonx.TrimSpace(line)
 	if jsonx.KindOf(line) != jsonx.Object {
-		r.malformed(line, rec, "not a JSON object")
-		return
+		return malformed(line, rec, "not a JSON object")
 	}
 	var hasType, hasEnvelope bool
 	var badField string
+	var seen, twice uint8
 	end, err := jsonx.ObjectEachEnd(line, func(k, v []byte) bool {
+		var bit uint8
 		switch string(k) {
 		case "t":
+			bit = keyT
 			n, ok := jsonx.Int(v)
 			if !ok {
 				if f, okf := jsonx.Num(v); okf {
@@ -339,12 +363,14 @@ func (r *Reader) parse(line []byte, rec *Record) {
 			rec.T = n
 			hasEnvelope = true
 		case "conn":
+			bit = keyConn
 			n, ok := jsonx.Int(v)
 			if !ok || n < 0 || n > 1<<31 {
 				badField = "conn"
 			}
 			rec.Conn = int(n)
 		case "dir":
+			bit = keyDir
 			switch string(v) { // the two values, without allocating
 			case `"in"`:
 				rec.Dir = DirIn
@@ -354,9 +380,11 @@ func (r *Reader) parse(line []byte, rec *Record) {
 				rec.Dir, _ = jsonx.Str(v)
 			}
 		case "frame":
+			bit = keyFrame
 			rec.Frame = v
 			hasEnvelope = true
 		case "raw":
+			bit = keyRaw
 			if s, ok := jsonx.Str(v); ok {
 				rec.Raw = []byte(s)
 				rec.IsRaw = true
@@ -365,6 +393,7 @@ func (r *Reader) parse(line []byte, rec *Record) {
 			}
 			hasEnvelope = true
 		case "mark":
+			bit = keyMark
 			rec.Mark, _ = jsonx.Str(v)
 			if rec.Mark == "" {
 				badField = "mark"
@@ -393,17 +422,22 @@ func (r *Reader) parse(line []byte, rec *Record) {
 		case "type":
 			hasType = true
 		}
+		twice |= seen & bit
+		seen |= bit
 		return true
 	})
 	if err != nil || end != len(line) {
-		r.malformed(line, rec, "not valid JSON")
-		return
+		return malformed(line, rec, "not valid JSON")
 	}
 	switch {
+	case hasEnvelope && twice != 0:
+		return malformed(line, rec, fmt.Sprintf("record has %s twice", keyList(twice)))
+	case hasEnvelope && bits.OnesCount8(seen&(keyFrame|keyRaw|keyMark)) > 1:
+		return malformed(line, rec, fmt.Sprintf("record holds %s at once; a record is one of a frame, a raw message or a marker", keyList(seen&(keyFrame|keyRaw|keyMark))))
 	case hasEnvelope && badField != "":
-		r.malformed(line, rec, fmt.Sprintf("record field %q has the wrong type", badField))
+		return malformed(line, rec, fmt.Sprintf("record field %q has the wrong type", badField))
 	case hasEnvelope && rec.Frame == nil && !rec.IsRaw && rec.Mark == "":
-		r.malformed(line, rec, "record has no frame, raw or mark")
+		return malformed(line, rec, "record has no frame, raw or mark")
 	case hasEnvelope:
 		if rec.Conn == 0 {
 			rec.Conn = 1
@@ -422,14 +456,33 @@ func (r *Reader) parse(line []byte, rec *Record) {
 			}
 		}
 	default:
-		r.malformed(line, rec, "neither a capture record nor a gateway frame")
+		return malformed(line, rec, notRecordOrFrame)
 	}
+	return ""
 }
 
-func (r *Reader) malformed(line []byte, rec *Record, why string) {
+// keyList names the envelope keys set in mask: "frame", or "frame" and
+// "mark", or "frame", "raw" and "mark".
+func keyList(mask uint8) string {
+	var names []string
+	for i, n := range keyNames {
+		if mask&(1<<i) != 0 {
+			names = append(names, strconv.Quote(n))
+		}
+	}
+	switch len(names) {
+	case 0:
+		return ""
+	case 1:
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+func malformed(line []byte, rec *Record, why string) string {
 	*rec = Record{Index: rec.Index, Line: rec.Line, Conn: rec.Conn, T: rec.T, Malformed: true, Raw: line}
 	if rec.Conn <= 0 {
 		rec.Conn = 1
 	}
-	r.warn(rec.Line, "%s; kept as an invalid record", why)
+	return why
 }
