@@ -3,7 +3,6 @@ package capture
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -47,6 +46,7 @@ type Stats struct {
 	Malformed int  // lines that could not be read as records (returned with Malformed set)
 	Oversized int  // lines over MaxLine, skipped
 	Truncated bool // the capture ended mid-line or mid-stream
+	Empty     bool // the input held no line at all (0 bytes, blank lines, or a zstd stream of nothing)
 	Bytes     int64
 }
 
@@ -63,10 +63,12 @@ type Reader struct {
 	release func() // the zstd decoder, if any
 	br      *bufio.Reader
 	header  *Header
-	pend    []byte // a first line read while looking for the header
+	queue   []sniffed // lines and warnings met while deciding what the input is
+	holding bool      // warnings go to queue, not out
 	line    int
 	rec     Record
 	long    []byte
+	cut     []byte // the unfinished last line, when the input ends mid-line
 	stats   Stats
 	warns   []Warning
 	done    bool
@@ -111,7 +113,11 @@ func Decompress(src io.Reader) (io.Reader, func(), error) {
 }
 
 // NewReader reads a capture from src, detecting zstd by its magic bytes.
-// It reads the first line to find the header.
+// It reads the first line to find the header; without one it reads on
+// until a line is a capture record or a gateway frame, and returns an
+// error that matches ErrNotCapture when none is within the first
+// sniffLines lines (see sniff.go). An input with no line at all is not an
+// error: the reader has no records and Stats().Empty is set.
 func NewReader(src io.Reader, opts Options) (*Reader, error) {
 	if opts.MaxLine <= 0 {
 		opts.MaxLine = DefaultMaxLine
@@ -122,7 +128,7 @@ func NewReader(src io.Reader, opts Options) (*Reader, error) {
 	}
 	r := &Reader{opts: opts, release: release}
 	r.br = bufio.NewReaderSize(in, 1<<20)
-	if err := r.readHeader(); err != nil {
+	if err := r.start(); err != nil {
 		release()
 		return nil, err
 	}
@@ -149,44 +155,20 @@ func (r *Reader) Close() error {
 
 func (r *Reader) warn(line int, format string, args ...any) {
 	w := Warning{Line: line, Msg: fmt.Sprintf(format, args...)}
+	if r.holding {
+		r.queue = append(r.queue, sniffed{warn: &w})
+		return
+	}
+	r.emit(w)
+}
+
+// emit records a warning and hands it to OnWarning.
+func (r *Reader) emit(w Warning) {
 	if len(r.warns) < 1000 { // keep memory bounded on a hostile file
 		r.warns = append(r.warns, w)
 	}
 	if r.opts.OnWarning != nil {
 		r.opts.OnWarning(w)
-	}
-}
-
-func (r *Reader) readHeader() error {
-	for {
-		line, err := r.readLine()
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				r.done = true
-				return nil
-			}
-			return err
-		}
-		if len(jsonx.TrimSpace(line)) == 0 {
-			continue
-		}
-		if v, ok := jsonx.Get(line, "clawtap"); ok && jsonx.KindOf(v) == jsonx.Number {
-			var h Header
-			if err := json.Unmarshal(line, &h); err != nil {
-				r.warn(r.line, "unreadable header ignored: %v", err)
-				h = Header{}
-				if n, ok := jsonx.Int(v); ok {
-					h.Version = int(n)
-				}
-			}
-			if h.Version > Version {
-				r.warn(r.line, "capture format version %d is newer than this clawtap understands (%d); reading it anyway", h.Version, Version)
-			}
-			r.header = &h
-			return nil
-		}
-		r.pend = line
-		return nil
 	}
 }
 
@@ -244,6 +226,7 @@ func (r *Reader) readLine() ([]byte, error) {
 		if !errors.Is(err, io.EOF) {
 			r.stats.Truncated = true
 			if len(jsonx.TrimSpace(rest)) > 0 {
+				r.cut = rest
 				r.warn(r.line+1, "capture ends mid-line (%d bytes): %v; records before it are complete", len(rest), err)
 			} else {
 				r.warn(0, "capture stream ends early: %v; records before it are complete", err)
@@ -263,6 +246,7 @@ func (r *Reader) readLine() ([]byte, error) {
 		rest = trimEOL(rest)
 		if !jsonx.Valid(rest) {
 			r.stats.Truncated = true
+			r.cut = rest
 			r.warn(r.line, "last line is truncated (%d bytes, no newline): ignored; records before it are complete", len(rest))
 			return nil, io.EOF
 		}
@@ -287,20 +271,29 @@ func trimEOL(b []byte) []byte {
 func (r *Reader) Next() (*Record, error) {
 	for {
 		var line []byte
-		if r.pend != nil {
-			line, r.pend = r.pend, nil
+		n := 0
+		if len(r.queue) > 0 {
+			it := r.queue[0]
+			r.queue[0] = sniffed{}
+			r.queue = r.queue[1:]
+			if it.warn != nil {
+				r.emit(*it.warn)
+				continue
+			}
+			line, n = it.line, it.n
 		} else {
 			var err error
 			if line, err = r.readLine(); err != nil {
 				return nil, err
 			}
+			n = r.line
 		}
 		if len(jsonx.TrimSpace(line)) == 0 {
 			continue
 		}
-		r.rec = Record{Index: r.stats.Records, Line: r.line}
+		r.rec = Record{Index: r.stats.Records, Line: n}
 		if why := parse(line, &r.rec); why != "" {
-			r.warn(r.line, "%s; kept as an invalid record", why)
+			r.warn(n, "%s; kept as an invalid record", why)
 		}
 		r.stats.Records++
 		switch {
