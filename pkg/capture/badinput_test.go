@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -206,5 +207,59 @@ func TestEmptyInputs(t *testing.T) {
 	r, recs, _ := readWarn(t, []byte(header+"\n"), Options{})
 	if len(recs) != 0 || r.Stats().Empty || r.Header() == nil {
 		t.Fatalf("header only: %+v", r.Stats())
+	}
+}
+
+func TestInvalidUTF8IsReplaced(t *testing.T) {
+	data := "{\"clawtap\":1,\"createdAt\":\"x\",\"source\":{},\"notes\":\"caf\xe9\"}\n" +
+		"{\"t\":1,\"conn\":1,\"dir\":\"in\",\"frame\":{\"type\":\"event\",\"event\":\"chat\",\"payload\":{\"text\":\"caf\xe9 \xed\xa0\x80 \xf0\x9f\x90\"}}}\n" +
+		`{"t":2,"conn":1,"dir":"in","frame":{"type":"event","event":"chat","payload":{"text":"\ud800 lone \udfff escapes stay"}}}` + "\n" +
+		"{\"t\":3,\"conn\":1,\"dir\":\"in\",\"raw\":\"bad \xff raw\"}\n" +
+		"{\"t\":4,\"conn\":1,\"mark\":\"close\",\"reason\":\"bye \xc3\"}\n" +
+		"not json \xfe\n" +
+		"{\"t\":5,\"conn\":1,\"dir\":\"in\",\"frame\":{\"type\":\"event\",\"event\":\"tick\",\"payload\":{\"t\":\"fine \xc3\xa9\"}}}\n"
+	for _, compress := range []bool{false, true} {
+		in := []byte(data)
+		if compress {
+			in = zstdOf(in)
+		}
+		r, recs, warns := readWarn(t, in, Options{})
+		if len(recs) != 6 {
+			t.Fatalf("%d records", len(recs))
+		}
+		for i, rec := range recs {
+			for _, b := range [][]byte{rec.Frame, rec.Raw, []byte(rec.Reason)} {
+				if !utf8.Valid(b) {
+					t.Fatalf("record %d: invalid UTF-8 left: %q", i, b)
+				}
+			}
+		}
+		if got := string(recs[0].Frame); got != `{"type":"event","event":"chat","payload":{"text":"caf� ��� ���"}}` {
+			t.Errorf("frame: %s", got)
+		}
+		if got := string(recs[1].Frame); got != `{"type":"event","event":"chat","payload":{"text":"\ud800 lone \udfff escapes stay"}}` {
+			t.Errorf("a lone surrogate escape is ASCII and must stay as it is: %s", got)
+		}
+		if string(recs[2].Raw) != "bad � raw" || recs[3].Reason != "bye �" || !recs[4].Malformed || string(recs[4].Raw) != "not json �" {
+			t.Errorf("raw %q reason %q malformed %q", recs[2].Raw, recs[3].Reason, recs[4].Raw)
+		}
+		if string(recs[5].Frame) != "{\"type\":\"event\",\"event\":\"tick\",\"payload\":{\"t\":\"fine \xc3\xa9\"}}" {
+			t.Errorf("valid UTF-8 changed: %q", recs[5].Frame)
+		}
+		if h := r.Header(); h == nil || string(h.Notes) != `"caf�"` {
+			t.Errorf("header notes %q", h.Notes)
+		}
+		if st := r.Stats(); st.InvalidUTF8 != 4 {
+			t.Errorf("stats %+v: 4 records had invalid UTF-8", st)
+		}
+		n := 0
+		for _, w := range warns {
+			if strings.Contains(w.Msg, "U+FFFD") {
+				n++
+			}
+		}
+		if n != 2 { // the header's, and the first record's
+			t.Errorf("warnings %v", warns)
+		}
 	}
 }

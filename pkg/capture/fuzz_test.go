@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/clawtap/clawtap/pkg/jsonx"
 	"github.com/klauspost/compress/zstd"
@@ -71,6 +72,11 @@ func FuzzReader(f *testing.F) {
 			if rec.Index != n {
 				t.Fatalf("index %d, want %d", rec.Index, n)
 			}
+			for _, b := range [][]byte{rec.Frame, rec.Raw, []byte(rec.Mark), []byte(rec.Dir), []byte(rec.URL), []byte(rec.Reason), []byte(rec.Err)} {
+				if !utf8.Valid(b) {
+					t.Fatalf("record %d holds invalid UTF-8: %q", n, b)
+				}
+			}
 			n++
 		}
 		st := r.Stats()
@@ -96,7 +102,7 @@ func FuzzReader(f *testing.F) {
 		if n != want {
 			t.Fatalf("%d records from %d non-blank lines (header %v, stats %+v)", n, nonBlankLines(plain), r.Header() != nil, st)
 		}
-		if (st.Oversized > 0 || st.Truncated || st.Malformed > 0) && len(r.Warnings()) == 0 {
+		if (st.Oversized > 0 || st.Truncated || st.Malformed > 0 || st.InvalidUTF8 > 0) && len(r.Warnings()) == 0 {
 			t.Fatalf("stats %+v without a warning", st)
 		}
 	})

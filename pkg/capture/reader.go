@@ -10,6 +10,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/clawtap/clawtap/pkg/jsonx"
 	"github.com/klauspost/compress/zstd"
@@ -38,16 +39,17 @@ func (w Warning) String() string {
 
 // Stats counts what a reader saw.
 type Stats struct {
-	Records   int  // records returned
-	Frames    int  // records holding a JSON frame
-	Raw       int  // non-JSON messages
-	Marks     int  // marker records
-	Bare      int  // bare gateway frames (no envelope)
-	Malformed int  // lines that could not be read as records (returned with Malformed set)
-	Oversized int  // lines over MaxLine, skipped
-	Truncated bool // the capture ended mid-line or mid-stream
-	Empty     bool // the input held no line at all (0 bytes, blank lines, or a zstd stream of nothing)
-	Bytes     int64
+	Records     int  // records returned
+	Frames      int  // records holding a JSON frame
+	Raw         int  // non-JSON messages
+	Marks       int  // marker records
+	Bare        int  // bare gateway frames (no envelope)
+	Malformed   int  // lines that could not be read as records (returned with Malformed set)
+	Oversized   int  // lines over MaxLine, skipped
+	InvalidUTF8 int  // records whose invalid UTF-8 bytes were replaced by U+FFFD
+	Truncated   bool // the capture ended mid-line or mid-stream
+	Empty       bool // the input held no line at all (0 bytes, blank lines, or a zstd stream of nothing)
+	Bytes       int64
 }
 
 // Options tune a Reader.
@@ -69,6 +71,7 @@ type Reader struct {
 	rec     Record
 	long    []byte
 	cut     []byte // the unfinished last line, when the input ends mid-line
+	fix     []byte // a line with its invalid UTF-8 replaced
 	stats   Stats
 	warns   []Warning
 	done    bool
@@ -267,7 +270,8 @@ func trimEOL(b []byte) []byte {
 // Next returns the next record, or io.EOF at the end of the capture. A
 // truncated capture ends with io.EOF too, after a warning. Blank lines are
 // skipped; a line that cannot be read is returned as a Malformed record so
-// that nothing is dropped silently.
+// that nothing is dropped silently. Invalid UTF-8 is replaced by U+FFFD,
+// byte by byte, so every record holds valid UTF-8.
 func (r *Reader) Next() (*Record, error) {
 	for {
 		var line []byte
@@ -290,6 +294,9 @@ func (r *Reader) Next() (*Record, error) {
 		}
 		if len(jsonx.TrimSpace(line)) == 0 {
 			continue
+		}
+		if !utf8.Valid(line) {
+			line = r.repair(n, line)
 		}
 		r.rec = Record{Index: r.stats.Records, Line: n}
 		if why := parse(line, &r.rec); why != "" {

@@ -78,7 +78,7 @@ func (r *Reader) start() error {
 			return r.flushHeld()
 		}
 		var scratch Record
-		why := parse(line, &scratch)
+		why := parse(repaired(line, &r.fix), &scratch)
 		if why == "" {
 			// The input is a capture: this line and those before it are
 			// its first records.
@@ -145,6 +145,10 @@ func (r *Reader) isHeader(line []byte) bool {
 	v, ok := jsonx.Get(line, "clawtap")
 	if !ok || jsonx.KindOf(v) != jsonx.Number {
 		return false
+	}
+	if !utf8.Valid(line) {
+		line = repaired(line, &r.fix)
+		r.warn(r.line, "invalid UTF-8 in the header replaced by U+FFFD")
 	}
 	var h Header
 	if err := json.Unmarshal(line, &h); err != nil {
