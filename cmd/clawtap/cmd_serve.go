@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"net"
 	"net/http"
 	"os"
@@ -17,7 +16,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/serve"
 	"github.com/gorilla/websocket"
 	"github.com/spf13/cobra"
@@ -402,31 +400,20 @@ func (a *app) loadServeScript(file string, conn int, reconnects bool) (*serve.Sc
 			return nil, usageError("pipe a capture in, or name a file: clawtap serve capture.jsonl.zst", "no capture given and stdin is a terminal")
 		}
 	}
-	opts := capture.Options{OnWarning: func(w capture.Warning) { a.warnf("%s: %s", name, w) }}
-	var r *capture.Reader
-	var err error
-	if file == "-" {
-		r, err = capture.NewReader(a.stdin, opts)
-	} else {
-		r, err = capture.Open(file, opts)
+	r, err := a.openCapture(file)
+	if err != nil {
+		return nil, err
 	}
+	defer r.Close()
+	s, err := serve.Load(r, serve.LoadOptions{Conn: conn, Reconnects: reconnects})
 	if err == nil {
-		defer r.Close()
-		var s *serve.Script
-		if s, err = serve.Load(r, serve.LoadOptions{Conn: conn, Reconnects: reconnects}); err == nil {
-			return s, nil
-		}
-		if strings.HasPrefix(err.Error(), "capture has no connection") {
-			return nil, usageError("pick one of the capture's connections with --conn", "%v", err)
-		}
+		a.readSummary(file, r.Stats())
+		return s, nil
 	}
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, &exitError{code: exitTrouble, err: fmt.Errorf("open %s: no such file", file), hint: "give a capture file (.jsonl or .jsonl.zst), or - for stdin"}
-	case errors.Is(err, fs.ErrPermission):
-		return nil, &exitError{code: exitTrouble, err: fmt.Errorf("open %s: permission denied", file)}
+	if strings.HasPrefix(err.Error(), "capture has no connection") {
+		return nil, usageError("pick one of the capture's connections with --conn", "%v", err)
 	}
-	return nil, &exitError{code: exitTrouble, err: fmt.Errorf("read %s: %w", file, err)}
+	return nil, &exitError{code: exitTrouble, err: fmt.Errorf("read %s: %w", name, err)}
 }
 
 // serveControlUI serves a Control UI build (the gateway's dist/control-ui) as
