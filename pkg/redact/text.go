@@ -245,15 +245,19 @@ func scanAssign(s []byte, spans []span) []span {
 		if !ok {
 			continue
 		}
+		// A value found is not searched again for names: each byte is
+		// looked at a bounded number of times (token=token=… stays linear).
 		if qs, qe, isQ := quotedValue(s, i+1); isQ {
 			if qe > qs {
 				spans = append(spans, span{qs, qe})
+				from = qe
 			}
 			continue
 		}
 		end := valueEnd(s, i+1, "&\"'`;,)<>")
 		if end > i+1 {
 			spans = append(spans, span{i + 1, end})
+			from = end
 		}
 	}
 }
@@ -314,6 +318,7 @@ func scanColon(s []byte, spans []span) []span {
 		if qs, qe, isQ := quotedValue(s, v); isQ {
 			if qe > qs {
 				spans = append(spans, span{qs, qe})
+				from = qe
 			}
 			continue
 		}
@@ -338,6 +343,7 @@ func scanColon(s []byte, spans []span) []span {
 		}
 		if end > v && string(w) != "null" && string(w) != "true" && string(w) != "false" {
 			spans = append(spans, span{v, end})
+			from = end
 		}
 	}
 }
