@@ -20,7 +20,9 @@ const capPath = "/__openclaw__/cap/"
 //     sig after '?' or '&' (URL queries);
 //   - NAME: value and "NAME": "value" pairs (JSON, JSON5, YAML, HTTP
 //     headers) whose NAME passes the key rule;
-//   - the password of URL user info, scheme://user:password@host.
+//   - the password of URL user info, scheme://user:password@host;
+//   - vendor tokens known by their prefix (tokens.go): GitHub, AWS access
+//     key ids, Slack, OpenAI-style sk-.
 func scanText(s []byte, spans []span) []span {
 	spans = scanCap(s, spans)
 	spans = scanBearer(s, spans)
@@ -28,6 +30,7 @@ func scanText(s []byte, spans []span) []span {
 	spans = scanAssign(s, spans)
 	spans = scanColon(s, spans)
 	spans = scanUserinfo(s, spans)
+	spans = scanTokens(s, spans)
 	return spans
 }
 
@@ -241,6 +244,15 @@ func scanAssign(s []byte, spans []span) []span {
 		}
 		if !ok && ns > 0 && (s[ns-1] == '?' || s[ns-1] == '&') {
 			ok = string(n) == "key" || string(n) == "sig"
+		}
+		if !ok && (string(n) == "pw" || string(n) == "pwd") {
+			// Short password names; but PWD=/home/… is the shell's
+			// working directory.
+			v := i + 1
+			if v < len(s) && (s[v] == '"' || s[v] == '\'') {
+				v++
+			}
+			ok = v < len(s) && s[v] != '/' && s[v] != '~'
 		}
 		if !ok {
 			continue
