@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/clawtap/clawtap/pkg/capture"
+	"github.com/clawtap/clawtap/pkg/jsonx"
 )
 
 // Made-up tokens of every shape (none of them is real).
@@ -205,6 +206,50 @@ func TestShapesSplitAcrossChunks(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// Requests that send a credential: device.token.rotate's params, and any
+// method whose params carry a credential key; the response to the latter
+// is a credential result too.
+func TestCredentialRequests(t *testing.T) {
+	steps := []struct{ in, want string }{
+		// device.token.rotate: every string of params but the descriptive keys.
+		{`{"type":"req","id":"1","method":"device.token.rotate","params":{"deviceId":"dev1","role":"operator","scopes":["operator.read"],"reason":"the old one leaked","currentToken":"old-tok"}}`,
+			`{"type":"req","id":"1","method":"device.token.rotate","params":{"deviceId":"dev1","role":"operator","scopes":["operator.read"],"reason":"` + M + `","currentToken":"` + M + `"}}`},
+		// A method that logs in: its password goes, and what it hands back.
+		{`{"type":"req","id":"2","method":"provider.login","params":{"provider":"acme","user":"bob","password":"hunter2"}}`,
+			`{"type":"req","id":"2","method":"provider.login","params":{"provider":"acme","user":"bob","password":"` + M + `"}}`},
+		{`{"type":"res","id":"2","ok":true,"payload":{"provider":"acme","session":"sess-opaque-1","expiresAtMs":5,"status":"ok"}}`,
+			`{"type":"res","id":"2","ok":true,"payload":{"provider":"acme","session":"` + M + `","expiresAtMs":5,"status":"ok"}}`},
+		// Deep, and in snake and kebab case.
+		{`{"type":"req","id":"3","method":"plugins.configure","params":{"plugin":"x","settings":{"oauth":{"client_secret":"cs-1","API-KEY":"ak-2"}}}}`,
+			`{"type":"req","id":"3","method":"plugins.configure","params":{"plugin":"x","settings":{"oauth":{"client_secret":"` + M + `","API-KEY":"` + M + `"}}}}`},
+		{`{"type":"res","id":"3","ok":true,"payload":{"plugin":"x","handle":"h-123"}}`,
+			`{"type":"res","id":"3","ok":true,"payload":{"plugin":"` + M + `","handle":"` + M + `"}}`},
+		// A credential key with no credential in it (a flag) asks for nothing.
+		{`{"type":"req","id":"4","method":"models.list","params":{"includeSecrets":false,"apiKey":null}}`, ``},
+		{`{"type":"res","id":"4","ok":true,"payload":{"models":["m1"]}}`, ``},
+		// connect has its own rules: hello-ok is not wiped.
+		{`{"type":"req","id":"5","method":"connect","params":{"auth":{"token":"t"}}}`, `{"type":"req","id":"5","method":"connect","params":{"auth":{"token":"` + M + `"}}}`},
+		{`{"type":"res","id":"5","ok":true,"payload":{"type":"hello-ok","protocol":4,"server":{"version":"2026.9.6"}}}`, ``},
+		// A plain request and its answer are untouched.
+		{`{"type":"req","id":"6","method":"chat.send","params":{"sessionKey":"agent:main:main","message":"hi","idempotencyKey":"k"}}`, ``},
+		{`{"type":"res","id":"6","ok":true,"payload":{"runId":"k","status":"started"}}`, ``},
+	}
+	r := New(Options{})
+	for i, s := range steps {
+		want := s.want
+		if want == "" {
+			want = s.in
+		}
+		got := frameOf(r, s.in)
+		if got != want {
+			t.Fatalf("step %d\n got %s\nwant %s", i, got, want)
+		}
+		if !jsonx.Valid([]byte(got)) {
+			t.Fatalf("step %d: invalid JSON %s", i, got)
 		}
 	}
 }
