@@ -102,9 +102,10 @@ func (a *app) openEvents(path string) (eventSource, func(), error) {
 	}
 	opts := capture.Options{OnWarning: func(w capture.Warning) { a.warnf("%s: %s", displayName(path), w) }}
 	r, err := capture.NewReader(br, opts)
+	r, err = opened(path, r, err)
 	if err != nil {
 		closeFn()
-		return nil, nil, inputError(path, err)
+		return nil, nil, err
 	}
 	return &captureSource{r}, closeFn, nil
 }

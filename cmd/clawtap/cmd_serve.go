@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"net"
 	"net/http"
 	"os"
@@ -271,6 +270,7 @@ func (a *app) runServe(file string, f serveFlags) error {
 		if err := capt.Err(); err != nil {
 			warnf("%s: %v", name, err)
 		}
+		a.readSummary(name, capt.Stats())
 		if script.Frames() == 0 {
 			warnf("connection %d has no gateway frames to stream; clients get the handshake and answers only", script.Conn)
 		}
@@ -484,26 +484,24 @@ func (a *app) openServeCapture(file string, conn int, reconnects bool, warnf fun
 	} else {
 		src, err = serve.OpenSource(file)
 	}
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, nil, &exitError{code: exitTrouble, err: fmt.Errorf("open %s: no such file", file), hint: "give a capture file (.jsonl or .jsonl.zst), or - for stdin"}
-	case errors.Is(err, fs.ErrPermission):
-		return nil, nil, &exitError{code: exitTrouble, err: fmt.Errorf("open %s: permission denied", file)}
-	case err != nil:
-		return nil, nil, &exitError{code: exitTrouble, err: fmt.Errorf("read %s: %w", file, err)}
+	if err != nil {
+		return nil, nil, inputError(file, err)
 	}
 	capt, err := serve.Open(src, func(w capture.Warning) { warnf("%s: %s", name, w) })
 	if err != nil {
 		src.Close()
-		return nil, nil, &exitError{code: exitTrouble, err: fmt.Errorf("read %s: %w", file, err)}
+		return nil, nil, inputError(file, err)
 	}
 	script, err := capt.Script(serve.LoadOptions{Conn: conn, Reconnects: reconnects})
 	if err != nil {
 		capt.Close()
-		if strings.HasPrefix(err.Error(), "capture has no connection") {
+		switch {
+		case strings.HasPrefix(err.Error(), "capture has no connection"):
 			return nil, nil, usageError("pick one of the capture's connections with --conn", "%v", err)
+		case errors.Is(err, serve.ErrEmpty):
+			return nil, nil, emptyInput(file)
 		}
-		return nil, nil, &exitError{code: exitTrouble, err: fmt.Errorf("read %s: %w", file, err)}
+		return nil, nil, inputError(file, err)
 	}
 	return capt, script, nil
 }

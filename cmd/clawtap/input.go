@@ -40,15 +40,38 @@ func (a *app) openCapture(path string) (*capture.Reader, error) {
 	} else {
 		r, err = capture.Open(path, opts)
 	}
+	return opened(path, r, err)
+}
+
+// opened finishes opening a capture: a failure, or an input that holds
+// nothing at all, is exit 2. An empty input is refused like garbage
+// rather than read as a capture of nothing, so that a recording that never
+// wrote a line does not pass check or gaps; a capture with a header and no
+// records is read as usual.
+func opened(path string, r *capture.Reader, err error) (*capture.Reader, error) {
 	if err != nil {
 		return nil, inputError(path, err)
+	}
+	if r.Stats().Empty {
+		r.Close()
+		return nil, emptyInput(path)
 	}
 	return r, nil
 }
 
+// emptyInput is the error for an input that holds nothing at all.
+func emptyInput(path string) error {
+	return &exitError{code: exitTrouble, err: fmt.Errorf("%s is empty: no records", displayName(path)),
+		hint: "a capture has a header line or records; check the path, or that the recording wrote anything"}
+}
+
 // inputError turns an open/read failure into exit 2 with a hint.
 func inputError(path string, err error) error {
+	var nc *capture.NotCaptureError
 	switch {
+	case errors.As(err, &nc):
+		return &exitError{code: exitTrouble, err: fmt.Errorf("not a clawtap capture: %s: %s", displayName(path), nc.Why),
+			hint: "give a capture (.jsonl or .jsonl.zst) written by clawtap, or JSON Lines of gateway frames; clawtap import reads HAR files and other logs"}
 	case errors.Is(err, fs.ErrNotExist):
 		return &exitError{code: exitTrouble, err: fmt.Errorf("open %s: no such file", path), hint: "give a capture file (.jsonl or .jsonl.zst), or - for stdin"}
 	case errors.Is(err, fs.ErrPermission):
@@ -65,6 +88,9 @@ func (a *app) readSummary(path string, st capture.Stats) {
 	}
 	if st.Oversized > 0 {
 		parts = append(parts, fmt.Sprintf("%d oversized line(s) skipped", st.Oversized))
+	}
+	if st.InvalidUTF8 > 0 {
+		parts = append(parts, fmt.Sprintf("%d record(s) with invalid UTF-8, replaced by U+FFFD", st.InvalidUTF8))
 	}
 	if st.Truncated {
 		parts = append(parts, "the capture is truncated")

@@ -257,8 +257,8 @@ func TestCreateIsPrivate(t *testing.T) {
 
 func TestEmptyInput(t *testing.T) {
 	r, recs := readAll(t, nil)
-	if len(recs) != 0 || r.Header() != nil || r.Stats().Truncated {
-		t.Fatal("empty input is an empty capture")
+	if len(recs) != 0 || r.Header() != nil || r.Stats().Truncated || !r.Stats().Empty {
+		t.Fatalf("empty input is an empty capture: %+v", r.Stats())
 	}
 }
 

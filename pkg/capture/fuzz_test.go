@@ -2,8 +2,11 @@ package capture
 
 import (
 	"bytes"
+	"errors"
 	"testing"
+	"unicode/utf8"
 
+	"github.com/clawtap/clawtap/pkg/jsonx"
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -18,12 +21,21 @@ func FuzzReader(f *testing.F) {
 		`{"clawtap":"x"}`,
 		`{"t":1e400,"conn":-1,"frame":[1]}`,
 		"\n\n\r\n",
+		// Found by fuzzing: a record with both a mark and a frame was
+		// counted as a marker and its frame lost.
+		`{"t":1,"conn":1,"mark":"open","frame":{"type":"event","event":"tick"}}` + "\n",
+		`{"t":1,"conn":1,"raw":"x","frame":{}}` + "\n" + `{"t":2,"frame":{},"frame":{}}` + "\n",
+		"{\"t\":1,\"conn\":1,\"dir\":\"in\",\"frame\":{\"type\":\"event\",\"event\":\"chat\",\"payload\":{\"text\":\"caf\xe9 \\ud800\"}}}\n",
+		"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR",
+		"junk\n{\"type\":\"event\",\"event\":\"tick\"}\n",
+		`{"clawtap":1,"createdAt":"2026-11-2`,
 	}
 	for _, s := range seeds {
 		f.Add([]byte(s), false)
 		f.Add([]byte(s), true)
 	}
 	f.Fuzz(func(t *testing.T, data []byte, compress bool) {
+		plain := data
 		if compress {
 			enc, _ := zstd.NewWriter(nil)
 			full := enc.EncodeAll(data, nil)
@@ -32,6 +44,12 @@ func FuzzReader(f *testing.F) {
 		}
 		r, err := NewReader(bytes.NewReader(data), Options{MaxLine: 1 << 16})
 		if err != nil {
+			if !errors.Is(err, ErrNotCapture) {
+				t.Fatalf("the only error for bytes in memory is ErrNotCapture, got %v", err)
+			}
+			if !compress && firstLineIsHeader(plain, 1<<16) {
+				t.Fatalf("an input that starts with a header is a capture: %v", err)
+			}
 			return
 		}
 		defer r.Close()
@@ -47,7 +65,7 @@ func FuzzReader(f *testing.F) {
 					kinds++
 				}
 			}
-			if kinds != 1 && !(rec.Malformed && kinds == 1) {
+			if kinds != 1 {
 				t.Fatalf("record %d is %d things at once: %+v", n, kinds, rec)
 			}
 			if rec.Conn < 1 {
@@ -56,10 +74,66 @@ func FuzzReader(f *testing.F) {
 			if rec.Index != n {
 				t.Fatalf("index %d, want %d", rec.Index, n)
 			}
+			for _, b := range [][]byte{rec.Frame, rec.Raw, []byte(rec.Mark), []byte(rec.Dir), []byte(rec.URL), []byte(rec.Reason), []byte(rec.Err)} {
+				if !utf8.Valid(b) {
+					t.Fatalf("record %d holds invalid UTF-8: %q", n, b)
+				}
+			}
 			n++
 		}
-		if st := r.Stats(); st.Records != n || st.Frames+st.Raw+st.Marks+st.Malformed != n {
+		st := r.Stats()
+		if st.Records != n || st.Frames+st.Raw+st.Marks+st.Malformed != n {
 			t.Fatalf("stats %+v disagree with %d records", st, n)
 		}
+		if st.Empty && (n != 0 || r.Header() != nil) {
+			t.Fatalf("empty, yet %d records and header %v", n, r.Header())
+		}
+		// Nothing dropped: every non-blank line of a plain input is the
+		// header, a record, an oversized line or a truncated last line,
+		// each of the last two with a warning.
+		if compress {
+			return
+		}
+		want := nonBlankLines(plain) - st.Oversized
+		if r.Header() != nil {
+			want--
+		}
+		if st.Truncated {
+			want--
+		}
+		if n != want {
+			t.Fatalf("%d records from %d non-blank lines (header %v, stats %+v)", n, nonBlankLines(plain), r.Header() != nil, st)
+		}
+		if (st.Oversized > 0 || st.Truncated || st.Malformed > 0 || st.InvalidUTF8 > 0) && len(r.Warnings()) == 0 {
+			t.Fatalf("stats %+v without a warning", st)
+		}
 	})
+}
+
+func nonBlankLines(b []byte) int {
+	n := 0
+	for _, l := range bytes.Split(b, []byte("\n")) {
+		if len(jsonx.TrimSpace(l)) > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// firstLineIsHeader reports whether the first non-blank line of b is a
+// whole header line within maxLine bytes.
+func firstLineIsHeader(b []byte, maxLine int) bool {
+	segs := bytes.Split(b, []byte("\n"))
+	for i, l := range segs {
+		if len(jsonx.TrimSpace(l)) == 0 {
+			continue
+		}
+		last := i == len(segs)-1
+		if len(l) > maxLine || last && !jsonx.Valid(l) {
+			return false
+		}
+		v, ok := jsonx.Get(l, "clawtap")
+		return ok && jsonx.KindOf(v) == jsonx.Number
+	}
+	return false
 }

@@ -3,11 +3,14 @@ package capture
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 	"os"
+	"strconv"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/clawtap/clawtap/pkg/jsonx"
 	"github.com/klauspost/compress/zstd"
@@ -36,15 +39,17 @@ func (w Warning) String() string {
 
 // Stats counts what a reader saw.
 type Stats struct {
-	Records   int  // records returned
-	Frames    int  // records holding a JSON frame
-	Raw       int  // non-JSON messages
-	Marks     int  // marker records
-	Bare      int  // bare gateway frames (no envelope)
-	Malformed int  // lines that could not be read as records (returned with Malformed set)
-	Oversized int  // lines over MaxLine, skipped
-	Truncated bool // the capture ended mid-line or mid-stream
-	Bytes     int64
+	Records     int  // records returned
+	Frames      int  // records holding a JSON frame
+	Raw         int  // non-JSON messages
+	Marks       int  // marker records
+	Bare        int  // bare gateway frames (no envelope)
+	Malformed   int  // lines that could not be read as records (returned with Malformed set)
+	Oversized   int  // lines over MaxLine, skipped
+	InvalidUTF8 int  // records whose invalid UTF-8 bytes were replaced by U+FFFD
+	Truncated   bool // the capture ended mid-line or mid-stream
+	Empty       bool // the input held no line at all (0 bytes, blank lines, or a zstd stream of nothing)
+	Bytes       int64
 }
 
 // Options tune a Reader.
@@ -60,10 +65,13 @@ type Reader struct {
 	release func() // the zstd decoder, if any
 	br      *bufio.Reader
 	header  *Header
-	pend    []byte // a first line read while looking for the header
+	queue   []sniffed // lines and warnings met while deciding what the input is
+	holding bool      // warnings go to queue, not out
 	line    int
 	rec     Record
 	long    []byte
+	cut     []byte // the unfinished last line, when the input ends mid-line
+	fix     []byte // a line with its invalid UTF-8 replaced
 	stats   Stats
 	warns   []Warning
 	done    bool
@@ -108,7 +116,11 @@ func Decompress(src io.Reader) (io.Reader, func(), error) {
 }
 
 // NewReader reads a capture from src, detecting zstd by its magic bytes.
-// It reads the first line to find the header.
+// It reads the first line to find the header; without one it reads on
+// until a line is a capture record or a gateway frame, and returns an
+// error that matches ErrNotCapture when none is within the first
+// sniffLines lines (see sniff.go). An input with no line at all is not an
+// error: the reader has no records and Stats().Empty is set.
 func NewReader(src io.Reader, opts Options) (*Reader, error) {
 	if opts.MaxLine <= 0 {
 		opts.MaxLine = DefaultMaxLine
@@ -119,7 +131,7 @@ func NewReader(src io.Reader, opts Options) (*Reader, error) {
 	}
 	r := &Reader{opts: opts, release: release}
 	r.br = bufio.NewReaderSize(in, 1<<20)
-	if err := r.readHeader(); err != nil {
+	if err := r.start(); err != nil {
 		release()
 		return nil, err
 	}
@@ -146,44 +158,20 @@ func (r *Reader) Close() error {
 
 func (r *Reader) warn(line int, format string, args ...any) {
 	w := Warning{Line: line, Msg: fmt.Sprintf(format, args...)}
+	if r.holding {
+		r.queue = append(r.queue, sniffed{warn: &w})
+		return
+	}
+	r.emit(w)
+}
+
+// emit records a warning and hands it to OnWarning.
+func (r *Reader) emit(w Warning) {
 	if len(r.warns) < 1000 { // keep memory bounded on a hostile file
 		r.warns = append(r.warns, w)
 	}
 	if r.opts.OnWarning != nil {
 		r.opts.OnWarning(w)
-	}
-}
-
-func (r *Reader) readHeader() error {
-	for {
-		line, err := r.readLine()
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				r.done = true
-				return nil
-			}
-			return err
-		}
-		if len(jsonx.TrimSpace(line)) == 0 {
-			continue
-		}
-		if v, ok := jsonx.Get(line, "clawtap"); ok && jsonx.KindOf(v) == jsonx.Number {
-			var h Header
-			if err := json.Unmarshal(line, &h); err != nil {
-				r.warn(r.line, "unreadable header ignored: %v", err)
-				h = Header{}
-				if n, ok := jsonx.Int(v); ok {
-					h.Version = int(n)
-				}
-			}
-			if h.Version > Version {
-				r.warn(r.line, "capture format version %d is newer than this clawtap understands (%d); reading it anyway", h.Version, Version)
-			}
-			r.header = &h
-			return nil
-		}
-		r.pend = line
-		return nil
 	}
 }
 
@@ -241,6 +229,7 @@ func (r *Reader) readLine() ([]byte, error) {
 		if !errors.Is(err, io.EOF) {
 			r.stats.Truncated = true
 			if len(jsonx.TrimSpace(rest)) > 0 {
+				r.cut = rest
 				r.warn(r.line+1, "capture ends mid-line (%d bytes): %v; records before it are complete", len(rest), err)
 			} else {
 				r.warn(0, "capture stream ends early: %v; records before it are complete", err)
@@ -260,6 +249,7 @@ func (r *Reader) readLine() ([]byte, error) {
 		rest = trimEOL(rest)
 		if !jsonx.Valid(rest) {
 			r.stats.Truncated = true
+			r.cut = rest
 			r.warn(r.line, "last line is truncated (%d bytes, no newline): ignored; records before it are complete", len(rest))
 			return nil, io.EOF
 		}
@@ -280,23 +270,38 @@ func trimEOL(b []byte) []byte {
 // Next returns the next record, or io.EOF at the end of the capture. A
 // truncated capture ends with io.EOF too, after a warning. Blank lines are
 // skipped; a line that cannot be read is returned as a Malformed record so
-// that nothing is dropped silently.
+// that nothing is dropped silently. Invalid UTF-8 is replaced by U+FFFD,
+// byte by byte, so every record holds valid UTF-8.
 func (r *Reader) Next() (*Record, error) {
 	for {
 		var line []byte
-		if r.pend != nil {
-			line, r.pend = r.pend, nil
+		n := 0
+		if len(r.queue) > 0 {
+			it := r.queue[0]
+			r.queue[0] = sniffed{}
+			r.queue = r.queue[1:]
+			if it.warn != nil {
+				r.emit(*it.warn)
+				continue
+			}
+			line, n = it.line, it.n
 		} else {
 			var err error
 			if line, err = r.readLine(); err != nil {
 				return nil, err
 			}
+			n = r.line
 		}
 		if len(jsonx.TrimSpace(line)) == 0 {
 			continue
 		}
-		r.rec = Record{Index: r.stats.Records, Line: r.line}
-		r.parse(line, &r.rec)
+		if !utf8.Valid(line) {
+			line = r.repair(n, line)
+		}
+		r.rec = Record{Index: r.stats.Records, Line: n}
+		if why := parse(line, &r.rec); why != "" {
+			r.warn(n, "%s; kept as an invalid record", why)
+		}
 		r.stats.Records++
 		switch {
 		case r.rec.Malformed:
@@ -315,18 +320,37 @@ func (r *Reader) Next() (*Record, error) {
 	}
 }
 
-// parse fills rec from one line.
-func (r *Reader) parse(line []byte, rec *Record) {
+// Envelope keys, as bits: a record has each at most once, and only one of
+// frame, raw and mark.
+const (
+	keyT uint8 = 1 << iota
+	keyConn
+	keyDir
+	keyFrame
+	keyRaw
+	keyMark
+)
+
+var keyNames = [...]string{"t", "conn", "dir", "frame", "raw", "mark"}
+
+// notRecordOrFrame is why a JSON object that is neither is not read.
+const notRecordOrFrame = "neither a capture record nor a gateway frame"
+
+// parse fills rec from one line. It returns why the line is not a record
+// or a frame, or "" when it is one; rec is then Malformed, holding the line.
+func parse(line []byte, rec *Record) (why string) {
 	line = jsonx.TrimSpace(line)
 	if jsonx.KindOf(line) != jsonx.Object {
-		r.malformed(line, rec, "not a JSON object")
-		return
+		return malformed(line, rec, "not a JSON object")
 	}
 	var hasType, hasEnvelope bool
 	var badField string
+	var seen, twice uint8
 	end, err := jsonx.ObjectEachEnd(line, func(k, v []byte) bool {
+		var bit uint8
 		switch string(k) {
 		case "t":
+			bit = keyT
 			n, ok := jsonx.Int(v)
 			if !ok {
 				if f, okf := jsonx.Num(v); okf {
@@ -339,12 +363,14 @@ func (r *Reader) parse(line []byte, rec *Record) {
 			rec.T = n
 			hasEnvelope = true
 		case "conn":
+			bit = keyConn
 			n, ok := jsonx.Int(v)
 			if !ok || n < 0 || n > 1<<31 {
 				badField = "conn"
 			}
 			rec.Conn = int(n)
 		case "dir":
+			bit = keyDir
 			switch string(v) { // the two values, without allocating
 			case `"in"`:
 				rec.Dir = DirIn
@@ -354,9 +380,11 @@ func (r *Reader) parse(line []byte, rec *Record) {
 				rec.Dir, _ = jsonx.Str(v)
 			}
 		case "frame":
+			bit = keyFrame
 			rec.Frame = v
 			hasEnvelope = true
 		case "raw":
+			bit = keyRaw
 			if s, ok := jsonx.Str(v); ok {
 				rec.Raw = []byte(s)
 				rec.IsRaw = true
@@ -365,6 +393,7 @@ func (r *Reader) parse(line []byte, rec *Record) {
 			}
 			hasEnvelope = true
 		case "mark":
+			bit = keyMark
 			rec.Mark, _ = jsonx.Str(v)
 			if rec.Mark == "" {
 				badField = "mark"
@@ -395,19 +424,22 @@ func (r *Reader) parse(line []byte, rec *Record) {
 		case "type":
 			hasType = true
 		}
+		twice |= seen & bit
+		seen |= bit
 		return true
 	})
 	if err != nil || end != len(line) {
-		r.malformed(line, rec, "not valid JSON")
-		return
+		return malformed(line, rec, "not valid JSON")
 	}
 	switch {
+	case hasEnvelope && twice != 0:
+		return malformed(line, rec, fmt.Sprintf("record has %s twice", keyList(twice)))
+	case hasEnvelope && bits.OnesCount8(seen&(keyFrame|keyRaw|keyMark)) > 1:
+		return malformed(line, rec, fmt.Sprintf("record holds %s at once; a record is one of a frame, a raw message or a marker", keyList(seen&(keyFrame|keyRaw|keyMark))))
 	case hasEnvelope && badField != "":
-		r.malformed(line, rec, fmt.Sprintf("record field %q has the wrong type", badField))
+		return malformed(line, rec, fmt.Sprintf("record field %q has the wrong type", badField))
 	case hasEnvelope && rec.Frame == nil && !rec.IsRaw && rec.Mark == "":
-		r.malformed(line, rec, "record has no frame, raw or mark")
-	case hasEnvelope && btoi(rec.Frame != nil)+btoi(rec.IsRaw)+btoi(rec.Mark != "") > 1:
-		r.malformed(line, rec, "record has more than one of frame, raw and mark")
+		return malformed(line, rec, "record has no frame, raw or mark")
 	case hasEnvelope:
 		if rec.Conn == 0 {
 			rec.Conn = 1
@@ -426,21 +458,33 @@ func (r *Reader) parse(line []byte, rec *Record) {
 			}
 		}
 	default:
-		r.malformed(line, rec, "neither a capture record nor a gateway frame")
+		return malformed(line, rec, notRecordOrFrame)
 	}
+	return ""
 }
 
-func btoi(b bool) int {
-	if b {
-		return 1
+// keyList names the envelope keys set in mask: "frame", or "frame" and
+// "mark", or "frame", "raw" and "mark".
+func keyList(mask uint8) string {
+	var names []string
+	for i, n := range keyNames {
+		if mask&(1<<i) != 0 {
+			names = append(names, strconv.Quote(n))
+		}
 	}
-	return 0
+	switch len(names) {
+	case 0:
+		return ""
+	case 1:
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
-func (r *Reader) malformed(line []byte, rec *Record, why string) {
+func malformed(line []byte, rec *Record, why string) string {
 	*rec = Record{Index: rec.Index, Line: rec.Line, Conn: rec.Conn, T: rec.T, Malformed: true, Raw: line}
 	if rec.Conn <= 0 {
 		rec.Conn = 1
 	}
-	r.warn(rec.Line, "%s; kept as an invalid record", why)
+	return why
 }

@@ -187,6 +187,7 @@ func TestJSONLShapes(t *testing.T) {
 		``,
 		`[1,2]`,
 		`{"nothing":"here"}`,
+		`{"t":1795317835900,"conn":1,"mark":""}`,
 	}, "\n")
 	recs, st, warns := importBytes(t, []byte(in), Options{NoRedact: true})
 	got := frames(recs)
@@ -200,7 +201,7 @@ func TestJSONLShapes(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("frames:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	if st.Format != FormatJSONL || st.Raw != 1 || st.Skipped != 2 || len(warns) != 2 {
+	if st.Format != FormatJSONL || st.Raw != 1 || st.Skipped != 3 || len(warns) != 3 {
 		t.Fatalf("stats %+v warnings %q", st, warns)
 	}
 }

@@ -141,10 +141,13 @@ func (im *importer) jsonlLine(n int, b []byte, conns map[string]int) error {
 
 func (im *importer) passThrough(n int, b []byte) error {
 	r, err := capture.NewReader(bytesReader(append(append([]byte(nil), b...), '\n')), capture.Options{})
-	if err != nil {
+	if err != nil && !errors.Is(err, capture.ErrNotCapture) {
 		return err
 	}
-	rec, err := r.Next()
+	var rec *capture.Record
+	if err == nil { // a lone line that is no record is "not a capture"
+		rec, err = r.Next()
+	}
 	if err != nil || rec.Malformed {
 		im.warn("line %d: a marker that is not a clawtap record; skipped", n)
 		im.st.Skipped++

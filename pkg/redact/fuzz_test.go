@@ -2,7 +2,11 @@ package redact
 
 import (
 	"bytes"
+	"encoding/json"
+	"strings"
 	"testing"
+
+	"github.com/clawtap/clawtap/pkg/capture"
 
 	"github.com/clawtap/clawtap/pkg/jsonx"
 )
@@ -34,10 +38,10 @@ func objectStarts(b []byte) []int {
 	return out
 }
 
-// plant inserts "key":"planted" as the first member of the object at
-// offset at.
-func plant(frame []byte, at int, key string) []byte {
-	member := `"` + key + `":"` + planted + `"`
+// plant inserts "key":"planted" and a note holding a shaped token as the
+// first members of the object at offset at.
+func plant(frame []byte, at int, key, token string) []byte {
+	member := `"` + key + `":"` + planted + `","note":"see ` + token + ` here"`
 	rest := frame[at+1:]
 	if j := skipWS(rest, 0); j < len(rest) && rest[j] != '}' {
 		member += ","
@@ -50,7 +54,7 @@ func plant(frame []byte, at int, key string) []byte {
 
 // FuzzFrame: Frame never panics, keeps valid JSON valid, returns the input
 // untouched when it changes nothing, and never lets a secret planted under a
-// credential key through.
+// credential key, or a shaped token planted in text, through.
 func FuzzFrame(f *testing.F) {
 	for _, s := range []string{connectV4, helloV4, helloV3, chatDelta, agentText, toolResult, approval, presenceV4, badToken, `[]`, `"x"`} {
 		f.Add([]byte(s), uint8(0), uint8(0), false)
@@ -73,7 +77,10 @@ func FuzzFrame(f *testing.F) {
 			return
 		}
 		before := bytes.Count(frame, []byte(planted))
-		in := plant(frame, starts[int(where)%len(starts)], fuzzKeys[int(which)%len(fuzzKeys)])
+		tok := shapeTokens[int(which)%len(shapeTokens)]
+		body := tok[len(tok)-12:]
+		beforeTok := bytes.Count(frame, []byte(body))
+		in := plant(frame, starts[int(where)%len(starts)], fuzzKeys[int(which)%len(fuzzKeys)], tok)
 		if !jsonx.Valid(in) {
 			t.Fatalf("test bug: planting broke %q", in)
 		}
@@ -83,6 +90,48 @@ func FuzzFrame(f *testing.F) {
 		}
 		if bytes.Count(out, []byte(planted)) > before {
 			t.Fatalf("planted secret survived:\n in %q\nout %q", in, out)
+		}
+		if bytes.Count(out, []byte(body)) > beforeTok {
+			t.Fatalf("planted token survived:\n in %q\nout %q", in, out)
+		}
+	})
+}
+
+// FuzzText: the text rules never panic, and a shaped token planted as a
+// word anywhere in any text (a message that is not JSON) never survives,
+// nor does it when the text is a frame's string value.
+func FuzzText(f *testing.F) {
+	for _, c := range textCorpus {
+		f.Add([]byte(c.in), uint8(len(c.name)), uint16(len(c.in)/2))
+	}
+	f.Add([]byte("-----BEGIN RSA PRIVATE KEY-----\nabc"), uint8(3), uint16(10))
+	f.Add([]byte("token: \"x"), uint8(14), uint16(7))
+	f.Fuzz(func(t *testing.T, text []byte, which uint8, pos uint16) {
+		tok := shapeTokens[int(which)%len(shapeTokens)]
+		body := tok[len(tok)-12:]
+		at := int(pos) % (len(text) + 1)
+		in := append(append(append([]byte(nil), text[:at]...), " "+tok+" "...), text[at:]...)
+		before := bytes.Count(text, []byte(body))
+		raw := New(Options{}).Record(&capture.Record{Conn: 1, IsRaw: true, Raw: in})
+		if bytes.Count(raw.Raw, []byte(body)) > before {
+			t.Fatalf("token survived in text:\n in %q\nout %q", in, raw.Raw)
+		}
+		frame := jsonx.AppendString([]byte(`{"type":"event","event":"chat","payload":{"message":{"content":[{"type":"text","text":`), string(in))
+		frame = append(frame, "}]}}}"...)
+		out := New(Options{}).Frame("in", frame)
+		if !jsonx.Valid(out) {
+			t.Fatalf("invalid output: %q", out)
+		}
+		var v struct {
+			Payload struct {
+				Message struct{ Content []struct{ Text string } }
+			}
+		}
+		if err := json.Unmarshal(out, &v); err != nil || len(v.Payload.Message.Content) != 1 {
+			t.Fatalf("output %q: %v", out, err)
+		}
+		if strings.Count(v.Payload.Message.Content[0].Text, body) > strings.Count(string(bytes.ToValidUTF8(text, []byte("\uFFFD"))), body) {
+			t.Fatalf("token survived in a frame:\n in %q\nout %q", frame, out)
 		}
 	})
 }

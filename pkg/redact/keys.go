@@ -163,7 +163,8 @@ var triggers = []string{
 	"signature", "nonce", "apikey", "private",
 	"pathenv", "canvashost", "surfaceurl", "recoveryscope", "bearer",
 	"-----begin", "__openclaw__", "key=", "sig=", "connect\"", "talk.",
-	"config.", "\\u",
+	"config.", "\\u", "pw=", "pwd=",
+	// The prefixes of tokenShapes are triggers too, in their own case only.
 }
 
 var (
@@ -176,6 +177,9 @@ var (
 	trigByPair = map[uint16][]string{}
 	trigGroups [][]string
 	trigGroup  [1 << 16]uint8 // index+1 into trigGroups
+	// trigShape marks the pairs that start a token shape's prefix; their
+	// groups hold those prefixes only, checked by shapeAt.
+	trigShape [1 << 16]bool
 )
 
 func init() {
@@ -203,9 +207,22 @@ func init() {
 		}
 	}
 	add('/', '/', "//") // "://" (URL user info), checked by hand
+	for _, sh := range tokenShapes {
+		p := uint16(sh.prefix[0])<<8 | uint16(sh.prefix[1])
+		if !trigShape[p] && len(trigByPair[p]) > 0 {
+			panic("redact: a token prefix shares its first two bytes with a trigger: " + sh.prefix)
+		}
+		add(sh.prefix[0], sh.prefix[1], sh.prefix)
+		trigShape[p] = true
+	}
 	for p, ts := range trigByPair {
 		trigGroups = append(trigGroups, ts)
 		g := uint8(len(trigGroups))
+		if trigShape[p] { // case-sensitive: only the pair itself
+			trigPairs[p>>6] |= 1 << (p & 63)
+			trigGroup[p] = g
+			continue
+		}
 		for _, x := range cases(byte(p >> 8)) {
 			for _, y := range cases(byte(p)) {
 				q := uint(x)<<8 | uint(y)
@@ -231,6 +248,12 @@ func mayHaveCredentials(b []byte) bool {
 			}
 			continue
 		}
+		if trigShape[p] {
+			if shapeAt(b, i) {
+				return true
+			}
+			continue
+		}
 		rest := b[i:]
 		for _, t := range trigGroups[trigGroup[p]-1] {
 			n, ok := hasPrefixFold(rest, t)
@@ -242,6 +265,26 @@ func mayHaveCredentials(b []byte) bool {
 			if isWord(t) && scalarKeyAfter(b, i+n) {
 				continue
 			}
+			return true
+		}
+	}
+	return false
+}
+
+// shapeAt reports whether a token shape's prefix starts a word at b[i],
+// as scanTokens would find it. The byte before counts as a boundary after
+// a backslash too, since the walk reads decoded strings ("\nsk-…" in JSON
+// is a newline before sk-).
+func shapeAt(b []byte, i int) bool {
+	for _, sh := range shapesByFirst[b[i]] {
+		if !hasPrefixAt(b, i, sh.prefix) {
+			continue
+		}
+		if i == 0 || i >= 2 && b[i-2] == '\\' {
+			return true
+		}
+		c := b[i-1]
+		if !isAlnum(c) && !(sh.strictLeft && (c == '-' || c == '_')) {
 			return true
 		}
 	}

@@ -20,7 +20,9 @@ const capPath = "/__openclaw__/cap/"
 //     sig after '?' or '&' (URL queries);
 //   - NAME: value and "NAME": "value" pairs (JSON, JSON5, YAML, HTTP
 //     headers) whose NAME passes the key rule;
-//   - the password of URL user info, scheme://user:password@host.
+//   - the password of URL user info, scheme://user:password@host;
+//   - vendor tokens known by their prefix (tokens.go): GitHub, AWS access
+//     key ids, Slack, OpenAI-style sk-.
 func scanText(s []byte, spans []span) []span {
 	spans = scanCap(s, spans)
 	spans = scanBearer(s, spans)
@@ -28,6 +30,7 @@ func scanText(s []byte, spans []span) []span {
 	spans = scanAssign(s, spans)
 	spans = scanColon(s, spans)
 	spans = scanUserinfo(s, spans)
+	spans = scanTokens(s, spans)
 	return spans
 }
 
@@ -242,18 +245,31 @@ func scanAssign(s []byte, spans []span) []span {
 		if !ok && ns > 0 && (s[ns-1] == '?' || s[ns-1] == '&') {
 			ok = string(n) == "key" || string(n) == "sig"
 		}
+		if !ok && (string(n) == "pw" || string(n) == "pwd") {
+			// Short password names; but PWD=/home/… is the shell's
+			// working directory.
+			v := i + 1
+			if v < len(s) && (s[v] == '"' || s[v] == '\'') {
+				v++
+			}
+			ok = v < len(s) && s[v] != '/' && s[v] != '~'
+		}
 		if !ok {
 			continue
 		}
+		// A value found is not searched again for names: each byte is
+		// looked at a bounded number of times (token=token=… stays linear).
 		if qs, qe, isQ := quotedValue(s, i+1); isQ {
 			if qe > qs {
 				spans = append(spans, span{qs, qe})
+				from = qe
 			}
 			continue
 		}
 		end := valueEnd(s, i+1, "&\"'`;,)<>")
 		if end > i+1 {
 			spans = append(spans, span{i + 1, end})
+			from = end
 		}
 	}
 }
@@ -314,6 +330,7 @@ func scanColon(s []byte, spans []span) []span {
 		if qs, qe, isQ := quotedValue(s, v); isQ {
 			if qe > qs {
 				spans = append(spans, span{qs, qe})
+				from = qe
 			}
 			continue
 		}
@@ -338,6 +355,7 @@ func scanColon(s []byte, spans []span) []span {
 		}
 		if end > v && string(w) != "null" && string(w) != "true" && string(w) != "false" {
 			spans = append(spans, span{v, end})
+			from = end
 		}
 	}
 }

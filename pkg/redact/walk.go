@@ -84,6 +84,12 @@ type walker struct {
 	found   bool // a text of this frame held a credential
 	params  rule
 	payload rule
+	// A request whose params carry a credential key: its response hands
+	// one out as well (a login's session, an exchange's new token).
+	req     pendKey // the request being walked, when it could be one
+	isReq   bool
+	credKey bool // the member classify just saw has a credential key
+	sentKey bool // the request sent a value under a credential key
 }
 
 const maxDepth = 10000 // as jsonx
@@ -110,6 +116,9 @@ func (w *walker) run(conn int, frame []byte) (out []byte, ok bool) {
 	if w.found {
 		w.tails()
 	}
+	if w.isReq && w.sentKey {
+		w.r.pend.add(w.req, mkCredResult)
+	}
 	if len(w.edits) == 0 {
 		return frame, true
 	}
@@ -135,6 +144,7 @@ func (w *walker) run(conn int, frame []byte) (out []byte, ok bool) {
 // params and payload, and remembers or looks up request ids.
 func (w *walker) prepare(conn int, frame []byte) bool {
 	w.params, w.payload = rule{}, rule{}
+	w.isReq, w.sentKey = false, false
 	t := jsonx.TrimSpace(frame)
 	if jsonx.KindOf(t) != jsonx.Object {
 		return jsonx.Valid(frame)
@@ -161,11 +171,20 @@ func (w *walker) prepare(conn int, frame []byte) bool {
 			w.params.child.scope = scConnect
 		}
 		kind := methodKind(method)
-		if kind == mkConfigWrite {
+		switch kind {
+		case mkConfigWrite:
 			w.params = rule{str: aMarker, child: ctx{leaf: lmMarker}}
+		case mkCredResult:
+			// device.token.rotate and the like: what is sent is as
+			// secret as what comes back.
+			w.params = rule{str: aMarker, child: ctx{leaf: lmCredResult}}
 		}
 		if kind != mkNone && id != nil {
 			w.r.pend.add(pendKey{conn, string(id)}, kind)
+		}
+		// connect has its own rules for what hello-ok hands out.
+		if kind == mkNone && id != nil && method != "connect" {
+			w.req, w.isReq = pendKey{conn, string(id)}, true
 		}
 	case "res":
 		if id == nil || w.r.pend.empty() {
@@ -279,6 +298,9 @@ func (w *walker) object(i, depth int, c ctx, top bool) (int, bool) {
 			ru = w.payload
 		default:
 			ru = w.classify(key, c)
+			if w.credKey && w.isReq && (src[i] == '"' || src[i] == '{' || src[i] == '[') {
+				w.sentKey = true
+			}
 		}
 		var ok bool
 		if i, ok = w.value(i, depth+1, ru, false); !ok {
@@ -305,7 +327,8 @@ func (w *walker) classify(rawKey []byte, c ctx) rule {
 	child := ctx{leaf: c.leaf, talk: c.talk}
 
 	// Credentials, in every mode.
-	if isCredKey(n) || (c.scope == scConnect && string(n) == "auth") || (c.talk && string(n) == "key") {
+	w.credKey = isCredKey(n)
+	if w.credKey || (c.scope == scConnect && string(n) == "auth") || (c.talk && string(n) == "key") {
 		return rule{aMarker, ctx{leaf: lmMarker, talk: c.talk}}
 	}
 	if isCredListKey(n) {

@@ -81,6 +81,7 @@ const maxPendingRequests = 4096
 
 // index is the pre-pass's result, filled in while clients already play.
 type index struct {
+	stats capture.Stats // what the reader saw, once done
 	mu      sync.Mutex
 	cond    *sync.Cond
 	done    bool
@@ -146,6 +147,7 @@ func (x *index) run(ctx context.Context, r *capture.Reader) {
 		slices.SortStableFunc(list, func(a, b *recorded) int { return a.index - b.index })
 	}
 	x.err = err
+	x.stats = r.Stats()
 	x.done = true
 	x.active, x.pending, x.order, x.interned = nil, nil, nil, nil
 	x.cond.Broadcast()

@@ -48,6 +48,16 @@ func Open(src *Source, warn func(capture.Warning)) (*Capture, error) {
 // Ready is closed when the pre-pass has read the whole capture.
 func (c *Capture) Ready() <-chan struct{} { return c.x.ready }
 
+// Stats is what the pre-pass's reader saw; valid once Ready.
+func (c *Capture) Stats() capture.Stats {
+	c.x.mu.Lock()
+	defer c.x.mu.Unlock()
+	return c.x.stats
+}
+
+// ErrEmpty is returned for a capture that holds no record at all.
+var ErrEmpty = errors.New("capture has no records")
+
 // Err is what cut the pre-pass short, if anything; valid once Ready.
 func (c *Capture) Err() error {
 	c.x.mu.Lock()
@@ -127,7 +137,7 @@ func (c *Capture) Script(opts LoadOptions) (*Script, error) {
 	case len(x.conns) == 0 && x.err != nil:
 		return nil, x.err
 	case len(x.conns) == 0:
-		return nil, errors.New("capture has no records")
+		return nil, ErrEmpty
 	case f == nil:
 		conns := make([]int, len(x.conns))
 		for i, g := range x.conns {

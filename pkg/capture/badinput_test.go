@@ -1,0 +1,265 @@
+package capture
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// readWarn reads data to the end and returns the records, the warnings in
+// the order they were reported, and the reader.
+func readWarn(t *testing.T, data []byte, opts Options) (*Reader, []*Record, []Warning) {
+	t.Helper()
+	var warns []Warning
+	opts.OnWarning = func(w Warning) { warns = append(warns, w) }
+	r, err := NewReader(bytes.NewReader(data), opts)
+	if err != nil {
+		t.Fatalf("NewReader: %v", err)
+	}
+	var recs []*Record
+	for {
+		rec, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs = append(recs, rec.Clone())
+	}
+	return r, recs, warns
+}
+
+// A record that holds more than one of frame, raw and mark, or an envelope
+// key twice, is an invalid record with a warning, not a marker that
+// silently loses its frame.
+func TestAmbiguousRecordsAreInvalid(t *testing.T) {
+	lines := []struct{ line, warn string }{
+		{`{"t":1,"conn":1,"mark":"open","frame":{"type":"event","event":"tick"}}`, `holds "frame" and "mark" at once`},
+		{`{"t":2,"conn":1,"dir":"in","raw":"x","frame":{}}`, `holds "frame" and "raw" at once`},
+		{`{"t":3,"conn":1,"raw":"x","frame":{},"mark":"m"}`, `holds "frame", "raw" and "mark" at once`},
+		{`{"t":4,"conn":1,"dir":"in","frame":{"a":1},"frame":{"b":2}}`, `has "frame" twice`},
+		{`{"t":5,"t":6,"conn":1,"dir":"in","frame":{}}`, `has "t" twice`},
+	}
+	var data []byte
+	for _, l := range lines {
+		data = append(data, l.line+"\n"...)
+	}
+	data = append(data, `{"t":7,"conn":1,"dir":"in","frame":{"type":"event","event":"tick"}}`+"\n"...)
+	r, recs, warns := readWarn(t, data, Options{})
+	if len(recs) != len(lines)+1 {
+		t.Fatalf("%d records, want %d", len(recs), len(lines)+1)
+	}
+	for i, l := range lines {
+		if !recs[i].Malformed || string(recs[i].Raw) != l.line || recs[i].Frame != nil || recs[i].Mark != "" || recs[i].IsRaw {
+			t.Errorf("line %d: %+v", i+1, recs[i])
+		}
+		if i >= len(warns) || warns[i].Line != i+1 || !strings.Contains(warns[i].Msg, l.warn) || !strings.Contains(warns[i].Msg, "kept as an invalid record") {
+			t.Errorf("line %d: warnings %v, want %q", i+1, warns, l.warn)
+		}
+	}
+	if st := r.Stats(); st.Malformed != len(lines) || st.Frames != 1 || st.Marks != 0 || st.Raw != 0 {
+		t.Errorf("stats %+v", st)
+	}
+}
+
+func randomBytes(n int, seed uint64) []byte {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(rng.UintN(256))
+	}
+	return b
+}
+
+func zstdOf(b []byte) []byte {
+	enc, _ := zstd.NewWriter(nil)
+	defer enc.Close()
+	return enc.EncodeAll(b, nil)
+}
+
+func TestNotACapture(t *testing.T) {
+	junk := strings.Repeat("just some text\n", sniffLines)
+	cases := []struct {
+		name string
+		data []byte
+		why  string
+	}{
+		{"random bytes", randomBytes(4096, 1), "binary data"},
+		{"random bytes, compressed", zstdOf(randomBytes(4096, 2)), "binary data"},
+		{"random bytes, one line", bytes.ReplaceAll(randomBytes(300, 3), []byte("\n"), []byte(" ")), "its only line is cut off"},
+		{"a PNG", []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x01"), "binary data"},
+		{"text lines", []byte("hello\nworld\n"), "none of its 2 lines is a capture record or a gateway frame (line 1: not a JSON object)"},
+		{"one JSON object", []byte(`{"hello":"world"}` + "\n"), "no header, and its only line is neither a capture record nor a gateway frame"},
+		{"a JSON array", []byte("[1,2,3]\n"), "not a JSON object"},
+		{"too much junk before a frame", []byte(junk + `{"type":"event","event":"tick"}` + "\n"), "none of its first 16 lines"},
+		{"a huge junk line before a frame", []byte(strings.Repeat("x", sniffBytes) + "\n" + `{"type":"event","event":"tick"}` + "\n"), "none of its first 1 lines"},
+		{"only oversized lines", []byte(strings.Repeat("y", 2000) + "\n"), "longer than 1000 bytes"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var warns []Warning
+			r, err := NewReader(bytes.NewReader(c.data), Options{MaxLine: 1000 + sniffBytes*boolInt(c.name == "a huge junk line before a frame"), OnWarning: func(w Warning) { warns = append(warns, w) }})
+			if err == nil {
+				r.Close()
+				t.Fatalf("read as a capture; stats %+v", r.Stats())
+			}
+			var nc *NotCaptureError
+			if !errors.Is(err, ErrNotCapture) || !errors.As(err, &nc) {
+				t.Fatalf("error %v does not match ErrNotCapture", err)
+			}
+			if !strings.Contains(err.Error(), c.why) || !strings.HasPrefix(err.Error(), "not a clawtap capture: no header") {
+				t.Fatalf("error %q, want it to say %q", err, c.why)
+			}
+			if len(warns) != 0 {
+				t.Fatalf("an input that is not a capture gets an error, not warnings too: %v", warns)
+			}
+		})
+	}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Inputs without a header that are captures all the same: bare frames, a
+// few junk lines before the first record, a headerless plain capture.
+func TestHeaderlessCaptures(t *testing.T) {
+	frame := `{"type":"event","event":"tick","payload":{"ts":5}}`
+	junk := strings.Repeat("noise\n", sniffLines-1)
+	r, recs, warns := readWarn(t, []byte(junk+frame+"\n"+frame+"\n"), Options{})
+	if len(recs) != sniffLines+1 || r.Stats().Malformed != sniffLines-1 || r.Stats().Bare != 2 || len(warns) != sniffLines-1 {
+		t.Fatalf("%d records, stats %+v, %d warnings", len(recs), r.Stats(), len(warns))
+	}
+	for i, w := range warns {
+		if w.Line != i+1 {
+			t.Fatalf("warnings out of order: %v", warns)
+		}
+	}
+	// A record without a header, and a cut-off line before any record
+	// needs a newline to count.
+	_, recs, _ = readWarn(t, []byte(`{"t":1,"conn":2,"dir":"in","frame":{}}`), Options{})
+	if len(recs) != 1 || recs[0].Conn != 2 {
+		t.Fatalf("headerless record: %+v", recs)
+	}
+	for _, name := range []string{"bare-frames.jsonl", "junk.jsonl"} {
+		data, err := os.ReadFile(filepath.Join("..", "..", "fixtures", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, recs, _ := readWarn(t, data, Options{}); len(recs) < 20 {
+			t.Fatalf("%s: %d records", name, len(recs))
+		}
+	}
+}
+
+// Warnings about lines read while deciding whether the input is a capture
+// come out in file order, when Next reaches them.
+func TestSniffedWarningsInOrder(t *testing.T) {
+	data := "junk one\n" + strings.Repeat("z", 3000) + "\n" + "junk three\n" + `{"type":"event","event":"tick"}` + "\n"
+	r, recs, warns := readWarn(t, []byte(data), Options{MaxLine: 1000})
+	if len(recs) != 3 || r.Stats().Oversized != 1 || r.Stats().Malformed != 2 {
+		t.Fatalf("%d records, stats %+v", len(recs), r.Stats())
+	}
+	var lines []int
+	for _, w := range warns {
+		lines = append(lines, w.Line)
+	}
+	if len(lines) != 3 || lines[0] != 1 || lines[1] != 2 || lines[2] != 3 || recs[2].Line != 4 {
+		t.Fatalf("warnings %v, records on lines %d %d %d", warns, recs[0].Line, recs[1].Line, recs[2].Line)
+	}
+}
+
+func TestEmptyInputs(t *testing.T) {
+	header := `{"clawtap":1,"createdAt":"2026-11-22T00:00:00Z","source":{"mode":"record"}}`
+	cases := []struct {
+		name      string
+		data      []byte
+		truncated bool
+	}{
+		{"0 bytes", nil, false},
+		{"blank lines", []byte("\n \r\n\t\n"), false},
+		{"zstd of nothing", zstdOf(nil), false},
+		{"zstd cut before its first block", zstdOf([]byte(header + "\n"))[:6], true},
+		{"a header cut off", []byte(header[:30]), true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r, recs, warns := readWarn(t, c.data, Options{})
+			st := r.Stats()
+			if len(recs) != 0 || !st.Empty || r.Header() != nil || st.Truncated != c.truncated || (len(warns) > 0) != c.truncated {
+				t.Fatalf("stats %+v, %d records, warnings %v", st, len(recs), warns)
+			}
+		})
+	}
+	// A header alone is a capture with no records, not an empty input.
+	r, recs, _ := readWarn(t, []byte(header+"\n"), Options{})
+	if len(recs) != 0 || r.Stats().Empty || r.Header() == nil {
+		t.Fatalf("header only: %+v", r.Stats())
+	}
+}
+
+func TestInvalidUTF8IsReplaced(t *testing.T) {
+	data := "{\"clawtap\":1,\"createdAt\":\"x\",\"source\":{},\"notes\":\"caf\xe9\"}\n" +
+		"{\"t\":1,\"conn\":1,\"dir\":\"in\",\"frame\":{\"type\":\"event\",\"event\":\"chat\",\"payload\":{\"text\":\"caf\xe9 \xed\xa0\x80 \xf0\x9f\x90\"}}}\n" +
+		`{"t":2,"conn":1,"dir":"in","frame":{"type":"event","event":"chat","payload":{"text":"\ud800 lone \udfff escapes stay"}}}` + "\n" +
+		"{\"t\":3,\"conn\":1,\"dir\":\"in\",\"raw\":\"bad \xff raw\"}\n" +
+		"{\"t\":4,\"conn\":1,\"mark\":\"close\",\"reason\":\"bye \xc3\"}\n" +
+		"not json \xfe\n" +
+		"{\"t\":5,\"conn\":1,\"dir\":\"in\",\"frame\":{\"type\":\"event\",\"event\":\"tick\",\"payload\":{\"t\":\"fine \xc3\xa9\"}}}\n"
+	for _, compress := range []bool{false, true} {
+		in := []byte(data)
+		if compress {
+			in = zstdOf(in)
+		}
+		r, recs, warns := readWarn(t, in, Options{})
+		if len(recs) != 6 {
+			t.Fatalf("%d records", len(recs))
+		}
+		for i, rec := range recs {
+			for _, b := range [][]byte{rec.Frame, rec.Raw, []byte(rec.Reason)} {
+				if !utf8.Valid(b) {
+					t.Fatalf("record %d: invalid UTF-8 left: %q", i, b)
+				}
+			}
+		}
+		if got := string(recs[0].Frame); got != `{"type":"event","event":"chat","payload":{"text":"caf� ��� ���"}}` {
+			t.Errorf("frame: %s", got)
+		}
+		if got := string(recs[1].Frame); got != `{"type":"event","event":"chat","payload":{"text":"\ud800 lone \udfff escapes stay"}}` {
+			t.Errorf("a lone surrogate escape is ASCII and must stay as it is: %s", got)
+		}
+		if string(recs[2].Raw) != "bad � raw" || recs[3].Reason != "bye �" || !recs[4].Malformed || string(recs[4].Raw) != "not json �" {
+			t.Errorf("raw %q reason %q malformed %q", recs[2].Raw, recs[3].Reason, recs[4].Raw)
+		}
+		if string(recs[5].Frame) != "{\"type\":\"event\",\"event\":\"tick\",\"payload\":{\"t\":\"fine \xc3\xa9\"}}" {
+			t.Errorf("valid UTF-8 changed: %q", recs[5].Frame)
+		}
+		if h := r.Header(); h == nil || string(h.Notes) != `"caf�"` {
+			t.Errorf("header notes %q", h.Notes)
+		}
+		if st := r.Stats(); st.InvalidUTF8 != 4 {
+			t.Errorf("stats %+v: 4 records had invalid UTF-8", st)
+		}
+		n := 0
+		for _, w := range warns {
+			if strings.Contains(w.Msg, "U+FFFD") {
+				n++
+			}
+		}
+		if n != 2 { // the header's, and the first record's
+			t.Errorf("warnings %v", warns)
+		}
+	}
+}
