@@ -81,7 +81,7 @@ const maxPendingRequests = 4096
 
 // index is the pre-pass's result, filled in while clients already play.
 type index struct {
-	stats capture.Stats // what the reader saw, once done
+	stats   capture.Stats // what the reader saw, once done
 	mu      sync.Mutex
 	cond    *sync.Cond
 	done    bool
