@@ -1,0 +1,525 @@
+package replay
+
+import (
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/clawtap/clawtap/pkg/bridge"
+	"github.com/clawtap/clawtap/pkg/capture"
+	"github.com/clawtap/clawtap/pkg/handler"
+	"github.com/clawtap/clawtap/pkg/jsonx"
+	"github.com/clawtap/clawtap/pkg/policy"
+)
+
+// ---- text ----
+
+func (f *Formatter) width() int {
+	if f.Width <= 0 {
+		return 120
+	}
+	return f.Width
+}
+
+// Secs renders a relative time as +1.250s.
+func (f *Formatter) Secs(t int64) string { return secs(f.rel(t)) }
+
+func secs(ms int64) string {
+	sign := "+"
+	if ms < 0 {
+		sign, ms = "-", -ms
+	}
+	frac := strconv.FormatInt(ms%1000, 10)
+	for len(frac) < 3 {
+		frac = "0" + frac
+	}
+	return sign + strconv.FormatInt(ms/1000, 10) + "." + frac + "s"
+}
+
+// truncate cuts s to at most n runes, marking the cut with "…".
+func truncate(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	i, c := 0, 0
+	for i < len(s) && c < n-1 {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		c++
+	}
+	return s[:i] + "…"
+}
+
+// oneLine makes a string printable on one line: JSON-escaped without quotes.
+func oneLine(b []byte) string {
+	q := jsonx.AppendString(nil, string(b))
+	return string(q[1 : len(q)-1])
+}
+
+// FrameLine describes a record on one line.
+func FrameLine(rec *capture.Record) string {
+	switch {
+	case rec.Mark != "":
+		s := "mark " + rec.Mark
+		if rec.Code != 0 {
+			s += " code=" + strconv.Itoa(rec.Code)
+		}
+		if rec.Reason != "" {
+			s += " reason=" + strconv.Quote(rec.Reason)
+		}
+		if rec.Err != "" {
+			s += " error=" + strconv.Quote(rec.Err)
+		}
+		return s
+	case rec.Malformed:
+		return "malformed line: " + oneLine(rec.Raw)
+	case rec.IsRaw:
+		return "raw: " + oneLine(rec.Raw)
+	}
+	return compactLine(jsonx.TrimSpace(rec.Frame))
+}
+
+// compactLine puts a JSON value on one line: in valid JSON a line break can
+// only be whitespace outside strings.
+func compactLine(b []byte) string {
+	for i := 0; i < len(b); i++ {
+		if b[i] == '\n' || b[i] == '\r' || b[i] == '\t' {
+			c := make([]byte, len(b))
+			copy(c, b)
+			for j := i; j < len(c); j++ {
+				if c[j] == '\n' || c[j] == '\r' || c[j] == '\t' {
+					c[j] = ' '
+				}
+			}
+			return string(c)
+		}
+	}
+	return string(b)
+}
+
+// AppendStepText appends the human form of a step: a header (record index,
+// time since start, direction, the frame), then one line per intent,
+// effect and diff entry.
+func (f *Formatter) AppendStepText(dst []byte, s *Step) []byte {
+	st := &f.Style
+	w := f.width()
+	if s.Timer != "" {
+		dst = append(dst, paint(st.Time, secs(f.rel(s.T)))...)
+		dst = append(dst, "  "...)
+		dst = append(dst, paint(st.Header, "timer "+s.Timer)...)
+		dst = append(dst, paint(st.Dim, " (after #"+strconv.Itoa(s.I)+")")...)
+		dst = append(dst, '\n')
+	} else {
+		dst = append(dst, paint(st.Time, secs(f.rel(s.T)))...)
+		dst = append(dst, "  "...)
+		hdr := "#" + strconv.Itoa(s.I)
+		if s.Rec != nil {
+			if s.Rec.Dir != "" {
+				hdr += " " + s.Rec.Dir
+			}
+			if s.Rec.Conn > 1 {
+				hdr += " conn " + strconv.Itoa(s.Rec.Conn)
+			}
+		}
+		dst = append(dst, paint(st.Header, hdr)...)
+		if s.Rec != nil {
+			dst = append(dst, ' ')
+			dst = append(dst, paint(st.Frame, truncate(FrameLine(s.Rec), w))...)
+		}
+		dst = append(dst, '\n')
+	}
+	for _, in := range s.Intents {
+		dst = append(dst, "  → "...)
+		dst = append(dst, paint(st.Intent, truncate(f.IntentText(in), w))...)
+		dst = append(dst, '\n')
+	}
+	for i := range s.Effects {
+		e := &s.Effects[i]
+		style := st.Effect
+		mark := "  • "
+		if e.Type == EffGuard {
+			style = st.Guard
+			mark = "  ! "
+			if e.Action == handler.Hazard {
+				style = st.Hazard
+			}
+		}
+		dst = append(dst, mark...)
+		dst = append(dst, paint(style, truncate(f.effectText(e), w+40))...)
+		dst = append(dst, '\n')
+	}
+	for i := range s.Diff {
+		c := &s.Diff[i]
+		dst = append(dst, "  Δ "...)
+		dst = append(dst, paint(st.Path, c.Path.String())...)
+		dst = append(dst, ": "...)
+		dst = append(dst, paint(st.From, f.valText(c.From, w/2))...)
+		dst = append(dst, " → "...)
+		dst = append(dst, paint(st.To, f.valText(c.To, w/2))...)
+		dst = append(dst, '\n')
+	}
+	return dst
+}
+
+// IntentText renders an intent on one line: its kind, then its fields as
+// compact JSON (times relative to T0); an ignore is "ignore: <reason>".
+func (f *Formatter) IntentText(in Intent) string {
+	kind := in.IntentKind()
+	b := in.AppendJSONAt(nil, f.T0)
+	if kind == IgnoreKind {
+		reason, _ := jsonx.GetStr(b, "reason")
+		return "ignore: " + reason
+	}
+	// Drop the {"kind":"..." prefix: the kind leads the line instead.
+	rest := b[len(`{"kind":`)+len(jsonx.AppendString(nil, kind)):]
+	if len(rest) > 1 {
+		rest = append([]byte{'{'}, rest[1:]...)
+	} else {
+		rest = nil
+	}
+	return kind + " " + string(rest)
+}
+
+// plainText reports whether s prints unambiguously without quotes.
+func plainText(s string) bool {
+	if s == "" || s == "null" || s == "true" || s == "false" {
+		return false
+	}
+	if _, err := strconv.ParseFloat(s, 64); err == nil {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == ':' || c == '.' || c == '/' || c == '@') {
+			return false
+		}
+	}
+	return true
+}
+
+// ValueText renders a state value for people, clipped to the width.
+func (f *Formatter) ValueText(v Val) string { return f.valText(v, f.width()) }
+
+func (f *Formatter) valText(v Val, w int) string {
+	switch v.k {
+	case vNull:
+		return "null"
+	case vStr:
+		if plainText(v.s) {
+			return truncate(v.s, w)
+		}
+		return truncate(string(jsonx.AppendString(nil, v.s)), w)
+	case vInt:
+		return strconv.FormatInt(v.n, 10)
+	case vNum:
+		return numText(v.f)
+	case vTime:
+		return secs(f.rel(v.n))
+	case vApproval:
+		return truncate(string(f.appendApprovalJSON(nil, v.a)), w*2)
+	}
+	return "?"
+}
+
+func quoteRun(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
+
+func (f *Formatter) patchText(p policy.Patch) string { return string(f.appendPatch(nil, p)) }
+
+func (f *Formatter) patchesText(ps []handler.AgentPatch) string {
+	var b []byte
+	for i := range ps {
+		if i > 0 {
+			b = append(b, "; "...)
+		}
+		b = append(b, ps[i].AgentID...)
+		b = append(b, " ← "...)
+		b = f.appendPatch(b, ps[i].Patch)
+		if ps[i].Patches > 1 {
+			b = append(b, " ("...)
+			b = strconv.AppendInt(b, int64(ps[i].Patches), 10)
+			b = append(b, " patches)"...)
+		}
+	}
+	return string(b)
+}
+
+func (f *Formatter) effectText(e *Effect) string {
+	switch e.Type {
+	case EffQueue:
+		s := "queue " + e.AgentID + " (" + e.Action + ", " + strconv.FormatInt(e.Count, 10) + " pending"
+		if e.At.Valid {
+			s += ", frame at " + f.Secs(e.At.V)
+		}
+		return s + ") " + f.patchText(e.Patch)
+	case EffFlush:
+		if e.Action == "clear" {
+			return "flush (clearPendingLivePatch " + e.AgentID + "): " + f.patchesText(e.Patches)
+		}
+		return "flush (frame): " + f.patchesText(e.Patches)
+	case EffDrop:
+		return "drop unflushed: " + f.patchesText(e.Patches)
+	case EffWrite:
+		return "write " + e.AgentID + " ← " + f.patchText(e.Patch) + " (" + e.Intent + ")"
+	case EffSkip:
+		return "skip " + e.Intent + " status patch for " + e.AgentID + ": " + e.Reason
+	case EffAppend:
+		return "append " + strconv.FormatInt(e.Count, 10) + " line(s) to " + e.AgentID + " transcript (timestamp " + f.Secs(e.At.V) + ")"
+	case EffDuplicate:
+		return "duplicate line dropped by the chat store for " + e.AgentID + ": " + strconv.Quote(truncate(e.Text, 60))
+	case EffTrim:
+		return "transcript cap: dropped " + strconv.FormatInt(e.Count, 10) + " oldest line(s) of " + e.AgentID
+	case EffBill:
+		in := "?"
+		if e.Input.Valid {
+			in = numText(e.Input.V)
+		}
+		return "bill " + e.AgentID + " " + e.Model + ": in " + in + ", out " + numText(e.Output)
+	case EffHistory:
+		return "history refresh answered: merged " + strconv.FormatInt(e.Count, 10) + " line(s) of run " + quoteRun(e.RunID) + " (its final was dropped by the guard) into " + e.AgentID + "'s transcript"
+	case EffRequest:
+		s := "request " + e.Action
+		if e.AgentID != "" {
+			s += " " + e.AgentID
+		}
+		if e.Reason != "" {
+			s += " (" + e.Reason + ")"
+		}
+		return s
+	case EffGuard:
+		switch e.Action {
+		case handler.DroppedClosed:
+			return "guard: dropped " + e.Intent + " for " + e.AgentID + ": run " + e.RunID + " is closed until " + f.Secs(e.At.V)
+		case handler.FailOpen:
+			return "guard: " + e.Intent + " for " + e.AgentID + " has no runId; let through (fail-open)"
+		case handler.ClosedRecorded:
+			s := "guard: run " + e.RunID + " of " + e.AgentID + " recorded closed until " + f.Secs(e.At.V)
+			if e.Incoming != e.RunID {
+				s += " (incoming run " + quoteRun(e.Incoming) + ")"
+			}
+			return s
+		case handler.Hazard:
+			return "HAZARD: " + e.Intent + " for run " + quoteRun(e.Incoming) + " closed the live run " + e.RunID + " of " + e.AgentID +
+				"; " + e.RunID + "'s own terminal will be dropped until " + f.Secs(e.At.V)
+		case handler.KeptOpen:
+			return "guard: run " + e.RunID + " of " + e.AgentID + " stays open (dispatch did not clear it)"
+		case handler.Expired:
+			return "guard: closed run " + e.RunID + " expired (was closed until " + f.Secs(e.At.V) + ")"
+		case handler.Evicted:
+			return "guard: closed run " + e.RunID + " evicted (more than 500 closed runs)"
+		}
+		return "guard: " + e.Action
+	case EffTimer:
+		hb := ""
+		if e.Heartbeat {
+			hb = " with heartbeat refresh"
+		}
+		switch e.Action {
+		case "fired":
+			return "timer " + e.Name + " fired" + hb
+		default:
+			return "timer " + e.Name + " " + e.Action + " for " + f.Secs(e.At.V) + hb
+		}
+	case EffDispose:
+		if e.Name == "handler" {
+			s := "dispose handler (" + e.Reason + "): " + strconv.FormatInt(e.Count, 10) + " closed run(s) forgotten"
+			if e.Replaced {
+				s += ", summary refresh timer cancelled"
+			}
+			return s
+		}
+		return "dispose patch queue (" + e.Reason + "): " + strconv.FormatInt(e.Count, 10) + " pending patch(es) dropped"
+	case EffApproval:
+		s := "approval " + e.Action + " " + e.ID + " (" + e.AgentID
+		if e.Command.Valid {
+			s += ": " + strconv.Quote(truncate(e.Command.V, 40))
+		}
+		s += ")"
+		if e.At.Valid && (e.Action == "added" || e.Action == "updated") {
+			s += " expires " + f.Secs(e.At.V)
+		}
+		return s
+	}
+	return e.Type
+}
+
+// AppendFinalText appends the final state for people: one line per
+// non-null field, then approvals, cost, requests and closed runs.
+func (f *Formatter) AppendFinalText(dst []byte, st *State, now int64, closed []handler.ClosedRun, flt StateFilter) []byte {
+	s := &f.Style
+	w := f.width()
+	dst = append(dst, paint(s.Header, "final state of the "+st.ui+" UI at "+secs(f.rel(now)))...)
+	dst = append(dst, '\n')
+	field := func(path string, v string) {
+		dst = append(dst, "  "...)
+		dst = append(dst, paint(s.Path, path)...)
+		dst = append(dst, ": "...)
+		dst = append(dst, v...)
+		dst = append(dst, '\n')
+	}
+	for _, id := range st.AgentIDs() {
+		if flt.Agent != "" && id != flt.Agent {
+			continue
+		}
+		a := st.agents[id]
+		p := Path{sec: secAgents, key: id}
+		name := func(fl uint8) string { p.field = fl; return p.String() }
+		field(name(fStatus), f.valText(strVal(a.Status), w))
+		field(name(fRunID), f.valText(strVal(a.RunID), w))
+		if a.RunStartedAt.Valid {
+			field(name(fRunStartedAt), f.valText(timeVal(a.RunStartedAt), w))
+		}
+		if a.StreamText.Valid {
+			field(name(fStreamText), f.valText(strVal(a.StreamText), w))
+		}
+		if a.ThinkingTrace.Valid {
+			field(name(fThinkingTrace), f.valText(strVal(a.ThinkingTrace), w))
+		}
+		if a.LastActivityAt.Valid {
+			field(name(fLastActivityAt), f.valText(timeVal(a.LastActivityAt), w))
+		}
+		lines := strconv.Itoa(a.n) + " line(s)"
+		if a.dropped > 0 {
+			lines += ", " + strconv.FormatInt(a.dropped, 10) + " older dropped by the cap"
+		}
+		field(name(fStatus)[:len(name(fStatus))-len("status")]+"outputLines", lines)
+	}
+	for _, k := range st.ChatKeys() {
+		c := st.chat[k]
+		if !c.StreamText.Valid || flt.Agent != "" && bridge.SessionAgentID(k) != flt.Agent {
+			continue // a cleared bubble says nothing
+		}
+		field(Path{sec: secChat, key: k}.String(), f.valText(strVal(c.StreamText), w))
+	}
+	for _, id := range st.ApprovalIDs() {
+		ap := st.approvals[id]
+		if flt.Agent != "" && ap.AgentID != flt.Agent {
+			continue
+		}
+		field(Path{sec: secApprovals, key: id}.String(), string(f.appendApprovalJSON(nil, ap)))
+	}
+	for _, id := range sortedKeys(st.cost) {
+		if flt.Agent != "" && id != flt.Agent {
+			continue
+		}
+		for _, m := range sortedKeys(st.cost[id]) {
+			c := st.cost[id][m]
+			p := Path{sec: secCost, key: id, key2: m, field: fTurns}
+			name := string(p.append(nil))
+			name = name[:len(name)-len(".turns")]
+			v := strconv.FormatInt(c.Turns, 10) + " turn(s), input " + numText(c.InputTokens)
+			if c.InputUnknown > 0 {
+				v += " (+" + strconv.FormatInt(c.InputUnknown, 10) + " turn(s) unknown)"
+			}
+			v += ", output " + numText(c.OutputTokens)
+			field(name, v)
+		}
+	}
+	var req []byte
+	for i, k := range RequestKinds {
+		r := st.Requests(k)
+		if i > 0 {
+			req = append(req, ", "...)
+		}
+		req = append(req, k...)
+		req = append(req, ' ')
+		req = appendInt(req, r.Count)
+		if r.LastAt.Valid {
+			req = append(req, " (last "...)
+			req = append(req, secs(f.rel(r.LastAt.V))...)
+			req = append(req, ')')
+		}
+	}
+	field("requests", string(req))
+	if len(closed) > 0 {
+		var cr []byte
+		for i, c := range closed {
+			if i > 0 {
+				cr = append(cr, ", "...)
+			}
+			cr = append(cr, c.RunID...)
+			cr = append(cr, " until "...)
+			cr = append(cr, secs(f.rel(c.Expiry))...)
+		}
+		field("closedRuns", truncate(string(cr), 4*w))
+	}
+	return dst
+}
+
+// AppendTranscriptText appends each agent's committed transcript as a
+// person would read it: assistant text as is, tool calls and results as
+// labelled blocks, injected meta lines marked.
+func (f *Formatter) AppendTranscriptText(dst []byte, st *State, flt StateFilter) []byte {
+	s := &f.Style
+	for _, id := range st.AgentIDs() {
+		if flt.Agent != "" && id != flt.Agent {
+			continue
+		}
+		a := st.agents[id]
+		hdr := "== " + id + " (" + strconv.Itoa(a.n) + " line(s)"
+		if a.dropped > 0 {
+			hdr += "; " + strconv.FormatInt(a.dropped, 10) + " older dropped by the 500-line cap"
+		}
+		dst = append(dst, paint(s.Header, hdr+") ==")...)
+		dst = append(dst, '\n')
+		for i := 0; i < a.n; i++ {
+			dst = appendReadableLine(dst, a.line(i), s)
+		}
+	}
+	return dst
+}
+
+func appendReadableLine(dst []byte, l Line, s *Style) []byte {
+	text := l.Text
+	label := ""
+	switch {
+	case hasPrefix(text, "[[tool-result]]"):
+		label, text = "result: ", text[len("[[tool-result]]"):]
+	case hasPrefix(text, "[[tool]]"):
+		label, text = "tool: ", text[len("[[tool]]"):]
+	case hasPrefix(text, "[[trace]]"):
+		label, text = "thinking: ", text[len("[[trace]]"):]
+	case hasPrefix(text, "[[meta]]"):
+		label, text = "meta: ", text[len("[[meta]]"):]
+	case l.Kind == LineMeta:
+		label = "-- "
+	}
+	head, body, _ := cutLine(trimSpaceStr(text))
+	if label != "" {
+		dst = append(dst, paint(s.Dim, label)...)
+	}
+	dst = append(dst, head...)
+	dst = append(dst, '\n')
+	for body != "" {
+		var ln string
+		ln, body, _ = cutLine(body)
+		if label != "" && hasPrefix(ln, "```") {
+			continue // fences around tool arguments and output
+		}
+		if label != "" {
+			dst = append(dst, "    "...)
+		}
+		dst = append(dst, ln...)
+		dst = append(dst, '\n')
+	}
+	return dst
+}
+
+func cutLine(s string) (string, string, bool) {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\n' {
+			return s[:i], s[i+1:], true
+		}
+	}
+	return s, "", false
+}
+
+func trimSpaceStr(s string) string {
+	for len(s) > 0 && (s[0] == ' ' || s[0] == '\t') {
+		s = s[1:]
+	}
+	return s
+}
