@@ -7,6 +7,7 @@ import (
 	"github.com/clawtap/clawtap/internal/output"
 	"github.com/clawtap/clawtap/pkg/check"
 	"github.com/clawtap/clawtap/pkg/pipeline"
+	"github.com/clawtap/clawtap/pkg/replay"
 	"github.com/clawtap/clawtap/pkg/validate"
 	"github.com/spf13/cobra"
 )
@@ -25,6 +26,7 @@ type checkFlags struct {
 	noReplay bool
 	list     bool
 	schema   string
+	ui       string
 }
 
 func (a *app) checkCmd() *cobra.Command {
@@ -74,7 +76,11 @@ finding at or above --fail-on (default error) exists, so CI can gate on it.`,
 			if f.slowMs <= 0 || f.idleMs <= 0 {
 				return usageError("give a positive number of milliseconds", "--slow-ms and --idle-ms must be positive")
 			}
-			opts := check.Options{SlowMs: f.slowMs, IdleMs: f.idleMs, Only: f.rules, Skip: f.skip, NoReplay: f.noReplay}
+			ui, err := parseUI(f.ui)
+			if err != nil {
+				return err
+			}
+			opts := check.Options{SlowMs: f.slowMs, IdleMs: f.idleMs, Only: f.rules, Skip: f.skip, NoReplay: f.noReplay, UI: ui}
 			an, err := check.New(opts)
 			if err != nil {
 				return usageError("run 'clawtap check --list' for the rule ids", "%v", err)
@@ -95,6 +101,7 @@ finding at or above --fail-on (default error) exists, so CI can gate on it.`,
 		},
 	}
 	a.printFlags(cmd, &f.out, output.Text)
+	uiFlag(cmd, &f.ui)
 	fl := cmd.Flags()
 	fl.StringVar(&f.failOn, "fail-on", "error", "exit 1 when a finding of this severity or above exists: info, warn or error")
 	fl.StringArrayVar(&f.rules, "rule", nil, "run only this rule (repeatable; also selects rules that are off by default)")
@@ -138,7 +145,7 @@ func (a *app) runCheck(cmd *cobra.Command, path string, out *outFlags, failOn ch
 		p.Rules = append(check.Rules(), validate.Rules()...)
 		observers = append(observers, v)
 	}
-	err = readErr(path, pipeline.New(pipeline.Options{}, observers...).Run(pipeline.Records(r)))
+	err = readErr(path, pipeline.New(pipeline.Options{Replay: replay.Options{UI: an.UI()}}, observers...).Run(pipeline.Records(r)))
 	a.readSummary(path, r.Stats())
 	sum := an.Summary()
 	if v != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/jsonx"
 	"github.com/clawtap/clawtap/pkg/pipeline"
+	"github.com/clawtap/clawtap/pkg/replay"
 	"github.com/spf13/cobra"
 )
 
@@ -20,6 +21,7 @@ func (a *app) intentsCmd() *cobra.Command {
 	var out outFlags
 	var skipIgnore bool
 	var width int
+	var ui string
 	var f filter
 	cmd := &cobra.Command{
 		Use:   "intents [FILE|-]",
@@ -31,8 +33,10 @@ reference pipeline's EventIntent names and shapes; in a patch, null means
 "clear this field" and a missing key means "leave it alone". text is a line
 per intent, table a row per intent (the default on a terminal).
 
-The input is a capture, or the NDJSON that 'clawtap classify' prints, so the
-two compose with jq. A classified line needs only "kind"; "event", "agentId",
+With --ui claw3d the intents are Claw3D's commands (its planners read the UI's
+state, so the capture is replayed to derive them). The input is a capture, or
+the NDJSON that 'clawtap classify' prints (clawboo only), so the two compose
+with jq. A classified line needs only "kind"; "event", "agentId",
 "sessionKey", "timestamp" and "payload" are used as given.`,
 		Example: `  clawtap intents fixtures/demo.jsonl.zst
   clawtap intents --skip-ignore --format json fixtures/streamed-run.jsonl.zst | jq -c .intent
@@ -44,6 +48,10 @@ two compose with jq. A classified line needs only "kind"; "event", "agentId",
 			if err := f.validate(); err != nil {
 				return err
 			}
+			ui, err := parseUI(ui)
+			if err != nil {
+				return err
+			}
 			path := inputArg(args)
 			if err := a.checkStdin(cmd, path); err != nil {
 				return err
@@ -53,18 +61,22 @@ two compose with jq. A classified line needs only "kind"; "event", "agentId",
 				return err
 			}
 			defer closeSrc()
+			if _, classified := src.(*classifiedSource); classified && !replay.HasPurePolicy(ui) {
+				return usageError("give the capture itself: "+ui+"'s intents need its replayed state", "classify output has no state to replay under --ui %s", ui)
+			}
 			s, err := a.openSink(cmd, &out)
 			if err != nil {
 				return err
 			}
 			p := &output.Intents{W: s, Format: s.format, Style: s.style, Width: width, Match: f.match, SkipIgnore: skipIgnore}
-			err = readErr(path, pipeline.New(pipeline.Options{}, p).Run(src))
+			err = readErr(path, pipeline.New(pipeline.Options{Replay: replay.Options{UI: ui}}, p).Run(src))
 			src.finish(a, path)
 			return s.close(err)
 		},
 	}
 	a.printFlags(cmd, &out, output.Table)
 	cmd.Flags().BoolVar(&skipIgnore, "skip-ignore", false, "hide ignore intents")
+	uiFlag(cmd, &ui)
 	cmd.Flags().IntVar(&width, "width", 120, "clip text and table lines to about this many characters")
 	f.register(cmd)
 	return cmd

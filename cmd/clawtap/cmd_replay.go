@@ -33,6 +33,7 @@ type replayOpts struct {
 	conn       int
 	history    bool
 	noHistory  bool
+	ui         string
 }
 
 func (a *app) replayCmd() *cobra.Command {
@@ -40,8 +41,9 @@ func (a *app) replayCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "replay [FILE|-]",
 		Short: "Replay a capture through the whole pipeline on a fake clock and show what the UI did",
-		Long: `replay runs every record of a capture through Bridge → Policy → Handler the
-way a chat UI (clawboo's web app) would, on a fake clock, and prints one step per
+		Long: `replay runs every record of a capture through a chat UI's event pipeline —
+clawboo's web app (Bridge → Policy → Handler, the default) or Claw3D Studio
+(--ui claw3d) — on a fake clock, and prints one step per
 record that changed something, plus one step per timer that fired between
 records (animation frames, the 750 ms summary-refresh debounce, the 5 s approval
 expiry sweep). Each step shows the frame, the intents, the effects (store
@@ -83,6 +85,7 @@ that re-reads chat.history, not what clawboo does.`,
   clawtap replay --agent main --from 2s --to 3s fixtures/stale-terminal.jsonl.zst
   clawtap replay --format json fixtures/stale-terminal.jsonl.zst | jq -c 'select(any(.effects[]?; .action=="hazard"))'
   clawtap replay --transcript fixtures/streamed-run.jsonl.zst
+  clawtap replay --ui claw3d --final fixtures/stale-terminal.jsonl.zst
   clawtap replay --conn 2 fixtures/exec-approval.jsonl.zst
   clawtap replay --final --format json fixtures/demo.jsonl.zst | jq .final.agents.main.status
   clawtap replay --golden /tmp/demo.golden --update fixtures/demo.jsonl.zst   # record
@@ -98,6 +101,7 @@ that re-reads chat.history, not what clawboo does.`,
 		},
 	}
 	a.printFlags(cmd, &o.out, output.Text)
+	uiFlag(cmd, &o.ui)
 	fl := cmd.Flags()
 	fl.BoolVar(&o.final, "final", false, "print only the final state")
 	fl.BoolVar(&o.transcript, "transcript", false, "print only each agent's committed transcript")
@@ -150,6 +154,10 @@ func (a *app) runReplay(cmd *cobra.Command, path string, o *replayOpts) error {
 	}
 	if o.golden != "" && o.out.path != "-" {
 		return usageError("drop -o: --golden compares (or, with --update, writes) the golden file itself", "--golden and -o cannot be combined")
+	}
+	ui, err := parseUI(o.ui)
+	if err != nil {
+		return err
 	}
 	num, den, err := parseFrameMs(o.frameMs)
 	if err != nil {
@@ -209,7 +217,7 @@ func (a *app) runReplay(cmd *cobra.Command, path string, o *replayOpts) error {
 	pr := &output.Replay{W: w, Format: format, Style: style, Show: show, All: o.all, Window: win, Width: o.width,
 		Filter: replay.Filter{Agent: o.agent, Session: o.session}}
 	p := pipeline.New(pipeline.Options{
-		Replay: replay.Options{FrameNum: num, FrameDen: den, Conn: o.conn, HistorySync: o.history},
+		Replay: replay.Options{UI: ui, FrameNum: num, FrameDen: den, Conn: o.conn, HistorySync: o.history},
 		Until:  win.To,
 	}, pr)
 	err = readErr(path, p.Run(pipeline.Records(r)))

@@ -9,6 +9,7 @@ import (
 
 	"github.com/clawtap/clawtap/internal/output"
 	"github.com/clawtap/clawtap/pkg/capture"
+	"github.com/clawtap/clawtap/pkg/replay"
 	"github.com/spf13/cobra"
 )
 
@@ -193,4 +194,19 @@ func (a *app) warnRenamed(cmd *cobra.Command) {
 			a.warnf("--%s is now --%s; the old name will go away", old, now)
 		}
 	}
+}
+
+// uiFlag registers --ui, the UI a replay models, with completion.
+func uiFlag(cmd *cobra.Command, ui *string) {
+	cmd.Flags().StringVar(ui, "ui", replay.UIClawboo, "the UI to model: "+strings.Join(replay.UIs, " or ")+" (see docs/ui-"+replay.UIClawboo+".md, docs/ui-"+replay.UIClaw3D+".md)")
+	_ = cmd.RegisterFlagCompletionFunc("ui", cobra.FixedCompletions(replay.UIs, cobra.ShellCompDirectiveNoFileComp))
+}
+
+// parseUI checks --ui.
+func parseUI(s string) (string, error) {
+	ui, err := replay.ParseUI(s)
+	if err != nil {
+		return "", usageError("use --ui "+strings.Join(replay.UIs, "|"), "%v", err)
+	}
+	return ui, nil
 }

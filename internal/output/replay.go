@@ -173,7 +173,7 @@ func (p *Replay) appendFinalTable(dst []byte, f *replay.Formatter, eng *replay.E
 		sp.rows([]string{"agent", "model", "turns", "input", "input unknown", "output"}, rows)
 	}
 	rows = rows[:0]
-	for _, k := range replay.RequestKinds {
+	for _, k := range st.RequestKinds() {
 		r := st.Requests(k)
 		last := "-"
 		if r.LastAt.Valid {

@@ -56,8 +56,10 @@ type Options struct {
 	Only []string
 	Skip []string
 	// NoReplay turns off the replay of the capture through the UI pipeline
-	// that the dropped-final rule needs.
+	// that the rules about the UI's state need.
 	NoReplay bool
+	// UI is the UI the replay models (replay.UIs; "" is the default).
+	UI string
 }
 
 // Analyzer checks a capture record by record.
@@ -207,6 +209,9 @@ func New(opts Options) (*Analyzer, error) {
 	a.replay = en[RuleDroppedFinal] && !opts.NoReplay
 	return a, nil
 }
+
+// UI is the UI whose replay the state rules read.
+func (a *Analyzer) UI() string { return a.opts.UI }
 
 // Enabled reports whether a rule runs.
 func (a *Analyzer) Enabled(id string) bool { return a.enabled[id] }

@@ -179,6 +179,9 @@ func New(opts Options, observers ...Observer) *Pass {
 			p.ends = append(p.ends, e)
 		}
 	}
+	if p.needs&Intents != 0 && !replay.HasPurePolicy(opts.Replay.UI) {
+		p.needs |= Replay // the UI's intents need its state
+	}
 	if p.needs&Gaps != 0 {
 		p.gt = gaps.NewTracker()
 	}

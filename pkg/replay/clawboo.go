@@ -86,6 +86,8 @@ func (c *clawboo) dispose(reason string) {
 
 func (c *clawboo) closedRuns() []handler.ClosedRun { return c.h.ClosedRuns() }
 
+func (c *clawboo) beginStep() {}
+
 func (c *clawboo) getAgentRunID(id string) string {
 	if a := c.e.st.agents[id]; a != nil && a.RunID.Valid {
 		return a.RunID.V

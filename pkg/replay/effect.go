@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"github.com/clawtap/clawtap/pkg/claw3d"
 	"github.com/clawtap/clawtap/pkg/handler"
 	"github.com/clawtap/clawtap/pkg/policy"
 )
@@ -57,6 +58,25 @@ const (
 	// removed, expired (by the 5 s sweep), or unknown (a resolved event for
 	// an id that is not pending). ID, AgentID, Command.
 	EffApproval = "approval"
+
+	// Claw3D's effects (see docs/ui-claw3d.md).
+
+	// EffDiscard: Claw3D's clearPendingLivePatch discarded AgentID's
+	// pending live patch (Patches) unwritten.
+	EffDiscard = "discard"
+	// EffActivity: markActivity for AgentID at At.
+	EffActivity = "activity"
+	// EffMetric: Claw3D logged a metric: Action is its name
+	// (late_event_ignored_closed_run, …), Claw3D its fields.
+	EffMetric = "metric"
+	// EffDecision: something Claw3D's handler decided that a later frame
+	// depends on or a timer did (a closed run expired, a lifecycle fallback
+	// fired, the roster hydrated, …): Action is its kind, Claw3D its fields.
+	EffDecision = "decision"
+	// EffLatest: updateSpecialLatestUpdate for AgentID with Text.
+	EffLatest = "latest"
+	// EffWarn: Claw3D logged a warning, Text.
+	EffWarn = "warn"
 )
 
 // Effect is one effect of a step. Which fields apply depends on Type; the
@@ -83,6 +103,8 @@ type Effect struct {
 	Output     float64
 	Heartbeat  bool
 	Replaced   bool
+	// Claw3D holds a Claw3D metric or decision (EffMetric, EffDecision).
+	Claw3D *claw3d.Decision
 }
 
 // agent returns the agent an effect concerns ("" for none). A flush or

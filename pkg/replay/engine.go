@@ -24,6 +24,7 @@ import (
 
 	"github.com/clawtap/clawtap/pkg/bridge"
 	"github.com/clawtap/clawtap/pkg/capture"
+	"github.com/clawtap/clawtap/pkg/claw3d"
 	"github.com/clawtap/clawtap/pkg/handler"
 )
 
@@ -41,17 +42,24 @@ const (
 const (
 	// UIClawboo is clawboo's web app (@clawboo/events and its host).
 	UIClawboo = "clawboo"
+	// UIClaw3D is Claw3D Studio's runtime event pipeline (pkg/claw3d).
+	UIClaw3D = "claw3d"
 )
 
 // UIs lists the UI names, the default first.
-var UIs = []string{UIClawboo}
+var UIs = []string{UIClawboo, UIClaw3D}
+
+// HasPurePolicy reports whether a UI's intents follow from each frame
+// alone (clawboo's derivePolicy), so that they can be derived without
+// replaying; Claw3D's planners read the state.
+func HasPurePolicy(ui string) bool { return ui == "" || ui == UIClawboo }
 
 // ParseUI checks a UI name; "" is the default.
 func ParseUI(s string) (string, error) {
 	switch s {
 	case "":
 		return UIClawboo, nil
-	case UIClawboo:
+	case UIClawboo, UIClaw3D:
 		return s, nil
 	}
 	return "", fmt.Errorf("unknown UI %q: use %s", s, strings.Join(UIs, " or "))
@@ -111,6 +119,8 @@ type ui interface {
 	dispose(reason string)
 	// closedRuns lists the runs the pipeline holds closed, oldest first.
 	closedRuns() []handler.ClosedRun
+	// beginStep lets the UI forget what only the last step pointed at.
+	beginStep()
 }
 
 // Engine replays records.
@@ -160,8 +170,14 @@ func New(opts Options) *Engine {
 	}
 	e.cancelFrame = e.cancelFrameTimer
 	e.frames = newFrameClock(0, opts.FrameNum, opts.FrameDen)
-	e.st = newState(ui, TranscriptCap)
-	e.ui = newClawboo(e)
+	switch ui {
+	case UIClaw3D:
+		e.st = newState(ui, claw3d.MaxTranscriptEntries)
+		e.ui = newClaw3D(e)
+	default:
+		e.st = newState(ui, TranscriptCap)
+		e.ui = newClawboo(e)
+	}
 	e.fresh = true
 	return e
 }
@@ -223,6 +239,7 @@ func (e *Engine) beginStep(i int, timerName string) {
 	s.Diff = s.Diff[:0]
 	clear(e.patchArena)
 	e.patchArena = e.patchArena[:0]
+	e.ui.beginStep()
 }
 
 func (e *Engine) endStep(emit func(*Step) error) error {

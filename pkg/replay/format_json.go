@@ -147,6 +147,11 @@ func (f *Formatter) AppendEffectJSON(dst []byte, e *Effect) []byte {
 		dst = joptStr(dst, "sessionKey", e.SessionKey)
 		dst = jint(dst, "lines", e.Count)
 		dst = f.jtime(dst, "timestamp", e.At)
+		if e.ID != "" { // Claw3D's upsert by entryId
+			dst = jstr(dst, "entryId", e.ID)
+			dst = append(dst, `,"replaced":`...)
+			dst = strconv.AppendBool(dst, e.Replaced)
+		}
 	case EffDuplicate:
 		dst = jstr(dst, "agentId", e.AgentID)
 		dst = jstr(dst, "text", e.Text)
@@ -209,6 +214,29 @@ func (f *Formatter) AppendEffectJSON(dst []byte, e *Effect) []byte {
 			dst = jstr(dst, "command", e.Command.V)
 		}
 		dst = f.jtime(dst, "expiresAt", e.At)
+		dst = joptStr(dst, "reason", e.Reason)
+	case EffDiscard:
+		dst = jstr(dst, "agentId", e.AgentID)
+		dst = f.jpatches(dst, "dropped", e.Patches)
+	case EffActivity:
+		dst = jstr(dst, "agentId", e.AgentID)
+		dst = f.jtime(dst, "at", e.At)
+	case EffMetric, EffDecision:
+		// The metric's or decision's own fields, after its name.
+		key := "metric"
+		if e.Type == EffDecision {
+			key = "decision"
+		}
+		dst = append(dst, ',', '"')
+		dst = append(dst, key...)
+		dst = append(dst, `":`...)
+		d := e.Claw3D.AppendJSONAt(nil, f.T0)
+		dst = append(dst, d[len(`{"kind":`):len(d)-1]...)
+	case EffLatest:
+		dst = jstr(dst, "agentId", e.AgentID)
+		dst = jstr(dst, "text", e.Text)
+	case EffWarn:
+		dst = jstr(dst, "text", e.Text)
 	}
 	return append(dst, '}')
 }
@@ -225,6 +253,8 @@ func (f *Formatter) appendValJSON(dst []byte, v Val) []byte {
 		return appendInt(dst, f.rel(v.n))
 	case vApproval:
 		return f.appendApprovalJSON(dst, v.a)
+	case vBool:
+		return strconv.AppendBool(dst, v.n != 0)
 	}
 	return append(dst, "null"...)
 }
@@ -315,6 +345,9 @@ func (f *Formatter) AppendStateJSON(dst []byte, st *State, now int64, closed []h
 		}
 		dst = append(dst, `],"outputLinesDropped":`...)
 		dst = appendInt(dst, a.dropped)
+		if st.ui == UIClaw3D {
+			dst = f.appendClaw3DAgent(dst, a)
+		}
 		dst = append(dst, '}')
 	}
 	dst = append(dst, `},"chat":{`...)
@@ -376,7 +409,7 @@ func (f *Formatter) AppendStateJSON(dst []byte, st *State, now int64, closed []h
 		dst = append(dst, '}')
 	}
 	dst = append(dst, `},"requests":{`...)
-	for i, k := range RequestKinds {
+	for i, k := range st.RequestKinds() {
 		r := st.Requests(k)
 		if i > 0 {
 			dst = append(dst, ',')
@@ -387,6 +420,17 @@ func (f *Formatter) AppendStateJSON(dst []byte, st *State, now int64, closed []h
 		dst = append(dst, `,"lastAt":`...)
 		dst = f.appendTimeOrNull(dst, r.LastAt)
 		dst = append(dst, '}')
+	}
+	if st.ui == UIClaw3D {
+		dst = append(dst, `},"metrics":{`...)
+		for i, k := range st.MetricNames() {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = jsonx.AppendString(dst, k)
+			dst = append(dst, ':')
+			dst = appendInt(dst, st.metrics[k])
+		}
 	}
 	dst = append(dst, `},"closedRuns":[`...)
 	for i, c := range closed {
@@ -428,4 +472,33 @@ func (f *Formatter) AppendTranscriptJSON(dst []byte, st *State, flt StateFilter)
 		dst = append(dst, "}\n"...)
 	}
 	return dst
+}
+
+// appendClaw3DAgent appends the fields only Claw3D's agent store has, and
+// each transcript entry's id, kind, run and confirmation.
+func (f *Formatter) appendClaw3DAgent(dst []byte, a *Agent) []byte {
+	dst = append(dst, `,"sessionCreated":`...)
+	switch {
+	case !a.SessionCreated.Valid:
+		dst = append(dst, "null"...)
+	default:
+		dst = strconv.AppendBool(dst, a.SessionCreated.V)
+	}
+	dst = append(dst, `,"latestPreview":`...)
+	dst = appendNStr(dst, a.LatestPreview)
+	dst = append(dst, `,"lastUserMessage":`...)
+	dst = appendNStr(dst, a.LastUserMessage)
+	dst = append(dst, `,"lastResult":`...)
+	dst = appendNStr(dst, a.LastResult)
+	dst = append(dst, `,"lastAssistantMessageAt":`...)
+	dst = f.appendTimeOrNull(dst, a.LastAssistantMessageAt)
+	dst = append(dst, `,"entries":[`...)
+	for i := 0; i < a.n; i++ {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		l := a.line(i)
+		dst = append(dst, l.meta()...)
+	}
+	return append(dst, ']')
 }

@@ -216,6 +216,8 @@ func (f *Formatter) valText(v Val, w int) string {
 		return secs(f.rel(v.n))
 	case vApproval:
 		return truncate(string(f.appendApprovalJSON(nil, v.a)), w*2)
+	case vBool:
+		return strconv.FormatBool(v.n != 0)
 	}
 	return "?"
 }
@@ -267,7 +269,14 @@ func (f *Formatter) effectText(e *Effect) string {
 	case EffSkip:
 		return "skip " + e.Intent + " status patch for " + e.AgentID + ": " + e.Reason
 	case EffAppend:
-		return "append " + strconv.FormatInt(e.Count, 10) + " line(s) to " + e.AgentID + " transcript (timestamp " + f.Secs(e.At.V) + ")"
+		s := "append " + strconv.FormatInt(e.Count, 10) + " line(s) to " + e.AgentID + " transcript (timestamp " + f.Secs(e.At.V) + ")"
+		switch {
+		case e.ID != "" && e.Replaced:
+			s += " replacing entry " + e.ID
+		case e.ID != "":
+			s += " as entry " + e.ID
+		}
+		return s
 	case EffDuplicate:
 		return "duplicate line dropped by the chat store for " + e.AgentID + ": " + strconv.Quote(truncate(e.Text, 60))
 	case EffTrim:
@@ -332,6 +341,18 @@ func (f *Formatter) effectText(e *Effect) string {
 			return s
 		}
 		return "dispose patch queue (" + e.Reason + "): " + strconv.FormatInt(e.Count, 10) + " pending patch(es) dropped"
+	case EffDiscard:
+		return "discard " + e.AgentID + "'s pending live patch (clearPendingLivePatch): " + f.patchesText(e.Patches)
+	case EffActivity:
+		return "markActivity " + e.AgentID
+	case EffMetric:
+		return "metric " + string(e.Claw3D.AppendJSONAt(nil, f.T0))
+	case EffDecision:
+		return "decision " + string(e.Claw3D.AppendJSONAt(nil, f.T0))
+	case EffLatest:
+		return "latest update " + e.AgentID + ": " + strconv.Quote(truncate(e.Text, 60))
+	case EffWarn:
+		return "warning: " + e.Text
 	case EffApproval:
 		s := "approval " + e.Action + " " + e.ID + " (" + e.AgentID
 		if e.Command.Valid {
@@ -381,6 +402,15 @@ func (f *Formatter) AppendFinalText(dst []byte, st *State, now int64, closed []h
 		if a.LastActivityAt.Valid {
 			field(name(fLastActivityAt), f.valText(timeVal(a.LastActivityAt), w))
 		}
+		for _, x := range []struct {
+			fl uint8
+			v  Val
+		}{{fSessionCreated, boolVal(a.SessionCreated)}, {fLatestPreview, strVal(a.LatestPreview)}, {fLastUserMessage, strVal(a.LastUserMessage)},
+			{fLastResult, strVal(a.LastResult)}, {fLastAssistantMessageAt, timeVal(a.LastAssistantMessageAt)}} {
+			if !x.v.IsNull() {
+				field(name(x.fl), f.valText(x.v, w))
+			}
+		}
 		lines := strconv.Itoa(a.n) + " line(s)"
 		if a.dropped > 0 {
 			lines += ", " + strconv.FormatInt(a.dropped, 10) + " older dropped by the cap"
@@ -419,7 +449,7 @@ func (f *Formatter) AppendFinalText(dst []byte, st *State, now int64, closed []h
 		}
 	}
 	var req []byte
-	for i, k := range RequestKinds {
+	for i, k := range st.RequestKinds() {
 		r := st.Requests(k)
 		if i > 0 {
 			req = append(req, ", "...)
@@ -434,6 +464,9 @@ func (f *Formatter) AppendFinalText(dst []byte, st *State, now int64, closed []h
 		}
 	}
 	field("requests", string(req))
+	for _, k := range st.MetricNames() {
+		field(Path{sec: secMetrics, key: k}.String(), strconv.FormatInt(st.metrics[k], 10))
+	}
 	if len(closed) > 0 {
 		var cr []byte
 		for i, c := range closed {

@@ -135,6 +135,17 @@ func (a *Agent) lineByNumber(n int64) (Line, bool) {
 	return a.line(int(i)), true
 }
 
+// set replaces the line with absolute number n (an upsert by entryId);
+// it reports whether that line is still held.
+func (a *Agent) set(n int64, l Line) bool {
+	i := n - a.dropped
+	if i < 0 || i >= int64(a.n) {
+		return false
+	}
+	a.lines[(a.start+int(i))%len(a.lines)] = l
+	return true
+}
+
 // push appends a line, dropping the oldest past the cap; it reports
 // whether one was dropped.
 func (a *Agent) push(l Line, limit int) bool {
@@ -185,10 +196,24 @@ const (
 	ReqSummaryReload    = "summaryReload"
 	ReqHeartbeatRefresh = "heartbeatRefresh"
 	ReqHistoryRefresh   = "historyRefresh"
+	// ReqHeartbeatTick is Claw3D's bumpHeartbeatTick (a store counter, not
+	// a request to the gateway, counted beside them).
+	ReqHeartbeatTick = "heartbeatTick"
 )
 
-// RequestKinds lists the request kinds in output order.
+// RequestKinds lists clawboo's request kinds in output order.
 var RequestKinds = []string{ReqHeartbeatRefresh, ReqHistoryRefresh, ReqSummaryReload}
+
+// claw3dRequestKinds lists Claw3D's.
+var claw3dRequestKinds = []string{ReqHeartbeatRefresh, ReqHeartbeatTick, ReqHistoryRefresh, ReqSummaryReload}
+
+// RequestKinds lists the request kinds of the state's UI, in output order.
+func (s *State) RequestKinds() []string {
+	if s.ui == UIClaw3D {
+		return claw3dRequestKinds
+	}
+	return RequestKinds
+}
 
 // State is the UI state model: what the web app's stores hold.
 type State struct {

@@ -86,6 +86,13 @@ func (e *Engine) pushLine(a *Agent, l Line) bool {
 	return a.push(l, e.st.cap)
 }
 
+// replaceLine writes l over a's line number n (Claw3D's upsert in place).
+func (e *Engine) replaceLine(a *Agent, n int64, l Line) {
+	e.tr.touchAgent(a, Path{sec: secAgents, key: a.ID, field: fLine, n: n})
+	e.tr.touchAgent(a, Path{sec: secAgents, key: a.ID, field: fLineMeta, n: n})
+	a.set(n, l)
+}
+
 // setChatStream sets (a value) or clears (null) a chat session's
 // streaming text.
 func (e *Engine) setChatStream(sessionKey string, v NStr) {
