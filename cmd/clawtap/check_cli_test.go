@@ -42,7 +42,7 @@ func TestCheckGolden(t *testing.T) {
 		{"check-junk.text", []string{"check", "--format", "text", "fixtures/junk.jsonl"}, 0},
 		{"check-demo.text", []string{"check", "--format", "text", "fixtures/demo.jsonl.zst"}, 0},
 		{"check-demo.ndjson", []string{"check", "fixtures/demo.jsonl.zst"}, 0},
-		{"check-duplicate-final-warn.ndjson", []string{"check", "--fail-on", "warn", "--skip", "duplicate-terminal", "fixtures/duplicate-final.jsonl.zst"}, 0},
+		{"check-duplicate-final-warn.ndjson", []string{"check", "--ui", "claw3d", "--fail-on", "warn", "--skip", "duplicate-terminal", "fixtures/duplicate-final.jsonl.zst"}, 0},
 		{"check-list.text", []string{"check", "--list"}, 0},
 	})
 }

@@ -80,7 +80,7 @@ finding at or above --fail-on (default error) exists, so CI can gate on it.`,
 			if err != nil {
 				return err
 			}
-			opts := check.Options{SlowMs: f.slowMs, IdleMs: f.idleMs, Only: f.rules, Skip: f.skip, NoReplay: f.noReplay, UI: ui}
+			opts := check.Options{SlowMs: f.slowMs, IdleMs: f.idleMs, Only: f.rules, Skip: f.skip, NoReplay: f.noReplay}
 			an, err := check.New(opts)
 			if err != nil {
 				return usageError("run 'clawtap check --list' for the rule ids", "%v", err)
@@ -97,7 +97,7 @@ finding at or above --fail-on (default error) exists, so CI can gate on it.`,
 				}
 				v = validate.New(s, validate.Options{})
 			}
-			return a.runCheck(cmd, path, &f.out, failOn, an, v)
+			return a.runCheck(cmd, path, &f.out, failOn, an, v, ui)
 		},
 	}
 	a.printFlags(cmd, &f.out, output.Text)
@@ -126,7 +126,7 @@ finding at or above --fail-on (default error) exists, so CI can gate on it.`,
 	return cmd
 }
 
-func (a *app) runCheck(cmd *cobra.Command, path string, out *outFlags, failOn check.Severity, an *check.Analyzer, v *validate.Validator) error {
+func (a *app) runCheck(cmd *cobra.Command, path string, out *outFlags, failOn check.Severity, an *check.Analyzer, v *validate.Validator, ui string) error {
 	r, err := a.openCapture(path)
 	if err != nil {
 		return err
@@ -145,7 +145,7 @@ func (a *app) runCheck(cmd *cobra.Command, path string, out *outFlags, failOn ch
 		p.Rules = append(check.Rules(), validate.Rules()...)
 		observers = append(observers, v)
 	}
-	err = readErr(path, pipeline.New(pipeline.Options{Replay: replay.Options{UI: an.UI()}}, observers...).Run(pipeline.Records(r)))
+	err = readErr(path, pipeline.New(pipeline.Options{Replay: replay.Options{UI: ui}}, observers...).Run(pipeline.Records(r)))
 	a.readSummary(path, r.Stats())
 	sum := an.Summary()
 	if v != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/gaps"
 	"github.com/clawtap/clawtap/pkg/jsonx"
+	"github.com/clawtap/clawtap/pkg/outcome"
 	"github.com/clawtap/clawtap/pkg/pipeline"
 	"github.com/clawtap/clawtap/pkg/replay"
 )
@@ -56,10 +57,9 @@ type Options struct {
 	Only []string
 	Skip []string
 	// NoReplay turns off the replay of the capture through the UI pipeline
-	// that the rules about the UI's state need.
+	// that the rules about the UI's state need. Which UI the replay models
+	// is the pass's choice (pipeline.Options.Replay.UI).
 	NoReplay bool
-	// UI is the UI the replay models (replay.UIs; "" is the default).
-	UI string
 }
 
 // Analyzer checks a capture record by record.
@@ -81,8 +81,9 @@ type Analyzer struct {
 
 	noChat []runKey // runs whose lifecycle ended without a chat terminal yet, in time order
 
-	replay  bool              // the dropped-final rule replays the capture
-	victims map[string]string // live run recorded closed by a hazard → the stale run that caused it
+	replay   bool              // a rule reads the replay (dropped-final, the state rules)
+	outcomes *outcome.Tracker  // the state rules' view of the replay
+	victims  map[string]string // live run recorded closed by a hazard → the stale run that caused it
 
 	firstT, lastT int64
 	lastI         int
@@ -206,12 +207,16 @@ func New(opts Options) (*Analyzer, error) {
 		lastI:     -1,
 	}
 	a.sum.ByRule = make(map[string]int)
-	a.replay = en[RuleDroppedFinal] && !opts.NoReplay
+	state := false
+	for _, id := range stateRules {
+		state = state || en[id]
+	}
+	a.replay = (en[RuleDroppedFinal] || state) && !opts.NoReplay
+	if state && !opts.NoReplay {
+		a.outcomes = outcome.New()
+	}
 	return a, nil
 }
-
-// UI is the UI whose replay the state rules read.
-func (a *Analyzer) UI() string { return a.opts.UI }
 
 // Enabled reports whether a rule runs.
 func (a *Analyzer) Enabled(id string) bool { return a.enabled[id] }
@@ -1090,6 +1095,10 @@ func (a *Analyzer) noChatCheck(r *runState) {
 
 // End runs the end-of-capture checks.
 func (a *Analyzer) End(e *pipeline.End) error {
+	if a.outcomes != nil {
+		_ = a.outcomes.End(e)
+		a.stateFindings()
+	}
 	truncated := e.Stats.Truncated
 	end, endI := a.lastT, a.lastI
 	// Lifecycle ends still waiting for their chat terminal.
@@ -1175,8 +1184,12 @@ func codeNote(code int) string {
 	return " (" + strconv.Itoa(code) + ")"
 }
 
-// Step watches the replay for the hazard and the final it costs.
+// Step watches the replay for the hazard and the final it costs, and
+// follows the runs for the state rules.
 func (a *Analyzer) Step(s *replay.Step) error {
+	if a.outcomes != nil {
+		_ = a.outcomes.Step(s)
+	}
 	for k := range s.Effects {
 		e := &s.Effects[k]
 		if e.Type != replay.EffGuard {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/pipeline"
+	"github.com/clawtap/clawtap/pkg/replay"
 	"github.com/clawtap/clawtap/pkg/synth"
 )
 
@@ -19,14 +20,21 @@ const mainKey = "agent:main:main"
 
 var cliTools = synth.ConnOptions{Caps: []string{"tool-events"}}
 
-// analyze runs the Analyzer over records, as a reader would hand them out.
+// analyze runs the Analyzer over records, as a reader would hand them out,
+// replaying them as clawboo.
 func analyze(t *testing.T, recs []capture.Record, opts Options, truncated bool) []Finding {
+	t.Helper()
+	return analyzeUI(t, recs, opts, truncated, replay.UIClawboo)
+}
+
+// analyzeUI is analyze with the replay modelling ui.
+func analyzeUI(t *testing.T, recs []capture.Record, opts Options, truncated bool, ui string) []Finding {
 	t.Helper()
 	a, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return collect(t, a, &truncatedSource{pipeline.Slice(nil, recs), truncated})
+	return collect(t, a, &truncatedSource{pipeline.Slice(nil, recs), truncated}, ui)
 }
 
 // truncatedSource says the capture was cut off, as a reader of a killed
@@ -42,19 +50,20 @@ func (s *truncatedSource) Stats() capture.Stats {
 	return st
 }
 
-// collect runs one pass with the Analyzer and returns its findings.
-func collect(t *testing.T, a *Analyzer, src pipeline.Source) []Finding {
+// collect runs one pass with the Analyzer, replaying as ui, and returns
+// its findings.
+func collect(t *testing.T, a *Analyzer, src pipeline.Source, ui string) []Finding {
 	t.Helper()
 	var fs []Finding
 	a.OnFinding = func(f *Finding) error { fs = append(fs, *f); return nil }
-	if err := pipeline.New(pipeline.Options{}, a).Run(src); err != nil {
+	if err := pipeline.New(pipeline.Options{Replay: replay.Options{UI: ui}}, a).Run(src); err != nil {
 		t.Fatal(err)
 	}
 	return fs
 }
 
-// analyzeFile runs the Analyzer over a capture file.
-func analyzeFile(t *testing.T, path string, opts Options) []Finding {
+// analyzeFile runs the Analyzer over a capture file, replaying as ui.
+func analyzeFile(t *testing.T, path string, opts Options, ui string) []Finding {
 	t.Helper()
 	r, err := capture.Open(path, capture.Options{})
 	if err != nil {
@@ -65,7 +74,7 @@ func analyzeFile(t *testing.T, path string, opts Options) []Finding {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return collect(t, a, pipeline.Records(r))
+	return collect(t, a, pipeline.Records(r), ui)
 }
 
 func ruleList(fs []Finding) []string {
@@ -438,7 +447,11 @@ func TestPlanted(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			expect(t, analyze(t, tc.build(t), tc.opts, false), tc.want...)
+			// The protocol rules only: what the UIs make of these
+			// captures is TestStateRules' business.
+			opts := tc.opts
+			opts.Skip = append(slices.Clone(opts.Skip), stateRules...)
+			expect(t, analyze(t, tc.build(t), opts, false), tc.want...)
 		})
 	}
 }
@@ -517,13 +530,16 @@ func TestCleanRealBehaviour(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			expect(t, analyze(t, tc.build(t), Options{}, false), tc.want...)
+			// Clean for the protocol and for a UI that handles the real
+			// ordering (Claw3D); clawboo's losses are TestStateRules'.
+			expect(t, analyzeUI(t, tc.build(t), Options{}, false, replay.UIClaw3D), tc.want...)
 		})
 	}
 }
 
-// Every fixture gives exactly the findings it was made to show; the clean
-// ones give no warning or error.
+// Every fixture gives exactly the findings it was made to show, the
+// protocol's and, per UI, the replayed state's; the clean ones give no
+// protocol warning or error.
 func TestFixtures(t *testing.T) {
 	want := map[string][]string{
 		"demo.jsonl.zst":            nil,
@@ -537,7 +553,7 @@ func TestFixtures(t *testing.T) {
 		"bare-frames.jsonl":         nil,
 		"error-run.jsonl.zst":       {RuleReplaceDelta, RuleReplaceDelta, RuleRunFailed, RuleDoubleError},
 		"seq-gap.jsonl.zst":         {RuleSeqGap, RuleGatewaySeqGap, RuleGatewaySeqGap},
-		"stale-terminal.jsonl.zst":  {RuleStaleTerminal, RuleDroppedFinal},
+		"stale-terminal.jsonl.zst":  {RuleStaleTerminal},
 		"duplicate-final.jsonl.zst": {RuleDuplicateTerminal},
 		"truncated.jsonl.zst":       {RuleRunInFlight, RuleCaptureTruncated},
 		"junk.jsonl": {
@@ -547,15 +563,47 @@ func TestFixtures(t *testing.T) {
 			RuleSeqBackwards, RuleRunInFlight, RuleRunInFlight, RuleRunInFlight, RuleApprovalPending,
 		},
 	}
-	for _, f := range synth.Fixtures() {
-		w, ok := want[f.File]
-		if !ok {
-			t.Errorf("fixture %s has no expectation", f.File)
-			continue
+	// What each UI makes of the fixtures recorded in the real gateway's
+	// order: clawboo loses every reply whose lifecycle end came first
+	// (§7.2); Claw3D commits them, and loses the late final of a run that
+	// another run replaced.
+	state := map[string]map[string][]string{
+		replay.UIClawboo: {
+			"demo.jsonl.zst":            {RuleLostReply, RuleGhostStream},
+			"streamed-run.jsonl.zst":    {RuleLostReply, RuleGhostStream},
+			"tool-run.jsonl.zst":        {RuleLostReply},
+			"exec-approval.jsonl.zst":   {RuleLostReply, RuleGhostStream, RuleLostReply, RuleGhostStream},
+			"reconnect.jsonl.zst":       {RuleLostReply, RuleLostReply},
+			"bare-frames.jsonl":         {RuleLostReply},
+			"seq-gap.jsonl.zst":         {RuleLostReply},
+			"stale-terminal.jsonl.zst":  {RuleDroppedFinal, RuleGhostStream},
+			"duplicate-final.jsonl.zst": {RuleLostReply},
+		},
+		replay.UIClaw3D: {
+			"stale-terminal.jsonl.zst": {RuleLostReply},
+		},
+	}
+	for _, ui := range replay.UIs {
+		for _, f := range synth.Fixtures() {
+			w, ok := want[f.File]
+			if !ok {
+				t.Errorf("fixture %s has no expectation", f.File)
+				continue
+			}
+			t.Run(ui+"/"+f.Name, func(t *testing.T) {
+				fs := analyzeFile(t, filepath.Join("..", "..", "fixtures", f.File), Options{}, ui)
+				var proto, st []Finding
+				for _, x := range fs {
+					if slices.Contains(uiRules, x.Rule) {
+						st = append(st, x)
+					} else {
+						proto = append(proto, x)
+					}
+				}
+				expect(t, proto, w...)
+				expect(t, st, state[ui][f.File]...)
+			})
 		}
-		t.Run(f.Name, func(t *testing.T) {
-			expect(t, analyzeFile(t, filepath.Join("..", "..", "fixtures", f.File), Options{}), w...)
-		})
 	}
 }
 
@@ -569,7 +617,7 @@ func TestLargeSessionHasNoSpuriousFindings(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	fs := analyze(t, recs, Options{}, false)
+	fs := analyzeUI(t, recs, Options{}, false, replay.UIClaw3D)
 	allowed := map[string]bool{RuleRunFailed: true, RuleDoubleError: true, RuleRunAborted: true, RuleRunInFlight: true}
 	for _, f := range fs {
 		if !allowed[f.Rule] {
@@ -586,7 +634,7 @@ func TestRuleSelection(t *testing.T) {
 		t.Fatal("unknown skipped rule accepted")
 	}
 	recs := synth.SeqGap().Records()
-	expect(t, analyze(t, recs, Options{Skip: []string{RuleGatewaySeqGap}}, false), RuleSeqGap)
+	expect(t, analyze(t, recs, Options{Skip: append([]string{RuleGatewaySeqGap}, stateRules...)}, false), RuleSeqGap)
 	expect(t, analyze(t, recs, Options{Only: []string{RuleGatewaySeqGap}}, false), RuleGatewaySeqGap, RuleGatewaySeqGap)
 	ids := map[string]bool{}
 	for _, r := range Rules() {

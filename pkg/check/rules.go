@@ -69,6 +69,10 @@ const (
 	RuleStaleTerminal     = "stale-terminal"
 	RuleDroppedFinal      = "dropped-final"
 
+	RuleLostReply   = "lost-reply"
+	RuleGhostStream = "ghost-stream"
+	RuleBilling     = "billing"
+
 	RuleTextNotCumulative = "text-not-cumulative"
 	RuleReplaceDelta      = "replace-delta"
 	RuleFinalTextMismatch = "final-text-mismatch"
@@ -94,7 +98,7 @@ type Rule struct {
 	ID       string
 	Severity Severity // default severity; a few rules lower it where the evidence says the cause is benign
 	Default  bool     // on unless selected with --rule
-	Group    string   // seq, runs, text, approvals, requests, frames
+	Group    string   // seq, runs, ui, text, approvals, requests, frames
 	Summary  string   // what it detects, one line
 }
 
@@ -116,6 +120,10 @@ var rules = []Rule{
 	{RuleLateEvent, Warn, true, "runs", "an event for a run after its terminal: a late delta, a late lifecycle end"},
 	{RuleStaleTerminal, Warn, true, "runs", "a terminal for one run arrived while another run of the same session was live"},
 	{RuleDroppedFinal, Error, true, "runs", "replay shows the UI recording the live run closed on an older run's terminal, then dropping the live run's own final"},
+
+	{RuleLostReply, Warn, true, "ui", "replay shows a run's reply never reaching the UI's transcript: its chat final was dropped (clawboo: the run's own lifecycle end closed it first) and nothing else committed it"},
+	{RuleGhostStream, Warn, true, "ui", "replay shows an agent left idle or in error after its run but still holding a runId or streamed text, or a streaming bubble left on screen"},
+	{RuleBilling, Warn, true, "ui", "replay shows a turn billed twice, or a committed reply never billed (UIs that bill per commit: clawboo)"},
 
 	{RuleTextNotCumulative, Warn, true, "text", "streamed text that is not cumulative: it shrank, changed, or doubled then un-doubled"},
 	{RuleReplaceDelta, Info, true, "text", "a delta with replace:true (the text was rewritten, e.g. a retry reset or a stripped NO_REPLY)"},

@@ -118,6 +118,12 @@ func (a *Agent) Lines() []Line {
 	return out
 }
 
+// NumLines is the number of lines held.
+func (a *Agent) NumLines() int { return a.n }
+
+// Line returns the i-th line held, oldest first.
+func (a *Agent) Line(i int) Line { return a.line(i) }
+
 // LinesDropped is how many of the oldest lines the cap has dropped.
 func (a *Agent) LinesDropped() int64 { return a.dropped }
 

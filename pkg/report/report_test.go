@@ -126,9 +126,10 @@ func TestModelOfFixtures(t *testing.T) {
 		tracks                    int // of lane 0
 		reconnect, gaps, findings bool
 	}{
-		{"demo.jsonl.zst", 1, 1, 1, []string{TermFinal}, 1, false, false, false},
+		// clawboo loses the replies of demo and reconnect (lost-reply).
+		{"demo.jsonl.zst", 1, 1, 1, []string{TermFinal}, 1, false, false, true},
 		{"stale-terminal.jsonl.zst", 1, 1, 2, []string{TermFinal, TermFinal}, 2, false, false, true},
-		{"reconnect.jsonl.zst", 2, 1, 2, []string{TermFinal, TermFinal}, 1, true, false, false},
+		{"reconnect.jsonl.zst", 2, 1, 2, []string{TermFinal, TermFinal}, 1, true, false, true},
 		{"abort.jsonl.zst", 1, 1, 1, []string{TermAborted}, 1, false, false, true},
 		{"error-run.jsonl.zst", 1, 1, 1, []string{TermError}, 1, false, false, true},
 		{"seq-gap.jsonl.zst", 2, 1, 1, []string{TermFinal}, 1, false, true, true},

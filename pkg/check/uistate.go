@@ -1,0 +1,85 @@
+package check
+
+import (
+	"fmt"
+
+	"github.com/clawtap/clawtap/pkg/outcome"
+	"github.com/clawtap/clawtap/pkg/replay"
+)
+
+// The rules that read the replayed UI state: what the user ended up with,
+// run by run (pkg/outcome), under the UI the replay models.
+
+// stateRules are the rules the outcome tracker serves; uiRules all the
+// rules whose findings depend on the UI the replay models.
+var (
+	stateRules = []string{RuleLostReply, RuleGhostStream, RuleBilling}
+	uiRules    = append([]string{RuleDroppedFinal}, stateRules...)
+)
+
+// uiName names a UI in a sentence.
+func uiName(ui string) string {
+	switch ui {
+	case replay.UIClaw3D:
+		return "Claw3D"
+	case replay.UIClawboo, "":
+		return "clawboo"
+	}
+	return ui
+}
+
+// stateFindings explains the runs that went wrong in the replay.
+func (a *Analyzer) stateFindings() {
+	ui := uiName(a.outcomes.UI())
+	for _, r := range a.outcomes.Runs() {
+		lost := r.Terminal == "final" && r.Reply != "" && !r.Committed
+		if lost && !(r.Dropped == "guard" && r.ClosedByRun != "" && r.ClosedByRun != r.ID && a.enabled[RuleDroppedFinal]) {
+			a.lostReply(ui, r)
+		}
+		if r.Ghost {
+			a.add(RuleGhostStream, 0, r.GhostI, r.GhostT, r.Conn, nil, r.ID, r.AgentID, r.Session, ghostSentence(ui, r))
+		} else if r.Bubble != "" && !lost {
+			a.add(RuleGhostStream, 0, r.EndI, r.EndT, r.Conn, nil, r.ID, r.AgentID, r.Session, fmt.Sprintf(
+				"After run %s ended, %s still shows a streaming bubble %s for session %s: only an applied commitChat clears it.", r.ID, ui, clipQuote(r.Bubble, 60), r.Session))
+		}
+		if r.Billing && r.Terminal == "final" && !lost {
+			switch {
+			case r.Bills > 1:
+				a.add(RuleBilling, 0, r.TerminalI, r.TerminalT, r.Conn, nil, r.ID, r.AgentID, r.Session, fmt.Sprintf(
+					"%s billed run %s %d times (first at record %d): every commitChat it applies bills the turn, and this run's final was committed more than once (a continuation after an approval, or a final delivered again after the run was reopened).", ui, r.ID, r.Bills, r.BillI))
+			case r.Bills == 0 && r.Committed:
+				a.add(RuleBilling, 0, r.TerminalI, r.TerminalT, r.Conn, nil, r.ID, r.AgentID, r.Session, fmt.Sprintf(
+					"%s committed run %s's reply (record %d) but never billed it: the final carried no cost a UI can record.", ui, r.ID, r.CommitI))
+			}
+		}
+	}
+}
+
+func (a *Analyzer) lostReply(ui string, r *outcome.Run) {
+	var why string
+	switch {
+	case r.Dropped == "guard" && r.ClosedByRun == r.ID && r.ClosedBy >= 0:
+		why = fmt.Sprintf("its chat final (record %d) came after the run's own lifecycle end (record %d) had closed it, so the closed-run guard dropped the final's commitChat: the text never reached the transcript, the turn was never billed", r.TerminalI, r.ClosedBy)
+		if r.Bubble != "" {
+			why += ", and the streaming bubble stayed on screen"
+		}
+	case r.Dropped == "guard" && r.ClosedBy >= 0:
+		why = fmt.Sprintf("its chat final (record %d) was dropped by the closed-run guard, which run %s's terminal (record %d) had set for this run", r.TerminalI, orNone(r.ClosedByRun), r.ClosedBy)
+	case r.Dropped == "guard":
+		why = fmt.Sprintf("its chat final (record %d) was dropped by the closed-run guard", r.TerminalI)
+	case r.Dropped != "":
+		why = fmt.Sprintf("it ignored the chat final (record %d, %s) and nothing else committed the text", r.TerminalI, r.Dropped)
+	default:
+		why = fmt.Sprintf("its chat final (record %d) did not reach the transcript", r.TerminalI)
+	}
+	a.add(RuleLostReply, 0, r.TerminalI, r.TerminalT, r.Conn, nil, r.ID, r.AgentID, r.Session, fmt.Sprintf(
+		"%s never shows run %s's reply %s: %s.", ui, r.ID, clipQuote(r.Reply, 60), why))
+}
+
+func ghostSentence(ui string, r *outcome.Run) string {
+	s := fmt.Sprintf("After run %s ended, %s left agent %s %s but still holding %s (from record %d)", r.ID, ui, r.AgentID, orNone(r.Status), r.GhostWhat, r.GhostI)
+	if r.Dropped == "guard" && r.GhostI == r.TerminalI {
+		s += ": a delta queued after the lifecycle end was flushed by the final's clearPendingLivePatch, and the final's commitChat that would have cleared it was dropped"
+	}
+	return s + "; the UI shows a run that is over as still streaming."
+}

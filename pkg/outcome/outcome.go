@@ -1,0 +1,395 @@
+// Package outcome follows a replay run by run and says what the user ended
+// up with: whether each run's reply reached the transcript, how its agent
+// was left, whether a streaming bubble or a run id stayed behind, and what
+// the turn was billed. check explains the runs that went wrong
+// (lost-reply, ghost-stream, billing); diff --ui compares two UIs' outcomes
+// of one capture. It is an observer of the one pass and reads only replay
+// steps, so it serves every UI model the engine runs.
+package outcome
+
+import (
+	"strings"
+
+	"github.com/clawtap/clawtap/pkg/bridge"
+	"github.com/clawtap/clawtap/pkg/message"
+	"github.com/clawtap/clawtap/pkg/pipeline"
+	"github.com/clawtap/clawtap/pkg/replay"
+)
+
+// MaxRuns bounds the runs remembered; past it the oldest are forgotten
+// (and counted in Tracker.Forgotten).
+const MaxRuns = 100_000
+
+// recentTexts is how many committed transcript texts are remembered per
+// agent, to match a final committed before it arrived (Claw3D's fallback).
+const recentTexts = 64
+
+// Run is what one run left the user with.
+type Run struct {
+	ID      string
+	AgentID string
+	Session string
+	Conn    int // the connection the run was first seen on
+	FirstI  int // the run's first record
+
+	// Terminal is the run's chat terminal state (final, aborted, error),
+	// "" when none came; TerminalI its record.
+	Terminal  string
+	TerminalI int
+	TerminalT int64
+	// EndI and EndT are the run's last terminal of either stream (a chat
+	// terminal or a lifecycle end or error); -1 when none came.
+	EndI int
+	EndT int64
+	// Reply is the text of the run's chat final, as the gateway sent it
+	// (clipped to MaxText), "" when it had none.
+	Reply string
+	// Committed: the reply reached the agent's transcript; CommitI is the
+	// step's record.
+	Committed bool
+	CommitI   int
+	// Dropped says why the UI did not commit the final when it did not:
+	// the guard, fence or reason the step shows ("" when nothing said so).
+	Dropped string
+	// ClosedBy is the record whose dispatch closed the run in clawboo's
+	// closed-run guard (-1 when none), ClosedByRun the run that record was.
+	ClosedBy    int
+	ClosedByRun string
+	// Status is the agent's status after the run's terminal step.
+	Status string
+	// Ghost: after the run ended, its agent was left idle or in error but
+	// still holding a run id or streamed text (GhostI: where it started,
+	// GhostWhat: what it held); Bubble: clawboo's chat store still shows
+	// the session's streaming text at the end of the capture.
+	Ghost     bool
+	GhostI    int
+	GhostT    int64
+	GhostWhat string
+	Bubble    string
+	// Bills counts the turns billed for the run (clawboo bills on
+	// commitChat; Billing is false for a UI that bills nothing).
+	Bills   int
+	BillI   int // the first bill's record
+	Billing bool
+}
+
+// MaxText clips the reply kept per run.
+const MaxText = 200
+
+// Tracker follows the runs of one replay.
+type Tracker struct {
+	runs      []*Run
+	byID      map[string]*Run
+	recent    map[string][]string // agent → normalized texts committed lately
+	pending   map[string][]*Run   // agent → runs whose reply is not committed yet
+	ui        string
+	lastI     int
+	Forgotten int
+	// closer remembers, per run, the record that closed it in the guard.
+	closer map[string]closing
+	// terminalStep: the runs whose terminal this step was.
+	stepRuns []*Run
+}
+
+type closing struct {
+	i   int
+	run string
+}
+
+// New returns an empty tracker.
+func New() *Tracker {
+	return &Tracker{byID: map[string]*Run{}, recent: map[string][]string{}, pending: map[string][]*Run{}, closer: map[string]closing{}}
+}
+
+// Needs: the replay.
+func (t *Tracker) Needs() pipeline.Needs { return pipeline.Replay }
+
+// Runs returns the runs in the order they first appeared.
+func (t *Tracker) Runs() []*Run { return t.runs }
+
+// UI is the UI the replay modelled.
+func (t *Tracker) UI() string { return t.ui }
+
+func (t *Tracker) run(id, agent, session string, i int) *Run {
+	r := t.byID[id]
+	if r == nil {
+		if len(t.runs) >= MaxRuns {
+			delete(t.byID, t.runs[0].ID)
+			t.runs[0] = nil
+			t.runs = t.runs[1:]
+			t.Forgotten++
+		}
+		r = &Run{ID: id, AgentID: agent, Session: session, FirstI: i, TerminalI: -1, EndI: -1, CommitI: -1, ClosedBy: -1, GhostI: -1, BillI: -1}
+		t.byID[id] = r
+		t.runs = append(t.runs, r)
+	}
+	if r.AgentID == "" {
+		r.AgentID = agent
+	}
+	if r.Session == "" {
+		r.Session = session
+	}
+	return r
+}
+
+// Step follows one replay step.
+func (t *Tracker) Step(s *replay.Step) error {
+	if s.State != nil {
+		t.ui = s.State.UI()
+	}
+	t.stepRuns = t.stepRuns[:0]
+	var r *Run
+	if ev := s.Event; ev != nil && ev.RunID != "" && (ev.Kind == bridge.RuntimeChat || ev.Kind == bridge.RuntimeAgent) {
+		r = t.run(ev.RunID, ev.AgentID, ev.SessionKey, s.I)
+		if r.Conn == 0 && s.Rec != nil {
+			r.Conn = s.Rec.Conn
+		}
+		t.frame(r, s, ev)
+	}
+	for k := range s.Effects {
+		t.effect(s, &s.Effects[k], r)
+	}
+	t.ghosts(s)
+	return nil
+}
+
+// frame notes a chat terminal and its reply.
+func (t *Tracker) frame(r *Run, s *replay.Step, ev *bridge.Event) {
+	if ev.Kind != bridge.RuntimeChat {
+		if ev.Stream == "lifecycle" && (ev.Phase == "end" || ev.Phase == "error") {
+			t.stepRuns = append(t.stepRuns, r)
+			r.EndI, r.EndT = s.I, s.T
+		}
+		return
+	}
+	switch ev.State {
+	case "final", "aborted", "error":
+	default:
+		return
+	}
+	t.stepRuns = append(t.stepRuns, r)
+	r.EndI, r.EndT = s.I, s.T
+	first := r.Terminal == ""
+	r.Terminal, r.TerminalI, r.TerminalT = ev.State, s.I, s.T
+	if ev.State != "final" || !first {
+		return
+	}
+	msg, _ := bridgeMessage(ev)
+	if text, ok := message.Text(msg); ok && strings.TrimSpace(text) != "" {
+		r.Reply = clip(text)
+		if t.recentHas(r.AgentID, norm(text)) {
+			t.commit(r, s.I)
+		} else {
+			t.pending[r.AgentID] = append(t.pending[r.AgentID], r)
+		}
+		t.dropCause(r, s)
+	}
+}
+
+// dropCause notes why the step did not commit the final, if it says.
+func (t *Tracker) dropCause(r *Run, s *replay.Step) {
+	for k := range s.Effects {
+		e := &s.Effects[k]
+		if e.Type == replay.EffGuard && e.Action == "dropped-closed-run" && e.RunID == r.ID {
+			r.Dropped = "guard"
+			if c, ok := t.closer[r.ID]; ok {
+				r.ClosedBy, r.ClosedByRun = c.i, c.run
+			}
+			return
+		}
+	}
+	for _, in := range s.Intents {
+		if in.IntentKind() == replay.IgnoreKind {
+			b := in.AppendJSONAt(nil, 0)
+			if reason := jsonReason(b); reason != "" {
+				r.Dropped = reason
+			}
+		}
+	}
+}
+
+// effect follows what the UI did: commits, bills, the guard's closings.
+func (t *Tracker) effect(s *replay.Step, e *replay.Effect, r *Run) {
+	switch e.Type {
+	case replay.EffAppend, replay.EffHistory:
+		t.appended(s, e)
+	case replay.EffBill:
+		if r != nil {
+			r.Bills++
+			if r.BillI < 0 {
+				r.BillI = s.I
+			}
+		}
+	case replay.EffGuard:
+		if e.Action == "closed-run-recorded" || e.Action == "hazard" {
+			t.closer[e.RunID] = closing{s.I, e.Incoming}
+		}
+	}
+}
+
+// appended reads the lines an append put into the transcript and commits
+// the runs whose reply they are.
+func (t *Tracker) appended(s *replay.Step, e *replay.Effect) {
+	if s.State == nil || e.Count <= 0 {
+		return
+	}
+	a := s.State.Agent(e.AgentID)
+	if a == nil {
+		return
+	}
+	n := a.NumLines()
+	from := n - int(e.Count)
+	if e.ID != "" { // an upsert by entryId: find the entry
+		for i := n - 1; i >= 0; i-- {
+			if a.Line(i).EntryID == e.ID {
+				from, n = i, i+1
+				break
+			}
+		}
+	}
+	for i := max(from, 0); i < n; i++ {
+		text := norm(a.Line(i).Text)
+		t.remember(e.AgentID, text)
+		list := t.pending[e.AgentID]
+		for k := 0; k < len(list); k++ {
+			if norm(list[k].Reply) == text || strings.HasPrefix(text, norm(list[k].Reply)) && len(list[k].Reply) >= MaxText {
+				t.commit(list[k], s.I)
+				list = append(list[:k], list[k+1:]...)
+				k--
+			}
+		}
+		t.pending[e.AgentID] = list
+	}
+}
+
+func (t *Tracker) commit(r *Run, i int) {
+	if !r.Committed {
+		r.Committed, r.CommitI = true, i
+	}
+}
+
+func (t *Tracker) remember(agent, text string) {
+	list := t.recent[agent]
+	if len(list) >= recentTexts {
+		list = list[1:]
+	}
+	t.recent[agent] = append(list, text)
+}
+
+func (t *Tracker) recentHas(agent, text string) bool {
+	for _, x := range t.recent[agent] {
+		if x == text {
+			return true
+		}
+	}
+	return false
+}
+
+// ghosts looks at the agents of the runs this step ended: an agent left
+// idle or in error that still holds a run id or streamed text is a ghost.
+func (t *Tracker) ghosts(s *replay.Step) {
+	if s.State == nil {
+		return
+	}
+	for _, r := range t.stepRuns {
+		a := s.State.Agent(r.AgentID)
+		if a == nil {
+			continue
+		}
+		r.Status = a.Status.V
+		t.checkGhost(r, a, s.I, s.T)
+	}
+	// A timer step (a late frame flush) can make a ghost of an ended run.
+	if s.Timer != "" {
+		for _, id := range s.State.AgentIDs() {
+			if r := t.lastEnded(id); r != nil {
+				t.checkGhost(r, s.State.Agent(id), s.I, s.T)
+			}
+		}
+	}
+}
+
+func (t *Tracker) checkGhost(r *Run, a *replay.Agent, i int, ts int64) {
+	if r.Ghost || r.EndI < 0 {
+		return
+	}
+	if a.Status.Valid && a.Status.V == "running" {
+		return
+	}
+	var what []string
+	if a.RunID.Valid {
+		what = append(what, "runId "+a.RunID.V)
+	}
+	if a.StreamText.Valid {
+		what = append(what, "streamText "+quote(a.StreamText.V))
+	}
+	if len(what) > 0 {
+		r.Ghost, r.GhostI, r.GhostT, r.GhostWhat = true, i, ts, strings.Join(what, " and ")
+	}
+}
+
+// lastEnded is the agent's latest run that ended, or nil.
+func (t *Tracker) lastEnded(agent string) *Run {
+	for k := len(t.runs) - 1; k >= 0; k-- {
+		if r := t.runs[k]; r.AgentID == agent {
+			if r.EndI < 0 {
+				return nil // its latest run is live
+			}
+			return r
+		}
+	}
+	return nil
+}
+
+// End looks at the state the capture left: ghosts still there, clawboo's
+// streaming bubbles, and which UI bills.
+func (t *Tracker) End(e *pipeline.End) error {
+	if e.Engine == nil {
+		return nil
+	}
+	st := e.Engine.State()
+	t.ui = st.UI()
+	billing := t.ui == replay.UIClawboo
+	for _, r := range t.runs {
+		r.Billing = billing
+	}
+	for _, id := range st.AgentIDs() {
+		if r := t.lastEnded(id); r != nil {
+			t.checkGhost(r, st.Agent(id), r.TerminalI, r.TerminalT)
+		}
+	}
+	for _, key := range st.ChatKeys() {
+		c := st.Chat(key)
+		if !c.StreamText.Valid {
+			continue
+		}
+		agent := bridge.SessionAgentID(key)
+		if r := t.lastEnded(agent); r != nil && r.Session == key {
+			r.Bubble = clip(c.StreamText.V)
+		}
+	}
+	return nil
+}
+
+// norm compares transcript text as Claw3D's display normalisation does:
+// line ends and runs of blank space do not count.
+func norm(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func clip(s string) string {
+	if len(s) <= MaxText {
+		return s
+	}
+	cut := MaxText
+	for cut > 0 && s[cut]&0xC0 == 0x80 {
+		cut--
+	}
+	return s[:cut]
+}
+
+func quote(s string) string {
+	q := clip(s)
+	if len(q) > 60 {
+		q = q[:57] + "…"
+	}
+	return `"` + q + `"`
+}
