@@ -1,9 +1,13 @@
 package main
 
 import (
+	"strings"
+
 	"github.com/clawtap/clawtap/internal/output"
+	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/diff"
 	"github.com/clawtap/clawtap/pkg/pipeline"
+	"github.com/clawtap/clawtap/pkg/replay"
 	"github.com/spf13/cobra"
 )
 
@@ -12,8 +16,9 @@ func (a *app) diffCmd() *cobra.Command {
 	var opts diff.Options
 	var ignore []string
 	var keepAll bool
+	var ui string
 	cmd := &cobra.Command{
-		Use:   "diff A B",
+		Use:   "diff A B | diff --ui UI,UI CAPTURE",
 		Short: "Compare two captures by intents and replayed state, not bytes",
 		Long: `diff compares two captures semantically: record by record, by what each
 frame is (kind, event, state, stream, phase, method, outcome, text) and what
@@ -35,15 +40,36 @@ changed, only in A, only in B, per kind, and the final state. Both captures
 are read in lock-step; after a divergence the comparison re-synchronises
 within --window steps, so memory stays bounded.
 
-Exit status 0 when the captures are equivalent, 1 when they differ, 2 on
-trouble.`,
+--ui UI,UI compares one capture under two UI models instead: both replay
+it, and diff says, run by run, where what the user ends up with differs —
+the reply committed or dropped (and why), the agent's status after the
+run, a ghost run or a streaming bubble left behind, the turns billed. A
+single --ui replays both captures of an A/B diff under that UI.
+
+Exit status 0 when the captures (or the UIs) are equivalent, 1 when they
+differ, 2 on trouble.`,
 		Example: `  clawtap diff fixtures/streamed-run.jsonl.zst fixtures/duplicate-final.jsonl.zst
   clawtap redact --content fixtures/tool-run.jsonl.zst -o share.jsonl.zst && clawtap diff --structure fixtures/tool-run.jsonl.zst share.jsonl.zst
   clawtap diff --merge-deltas fixtures/streamed-run.jsonl.zst fixtures/duplicate-final.jsonl.zst
   clawtap diff --ignore tick --ignore health --ignore presence fixtures/demo.jsonl.zst fixtures/streamed-run.jsonl.zst
-  clawtap diff --format json fixtures/streamed-run.jsonl.zst fixtures/duplicate-final.jsonl.zst | jq .summary`,
-		Args: cobra.ExactArgs(2),
+  clawtap diff --format json fixtures/streamed-run.jsonl.zst fixtures/duplicate-final.jsonl.zst | jq .summary
+  clawtap diff --ui clawboo,claw3d fixtures/demo.jsonl.zst
+  clawtap diff --ui clawboo,claw3d --format json fixtures/demo.jsonl.zst | jq -c 'select(.run.differs)'`,
+		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if ua, ub, two := strings.Cut(ui, ","); two {
+				return a.runDiffUIs(cmd, args, [2]string{ua, ub}, &out)
+			}
+			if len(args) != 2 {
+				return usageError("give two captures, or --ui UI,UI and one", "diff needs two captures to compare")
+			}
+			if ui != "" {
+				u, err := parseUI(ui)
+				if err != nil {
+					return err
+				}
+				opts.UI = u
+			}
 			if args[0] == "-" && args[1] == "-" {
 				return usageError("give at most one capture as -", "both captures cannot come from stdin")
 			}
@@ -68,6 +94,8 @@ trouble.`,
 	cmd.Flags().BoolVar(&opts.MergeDeltas, "merge-deltas", false, "compare each burst of streamed deltas as one step, the last (for captures paced differently)")
 	cmd.Flags().IntVar(&opts.Context, "context", 3, "equal steps shown before the first divergence, and steps of each side after it")
 	cmd.Flags().IntVar(&opts.Window, "window", 64, "look-ahead (steps) to re-synchronise after a divergence")
+	cmd.Flags().StringVar(&ui, "ui", "", "the UI both replays model; UI,UI compares one capture under two UIs ("+strings.Join(replay.UIs, ", ")+")")
+	_ = cmd.RegisterFlagCompletionFunc("ui", cobra.FixedCompletions(diffUIChoices(), cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 
@@ -91,6 +119,65 @@ func (a *app) runDiff(cmd *cobra.Command, pa, pb string, out *outFlags, opts dif
 	}
 	err = output.Diff(s, s.format, s.style, res, pa, pb)
 	if err == nil && !res.Equal {
+		err = errFinding
+	}
+	return s.close(err)
+}
+
+// diffUIChoices completes --ui: every UI, and every pair of two.
+func diffUIChoices() []string {
+	c := append([]string{}, replay.UIs...)
+	for _, a := range replay.UIs {
+		for _, b := range replay.UIs {
+			if a != b {
+				c = append(c, a+","+b)
+			}
+		}
+	}
+	return c
+}
+
+// runDiffUIs replays one capture under two UIs (reading it twice) and
+// compares what each left the user with, run by run.
+func (a *app) runDiffUIs(cmd *cobra.Command, args []string, uis [2]string, out *outFlags) error {
+	if len(args) != 1 {
+		return usageError("give one capture with --ui UI,UI", "--ui %s,%s compares one capture under two UIs, got %d captures", uis[0], uis[1], len(args))
+	}
+	path := args[0]
+	if path == "-" {
+		return usageError("save the capture to a file first", "--ui UI,UI reads the capture twice, so it cannot come from stdin")
+	}
+	for k, u := range uis {
+		p, err := parseUI(u)
+		if err != nil {
+			return err
+		}
+		uis[k] = p
+	}
+	if uis[0] == uis[1] {
+		return usageError("name two different UIs, e.g. --ui "+replay.UIClawboo+","+replay.UIClaw3D, "--ui %s,%s compares a UI with itself", uis[0], uis[1])
+	}
+	ra, err := a.openCapture(path)
+	if err != nil {
+		return err
+	}
+	defer ra.Close()
+	rb, err := capture.Open(path, capture.Options{}) // the second read repeats the first's warnings: stay quiet
+	if err != nil {
+		return inputError(path, err)
+	}
+	defer rb.Close()
+	res, err := diff.CompareUIs(pipeline.Records(ra), pipeline.Records(rb), uis)
+	if err != nil {
+		return readErr(path, err)
+	}
+	a.readSummary(path, ra.Stats())
+	s, err := a.openSink(cmd, out)
+	if err != nil {
+		return err
+	}
+	err = output.DiffUIs(s, s.format, s.style, res, path)
+	if err == nil && !res.Equal() {
 		err = errFinding
 	}
 	return s.close(err)

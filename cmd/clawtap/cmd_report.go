@@ -10,6 +10,7 @@ import (
 	"github.com/clawtap/clawtap/internal/output"
 	"github.com/clawtap/clawtap/pkg/check"
 	"github.com/clawtap/clawtap/pkg/pipeline"
+	"github.com/clawtap/clawtap/pkg/replay"
 	"github.com/clawtap/clawtap/pkg/report"
 	"github.com/spf13/cobra"
 )
@@ -19,6 +20,7 @@ type reportOpts struct {
 	format   string
 	maxBytes string
 	name     string
+	ui       string
 }
 
 func (a *app) reportCmd() *cobra.Command {
@@ -41,6 +43,8 @@ with the mouse wheel or + and -, pan by dragging or with the arrow keys, 0 fits
 everything. Click a run, a tick or a finding to see the frames, the intents
 they produced, the replayed state diff and the run's committed transcript
 side by side. The search box looks through event names, runIds and frame text.
+The replay, its transcript and the findings model clawboo unless --ui claw3d
+says otherwise; the header names the UI.
 
 What the capture redacted stays redacted: the report shows what is in the
 capture. A banner warns when the capture was recorded with --no-redact.
@@ -66,6 +70,7 @@ code: use 'clawtap check' to gate on them. See docs/report.md.`,
   clawtap report fixtures/demo.jsonl.zst -o small.html --max-bytes 5MB
   clawtap report --format trace fixtures/demo.jsonl.zst -o demo.trace.json
   clawtap report fixtures/demo.jsonl.zst -o report.html --force
+  clawtap report --ui claw3d fixtures/stale-terminal.jsonl.zst -o claw3d.html
   zstd -dc fixtures/demo.jsonl.zst | clawtap report - -o - > demo.html
   clawtap report fixtures/seq-gap.jsonl.zst -o - --format trace | jq '.traceEvents | length'`,
 		Args:              cobra.MaximumNArgs(1),
@@ -84,6 +89,7 @@ code: use 'clawtap check' to gate on them. See docs/report.md.`,
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"html", "trace"}, cobra.ShellCompDirectiveNoFileComp))
 	fl.StringVar(&o.maxBytes, "max-bytes", "20MB", "limit on the report's embedded data (bytes, or 500kB, 20MB (10^6), 64MiB (2^20)); frame bodies past it are elided")
 	fl.StringVar(&o.name, "name", "", "the capture's name shown in the report (default: the input's base name)")
+	uiFlag(cmd, &o.ui)
 	return cmd
 }
 
@@ -100,6 +106,10 @@ func (a *app) runReport(cmd *cobra.Command, path string, o *reportOpts) error {
 	}
 	if maxBytes < report.MinMaxBytes {
 		return usageError(fmt.Sprintf("use at least %dKiB", report.MinMaxBytes>>10), "--max-bytes %s is too small", o.maxBytes)
+	}
+	ui, err := parseUI(o.ui)
+	if err != nil {
+		return err
 	}
 	if sameFile(path, o.out.path) {
 		return usageError("write the report to another file", "the output %s is the input capture", o.out.path)
@@ -125,7 +135,7 @@ func (a *app) runReport(cmd *cobra.Command, path string, o *reportOpts) error {
 	if h := r.Header(); h != nil && h.Redaction != nil && !h.Redaction.Credentials {
 		a.warnf("%s was recorded with --no-redact: the report may contain credentials (it says so in a banner)", name)
 	}
-	if err := pipeline.New(pipeline.Options{}, b).Run(pipeline.Records(r)); err != nil {
+	if err := pipeline.New(pipeline.Options{Replay: replay.Options{UI: ui}}, b).Run(pipeline.Records(r)); err != nil {
 		var re *pipeline.ReadError
 		if errors.As(err, &re) {
 			return inputError(path, re.Err)

@@ -13,6 +13,10 @@ func TestDiffGolden(t *testing.T) {
 		{"diff-streamed-vs-duplicate.text", []string{"diff", "--format", "text", "fixtures/streamed-run.jsonl.zst", "fixtures/duplicate-final.jsonl.zst"}, 1},
 		{"diff-streamed-vs-duplicate.ndjson", []string{"diff", "fixtures/streamed-run.jsonl.zst", "fixtures/duplicate-final.jsonl.zst"}, 1},
 		{"diff-streamed-vs-duplicate-merged.text", []string{"diff", "--format", "text", "--merge-deltas", "fixtures/streamed-run.jsonl.zst", "fixtures/duplicate-final.jsonl.zst"}, 1},
+		{"diff-uis-stale-terminal.text", []string{"diff", "--ui", "clawboo,claw3d", "--format", "text", "fixtures/stale-terminal.jsonl.zst"}, 1},
+		{"diff-uis-exec-approval.ndjson", []string{"diff", "--ui", "clawboo,claw3d", "fixtures/exec-approval.jsonl.zst"}, 1},
+		{"diff-uis-abort.table", []string{"diff", "--ui", "claw3d,clawboo", "--format", "table", "fixtures/abort.jsonl.zst"}, 0},
+		{"diff-claw3d-streamed-vs-duplicate.text", []string{"diff", "--ui", "claw3d", "--format", "text", "fixtures/streamed-run.jsonl.zst", "fixtures/duplicate-final.jsonl.zst"}, 1},
 	})
 }
 
@@ -33,6 +37,26 @@ func TestDiffRedactedCopyAndStdin(t *testing.T) {
 	for _, args := range [][]string{{"diff", src}, {"diff", "-", "-"}, {"diff", src, "/nonexistent"}, {"diff", "--format", "yaml", src, src}} {
 		if r := run(t, "", args...); r.code != 2 || r.stdout != "" {
 			t.Errorf("%v: exit %d stdout %q", args, r.code, r.stdout)
+		}
+	}
+}
+
+func TestDiffUIsUsage(t *testing.T) {
+	src := fixture(t, "stale-terminal.jsonl.zst")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"diff", "--ui", "clawboo,claw3d", src, src}, "got 2 captures"},
+		{[]string{"diff", "--ui", "clawboo,claw3d", "-"}, "cannot come from stdin"},
+		{[]string{"diff", "--ui", "clawboo,clawboo", src}, "compares a UI with itself"},
+		{[]string{"diff", "--ui", "clawboo,nope", src}, "nope"},
+		{[]string{"diff", "--ui", "nope", src, src}, "nope"},
+		{[]string{"diff", "--ui", "claw3d", src}, "needs two captures"},
+	} {
+		r := run(t, "", c.args...)
+		if r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q (want %q)", c.args, r.code, r.stdout, r.stderr, c.want)
 		}
 	}
 }

@@ -56,22 +56,7 @@ func (a *Analyzer) stateFindings() {
 }
 
 func (a *Analyzer) lostReply(ui string, r *outcome.Run) {
-	var why string
-	switch {
-	case r.Dropped == "guard" && r.ClosedByRun == r.ID && r.ClosedBy >= 0:
-		why = fmt.Sprintf("its chat final (record %d) came after the run's own lifecycle end (record %d) had closed it, so the closed-run guard dropped the final's commitChat: the text never reached the transcript, the turn was never billed", r.TerminalI, r.ClosedBy)
-		if r.Bubble != "" {
-			why += ", and the streaming bubble stayed on screen"
-		}
-	case r.Dropped == "guard" && r.ClosedBy >= 0:
-		why = fmt.Sprintf("its chat final (record %d) was dropped by the closed-run guard, which run %s's terminal (record %d) had set for this run", r.TerminalI, orNone(r.ClosedByRun), r.ClosedBy)
-	case r.Dropped == "guard":
-		why = fmt.Sprintf("its chat final (record %d) was dropped by the closed-run guard", r.TerminalI)
-	case r.Dropped != "":
-		why = fmt.Sprintf("it ignored the chat final (record %d, %s) and nothing else committed the text", r.TerminalI, r.Dropped)
-	default:
-		why = fmt.Sprintf("its chat final (record %d) did not reach the transcript", r.TerminalI)
-	}
+	why := r.LostWhy()
 	a.add(RuleLostReply, 0, r.TerminalI, r.TerminalT, r.Conn, nil, r.ID, r.AgentID, r.Session, fmt.Sprintf(
 		"%s never shows run %s's reply %s: %s.", ui, r.ID, clipQuote(r.Reply, 60), why))
 }

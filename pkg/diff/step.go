@@ -84,6 +84,8 @@ type Options struct {
 	// far). Captures whose gateways paced or throttled deltas differently
 	// then compare equal.
 	MergeDeltas bool
+	// UI is the UI model both captures replay under ("" = the default).
+	UI string
 }
 
 // DefaultIgnore are the events left out unless Options.Ignore says otherwise.
@@ -119,7 +121,7 @@ type Meta struct {
 
 func newStepper(src pipeline.Source, opts *Options) *stepper {
 	s := &stepper{src: src, ignore: map[string]bool{}, text: !opts.Structure, header: src.Header(), merge: opts.MergeDeltas}
-	s.pass = pipeline.New(pipeline.Options{}, s)
+	s.pass = pipeline.New(pipeline.Options{Replay: replay.Options{UI: opts.UI}}, s)
 	s.eng = s.pass.Engine()
 	ign := opts.Ignore
 	if ign == nil {

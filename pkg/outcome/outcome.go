@@ -8,6 +8,7 @@
 package outcome
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/clawtap/clawtap/pkg/bridge"
@@ -392,4 +393,36 @@ func quote(s string) string {
 		q = q[:57] + "…"
 	}
 	return `"` + q + `"`
+}
+
+// LostWhy says why a run's reply did not reach the transcript, naming the
+// records; "" when it did (or there was none).
+func (r *Run) LostWhy() string {
+	if r.Reply == "" || r.Committed {
+		return ""
+	}
+	var why string
+	switch {
+	case r.Dropped == "guard" && r.ClosedByRun == r.ID && r.ClosedBy >= 0:
+		why = fmt.Sprintf("its chat final (record %d) came after the run's own lifecycle end (record %d) had closed it, so the closed-run guard dropped the final's commitChat: the text never reached the transcript, the turn was never billed", r.TerminalI, r.ClosedBy)
+		if r.Bubble != "" {
+			why += ", and the streaming bubble stayed on screen"
+		}
+	case r.Dropped == "guard" && r.ClosedBy >= 0:
+		why = fmt.Sprintf("its chat final (record %d) was dropped by the closed-run guard, which run %s's terminal (record %d) had set for this run", r.TerminalI, orNone(r.ClosedByRun), r.ClosedBy)
+	case r.Dropped == "guard":
+		why = fmt.Sprintf("its chat final (record %d) was dropped by the closed-run guard", r.TerminalI)
+	case r.Dropped != "":
+		why = fmt.Sprintf("it ignored the chat final (record %d, %s) and nothing else committed the text", r.TerminalI, r.Dropped)
+	default:
+		why = fmt.Sprintf("its chat final (record %d) did not reach the transcript", r.TerminalI)
+	}
+	return why
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
 }

@@ -128,6 +128,7 @@ func AppendData(dst []byte, r *Report) []byte {
 	}
 	w.kbool("noRedact", m.NoRedact)
 	w.kbool("truncated", m.Truncated)
+	w.kostr("ui", m.UI)
 	w.end('}')
 
 	s := &r.Summary

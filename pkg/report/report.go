@@ -143,8 +143,9 @@ type Meta struct {
 	Credentials    bool // credentials were redacted
 	Content        bool // content was redacted
 	Marker         string
-	NoRedact       bool // recorded with --no-redact (redaction.credentials false)
-	Truncated      bool // the capture ends early
+	NoRedact       bool   // recorded with --no-redact (redaction.credentials false)
+	Truncated      bool   // the capture ends early
+	UI             string // the UI model the replay ran (clawboo, claw3d)
 }
 
 // Summary is the header: counts over the whole capture.

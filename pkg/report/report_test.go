@@ -10,6 +10,7 @@ import (
 
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/pipeline"
+	"github.com/clawtap/clawtap/pkg/replay"
 	"github.com/clawtap/clawtap/pkg/synth"
 )
 
@@ -25,8 +26,14 @@ func fixturePath(t testing.TB, name string) string {
 // build reads a capture through a Builder.
 func build(t testing.TB, r *capture.Reader, opts Options) *Report {
 	t.Helper()
+	return buildUI(t, r, opts, "")
+}
+
+// buildUI reads a capture through a Builder, replaying it as ui.
+func buildUI(t testing.TB, r *capture.Reader, opts Options, ui string) *Report {
+	t.Helper()
 	b := NewBuilder(opts)
-	if err := pipeline.New(pipeline.Options{}, b).Run(pipeline.Records(r)); err != nil {
+	if err := pipeline.New(pipeline.Options{Replay: replay.Options{UI: ui}}, b).Run(pipeline.Records(r)); err != nil {
 		t.Fatal(err)
 	}
 	return b.Report()
@@ -176,6 +183,31 @@ func TestReconnectBandsAndSeqRestart(t *testing.T) {
 	}
 	if !c2.Reconnect || !c2.NewBoot || c2.FirstSeq != 1 {
 		t.Errorf("conn 2 should be a reconnect to a restarted gateway whose seq starts at 1: %+v", c2)
+	}
+}
+
+// Under Claw3D the same capture tells the opposite story: the older run's
+// final is ignored (it is not the agent's current run) and the newer
+// run's reply is committed; the header names the UI.
+func TestClaw3DReport(t *testing.T) {
+	r, err := capture.Open(fixturePath(t, "stale-terminal.jsonl.zst"), capture.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	rep := buildUI(t, r, Options{Name: "stale-terminal"}, replay.UIClaw3D)
+	if rep.Meta.UI != replay.UIClaw3D || !bytes.Contains(AppendData(nil, rep), []byte(`"ui":"claw3d"`)) {
+		t.Errorf("the report should name the UI it replayed: %q", rep.Meta.UI)
+	}
+	if len(rep.Runs) != 2 || len(rep.Runs[0].Transcript) != 0 || len(rep.Runs[1].Transcript) == 0 || rep.Runs[1].Transcript[len(rep.Runs[1].Transcript)-1].Text != "Title: Q3 Revenue Review 2026." {
+		t.Fatalf("Claw3D commits the second run's reply, not the first's: %+v", rep.Runs)
+	}
+	var lost bool
+	for _, f := range rep.Findings {
+		lost = lost || f.Rule == "lost-reply" && f.Run == 0 && strings.Contains(f.Message, "Claw3D never shows")
+	}
+	if !lost {
+		t.Errorf("the first run's lost reply should be pinned on it: %+v", rep.Findings)
 	}
 }
 

@@ -132,6 +132,7 @@
   if (M.createdAt) sub.push("recorded " + M.createdAt);
   if (M.tool) sub.push(M.tool + (M.mode ? " (" + M.mode + ")" : ""));
   if (M.url) sub.push(M.url);
+  if (M.ui) sub.push("replayed as " + M.ui);
   sub.push(fmtDur(Math.max(0, D.view[1] - D.view[0])) + " of capture" + (D.view[0] !== S.start || D.view[1] !== S.end ? " (some records have times far outside it)" : ""));
   add(header, el("div", "sub", sub.join(" · ")));
   app.appendChild(header);
@@ -898,7 +899,7 @@
   function transcriptPanel(run) {
     var p = el("div", "transcript");
     p.appendChild(el("h3", null, "Transcript"));
-    p.appendChild(el("div", "sub2", "Committed by the replayed UI"));
+    p.appendChild(el("div", "sub2", "Committed by the replayed " + (M.ui || "") + " UI"));
     if (run.transcript.length) {
       run.transcript.forEach(function (l) {
         var d = el("div", "tline k-" + l.kind);

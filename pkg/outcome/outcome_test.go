@@ -1,0 +1,72 @@
+package outcome_test
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/clawtap/clawtap/pkg/capture"
+	"github.com/clawtap/clawtap/pkg/outcome"
+	"github.com/clawtap/clawtap/pkg/pipeline"
+	"github.com/clawtap/clawtap/pkg/replay"
+)
+
+func track(t *testing.T, fixture, ui string) *outcome.Tracker {
+	t.Helper()
+	r, err := capture.Open(filepath.Join("..", "..", "fixtures", fixture), capture.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	tr := outcome.New()
+	if err := pipeline.New(pipeline.Options{Replay: replay.Options{UI: ui}}, tr).Run(pipeline.Records(r)); err != nil {
+		t.Fatal(err)
+	}
+	if tr.UI() != ui {
+		t.Errorf("tracker followed %q, want %q", tr.UI(), ui)
+	}
+	return tr
+}
+
+// The real gateway's order — lifecycle end, then the chat final — closes
+// the run in clawboo before its final arrives; Claw3D commits it.
+func TestStreamedRunOutcome(t *testing.T) {
+	boo := track(t, "streamed-run.jsonl.zst", replay.UIClawboo).Runs()
+	c3d := track(t, "streamed-run.jsonl.zst", replay.UIClaw3D).Runs()
+	if len(boo) != 1 || len(c3d) != 1 || boo[0].ID != c3d[0].ID {
+		t.Fatalf("one run under each UI: %d, %d", len(boo), len(c3d))
+	}
+	b, c := boo[0], c3d[0]
+	if b.Reply == "" || b.Reply != c.Reply || b.Terminal != "final" || b.TerminalI != c.TerminalI {
+		t.Errorf("both UIs see the same final: %q@%d vs %q@%d", b.Reply, b.TerminalI, c.Reply, c.TerminalI)
+	}
+	if b.Committed || b.Dropped != "guard" || b.ClosedByRun != b.ID || b.ClosedBy < 0 || b.ClosedBy >= b.TerminalI {
+		t.Errorf("clawboo: the run's own lifecycle end closes it before the final: %+v", b)
+	}
+	if b.Bubble == "" || !b.Ghost || b.Billing != true || b.Bills != 0 {
+		t.Errorf("clawboo: the bubble and the run id stay, nothing is billed: %+v", b)
+	}
+	if why := b.LostWhy(); !strings.Contains(why, "lifecycle end (record") {
+		t.Errorf("clawboo: LostWhy should name the lifecycle end: %q", why)
+	}
+	if !c.Committed || c.CommitI < 0 || c.Ghost || c.Bubble != "" || c.Billing || c.Status != "idle" {
+		t.Errorf("claw3d: the reply is committed and nothing is left: %+v", c)
+	}
+	if c.LostWhy() != "" {
+		t.Errorf("claw3d: a committed reply has no LostWhy: %q", c.LostWhy())
+	}
+}
+
+// A slash command's final comes without a lifecycle: both UIs commit it
+// and clawboo bills the turn once.
+func TestSlashCommandOutcome(t *testing.T) {
+	for _, ui := range replay.UIs {
+		runs := track(t, "slash-command.jsonl.zst", ui).Runs()
+		if len(runs) != 1 || !runs[0].Committed || runs[0].Ghost {
+			t.Fatalf("%s: %+v", ui, runs)
+		}
+		if ui == replay.UIClawboo && (!runs[0].Billing || runs[0].Bills != 1) {
+			t.Errorf("clawboo bills the turn once: %+v", runs[0])
+		}
+	}
+}
