@@ -23,8 +23,9 @@ func replayGolden(t *testing.T, golden, fixtureName string, extra ...string) {
 	}
 }
 
-// TestReplayGoldenFixtures replays every fixture; review a changed golden
-// as a story: it is what the reference UI would do with that capture.
+// TestReplayGoldenFixtures replays every fixture under each UI model
+// (NAME.txt for clawboo, NAME.claw3d.txt for Claw3D); review a changed
+// golden as a story: it is what that UI would do with that capture.
 // Regenerate with: go test ./cmd/clawtap -run Replay -update
 func TestReplayGoldenFixtures(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join(repoRoot(t), "fixtures", "*.jsonl*"))
@@ -36,6 +37,9 @@ func TestReplayGoldenFixtures(t *testing.T) {
 		base := strings.TrimSuffix(strings.TrimSuffix(name, ".zst"), ".jsonl")
 		t.Run(base, func(t *testing.T) {
 			replayGolden(t, base+".txt", name)
+		})
+		t.Run(base+"/claw3d", func(t *testing.T) {
+			replayGolden(t, base+".claw3d.txt", name, "--ui", "claw3d")
 		})
 	}
 }
@@ -51,6 +55,9 @@ func TestReplayGoldenVariants(t *testing.T) {
 		{"demo.final.json", "demo.jsonl.zst", []string{"--final", "--format", "json"}},
 		{"presence-burst.frame-50ms.txt", "presence-burst.jsonl.zst", []string{"--frame-ms", "50"}},
 		{"stale-terminal.window.txt", "stale-terminal.jsonl.zst", []string{"--from", "2.2s", "--to", "2.4s", "--agent", "main"}},
+		{"stale-terminal.claw3d.ndjson", "stale-terminal.jsonl.zst", []string{"--ui", "claw3d", "--format", "json"}},
+		{"demo.claw3d.final.json", "demo.jsonl.zst", []string{"--ui", "claw3d", "--final", "--format", "json"}},
+		{"tool-run.claw3d.transcript.txt", "tool-run.jsonl.zst", []string{"--ui", "claw3d", "--transcript"}},
 	} {
 		t.Run(tc.golden, func(t *testing.T) {
 			replayGolden(t, tc.golden, tc.fixture, tc.args...)
