@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -235,7 +236,6 @@ func TestBareFramesAndMalformedLines(t *testing.T) {
 func TestCreateIsPrivate(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "cap.jsonl.zst")
-	os.WriteFile(path, []byte("old"), 0o644)
 	w, err := Create(path)
 	if err != nil {
 		t.Fatal(err)
@@ -253,6 +253,28 @@ func TestCreateIsPrivate(t *testing.T) {
 		t.Fatalf("reopen: %v", err)
 	}
 	r.Close()
+}
+
+// TestCreateRefusesExistingPaths: Create never truncates, replaces or
+// chmods what is there, a regular file or a special one.
+func TestCreateRefusesExistingPaths(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cap.jsonl")
+	os.WriteFile(path, []byte("keep"), 0o644)
+	if _, err := Create(path); !errors.Is(err, fs.ErrExist) {
+		t.Fatalf("Create over an existing file: %v", err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "keep" {
+		t.Errorf("the file was changed: %q", b)
+	}
+	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o644 {
+		t.Errorf("the file was chmodded: %v", fi.Mode())
+	}
+	if _, err := Create(os.DevNull); err == nil {
+		t.Fatal("Create over a device succeeded")
+	}
+	if fi, _ := os.Stat(os.DevNull); fi.Mode()&os.ModeCharDevice == 0 || fi.Mode().Perm() != 0o666 {
+		t.Errorf("%s is now %v", os.DevNull, fi.Mode())
+	}
 }
 
 func TestEmptyInput(t *testing.T) {

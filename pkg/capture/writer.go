@@ -25,24 +25,23 @@ type Writer struct {
 	err     error
 }
 
-// Create creates a capture file with mode 0600, zstd-compressed when the name
-// ends in ".zst". The path "-" writes plain JSON Lines to standard output.
+// Create creates a new capture file with mode 0600, zstd-compressed when
+// the name ends in ".zst"; it refuses a path that exists, so it never
+// truncates, replaces or chmods anything. The path "-" writes plain JSON
+// Lines to standard output. (clawtap's commands write through their safe
+// output writer and NewWriter instead.)
 func Create(path string) (*Writer, error) {
 	if path == "-" {
 		return NewWriter(os.Stdout, false)
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return nil, err
-	}
-	// An existing file keeps its mode on open; a capture may hold secrets.
-	if err := f.Chmod(0o600); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("restrict %s to 0600: %w", path, err)
 	}
 	w, err := NewWriter(f, strings.HasSuffix(path, ".zst"))
 	if err != nil {
 		f.Close()
+		os.Remove(path)
 		return nil, err
 	}
 	w.file = f
