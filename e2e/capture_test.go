@@ -139,9 +139,13 @@ type runInfo struct {
 	finalText string
 	deltas    int
 	agentEvts int
-	toolEvts  int // agent stream "tool" (sender only)
-	session   int // session.tool events
-	itemTool  int // agent item events of kind tool
+	// endBeforeFinal: the run's lifecycle end (or error) came before its
+	// chat final, the order real gateways usually send (spec §7.2).
+	endBeforeFinal bool
+	ended          bool
+	toolEvts       int // agent stream "tool" (sender only)
+	session        int // session.tool events
+	itemTool       int // agent item events of kind tool
 }
 
 func (c *capFile) runs(conn int) map[string]*runInfo {
@@ -166,9 +170,15 @@ func (c *capFile) runs(conn int) map[string]*runInfo {
 			if isTerminal(f.ev.State) {
 				ri.finalText = f.chat().text()
 			}
+			if f.ev.State == "final" && ri.ended {
+				ri.endBeforeFinal = true
+			}
 		case f.ev.Kind == bridge.RuntimeAgent && f.ev.RunID != "":
 			ri := get(f.ev.RunID)
 			ri.agentEvts++
+			if f.ev.Stream == "lifecycle" && (f.ev.Phase == "end" || f.ev.Phase == "error") {
+				ri.ended = true
+			}
 			if f.ev.Stream == "tool" {
 				ri.toolEvts++
 			}
