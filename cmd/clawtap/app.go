@@ -191,8 +191,8 @@ text or table on a terminal) and -o FILE (- is stdout); an existing file is
 replaced only with --force.
 
 Exit codes: 0 ok; 1 a finding (gaps found a frame-level gap, check a finding
-at or above --fail-on, diff a difference, replay --golden a mismatch); 2 usage
-or I/O trouble; 130 interrupted.`,
+at or above --fail-on, diff a difference, replay --golden a mismatch, test a
+capture that failed); 2 usage or I/O trouble; 130 interrupted.`,
 		Example: `  clawtap classify fixtures/demo.jsonl.zst
   clawtap classify fixtures/demo.jsonl.zst | jq -c 'select(.kind=="runtime-chat")'
   clawtap replay fixtures/stale-terminal.jsonl.zst

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/clawtap/clawtap/internal/output"
+	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/check"
 	"github.com/clawtap/clawtap/pkg/pipeline"
 	"github.com/clawtap/clawtap/pkg/replay"
@@ -32,7 +33,7 @@ type checkFlags struct {
 func (a *app) checkCmd() *cobra.Command {
 	var f checkFlags
 	cmd := &cobra.Command{
-		Use:   "check [FILE|-]",
+		Use:   "check [FILE|-]...",
 		Short: "Find protocol problems in a capture (seq gaps, stuck runs, duplicate finals, …)",
 		Long: `check reads a capture once and reports findings, like a protocol analyser's
 expert info: frame seq gaps, runs that never end or end twice, terminals of an
@@ -49,14 +50,19 @@ is documented with an example in docs/check-rules.md; --list prints them.
 Output (--format): text (the default on a terminal) groups findings by
 severity and rule; table is a row per finding; json (the default when piped)
 is one finding per line, then a {"summary":…} line. Exit status 1 when a
-finding at or above --fail-on (default error) exists, so CI can gate on it.`,
+finding at or above --fail-on (default error) exists, so CI can gate on it.
+
+Several captures print a section each (a "==> FILE <==" heading, or a
+"file" key on every json line) and exit with the worst code; clawtap test
+runs a folder of captures against their expectations.`,
 		Example: `  clawtap check fixtures/stale-terminal.jsonl.zst
   clawtap check --fail-on warn fixtures/demo.jsonl.zst || echo "problems found"
   clawtap check --rule seq-gap --rule late-event fixtures/seq-gap.jsonl.zst
   clawtap check --skip replace-delta --slow-ms 2000 fixtures/demo.jsonl.zst
   clawtap check --format json fixtures/stale-terminal.jsonl.zst | jq -c 'select(.severity=="error")'
+  clawtap check fixtures/demo.jsonl.zst fixtures/stale-terminal.jsonl.zst   # a section per file, the worst exit code
   clawtap check --list`,
-		Args:              cobra.MaximumNArgs(1),
+		Args:              cobra.ArbitraryArgs,
 		ValidArgsFunction: captureArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if f.list {
@@ -81,23 +87,25 @@ finding at or above --fail-on (default error) exists, so CI can gate on it.`,
 				return err
 			}
 			opts := check.Options{SlowMs: f.slowMs, IdleMs: f.idleMs, Only: f.rules, Skip: f.skip, NoReplay: f.noReplay}
-			an, err := check.New(opts)
-			if err != nil {
+			if _, err := check.New(opts); err != nil {
 				return usageError("run 'clawtap check --list' for the rule ids", "%v", err)
 			}
-			path := inputArg(args)
-			if err := a.checkStdin(cmd, path); err != nil {
-				return err
-			}
-			var v *validate.Validator
+			var schema *validate.Schema
 			if f.schema != "" {
 				s, err := a.loadSchema(strings.TrimPrefix(f.schema, "builtin"))
 				if err != nil {
 					return err
 				}
-				v = validate.New(s, validate.Options{})
+				schema = s
 			}
-			return a.runCheck(cmd, path, &f.out, failOn, an, v, ui)
+			return a.eachCapture(cmd, args, &f.out, func(path string, r *capture.Reader, s section) error {
+				an, _ := check.New(opts) // a fresh analyzer per capture; opts were checked above
+				var v *validate.Validator
+				if schema != nil {
+					v = validate.New(schema, validate.Options{})
+				}
+				return a.runCheck(path, r, s, failOn, an, v, ui)
+			})
 		},
 	}
 	a.printFlags(cmd, &f.out, output.Text)
@@ -126,17 +134,8 @@ finding at or above --fail-on (default error) exists, so CI can gate on it.`,
 	return cmd
 }
 
-func (a *app) runCheck(cmd *cobra.Command, path string, out *outFlags, failOn check.Severity, an *check.Analyzer, v *validate.Validator, ui string) error {
-	r, err := a.openCapture(path)
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	s, err := a.openSink(cmd, out)
-	if err != nil {
-		return err
-	}
-	p := &output.Check{W: s, Format: s.format, Style: s.style}
+func (a *app) runCheck(path string, r *capture.Reader, s section, failOn check.Severity, an *check.Analyzer, v *validate.Validator, ui string) error {
+	p := &output.Check{W: s.w, Format: s.format, Style: s.style}
 	p.Attach(an)
 	observers := []pipeline.Observer{p, an}
 	if v != nil {
@@ -145,7 +144,7 @@ func (a *app) runCheck(cmd *cobra.Command, path string, out *outFlags, failOn ch
 		p.Rules = append(check.Rules(), validate.Rules()...)
 		observers = append(observers, v)
 	}
-	err = readErr(path, pipeline.New(pipeline.Options{Replay: replay.Options{UI: ui}}, observers...).Run(pipeline.Records(r)))
+	err := readErr(path, pipeline.New(pipeline.Options{Replay: replay.Options{UI: ui}}, observers...).Run(pipeline.Records(r)))
 	a.readSummary(path, r.Stats())
 	sum := an.Summary()
 	if v != nil {
@@ -159,5 +158,5 @@ func (a *app) runCheck(cmd *cobra.Command, path string, out *outFlags, failOn ch
 	if err == nil && sum.Count(failOn) > 0 {
 		err = errFinding
 	}
-	return s.close(err)
+	return err
 }

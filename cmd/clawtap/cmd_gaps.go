@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/clawtap/clawtap/internal/output"
+	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/pipeline"
 	"github.com/spf13/cobra"
 )
@@ -10,7 +11,7 @@ func (a *app) gapsCmd() *cobra.Command {
 	var out outFlags
 	var frameOnly bool
 	cmd := &cobra.Command{
-		Use:   "gaps [FILE|-]",
+		Use:   "gaps [FILE|-]...",
 		Short: "Report frame-level seq gaps per connection",
 		Long: `gaps checks the gateway's frame-level seq on every connection of a capture.
 seq restarts with every connection; connect.challenge, responses and targeted
@@ -27,33 +28,25 @@ one counter across connections).
 Output (--format): json is one finding per line and a last {"summary":...}
 line; table (the default on a terminal) a row per finding, text a sentence per
 finding, both with a verdict line. Exit status 1 when a frame-level gap was
-found, so CI can gate on it.`,
+found, so CI can gate on it. Several captures print a section each (a
+"==> FILE <==" heading, or a "file" key on every json line) and exit with
+the worst code.`,
 		Example: `  clawtap gaps fixtures/seq-gap.jsonl.zst
   clawtap gaps --frame-only fixtures/demo.jsonl.zst || echo "frames were lost"
+  clawtap gaps --format json fixtures/seq-gap.jsonl.zst fixtures/reconnect.jsonl.zst | jq -c 'select(.summary) | {file, gaps: .summary.gaps}'
   clawtap gaps --format json fixtures/seq-gap.jsonl.zst | jq -c 'select(.kind=="gap")'`,
-		Args:              cobra.MaximumNArgs(1),
+		Args:              cobra.ArbitraryArgs,
 		ValidArgsFunction: captureArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			path := inputArg(args)
-			if err := a.checkStdin(cmd, path); err != nil {
+			return a.eachCapture(cmd, args, &out, func(path string, r *capture.Reader, s section) error {
+				p := &output.Gaps{W: s.w, Format: s.format, Style: s.style, FrameOnly: frameOnly}
+				err := readErr(path, pipeline.New(pipeline.Options{}, p).Run(pipeline.Records(r)))
+				a.readSummary(path, r.Stats())
+				if err == nil && p.Summary().Gaps > 0 {
+					err = errFinding
+				}
 				return err
-			}
-			r, err := a.openCapture(path)
-			if err != nil {
-				return err
-			}
-			defer r.Close()
-			s, err := a.openSink(cmd, &out)
-			if err != nil {
-				return err
-			}
-			p := &output.Gaps{W: s, Format: s.format, Style: s.style, FrameOnly: frameOnly}
-			err = readErr(path, pipeline.New(pipeline.Options{}, p).Run(pipeline.Records(r)))
-			a.readSummary(path, r.Stats())
-			if err == nil && p.Summary().Gaps > 0 {
-				err = errFinding
-			}
-			return s.close(err)
+			})
 		},
 	}
 	a.printFlags(cmd, &out, output.Table)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/clawtap/clawtap/internal/output"
+	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/pipeline"
 	"github.com/clawtap/clawtap/pkg/stats"
 	"github.com/spf13/cobra"
@@ -10,7 +11,7 @@ import (
 func (a *app) statsCmd() *cobra.Command {
 	var out outFlags
 	cmd := &cobra.Command{
-		Use:   "stats [FILE|-]",
+		Use:   "stats [FILE|-]...",
 		Short: "Summarise a capture: gateway, connections, frames, runs, delta rates, approvals, gaps, errors",
 		Long: `stats reads a capture once and prints the summary a maintainer reads first:
 the gateway version and protocol (from the hello markers and hello-ok), the
@@ -23,34 +24,25 @@ with latency, approvals, frame seq gaps and errors.
 Output (--format): table (the default on a terminal) is sections of tables,
 text the same sections as lines; json (the default when piped) is one object,
 documented in docs/stats.md, keys in a fixed order. Memory stays flat however
-long the capture.`,
+long the capture. Several captures print a section each (a "==> FILE <=="
+heading, or a "file" key on each json object).`,
 		Example: `  clawtap stats fixtures/demo.jsonl.zst
   clawtap stats --format json fixtures/demo.jsonl.zst | jq '.runs.durationMs'
   clawtap stats --format text fixtures/tool-run.jsonl.zst
+  clawtap stats --format json fixtures/*-run.jsonl.zst | jq -c '{file, runs: .runs.count}'
   zstdcat fixtures/demo.jsonl.zst | clawtap stats -`,
-		Args:              cobra.MaximumNArgs(1),
+		Args:              cobra.ArbitraryArgs,
 		ValidArgsFunction: captureArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			path := inputArg(args)
-			if err := a.checkStdin(cmd, path); err != nil {
+			return a.eachCapture(cmd, args, &out, func(path string, r *capture.Reader, s section) error {
+				c := stats.New()
+				err := readErr(path, pipeline.New(pipeline.Options{}, c).Run(pipeline.Records(r)))
+				a.readSummary(path, r.Stats())
+				if err == nil {
+					err = output.Stats(s.w, s.format, s.style, c.Result(), c.ExtraConnections())
+				}
 				return err
-			}
-			r, err := a.openCapture(path)
-			if err != nil {
-				return err
-			}
-			defer r.Close()
-			s, err := a.openSink(cmd, &out)
-			if err != nil {
-				return err
-			}
-			c := stats.New()
-			err = readErr(path, pipeline.New(pipeline.Options{}, c).Run(pipeline.Records(r)))
-			a.readSummary(path, r.Stats())
-			if err == nil {
-				err = output.Stats(s, s.format, s.style, c.Result(), c.ExtraConnections())
-			}
-			return s.close(err)
+			})
 		},
 	}
 	a.printFlags(cmd, &out, output.Table)

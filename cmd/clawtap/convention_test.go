@@ -40,6 +40,7 @@ func printing(t *testing.T) []struct {
 		{"replay", []string{"replay", fx("stale-terminal")}, 0},
 		{"diff", []string{"diff", fx("streamed-run"), fx("duplicate-final")}, 1},
 		{"validate", []string{"validate", fx("seq-gap")}, 1},
+		{"test", []string{"test", fx("stale-terminal")}, 1},
 	}
 }
 

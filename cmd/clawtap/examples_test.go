@@ -49,7 +49,7 @@ func TestHelpExamplesRun(t *testing.T) {
 		}
 		for _, line := range strings.Split(c.Example, "\n") {
 			line = strings.TrimSpace(line)
-			if !strings.HasPrefix(line, "clawtap ") && !strings.Contains(line, "| clawtap ") {
+			if !strings.HasPrefix(line, "clawtap ") && !strings.Contains(line, "| clawtap ") && !strings.Contains(line, "&& clawtap ") {
 				continue
 			}
 			if why, ok := liveOnly[name]; ok {

@@ -19,16 +19,24 @@ type outFlags struct {
 	format string
 	path   string
 	force  bool
-	human  output.Format // the format on a terminal
+	human  output.Format   // the format on a terminal
+	extra  []output.Format // formats this command prints beyond json|text|table
 }
 
 // printFlags registers --format json|text|table, -o/--output and --force
-// on a command that prints; human is its format on a terminal.
-func (a *app) printFlags(cmd *cobra.Command, f *outFlags, human output.Format) {
-	f.human = human
+// on a command that prints; human is its format on a terminal, extra the
+// formats it prints besides (test: junit).
+func (a *app) printFlags(cmd *cobra.Command, f *outFlags, human output.Format, extra ...output.Format) {
+	f.human, f.extra = human, extra
 	fl := cmd.Flags()
-	fl.StringVar(&f.format, "format", "", "output format: json (NDJSON), text or table (default: "+string(human)+" on a terminal, json otherwise)")
-	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(output.Formats, cobra.ShellCompDirectiveNoFileComp))
+	names := "json (NDJSON), text or table"
+	formats := output.Formats
+	for _, x := range extra {
+		names += " or " + string(x)
+		formats = append(formats[:len(formats):len(formats)], string(x))
+	}
+	fl.StringVar(&f.format, "format", "", "output format: "+names+" (default: "+string(human)+" on a terminal, json otherwise)")
+	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(formats, cobra.ShellCompDirectiveNoFileComp))
 	a.fileFlags(cmd, f, "-", "write the output to FILE (- is stdout)")
 	// A bad --format is a usage error before any input is read.
 	cmd.PreRunE = func(*cobra.Command, []string) error {
@@ -38,9 +46,18 @@ func (a *app) printFlags(cmd *cobra.Command, f *outFlags, human output.Format) {
 }
 
 func (f *outFlags) parsedFormat() (output.Format, error) {
+	for _, x := range f.extra {
+		if strings.EqualFold(f.format, string(x)) {
+			return x, nil
+		}
+	}
 	format, err := output.ParseFormat(f.format)
 	if err != nil {
-		return "", usageError("use --format "+strings.Join(output.Formats, "|"), "%v", err)
+		names := strings.Join(output.Formats, "|")
+		for _, x := range f.extra {
+			names += "|" + string(x)
+		}
+		return "", usageError("use --format "+names, "%v", err)
 	}
 	return format, nil
 }

@@ -1,0 +1,211 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/clawtap/clawtap/internal/output"
+	"github.com/clawtap/clawtap/pkg/replay"
+	"github.com/clawtap/clawtap/pkg/suite"
+	"github.com/spf13/cobra"
+)
+
+// junit is the test command's extra report format.
+const junit output.Format = suite.FormatJUnit
+
+type suiteFlags struct {
+	out     outFlags
+	jobs    int
+	update  bool
+	uis     []string
+	timings bool
+}
+
+func (a *app) testCmd() *cobra.Command {
+	var f suiteFlags
+	cmd := &cobra.Command{
+		Use:   "test [DIR|FILE|GLOB]...",
+		Short: "Run a folder of captures as a regression suite: replay goldens and check expectations, in parallel",
+		Long: `test runs every capture of a suite the way CI wants: for each capture, and
+each UI it is tested under, one pass replays it and runs check; the replay
+must equal the capture's golden file and check's findings its expectations.
+
+A folder is searched recursively for *.jsonl.zst and *.jsonl captures
+(folders starting with a dot are skipped); a file is taken whatever its name;
+a quoted glob is expanded. With no argument: testdata/ when it exists, else
+the current folder. Beside NAME.jsonl.zst live
+  NAME.golden          what 'clawtap replay --golden' writes (the default UI)
+  NAME.<ui>.golden     the same under another UI
+  NAME.expect.json     per UI, the findings check must report (rule,
+                       severity, record, run), as a set
+A capture is tested under the UIs its expectations name, else the default
+one; --ui picks them instead (all for every UI clawtap models).
+
+--update writes the goldens and expectations (only the files that change);
+without it nothing is written. Review the diff and commit it.
+
+Captures run in parallel (-j, default the number of CPUs); results print in
+path order, the same bytes whatever -j is. Output (--format): text on a
+terminal (a line per capture, the diff and the findings of every failure,
+then a summary table), table (a row per capture and UI), json when piped (one
+line per capture, then a {"summary":…} line), junit (JUnit XML for GitLab,
+Jenkins and GitHub test reporters). Times are shown on a terminal, or with
+--timings. With GITHUB_ACTIONS=true, each failure is also a ::error
+annotation on stdout (on stderr when stdout carries the json or junit
+report). docs/ci.md has CI recipes and the file formats.
+
+Exit status: 0 every capture passed (or was updated), 1 a capture failed,
+2 a capture could not be tested (unreadable capture or expectation file) or
+usage trouble.`,
+		Example: `  clawtap test 'fixtures/*-run.jsonl.zst'                     # exit 1 here: fixtures/ has no goldens
+  mkdir -p suite && cp fixtures/demo.jsonl.zst fixtures/seq-gap.jsonl.zst suite/ && clawtap test --update suite
+  mkdir -p suite && cp fixtures/demo.jsonl.zst suite/ && clawtap test --update suite && clawtap test -j 2 suite
+  clawtap test --format junit -o report.xml fixtures/stale-terminal.jsonl.zst
+  clawtap test --format json 'fixtures/*-run.jsonl.zst' | jq -c '{file, status}'`,
+		Args:              cobra.ArbitraryArgs,
+		ValidArgsFunction: suiteArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.runSuite(cmd, args, &f)
+		},
+	}
+	a.printFlags(cmd, &f.out, output.Text, junit)
+	fl := cmd.Flags()
+	fl.IntVarP(&f.jobs, "jobs", "j", runtime.NumCPU(), "captures tested at once")
+	fl.BoolVar(&f.update, "update", false, "write the goldens and expectations instead of comparing (only files that change)")
+	fl.StringSliceVar(&f.uis, "ui", nil, "test under these UIs ("+strings.Join(replay.UIs, ", ")+", or all; repeatable; default: the UIs each capture's expectations name, else "+suite.DefaultUI()+")")
+	fl.BoolVar(&f.timings, "timings", false, "show each capture's time and the suite's (default: on a terminal); times make the output differ between runs")
+	_ = cmd.RegisterFlagCompletionFunc("ui", cobra.FixedCompletions(append(slices.Clone(replay.UIs), "all"), cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+// suiteArgs completes folders and captures.
+func suiteArgs(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	return []string{"zst", "jsonl"}, cobra.ShellCompDirectiveFilterFileExt
+}
+
+func (a *app) runSuite(cmd *cobra.Command, args []string, f *suiteFlags) error {
+	if f.jobs < 1 {
+		return usageError("give -j 1 or more", "invalid -j %d", f.jobs)
+	}
+	uis, err := parseUIs(f.uis)
+	if err != nil {
+		return err
+	}
+	if len(args) == 0 {
+		args = suite.DefaultDirs()
+	}
+	caps, err := suite.Discover(args)
+	if err != nil {
+		return usageError("name a folder of captures (*.jsonl.zst, *.jsonl), capture files or a glob", "%v", err)
+	}
+	s, err := a.openSink(cmd, &f.out)
+	if err != nil {
+		return err
+	}
+	terminal := s.dest.IsStdout() && a.stdoutIsTTY()
+	timed := terminal
+	if cmd.Flags().Changed("timings") {
+		timed = f.timings
+	}
+	style := s.style
+	if s.format == output.JSON || s.format == junit {
+		style = output.Style{}
+	}
+	rep := &suite.Report{W: s, Format: string(s.format), Style: style, Timings: timed}
+	cfg := suite.Config{UIs: uis, Update: f.update, Jobs: f.jobs}
+	var start time.Time
+	if timed {
+		cfg.Now = time.Now
+		start = time.Now()
+	}
+	annotations := a.annotationsTo(s)
+
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err = suite.Run(ctx, caps, cfg, func(r *suite.Result) error {
+		for _, n := range r.Notes {
+			a.warnf("%s: %s", r.Capture.Path, n)
+		}
+		for _, n := range r.Info {
+			a.infof("%s: %s", r.Capture.Path, n)
+		}
+		if annotations != nil {
+			if err := suite.Annotate(annotations, r); err != nil {
+				return err
+			}
+		}
+		return rep.Result(r)
+	})
+	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+		s.close(err)
+		return &exitError{code: exitInterrupted, err: errors.New("interrupted; the files under way were left as they were")}
+	}
+	if err == nil {
+		var elapsed time.Duration
+		if timed {
+			elapsed = time.Since(start)
+		}
+		err = rep.End(elapsed)
+	}
+	t := rep.Totals()
+	if err == nil && t.Failed > 0 {
+		err = errFinding
+	}
+	if err = s.close(err); err != nil && err != errFinding {
+		return err
+	}
+	if t.Errors > 0 {
+		return &exitError{code: exitTrouble, err: fmt.Errorf("%d of %d capture(s) could not be tested", t.Errors, t.Captures),
+			hint: "the report names each one and why; fix or remove the file"}
+	}
+	return err
+}
+
+// parseUIs reads --ui: names from replay.UIs, or all.
+func parseUIs(names []string) ([]string, error) {
+	if len(names) == 0 {
+		return nil, nil
+	}
+	var uis []string
+	for _, n := range names {
+		if n == "all" {
+			return slices.Clone(replay.UIs), nil
+		}
+		ui, err := replay.ParseUI(strings.TrimSpace(n))
+		if err != nil {
+			return nil, usageError("use --ui "+strings.Join(replay.UIs, "|")+"|all", "%v", err)
+		}
+		if !slices.Contains(uis, ui) {
+			uis = append(uis, ui)
+		}
+	}
+	// The order of replay.UIs, whatever the order asked.
+	slices.SortFunc(uis, func(x, y string) int { return slices.Index(replay.UIs, x) - slices.Index(replay.UIs, y) })
+	return uis, nil
+}
+
+// annotationsTo is where GitHub Actions annotations go when
+// GITHUB_ACTIONS=true: stdout, which the runner reads, into the report
+// itself when that is text on stdout, else beside it; stderr when the
+// report on stdout is json or junit, which annotations would break.
+func (a *app) annotationsTo(s *sink) io.Writer {
+	if a.getenv("GITHUB_ACTIONS") != "true" {
+		return nil
+	}
+	if !s.dest.IsStdout() {
+		return a.stdout
+	}
+	if s.format == output.JSON || s.format == junit {
+		return a.stderr
+	}
+	return s
+}

@@ -1,0 +1,154 @@
+package suite
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Capture is one capture of a suite and the files beside it that hold its
+// expectations.
+type Capture struct {
+	// Path is the capture file, as found (relative paths stay relative).
+	Path string
+	// Base is Path without its capture extension: the golden file of the
+	// default UI is Base+".golden", another UI's Base+"."+ui+".golden",
+	// the expectations Base+".expect.json".
+	Base string
+}
+
+// Golden is the golden file of a UI; def is the default UI, whose file
+// has no UI in its name.
+func (c *Capture) Golden(ui, def string) string {
+	if ui == def {
+		return c.Base + ".golden"
+	}
+	return c.Base + "." + ui + ".golden"
+}
+
+// ExpectPath is the capture's expectation file.
+func (c *Capture) ExpectPath() string { return c.Base + ".expect.json" }
+
+// captureExts are the names a folder's captures end in, longest first.
+var captureExts = []string{".jsonl.zst", ".jsonl"}
+
+// isCaptureName reports whether a file in a folder is taken as a capture.
+func isCaptureName(name string) bool {
+	for _, ext := range captureExts {
+		if strings.HasSuffix(name, ext) && len(name) > len(ext) {
+			return true
+		}
+	}
+	return false
+}
+
+// baseName strips a capture extension; a file named on the command line
+// with another name loses its last extension (and a .zst before it).
+func baseName(path string) string {
+	for _, ext := range captureExts {
+		if s, ok := strings.CutSuffix(path, ext); ok && !strings.HasSuffix(s, string(filepath.Separator)) && s != "" {
+			return s
+		}
+	}
+	s := strings.TrimSuffix(path, ".zst")
+	if ext := filepath.Ext(s); ext != "" && len(ext) < len(filepath.Base(s)) {
+		s = strings.TrimSuffix(s, ext)
+	}
+	return s
+}
+
+// DefaultDirs are where a suite is looked for when no argument is given:
+// testdata/ when it exists, else the current folder.
+func DefaultDirs() []string {
+	if fi, err := os.Stat("testdata"); err == nil && fi.IsDir() {
+		return []string{"testdata"}
+	}
+	return []string{"."}
+}
+
+// Discover finds the captures the arguments name: a folder is searched
+// recursively for *.jsonl.zst and *.jsonl files (folders whose name starts
+// with a dot are skipped), a file is taken whatever its name, and an
+// argument holding *, ? or [ that names no file is a glob (the shell's
+// job, done here too for CI configs that quote it). The result is sorted
+// by path and without duplicates. An argument that matches nothing, or two
+// captures that would share a golden file, is an error.
+func Discover(args []string) ([]Capture, error) {
+	seen := make(map[string]bool)
+	var paths []string
+	add := func(p string) {
+		p = filepath.Clean(p)
+		if !seen[p] {
+			seen[p] = true
+			paths = append(paths, p)
+		}
+	}
+	for _, arg := range args {
+		if arg == "-" {
+			return nil, errors.New("a suite reads capture files, not stdin: name a folder, files or a glob")
+		}
+		matches := []string{arg}
+		if _, err := os.Lstat(arg); err != nil && strings.ContainsAny(arg, "*?[") {
+			m, gerr := filepath.Glob(arg)
+			if gerr != nil {
+				return nil, fmt.Errorf("bad pattern %q: %w", arg, gerr)
+			}
+			if len(m) == 0 {
+				return nil, fmt.Errorf("%s matches no file", arg)
+			}
+			matches = m
+		}
+		for _, p := range matches {
+			fi, err := os.Stat(p)
+			if err != nil {
+				if errors.Is(err, fs.ErrNotExist) {
+					return nil, fmt.Errorf("%s: no such file or folder", p)
+				}
+				return nil, err
+			}
+			if !fi.IsDir() {
+				add(p)
+				continue
+			}
+			found := 0
+			err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+				if err != nil {
+					return err
+				}
+				if d.IsDir() {
+					if path != p && strings.HasPrefix(d.Name(), ".") {
+						return filepath.SkipDir
+					}
+					return nil
+				}
+				if isCaptureName(d.Name()) && (d.Type().IsRegular() || d.Type()&fs.ModeSymlink != 0) {
+					add(path)
+					found++
+				}
+				return nil
+			})
+			if err != nil {
+				return nil, fmt.Errorf("search %s: %w", p, err)
+			}
+			if found == 0 {
+				return nil, fmt.Errorf("%s holds no capture (*.jsonl.zst or *.jsonl)", p)
+			}
+		}
+	}
+	slices.Sort(paths)
+	caps := make([]Capture, 0, len(paths))
+	owner := make(map[string]string)
+	for _, p := range paths {
+		c := Capture{Path: p, Base: baseName(p)}
+		if other, ok := owner[c.Base]; ok {
+			return nil, fmt.Errorf("%s and %s would share the golden file %s: rename one", other, p, c.Base+".golden")
+		}
+		owner[c.Base] = p
+		caps = append(caps, c)
+	}
+	return caps, nil
+}
