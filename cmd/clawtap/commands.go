@@ -18,5 +18,6 @@ func (a *app) commands() []*cobra.Command {
 		a.importCmd(),
 		a.diffCmd(),
 		a.reportCmd(),
+		a.shrinkCmd(),
 	}
 }
