@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -532,4 +534,28 @@ func sortedCopy(s []string) []string {
 	c := slices.Clone(s)
 	slices.Sort(c)
 	return slices.Compact(c)
+}
+
+// The before/after table in docs/shrink.md is what shrink does today.
+func TestDocsTable(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "shrink.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := regexp.MustCompile("(?m)^\\| `([^`]+)` \\| `([^`]+)` \\| (\\d+) → (\\d+) \\| (\\d+) \\|$")
+	rows := row.FindAllStringSubmatch(string(doc), -1)
+	if len(rows) < 10 {
+		t.Fatalf("only %d rows found in docs/shrink.md's table", len(rows))
+	}
+	for _, m := range rows {
+		h, recs := load(t, fixture(m[1]))
+		res, err := Shrink(h, recs, Target{Rule: m[2]}, Options{})
+		if err != nil {
+			t.Errorf("%s %s: %v", m[1], m[2], err)
+			continue
+		}
+		if got := fmt.Sprintf("%d → %d | %d", len(recs), len(res.Kept), res.Tests); got != m[3]+" → "+m[4]+" | "+m[5] {
+			t.Errorf("docs/shrink.md says %s %s: %s → %s records in %s passes; shrink does %s", m[1], m[2], m[3], m[4], m[5], got)
+		}
+	}
 }
