@@ -19,6 +19,8 @@ type shrinkFlags struct {
 	run      string
 	ui       string
 	maxTests int
+	slowMs   int64
+	idleMs   int64
 }
 
 func (a *app) shrinkCmd() *cobra.Command {
@@ -40,7 +42,8 @@ are never kept alone. It keeps the input's header (redacted as the input
 was) with a note saying what it was shrunk for, and its records exactly as
 they were read. The same input gives the same output on every run.
 
---ui picks the UI the replay models, for rules that replay (dropped-final).
+--ui picks the UI the replay models, for rules that replay (dropped-final);
+--slow-ms and --idle-ms are check's, for the rules they tune.
 --max-tests bounds the check passes; when it is reached, the smallest
 capture found so far is written, with a warning. Exit status 2 when the
 input does not show the finding at all. Progress goes to stderr (-q
@@ -61,6 +64,8 @@ to stdout. See docs/shrink.md.`,
 	fl.StringVar(&f.run, "run", "", "keep the rule's finding for this run id")
 	fl.StringVar(&f.ui, "ui", "", "the UI the replay models: "+strings.Join(replay.UIs, " or ")+" (default "+replay.UIs[0]+")")
 	fl.IntVar(&f.maxTests, "max-tests", 0, "stop after this many check passes and write the smallest capture found so far (0: no bound)")
+	fl.Int64Var(&f.slowMs, "slow-ms", check.DefaultSlowMs, "as check's --slow-ms: a response later than this (ms) is slow; an older request with none at the end is unanswered")
+	fl.Int64Var(&f.idleMs, "idle-ms", check.DefaultIdleMs, "as check's --idle-ms: a run without terminal silent this long (ms) before the end is unterminated, not in flight")
 	_ = cmd.RegisterFlagCompletionFunc("rule", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		var ids []string
 		for _, r := range check.Rules() {
@@ -73,7 +78,7 @@ to stdout. See docs/shrink.md.`,
 }
 
 func (a *app) runShrink(cmd *cobra.Command, in string, f *shrinkFlags) error {
-	target := shrink.Target{Rule: f.rule, Run: f.run, UI: f.ui}
+	target := shrink.Target{Rule: f.rule, Run: f.run, UI: f.ui, SlowMs: f.slowMs, IdleMs: f.idleMs}
 	switch {
 	case f.rule == "":
 		return usageError("add --rule RULE; 'clawtap check "+displayName(in)+"' shows the rules it reports", "no --rule given")
@@ -81,6 +86,8 @@ func (a *app) runShrink(cmd *cobra.Command, in string, f *shrinkFlags) error {
 		return usageError("add -o SMALL.jsonl.zst, or -o - for stdout", "no output given")
 	case f.maxTests < 0:
 		return usageError("give a positive number, or 0 for no bound", "--max-tests must not be negative")
+	case f.slowMs <= 0 || f.idleMs <= 0:
+		return usageError("give a positive number of milliseconds", "--slow-ms and --idle-ms must be positive")
 	}
 	if err := target.Validate(); err != nil {
 		hint := "shrink for another rule: 'clawtap check " + displayName(in) + "' lists what the capture shows"

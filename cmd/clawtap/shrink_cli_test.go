@@ -157,6 +157,7 @@ func TestShrinkRefusals(t *testing.T) {
 		{"unknown ui", []string{"shrink", demo, "--rule", "seq-gap", "--ui", "nope", "-o", out}, []string{`unknown UI "nope"`, "--ui " + strings.Join(replay.UIs, "|")}},
 		{"truncation", []string{"shrink", fixture(t, "truncated.jsonl.zst"), "--rule", "capture-truncated", "-o", out}, []string{"capture-truncated cannot be shrunk", "shrink for another rule"}},
 		{"negative bound", []string{"shrink", demo, "--rule", "seq-gap", "--max-tests", "-1", "-o", out}, []string{"--max-tests must not be negative"}},
+		{"zero threshold", []string{"shrink", demo, "--rule", "slow-response", "--slow-ms", "0", "-o", out}, []string{"--slow-ms and --idle-ms must be positive"}},
 		{"not a capture", []string{"shrink", filepath.Join(repoRoot(t), "README.md"), "--rule", "seq-gap", "-o", out}, []string{"not a clawtap capture"}},
 		{"input is output", []string{"shrink", demo, "--rule", "seq-gap", "-o", demo, "--force"}, []string{"is the input"}},
 	} {
@@ -198,5 +199,21 @@ func TestShrinkCompletion(t *testing.T) {
 				t.Errorf("completing %v: %q lacks %q", c.args, r.stdout, w)
 			}
 		}
+	}
+}
+
+// --slow-ms is check's: a finding check makes only with it is shrunk with it.
+func TestShrinkSlowMs(t *testing.T) {
+	demo := fixture(t, "demo.jsonl.zst")
+	if r := run(t, "", "shrink", demo, "--rule", "slow-response", "-o", "-"); r.code != 2 {
+		t.Fatalf("without --slow-ms the demo has no slow response: exit %d", r.code)
+	}
+	r := run(t, "", "shrink", demo, "--rule", "slow-response", "--slow-ms", "10", "-o", "-")
+	if r.code != 0 || !strings.Contains(r.stderr, "38 → 6 records") {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	c := run(t, r.stdout, "check", "--rule", "slow-response", "--slow-ms", "10", "--format", "json", "-")
+	if !strings.Contains(c.stdout, `"rule":"slow-response"`) {
+		t.Fatalf("the small capture: %s", c.stdout)
 	}
 }

@@ -34,6 +34,14 @@ type Target struct {
 	Rule string
 	Run  string // "" for any run
 	UI   string // a replay.UIs name; "" is the default UI
+	// SlowMs and IdleMs are check's thresholds (check.Options); 0 means
+	// check's defaults.
+	SlowMs, IdleMs int64
+}
+
+// options are the check options a pass runs with: the rule alone.
+func (t Target) options() check.Options {
+	return check.Options{Only: []string{t.Rule}, SlowMs: t.SlowMs, IdleMs: t.IdleMs}
 }
 
 // String describes the target for messages: "duplicate-terminal (run r1)".
@@ -133,6 +141,9 @@ func (t Target) Validate() error {
 	}
 	if _, err := replay.ParseUI(t.UI); err != nil {
 		return err
+	}
+	if t.SlowMs < 0 || t.IdleMs < 0 {
+		return errors.New("the slow and idle thresholds must not be negative")
 	}
 	return nil
 }
@@ -274,7 +285,7 @@ type predicate struct {
 
 func newPredicate(h *capture.Header, recs []capture.Record, t Target) *predicate {
 	pr := &predicate{h: h, recs: recs, t: t}
-	if an, err := check.New(check.Options{Only: []string{t.Rule}}); err == nil {
+	if an, err := check.New(t.options()); err == nil {
 		pr.replays = an.Needs()&pipeline.Replay != 0
 	}
 	rule, _ := check.LookupRule(t.Rule)
@@ -351,7 +362,7 @@ func (pr *predicate) same(f *check.Finding, idx []int) bool {
 // run is one pipeline pass of check, with only the target's rule on,
 // over the records with these indices.
 func (pr *predicate) run(idx []int, onFinding func(*check.Finding) error) error {
-	an, err := check.New(check.Options{Only: []string{pr.t.Rule}})
+	an, err := check.New(pr.t.options())
 	if err != nil {
 		return err
 	}
