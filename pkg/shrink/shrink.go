@@ -212,12 +212,12 @@ func Shrink(h *capture.Header, recs []capture.Record, t Target, opts Options) (*
 
 // byConnection drops whole connections.
 func (s *search) byConnection() {
-	var items [][]int
-	for c := range s.plan.conns {
-		if it := s.keptOf(func(u *unit) bool { return u.conn == c }); len(it) > 0 {
-			items = append(items, it)
-		}
+	items := make([][]int, len(s.plan.conns))
+	for _, k := range s.kept {
+		c := s.plan.units[k].conn
+		items[c] = append(items[c], k)
 	}
+	items = slices.DeleteFunc(items, func(it []int) bool { return len(it) == 0 })
 	if len(items) > 1 {
 		s.kept = flatten(s.ddmin(nil, items))
 	}
@@ -254,17 +254,6 @@ func (s *search) byUnit() {
 	if len(items) > 1 {
 		s.kept = flatten(s.ddmin(nil, items))
 	}
-}
-
-// keptOf lists the kept units that match.
-func (s *search) keptOf(match func(*unit) bool) []int {
-	var out []int
-	for _, k := range s.kept {
-		if match(&s.plan.units[k]) {
-			out = append(out, k)
-		}
-	}
-	return out
 }
 
 // predicate runs check over candidate record sets.
