@@ -133,6 +133,7 @@ func (a *app) runShrink(cmd *cobra.Command, in string, f *shrinkFlags) error {
 		msg += " → " + f.out.path
 	}
 	a.infof("%s", msg)
+	a.infof("shrink: %s at record %d: %s", res.Finding.Rule, res.Finding.I, res.Finding.Message)
 	return nil
 }
 

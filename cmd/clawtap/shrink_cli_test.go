@@ -107,6 +107,11 @@ func TestShrinkToStdoutAndQuiet(t *testing.T) {
 	if c.code != 1 || !strings.Contains(c.stdout, `"rule":"dropped-final"`) {
 		t.Fatalf("check of the stdout capture: exit %d %s %s", c.code, c.stdout, c.stderr)
 	}
+	// And from stdin: a shrunk capture keeps all of itself.
+	again := run(t, r.stdout, "shrink", "-", "--rule", "dropped-final", "-o", "-")
+	if again.code != 0 || again.stdout == "" || !strings.Contains(again.stderr, "shrink: 8 → 8 records") || !strings.Contains(again.stderr, "shrink: dropped-final at record 7: Replay: run ") {
+		t.Fatalf("from stdin: exit %d, %s", again.code, again.stderr)
+	}
 }
 
 func TestShrinkRun(t *testing.T) {
