@@ -18,6 +18,7 @@ func (a *app) commands() []*cobra.Command {
 		a.importCmd(),
 		a.diffCmd(),
 		a.reportCmd(),
+		a.shrinkCmd(),
 		a.testCmd(),
 	}
 }

@@ -1,0 +1,194 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/clawtap/clawtap/pkg/capture"
+	"github.com/clawtap/clawtap/pkg/check"
+	"github.com/clawtap/clawtap/pkg/replay"
+	"github.com/clawtap/clawtap/pkg/shrink"
+	"github.com/spf13/cobra"
+)
+
+type shrinkFlags struct {
+	out      outFlags
+	rule     string
+	run      string
+	ui       string
+	maxTests int
+	slowMs   int64
+	idleMs   int64
+}
+
+func (a *app) shrinkCmd() *cobra.Command {
+	var f shrinkFlags
+	cmd := &cobra.Command{
+		Use:   "shrink CAPTURE --rule RULE -o SMALL",
+		Short: "Cut a capture down to the few records that still show one check finding",
+		Long: `shrink turns a long capture into the handful of records a bug report needs:
+it removes records for as long as check still reports the same finding —
+the first finding of --rule (for --run, when given), at the same record,
+with the same severity — and writes what is left. The search is delta
+debugging (ddmin): whole connections first, then whole runs, then single
+records, until removing any one of them loses the finding.
+
+The result is a valid capture that replays: a kept frame keeps its
+connection's handshake (open and hello markers, challenge, connect request
+and response), a dropped connection takes its markers with it, and markers
+are never kept alone. It keeps the input's header (redacted as the input
+was) with a note saying what it was shrunk for, and its records exactly as
+they were read. The same input gives the same output on every run.
+
+--ui picks the UI the replay models, for rules that replay (dropped-final);
+--slow-ms and --idle-ms are check's, for the rules they tune.
+--max-tests bounds the check passes; when it is reached, the smallest
+capture found so far is written, with a warning. Exit status 2 when the
+input does not show the finding at all. Progress goes to stderr (-q
+silences it). SMALL ending in .zst is zstd-compressed; - writes JSON Lines
+to stdout. See docs/shrink.md.`,
+		Example: `  clawtap shrink fixtures/duplicate-final.jsonl.zst --rule duplicate-terminal -o small.jsonl.zst
+  clawtap shrink fixtures/stale-terminal.jsonl.zst --rule dropped-final --ui clawboo -o small.jsonl
+  clawtap shrink fixtures/exec-approval.jsonl.zst --rule run-seq-jump --run 990e77be-a691-4d68-a4b9-379b3c203882 --max-tests 50 -o - | clawtap check --rule run-seq-jump --format json`,
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: captureArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.runShrink(cmd, args[0], &f)
+		},
+	}
+	a.fileFlags(cmd, &f.out, "", "the small capture to write (required): FILE, FILE.zst (compressed), or - for stdout")
+	fl := cmd.Flags()
+	fl.StringVar(&f.rule, "rule", "", "the check rule whose finding to keep (required; clawtap check --list names them)")
+	fl.StringVar(&f.run, "run", "", "keep the rule's finding for this run id")
+	fl.StringVar(&f.ui, "ui", "", "the UI the replay models: "+strings.Join(replay.UIs, " or ")+" (default "+replay.UIs[0]+")")
+	fl.IntVar(&f.maxTests, "max-tests", 0, "stop after this many check passes and write the smallest capture found so far (0: no bound)")
+	fl.Int64Var(&f.slowMs, "slow-ms", check.DefaultSlowMs, "as check's --slow-ms: a response later than this (ms) is slow; an older request with none at the end is unanswered")
+	fl.Int64Var(&f.idleMs, "idle-ms", check.DefaultIdleMs, "as check's --idle-ms: a run without terminal silent this long (ms) before the end is unterminated, not in flight")
+	_ = cmd.RegisterFlagCompletionFunc("rule", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		var ids []string
+		for _, r := range check.Rules() {
+			ids = append(ids, r.ID+"\t"+r.Summary)
+		}
+		return ids, cobra.ShellCompDirectiveNoFileComp
+	})
+	_ = cmd.RegisterFlagCompletionFunc("ui", cobra.FixedCompletions(replay.UIs, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+func (a *app) runShrink(cmd *cobra.Command, in string, f *shrinkFlags) error {
+	target := shrink.Target{Rule: f.rule, Run: f.run, UI: f.ui, SlowMs: f.slowMs, IdleMs: f.idleMs}
+	switch {
+	case f.rule == "":
+		return usageError("add --rule RULE; 'clawtap check "+displayName(in)+"' shows the rules it reports", "no --rule given")
+	case f.out.path == "":
+		return usageError("add -o SMALL.jsonl.zst, or -o - for stdout", "no output given")
+	case f.maxTests < 0:
+		return usageError("give a positive number, or 0 for no bound", "--max-tests must not be negative")
+	case f.slowMs <= 0 || f.idleMs <= 0:
+		return usageError("give a positive number of milliseconds", "--slow-ms and --idle-ms must be positive")
+	}
+	if err := target.Validate(); err != nil {
+		hint := "shrink for another rule: 'clawtap check " + displayName(in) + "' lists what the capture shows"
+		if _, known := check.LookupRule(f.rule); !known {
+			hint = "run 'clawtap check --list' for the rule ids"
+		} else if _, uiErr := replay.ParseUI(f.ui); uiErr != nil {
+			hint = "use --ui " + strings.Join(replay.UIs, "|")
+		}
+		return usageError(hint, "%v", err)
+	}
+	if err := a.checkStdin(cmd, in); err != nil {
+		return err
+	}
+	if sameFile(in, f.out.path) {
+		return usageError("write to a new file", "output %s is the input", f.out.path)
+	}
+	h, recs, err := a.readRecords(in)
+	if err != nil {
+		return err
+	}
+	res, err := shrink.Shrink(h, recs, target, shrink.Options{
+		MaxTests: f.maxTests,
+		Progress: func(p shrink.Progress) {
+			a.infof("shrink: by %s: %d records (%d %s)", strings.TrimSuffix(p.Stage, "s"), p.Kept, p.Tests, plural(p.Tests, "test", "tests"))
+		},
+	})
+	var ns *shrink.NotShownError
+	switch {
+	case errors.As(err, &ns):
+		return usageError("run 'clawtap check --rule "+f.rule+" "+displayName(in)+"' to see what it reports; shrink keeps a finding, it cannot make one",
+			"%s does not show %s: %v", displayName(in), target, err)
+	case err != nil:
+		return &exitError{code: exitTrouble, err: fmt.Errorf("shrink %s: %w", displayName(in), err)}
+	}
+	if err := a.writeShrunk(cmd, &f.out, shrink.Header(h, recs, target, res), res.Records(recs)); err != nil {
+		return err
+	}
+	if res.Exhausted {
+		a.warnf("--max-tests %d reached: the capture written still shows %s, but a smaller one may exist", f.maxTests, target)
+	}
+	msg := fmt.Sprintf("shrink: %d → %d records (%d %s)", res.Total, len(res.Kept), res.Tests, plural(res.Tests, "test", "tests"))
+	if f.out.path != "-" {
+		msg += " → " + f.out.path
+	}
+	a.infof("%s", msg)
+	a.infof("shrink: %s at record %d: %s", res.Finding.Rule, res.Finding.I, res.Finding.Message)
+	return nil
+}
+
+// readRecords reads a whole capture into memory, reporting what the
+// reader stepped over as every command does.
+func (a *app) readRecords(in string) (*capture.Header, []capture.Record, error) {
+	r, err := a.openCapture(in)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer r.Close()
+	var recs []capture.Record
+	for {
+		rec, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, nil, inputError(in, err)
+		}
+		recs = append(recs, *rec.Clone())
+	}
+	a.readSummary(in, r.Stats())
+	return r.Header(), recs, nil
+}
+
+// writeShrunk writes the shrunk capture through the safe writer.
+func (a *app) writeShrunk(cmd *cobra.Command, out *outFlags, h capture.Header, recs []capture.Record) error {
+	w, err := a.writeCapture(cmd, out)
+	if err != nil {
+		return err
+	}
+	err = w.WriteHeader(h)
+	for i := 0; i < len(recs) && err == nil; i++ {
+		err = w.Write(&recs[i])
+	}
+	if err != nil {
+		w.abort()
+		if isBrokenPipe(err) {
+			return nil
+		}
+		return &exitError{code: exitTrouble, err: fmt.Errorf("write %s: %w", out.path, err)}
+	}
+	if err := w.commit(); err != nil {
+		if isBrokenPipe(err) {
+			return nil
+		}
+		return &exitError{code: exitTrouble, err: err}
+	}
+	return nil
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
