@@ -100,6 +100,25 @@ func TestClassifyPipesIntoIntents(t *testing.T) {
 	}
 }
 
+// classify | intents - : the whole classify stream, markers included, reads
+// as classified events (not as a broken capture) and gives the capture's
+// intents, on every fixture; Claw3D refuses it.
+func TestWholeClassifyStreamIntoIntents(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join(repoRoot(t), "fixtures", "*.jsonl*"))
+	for _, f := range files {
+		cl := run(t, "", "classify", "--format", "json", f)
+		viaPipe := run(t, cl.stdout, "intents", "--format", "json", "-")
+		direct := run(t, "", "intents", "--format", "json", f)
+		if viaPipe.code != 0 || viaPipe.stderr != "" || viaPipe.stdout != direct.stdout {
+			t.Errorf("%s: classify | intents -: exit %d, stderr %q, equal %v", filepath.Base(f), viaPipe.code, viaPipe.stderr, viaPipe.stdout == direct.stdout)
+		}
+	}
+	cl := run(t, "", "classify", "--format", "json", fixture(t, "demo.jsonl.zst"))
+	if r := run(t, cl.stdout, "intents", "--ui", "claw3d", "-"); r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, "classify output") {
+		t.Errorf("claw3d on classify output: exit %d, %q", r.code, r.stderr)
+	}
+}
+
 func TestIntentsHandWrittenLine(t *testing.T) {
 	r := run(t, `{"kind":"summary-refresh","event":"heartbeat"}`+"\n"+`{"kind":"runtime-chat","event":"chat","agentId":"given","sessionKey":"x","timestamp":7,"payload":{"runId":"r","sessionKey":"x","state":"aborted"}}`+"\n", "intents", "-")
 	want := `{"i":0,"t":0,"intent":{"kind":"scheduleSummaryRefresh","plane":"agent","delayMs":750,"includeHeartbeatRefresh":true}}` + "\n" +

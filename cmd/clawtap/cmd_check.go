@@ -116,7 +116,7 @@ runs a folder of captures against their expectations.`,
 	fl.StringArrayVar(&f.skip, "skip", nil, "do not run this rule (repeatable)")
 	fl.Int64Var(&f.slowMs, "slow-ms", check.DefaultSlowMs, "a response later than this (ms) is slow; an older request with none at the end is unanswered")
 	fl.Int64Var(&f.idleMs, "idle-ms", check.DefaultIdleMs, "a run without terminal silent this long (ms) before the end is unterminated, not in flight")
-	fl.BoolVar(&f.noReplay, "no-replay", false, "do not replay the capture through the UI pipeline (turns off dropped-final; faster)")
+	fl.BoolVar(&f.noReplay, "no-replay", false, "do not replay the capture through the UI model (faster; turns off the rules that read the replay: dropped-final, lost-reply, ghost-stream, billing)")
 	fl.BoolVar(&f.list, "list", false, "list the rules with their default severity and exit")
 	fl.StringVar(&f.schema, "schema", "", "also validate every frame against the gateway protocol's JSON Schema: \"builtin\" for the snapshot clawtap ships, or a protocol.schema.json or a folder holding one (see clawtap validate)")
 	fl.Lookup("schema").NoOptDefVal = "builtin"

@@ -123,7 +123,8 @@ func (a *app) openEvents(path string) (eventSource, func(), error) {
 }
 
 // isClassifiedStream peeks at the first non-blank line: a JSON object with a
-// "kind" and none of a capture's or a frame's keys.
+// "kind" and none of a capture's or a frame's keys (a classified marker
+// keeps its "mark"; a capture's records never have a "kind").
 func isClassifiedStream(br *bufio.Reader) bool {
 	for n := 4096; ; n *= 4 {
 		peek, err := br.Peek(n)
@@ -151,7 +152,7 @@ func isClassifiedStream(br *bufio.Reader) bool {
 			switch string(k) {
 			case "kind":
 				kind = true
-			case "clawtap", "frame", "mark", "raw", "type":
+			case "clawtap", "frame", "raw", "type":
 				other = true
 			}
 			return true

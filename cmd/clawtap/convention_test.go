@@ -125,8 +125,11 @@ func TestConventionColour(t *testing.T) {
 // that names the command.
 func TestConventionUsageErrors(t *testing.T) {
 	for _, c := range printing(t) {
-		for _, extra := range [][]string{{"--bogus"}, {"--format", "yaml"}} {
+		for _, extra := range [][]string{{"--bogus"}, {"--format", "yaml"}, {"-o", "json"}, {"--output", "table"}} {
 			r := run(t, "", append(append([]string{}, c.args...), extra...)...)
+			if _, err := os.Stat(extra[len(extra)-1]); err == nil {
+				t.Errorf("%s %v wrote a file named %s", c.name, extra, extra[len(extra)-1])
+			}
 			if r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, "clawtap: error:") || !strings.Contains(r.stderr, "clawtap: hint:") {
 				t.Errorf("%s %v: exit %d, stdout %q, stderr %q", c.name, extra, r.code, r.stdout, r.stderr)
 			}
@@ -134,6 +137,9 @@ func TestConventionUsageErrors(t *testing.T) {
 				t.Errorf("%s: the hint does not point at its own help: %q", c.name, r.stderr)
 			}
 		}
+	}
+	if r := run(t, "", "replay", "--ui", "claw3d", "--history-sync", fixture(t, "demo.jsonl.zst")); r.code != 2 || !strings.Contains(r.stderr, "--history-sync") {
+		t.Errorf("replay --ui claw3d --history-sync: exit %d, %q", r.code, r.stderr)
 	}
 	if r := run(t, "", "nope"); r.code != 2 {
 		t.Errorf("unknown command: exit %d", r.code)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/clawtap/clawtap/internal/output"
@@ -38,8 +39,14 @@ func (a *app) printFlags(cmd *cobra.Command, f *outFlags, human output.Format, e
 	fl.StringVar(&f.format, "format", "", "output format: "+names+" (default: "+string(human)+" on a terminal, json otherwise)")
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(formats, cobra.ShellCompDirectiveNoFileComp))
 	a.fileFlags(cmd, f, "-", "write the output to FILE (- is stdout)")
-	// A bad --format is a usage error before any input is read.
+	// A bad --format is a usage error before any input is read, and so is
+	// -o json|text|table: -o used to be the format, and an old script
+	// must not silently write a file named json.
 	cmd.PreRunE = func(*cobra.Command, []string) error {
+		if slices.Contains(output.Formats, f.path) {
+			return usageError("use --format "+f.path+" for the format, or -o ./"+f.path+" for a file of that name",
+				"-o %s names a file now, not the format", f.path)
+		}
 		_, err := f.parsedFormat()
 		return err
 	}

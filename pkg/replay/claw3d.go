@@ -103,7 +103,9 @@ func (c *claw3dUI) dispose(reason string) {
 		e.addEffect(Effect{Type: EffDrop, Patches: c.patches(dropped)})
 	}
 	c.newPipeline()
-	c.connected = true
+	// After a close the UI is disconnected until the next connection opens;
+	// a reconnect's first record is that connection.
+	c.connected = reason != "close"
 }
 
 func (c *claw3dUI) closedRuns() []handler.ClosedRun {

@@ -485,3 +485,53 @@ func TestHandlerConstantsVisible(t *testing.T) {
 		t.Fatal("a documented constant changed")
 	}
 }
+
+// TestClaw3DTranscriptCap: Claw3D keeps 600 transcript entries, and the
+// transcript says so.
+func TestClaw3DTranscriptCap(t *testing.T) {
+	var recs []*capture.Record
+	for i := range 310 { // a [[meta]] line and the reply per run: 620 entries
+		run := fmt.Sprint("r", i)
+		recs = append(recs, start(int64(i*100), run), final(int64(i*100+10), run, fmt.Sprint("reply ", i)), end(int64(i*100+20), run))
+	}
+	l := replayAll(t, Options{UI: UIClaw3D}, recs...)
+	a := l.e.State().Agent("main")
+	if a == nil || len(a.Lines()) != 600 || a.LinesDropped() != 20 {
+		t.Fatalf("claw3d keeps 600 entries: %v", a)
+	}
+	tr := string(l.f.AppendTranscriptText(nil, l.e.State(), StateFilter{}))
+	if !strings.Contains(tr, "(600 line(s); 20 older dropped by the 600-line cap)") {
+		t.Errorf("transcript header: %s", tr[:strings.IndexByte(tr, '\n')])
+	}
+}
+
+// TestClaw3DIsDisconnectedAfterAClose: Claw3D refreshes its summary only
+// while connected; after the followed connection's close a presence frame
+// (a late one on the same socket) is ignored, and the next connection
+// connects it again.
+func TestClaw3DIsDisconnectedAfterAClose(t *testing.T) {
+	recs := []*capture.Record{mark(0, 1, capture.MarkOpen), presence(10), mark(100, 1, capture.MarkClose), presence(200),
+		mark(300, 2, capture.MarkOpen), onConn(presence(310), 2)}
+	e := New(Options{UI: UIClaw3D})
+	var reasons []string
+	emit := func(s *Step) error {
+		for _, in := range s.Intents {
+			if b := string(in.AppendJSONAt(nil, 0)); in.IntentKind() == IgnoreKind && strings.Contains(b, "connected") {
+				reasons = append(reasons, fmt.Sprint(s.I, ":", b))
+			}
+		}
+		return nil
+	}
+	for i, r := range recs {
+		r.Index = i
+		if err := e.Record(r, emit); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := e.Finish(emit); err != nil {
+		t.Fatal(err)
+	}
+	if len(reasons) != 1 || !strings.HasPrefix(reasons[0], "3:") {
+		t.Errorf("only the presence after the close is ignored as not connected: %v", reasons)
+	}
+}

@@ -494,7 +494,7 @@ func (f *Formatter) AppendTranscriptText(dst []byte, st *State, flt StateFilter)
 		a := st.agents[id]
 		hdr := "== " + id + " (" + strconv.Itoa(a.n) + " line(s)"
 		if a.dropped > 0 {
-			hdr += "; " + strconv.FormatInt(a.dropped, 10) + " older dropped by the 500-line cap"
+			hdr += "; " + strconv.FormatInt(a.dropped, 10) + " older dropped by the " + strconv.Itoa(st.cap) + "-line cap"
 		}
 		dst = append(dst, paint(s.Header, hdr+") ==")...)
 		dst = append(dst, '\n')
