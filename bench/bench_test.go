@@ -1,5 +1,5 @@
 // Package bench measures clawtap's throughput on a large generated capture
-// (pkg/synth.Large: realistic frames of ~500 bytes, mostly streamed deltas),
+// (internal/synth.Large: realistic frames of ~500 bytes, mostly streamed deltas),
 // next to the floor: the time to merely decompress the capture and split it
 // into lines. Run with `make bench`; CLAWTAP_BENCH_FRAMES sets the size
 // (default 1,000,000).
@@ -22,7 +22,7 @@ import (
 	"github.com/clawtap/clawtap/pkg/pipeline"
 	"github.com/clawtap/clawtap/pkg/policy"
 	"github.com/clawtap/clawtap/pkg/stats"
-	"github.com/clawtap/clawtap/pkg/synth"
+	"github.com/clawtap/clawtap/internal/synth"
 	"github.com/klauspost/compress/zstd"
 )
 

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/clawtap/clawtap/pkg/capture"
-	"github.com/clawtap/clawtap/pkg/synth"
+	"github.com/clawtap/clawtap/internal/synth"
 )
 
 // heapProfile is what memoryRun saw: the heap in use a third of the way

@@ -19,7 +19,7 @@ import (
 
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/gateway"
-	"github.com/clawtap/clawtap/pkg/synth"
+	"github.com/clawtap/clawtap/internal/synth"
 )
 
 var (

@@ -13,7 +13,7 @@ import (
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/pipeline"
 	"github.com/clawtap/clawtap/pkg/replay"
-	"github.com/clawtap/clawtap/pkg/synth"
+	"github.com/clawtap/clawtap/internal/synth"
 )
 
 const mainKey = "agent:main:main"

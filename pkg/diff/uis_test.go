@@ -6,7 +6,7 @@ import (
 
 	"github.com/clawtap/clawtap/pkg/pipeline"
 	"github.com/clawtap/clawtap/pkg/replay"
-	"github.com/clawtap/clawtap/pkg/synth"
+	"github.com/clawtap/clawtap/internal/synth"
 )
 
 func compareUIs(t *testing.T, b []byte, uis [2]string) *UIResult {

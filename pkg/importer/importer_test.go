@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/clawtap/clawtap/pkg/capture"
-	"github.com/clawtap/clawtap/pkg/synth"
+	"github.com/clawtap/clawtap/internal/synth"
 )
 
 // harOf builds a browser HAR export of a synthetic session: one entry per

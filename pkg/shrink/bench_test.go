@@ -6,7 +6,7 @@ import (
 
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/check"
-	"github.com/clawtap/clawtap/pkg/synth"
+	"github.com/clawtap/clawtap/internal/synth"
 )
 
 // BenchmarkShrink shrinks a generated 20,000-frame session (many runs of
