@@ -15,6 +15,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/clawtap/clawtap/internal/synth"
 	"github.com/clawtap/clawtap/pkg/bridge"
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/check"
@@ -22,7 +23,6 @@ import (
 	"github.com/clawtap/clawtap/pkg/pipeline"
 	"github.com/clawtap/clawtap/pkg/policy"
 	"github.com/clawtap/clawtap/pkg/stats"
-	"github.com/clawtap/clawtap/internal/synth"
 	"github.com/klauspost/compress/zstd"
 )
 

@@ -5,8 +5,8 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/internal/synth"
+	"github.com/clawtap/clawtap/pkg/capture"
 )
 
 // heapProfile is what memoryRun saw: the heap in use a third of the way

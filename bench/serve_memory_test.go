@@ -6,9 +6,9 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/clawtap/clawtap/internal/synth"
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/serve"
-	"github.com/clawtap/clawtap/internal/synth"
 )
 
 // TestServeMemoryFlat: serving a capture keeps memory bounded by the

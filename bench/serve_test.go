@@ -17,9 +17,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clawtap/clawtap/internal/synth"
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/gateway"
-	"github.com/clawtap/clawtap/internal/synth"
 )
 
 var (

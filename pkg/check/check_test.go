@@ -10,10 +10,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clawtap/clawtap/internal/synth"
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/pipeline"
 	"github.com/clawtap/clawtap/pkg/replay"
-	"github.com/clawtap/clawtap/internal/synth"
 )
 
 const mainKey = "agent:main:main"

@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clawtap/clawtap/internal/synth"
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/replay"
-	"github.com/clawtap/clawtap/internal/synth"
 )
 
 // stateOnly runs only the rules that read the replayed UI state.

@@ -6,10 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clawtap/clawtap/internal/synth"
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/pipeline"
 	"github.com/clawtap/clawtap/pkg/redact"
-	"github.com/clawtap/clawtap/internal/synth"
 )
 
 func open(t *testing.T, b []byte) *capture.Reader {

@@ -4,9 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clawtap/clawtap/internal/synth"
 	"github.com/clawtap/clawtap/pkg/pipeline"
 	"github.com/clawtap/clawtap/pkg/replay"
-	"github.com/clawtap/clawtap/internal/synth"
 )
 
 func compareUIs(t *testing.T, b []byte, uis [2]string) *UIResult {

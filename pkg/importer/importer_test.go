@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/internal/synth"
+	"github.com/clawtap/clawtap/pkg/capture"
 )
 
 // harOf builds a browser HAR export of a synthetic session: one entry per

@@ -4,9 +4,9 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/clawtap/clawtap/internal/synth"
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/check"
-	"github.com/clawtap/clawtap/internal/synth"
 )
 
 // BenchmarkShrink shrinks a generated 20,000-frame session (many runs of

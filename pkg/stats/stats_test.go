@@ -6,9 +6,9 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/clawtap/clawtap/internal/synth"
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/pipeline"
-	"github.com/clawtap/clawtap/internal/synth"
 )
 
 func collect(t *testing.T, name string) *Stats {

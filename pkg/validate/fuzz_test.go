@@ -4,9 +4,9 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/clawtap/clawtap/internal/synth"
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/check"
-	"github.com/clawtap/clawtap/internal/synth"
 )
 
 // FuzzValidate: any frame, on a connection in any state, gives findings
