@@ -6,10 +6,12 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/clawtap/clawtap/internal/human"
 	"github.com/clawtap/clawtap/pkg/bridge"
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/gaps"
 	"github.com/clawtap/clawtap/pkg/jsonx"
+	"github.com/clawtap/clawtap/pkg/message"
 	"github.com/clawtap/clawtap/pkg/outcome"
 	"github.com/clawtap/clawtap/pkg/pipeline"
 	"github.com/clawtap/clawtap/pkg/replay"
@@ -680,7 +682,7 @@ func (a *Analyzer) chat(cs *connState, rec *capture.Record, ev *bridge.Event) {
 		var next string
 		have := false
 		if jsonx.KindOf(cp.Message) == jsonx.Object {
-			next, have = textOf(cp.Message)
+			next, have = message.Text(cp.Message)
 		}
 		if !have {
 			if dt, ok := cp.DeltaTextString(); ok {
@@ -1261,19 +1263,7 @@ func endSentence(s string) string {
 	return s + "."
 }
 
-// clip shortens s to n runes with an ellipsis, on one line.
-func clip(s string, n int) string {
-	s = strings.Map(func(r rune) rune {
-		if r == '\n' || r == '\r' || r == '\t' {
-			return ' '
-		}
-		return r
-	}, s)
-	rs := []rune(s)
-	if len(rs) <= n {
-		return s
-	}
-	return string(rs[:n-1]) + "…"
-}
+// clip keeps a quoted value on one line and short.
+func clip(s string, n int) string { return human.Clip(human.Flat(s), n) }
 
 func clipQuote(s string, n int) string { return strconv.Quote(clip(s, n)) }

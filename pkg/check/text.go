@@ -9,44 +9,6 @@ import (
 	"github.com/clawtap/clawtap/pkg/message"
 )
 
-// textOf is the visible text a UI shows for a chat message (extractText).
-func textOf(msg []byte) (string, bool) { return message.Text(msg) }
-
-// rawText is a message's text before any tag stripping: a string content,
-// else the text blocks joined with "\n", else message.text.
-func rawText(msg []byte) (string, bool) {
-	content, _ := jsonx.Get(msg, "content")
-	switch jsonx.KindOf(content) {
-	case jsonx.String:
-		return jsonx.Str(content)
-	case jsonx.Array:
-		var b strings.Builder
-		n := 0
-		_ = jsonx.ArrayEach(content, func(e []byte) bool {
-			if jsonx.KindOf(e) != jsonx.Object {
-				return true
-			}
-			if t, _ := jsonx.GetStr(e, "type"); t != "text" {
-				return true
-			}
-			s, ok := jsonx.GetStr(e, "text")
-			if !ok {
-				return true
-			}
-			if n > 0 {
-				b.WriteByte('\n')
-			}
-			b.WriteString(s)
-			n++
-			return true
-		})
-		if n > 0 {
-			return b.String(), true
-		}
-	}
-	return jsonx.GetStr(msg, "text")
-}
-
 // minDoubling is the shortest text whose exact doubling is reported: a
 // genuine reply can repeat a short token ("ha" → "haha").
 const minDoubling = 8
@@ -138,7 +100,7 @@ func (a *Analyzer) finalText(rec *capture.Record, r *runState, msg []byte, hasMs
 		a.addRun(RuleFinalTextMismatch, 0, rec.Index, rec.T, r, fmt.Sprintf("Chat final of run %s carries no message, but %d chars were streamed (ending %s).", r.key.id, len(streamed), tailQuote(streamed, 30)))
 		return
 	}
-	final, ok := textOf(msg)
+	final, ok := message.Text(msg)
 	if !ok {
 		return
 	}
@@ -168,7 +130,7 @@ func (a *Analyzer) leak(rec *capture.Record, r *runState, msg []byte, what strin
 	if role, _ := jsonx.GetStr(msg, "role"); role != "" && role != "assistant" {
 		return
 	}
-	if s, ok := rawText(msg); ok {
+	if s, ok := message.RawText(msg); ok {
 		a.leakText(rec, r, s, what)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/clawtap/clawtap/internal/human"
 	"github.com/clawtap/clawtap/pkg/pipeline"
 )
 
@@ -226,7 +227,7 @@ func finalState(a, b *stepper) []string {
 			for k := range la {
 				// A meta line's text is the message's wall-clock timestamp: compare its kind only.
 				if la[k].Kind != lb[k].Kind || la[k].Kind != "meta" && la[k].Text != lb[k].Text {
-					out = append(out, "agents."+id+".outputLines."+strconv.Itoa(k)+": "+strconv.Quote(clip(la[k].Text, 60))+" vs "+strconv.Quote(clip(lb[k].Text, 60)))
+					out = append(out, "agents."+id+".outputLines."+strconv.Itoa(k)+": "+strconv.Quote(human.Clip(la[k].Text, 60))+" vs "+strconv.Quote(human.Clip(lb[k].Text, 60)))
 					break
 				}
 			}

@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/clawtap/clawtap/internal/human"
 	"github.com/clawtap/clawtap/pkg/bridge"
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/jsonx"
@@ -282,7 +283,7 @@ func (s *stepper) intent(x replay.Intent) string {
 	case policy.CommitChat:
 		d := "commitChat " + in.AgentID + " " + s.run(in.RunID.V) + " lines=" + strconv.Itoa(len(in.Lines))
 		if s.text && len(in.Lines) > 0 {
-			d += " " + strconv.Quote(clip(strings.Join(in.Lines, " | "), 80))
+			d += " " + strconv.Quote(human.Clip(strings.Join(in.Lines, " | "), 80))
 		}
 		return d
 	case policy.UpdateAgentStatus:
@@ -381,7 +382,7 @@ func (s *stepper) describe(rec *capture.Record, ev *bridge.Event) (kind, desc st
 				desc += " " + s.run(k)
 			}
 			if m, ok := jsonx.GetStr(params, "message"); ok && s.text {
-				desc += " " + strconv.Quote(clip(m, 80))
+				desc += " " + strconv.Quote(human.Clip(m, 80))
 			}
 		case "chat.abort":
 			if k, ok := jsonx.GetStr(params, "runId"); ok {
@@ -428,7 +429,7 @@ func (s *stepper) describe(rec *capture.Record, ev *bridge.Event) (kind, desc st
 				}
 			}
 			if em, ok := jsonx.GetStr(p, "errorMessage"); ok {
-				desc += " error=" + strconv.Quote(clip(em, 120))
+				desc += " error=" + strconv.Quote(human.Clip(em, 120))
 			}
 		}
 		return kind, desc
@@ -469,14 +470,6 @@ func (s *stepper) describe(rec *capture.Record, ev *bridge.Event) (kind, desc st
 func mustGet(obj []byte, k string) []byte {
 	v, _ := jsonx.Get(obj, k)
 	return v
-}
-
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }
 
 // String renders a step for a report line.

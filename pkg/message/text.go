@@ -38,6 +38,17 @@ func Text(msg []byte) (string, bool) {
 	return textOf(f[tfRole], f[tfContent], f[tfText], nil)
 }
 
+// RawText is a message's text before any tag stripping or role
+// post-processing: a string content, else its text blocks joined with
+// "\n", else message.text.
+func RawText(msg []byte) (string, bool) {
+	var f [nTextFields][]byte
+	if !members(msg, textFields, f[:]) {
+		return "", false
+	}
+	return rawText(f[tfContent], f[tfText], nil)
+}
+
 // textOf is Text over an already scanned message; memo (may be nil)
 // decodes the text.
 func textOf(role, content, text []byte, memo *jsonx.StrMemo) (string, bool) {

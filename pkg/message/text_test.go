@@ -293,3 +293,22 @@ func TestEscapedKeys(t *testing.T) {
 		}
 	}
 }
+
+// RawText is the text before stripping: string content, else text blocks
+// joined with "\n", else message.text.
+func TestRawText(t *testing.T) {
+	for _, c := range []struct {
+		msg, want string
+		ok        bool
+	}{
+		{`{"role":"assistant","content":"<think>x</think>Hi"}`, "<think>x</think>Hi", true},
+		{`{"content":[{"type":"text","text":"a"},{"type":"image"},{"type":"text","text":"b"}]}`, "a\nb", true},
+		{`{"content":[{"type":"image"}],"text":"fallback"}`, "fallback", true},
+		{`{"role":"user"}`, "", false},
+		{`"not an object"`, "", false},
+	} {
+		if got, ok := RawText([]byte(c.msg)); got != c.want || ok != c.ok {
+			t.Errorf("RawText(%s) = %q, %v; want %q, %v", c.msg, got, ok, c.want, c.ok)
+		}
+	}
+}

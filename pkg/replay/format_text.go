@@ -2,8 +2,8 @@ package replay
 
 import (
 	"strconv"
-	"unicode/utf8"
 
+	"github.com/clawtap/clawtap/internal/human"
 	"github.com/clawtap/clawtap/pkg/bridge"
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/handler"
@@ -33,20 +33,6 @@ func secs(ms int64) string {
 		frac = "0" + frac
 	}
 	return sign + strconv.FormatInt(ms/1000, 10) + "." + frac + "s"
-}
-
-// truncate cuts s to at most n runes, marking the cut with "…".
-func truncate(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	i, c := 0, 0
-	for i < len(s) && c < n-1 {
-		_, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-		c++
-	}
-	return s[:i] + "…"
 }
 
 // oneLine makes a string printable on one line: JSON-escaped without quotes.
@@ -123,13 +109,13 @@ func (f *Formatter) AppendStepText(dst []byte, s *Step) []byte {
 		dst = append(dst, paint(st.Header, hdr)...)
 		if s.Rec != nil {
 			dst = append(dst, ' ')
-			dst = append(dst, paint(st.Frame, truncate(FrameLine(s.Rec), w))...)
+			dst = append(dst, paint(st.Frame, human.Clip(FrameLine(s.Rec), w))...)
 		}
 		dst = append(dst, '\n')
 	}
 	for _, in := range s.Intents {
 		dst = append(dst, "  → "...)
-		dst = append(dst, paint(st.Intent, truncate(f.IntentText(in), w))...)
+		dst = append(dst, paint(st.Intent, human.Clip(f.IntentText(in), w))...)
 		dst = append(dst, '\n')
 	}
 	for i := range s.Effects {
@@ -144,7 +130,7 @@ func (f *Formatter) AppendStepText(dst []byte, s *Step) []byte {
 			}
 		}
 		dst = append(dst, mark...)
-		dst = append(dst, paint(style, truncate(f.effectText(e), w+40))...)
+		dst = append(dst, paint(style, human.Clip(f.effectText(e), w+40))...)
 		dst = append(dst, '\n')
 	}
 	for i := range s.Diff {
@@ -205,9 +191,9 @@ func (f *Formatter) valText(v Val, w int) string {
 		return "null"
 	case vStr:
 		if plainText(v.s) {
-			return truncate(v.s, w)
+			return human.Clip(v.s, w)
 		}
-		return truncate(string(jsonx.AppendString(nil, v.s)), w)
+		return human.Clip(string(jsonx.AppendString(nil, v.s)), w)
 	case vInt:
 		return strconv.FormatInt(v.n, 10)
 	case vNum:
@@ -215,7 +201,7 @@ func (f *Formatter) valText(v Val, w int) string {
 	case vTime:
 		return secs(f.rel(v.n))
 	case vApproval:
-		return truncate(string(f.appendApprovalJSON(nil, v.a)), w*2)
+		return human.Clip(string(f.appendApprovalJSON(nil, v.a)), w*2)
 	case vBool:
 		return strconv.FormatBool(v.n != 0)
 	}
@@ -278,7 +264,7 @@ func (f *Formatter) effectText(e *Effect) string {
 		}
 		return s
 	case EffDuplicate:
-		return "duplicate line dropped by the chat store for " + e.AgentID + ": " + strconv.Quote(truncate(e.Text, 60))
+		return "duplicate line dropped by the chat store for " + e.AgentID + ": " + strconv.Quote(human.Clip(e.Text, 60))
 	case EffTrim:
 		return "transcript cap: dropped " + strconv.FormatInt(e.Count, 10) + " oldest line(s) of " + e.AgentID
 	case EffBill:
@@ -350,13 +336,13 @@ func (f *Formatter) effectText(e *Effect) string {
 	case EffDecision:
 		return "decision " + string(e.Claw3D.AppendJSONAt(nil, f.T0))
 	case EffLatest:
-		return "latest update " + e.AgentID + ": " + strconv.Quote(truncate(e.Text, 60))
+		return "latest update " + e.AgentID + ": " + strconv.Quote(human.Clip(e.Text, 60))
 	case EffWarn:
 		return "warning: " + e.Text
 	case EffApproval:
 		s := "approval " + e.Action + " " + e.ID + " (" + e.AgentID
 		if e.Command.Valid {
-			s += ": " + strconv.Quote(truncate(e.Command.V, 40))
+			s += ": " + strconv.Quote(human.Clip(e.Command.V, 40))
 		}
 		s += ")"
 		if e.At.Valid && (e.Action == "added" || e.Action == "updated") {
@@ -477,7 +463,7 @@ func (f *Formatter) AppendFinalText(dst []byte, st *State, now int64, closed []h
 			cr = append(cr, " until "...)
 			cr = append(cr, secs(f.rel(c.Expiry))...)
 		}
-		field("closedRuns", truncate(string(cr), 4*w))
+		field("closedRuns", human.Clip(string(cr), 4*w))
 	}
 	return dst
 }

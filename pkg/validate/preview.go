@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/clawtap/clawtap/internal/human"
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/jsonx"
 )
@@ -29,7 +30,7 @@ func (v *Validator) preview(inst any, prefix string, loc []string) string {
 	case bool:
 		return strconv.FormatBool(x)
 	case json.Number:
-		return clip(x.String(), previewRunes)
+		return human.Clip(x.String(), previewRunes)
 	case string:
 		return v.redactedString(x, prefix, loc)
 	case map[string]any:
@@ -96,5 +97,5 @@ func (v *Validator) redactedString(s, prefix string, loc []string) string {
 			s = r
 		}
 	}
-	return strconv.Quote(clip(s, previewRunes))
+	return strconv.Quote(human.Clip(s, previewRunes))
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/clawtap/clawtap/internal/human"
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/check"
 	"github.com/clawtap/clawtap/pkg/pipeline"
@@ -325,7 +326,7 @@ func (v *Validator) remember(f *frameCtx, id, method string) {
 				v.sum.Evicted++
 				if !c.overflow {
 					c.overflow = true
-					v.add(f.rec, RulePendingOverflow, f, fmt.Sprintf("More than %d requests waited for their response on connection %d; the oldest (id %s) was forgotten, and its response will not be checked.", v.maxPending, f.rec.Conn, strconv.Quote(clip(old, 40))))
+					v.add(f.rec, RulePendingOverflow, f, fmt.Sprintf("More than %d requests waited for their response on connection %d; the oldest (id %s) was forgotten, and its response will not be checked.", v.maxPending, f.rec.Conn, strconv.Quote(human.Clip(old, 40))))
 				}
 			}
 		}
@@ -359,7 +360,7 @@ func (v *Validator) unpaired(f *frameCtx, id string) {
 		return
 	}
 	f.conn.unpaired = true
-	v.add(f.rec, RuleUnpaired, f, fmt.Sprintf("Response id %s on connection %d answers no request in the capture (it began mid-connection, or the request was forgotten), so its result is not checked; later ones on this connection are only counted.", strconv.Quote(clip(id, 40)), f.rec.Conn))
+	v.add(f.rec, RuleUnpaired, f, fmt.Sprintf("Response id %s on connection %d answers no request in the capture (it began mid-connection, or the request was forgotten), so its result is not checked; later ones on this connection are only counted.", strconv.Quote(human.Clip(id, 40)), f.rec.Conn))
 }
 
 func (v *Validator) unknownEvent(f *frameCtx) {
@@ -375,7 +376,7 @@ func (v *Validator) unknownEvent(f *frameCtx) {
 	default:
 		why = "; the gateway did not advertise it in hello-ok"
 	}
-	v.add(f.rec, RuleUnknownEvent, f, fmt.Sprintf("Event %s has no payload schema in %s (first occurrence%s), so its payloads are not checked.", strconv.Quote(clip(f.event, 80)), v.s.Name, why))
+	v.add(f.rec, RuleUnknownEvent, f, fmt.Sprintf("Event %s has no payload schema in %s (first occurrence%s), so its payloads are not checked.", strconv.Quote(human.Clip(f.event, 80)), v.s.Name, why))
 }
 
 func (v *Validator) unknownMethod(f *frameCtx) {
@@ -383,7 +384,7 @@ func (v *Validator) unknownMethod(f *frameCtx) {
 		return
 	}
 	v.methods[f.method] = true
-	v.add(f.rec, RuleUnknownMethod, f, fmt.Sprintf("Method %s is not in %s (first occurrence), so its params and results are not checked.", strconv.Quote(clip(f.method, 80)), v.s.Name))
+	v.add(f.rec, RuleUnknownMethod, f, fmt.Sprintf("Method %s is not in %s (first occurrence), so its params and results are not checked.", strconv.Quote(human.Clip(f.method, 80)), v.s.Name))
 }
 
 func (v *Validator) unchecked(key string) {
@@ -473,17 +474,17 @@ func subject(f *frameCtx, prefix string) string {
 	switch prefix {
 	case "/payload":
 		if f.typ == "event" {
-			return "Payload of event " + strconv.Quote(clip(f.event, 80))
+			return "Payload of event " + strconv.Quote(human.Clip(f.event, 80))
 		}
-		return "Result of " + strconv.Quote(clip(f.method, 80))
+		return "Result of " + strconv.Quote(human.Clip(f.method, 80))
 	case "/params":
-		return "Params of " + strconv.Quote(clip(f.method, 80))
+		return "Params of " + strconv.Quote(human.Clip(f.method, 80))
 	}
 	switch f.typ {
 	case "event":
-		return "Event frame " + strconv.Quote(clip(f.event, 80))
+		return "Event frame " + strconv.Quote(human.Clip(f.event, 80))
 	case "req":
-		return "Request frame " + strconv.Quote(clip(f.method, 80))
+		return "Request frame " + strconv.Quote(human.Clip(f.method, 80))
 	case "res":
 		return "Response frame"
 	}
@@ -524,18 +525,6 @@ func (v *Validator) emit(fi check.Finding) {
 	}
 	v.sum.ByRule[fi.Rule]++
 	v.out = append(v.out, fi)
-}
-
-// clip shortens s to at most n runes, marking the cut.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }
 
 // Needs: the validator reads records only; it is an observer of the pass
