@@ -1,0 +1,402 @@
+package report
+
+import (
+	"slices"
+	"strconv"
+
+	"github.com/clawtap/clawtap/pkg/bridge"
+	"github.com/clawtap/clawtap/pkg/gaps"
+	"github.com/clawtap/clawtap/pkg/pipeline"
+)
+
+func (b *Builder) addFinding(f Finding) {
+	f.Message = cut(f.Message, 2048)
+	lane, run := -1, -1
+	if f.RunID != "" {
+		if r, ok := b.runs[f.RunID]; ok {
+			run = r
+		}
+	}
+	if run < 0 && (f.AgentID != "" || f.SessionKey != "") {
+		agent := f.AgentID
+		if agent == "" {
+			agent = bridge.SessionAgentID(f.SessionKey)
+		}
+		if l, ok := b.lanes[laneKey{agent, f.SessionKey}]; ok {
+			lane = l
+		}
+	}
+	b.rep.Findings = append(b.rep.Findings, PinnedFinding{Finding: f, Lane: lane, Run: run})
+	b.skel += skelPerItem + len(f.Message)
+}
+
+// End closes the runs and completes the report (see Report); the replay
+// has drained its timers by now. The Builder takes no more records.
+func (b *Builder) End(e *pipeline.End) error {
+	if b.done {
+		return nil
+	}
+	if err := b.sub.End(e); err != nil {
+		return err
+	}
+	b.done = true
+	b.cur.run = -1
+	rep := &b.rep
+	rep.Meta.Truncated = e.Stats.Truncated
+	if e.Engine != nil {
+		b.skipped, b.skippedC = e.Engine.Skipped()
+		rep.Meta.UI = e.Engine.State().UI()
+	}
+	sum := &rep.Summary
+	sum.Start, sum.End = b.minT, b.maxT
+	for _, f := range b.opts.Checker.Findings() {
+		b.addFinding(f)
+	}
+
+	// Runs: terminals, ends, counts.
+	for k := range rep.Runs {
+		r, acc := &rep.Runs[k], &b.racc[k]
+		switch {
+		case acc.hasChat:
+			r.Terminal, r.End, r.TermI = acc.chatTerm, acc.chatT, acc.chatI
+		case acc.hasLife:
+			r.Terminal, r.End, r.TermI = acc.lifeTerm, acc.lifeT, acc.lifeI
+		default:
+			r.Terminal, r.End = TermNone, b.maxT
+		}
+		r.End = max(r.End, r.Start)
+		slices.Sort(r.Conns)
+		switch r.Terminal {
+		case TermFinal:
+			sum.RunsFinal++
+		case TermAborted:
+			sum.RunsAborted++
+		case TermError:
+			sum.RunsError++
+		case TermLifecycleEnd, TermLifecycleError:
+			sum.RunsLifecycleOnly++
+		default:
+			sum.RunsUnfinished++
+		}
+		sum.AgentDeltas += r.AgentDeltas
+		sum.ChatDeltas += r.ChatDeltas
+		sum.ToolCalls += r.Tools
+	}
+	sum.Runs = len(rep.Runs)
+
+	// Rows follow their run's final lane.
+	for k := range rep.Rows {
+		if r := rep.Rows[k].Run; r >= 0 {
+			rep.Rows[k].Lane = int32(rep.Runs[r].Lane)
+		}
+	}
+	for k := range rep.Approvals {
+		if r := rep.Approvals[k].Run; r >= 0 {
+			rep.Approvals[k].Lane = rep.Runs[r].Lane
+		}
+	}
+	for k := range rep.Gaps {
+		if r := rep.Gaps[k].Run; r >= 0 {
+			rep.Gaps[k].Lane = rep.Runs[r].Lane
+		}
+	}
+	for k := range rep.Findings {
+		f := &rep.Findings[k]
+		if f.Run < 0 && f.RunID != "" {
+			if r, ok := b.runs[f.RunID]; ok {
+				f.Run = r
+			}
+		}
+		if f.Run >= 0 {
+			f.Lane = rep.Runs[f.Run].Lane
+		}
+	}
+
+	b.compactLanes()
+	rep.View = viewRange(rep.Rows, b.minT, b.maxT)
+
+	// Lanes: runs stack in tracks when they overlap.
+	byLane := make([][]int, len(rep.Lanes))
+	for k := range rep.Runs {
+		l := rep.Runs[k].Lane
+		byLane[l] = append(byLane[l], k)
+	}
+	agents := map[string]bool{}
+	for l := range rep.Lanes {
+		ln := &rep.Lanes[l]
+		ln.Runs = len(byLane[l])
+		if ln.AgentID != "" {
+			agents[ln.AgentID] = true
+		}
+		ids := byLane[l]
+		slices.SortStableFunc(ids, func(x, y int) int {
+			return cmpInt64(rep.Runs[x].Start, rep.Runs[y].Start)
+		})
+		var ends []int64
+		for _, id := range ids {
+			r := &rep.Runs[id]
+			until := max(r.End, r.Last)
+			t := 0
+			for t < len(ends) && ends[t] >= r.Start {
+				t++
+			}
+			if t == len(ends) {
+				ends = append(ends, until)
+			} else {
+				ends[t] = until
+			}
+			r.Track = t
+		}
+		ln.Tracks = max(len(ends), 1)
+	}
+	sum.Lanes, sum.Agents = len(rep.Lanes), len(agents)
+
+	// Connections.
+	sum.Connections = len(rep.Conns)
+	for k := range rep.Conns {
+		c := &rep.Conns[k]
+		if !c.HasClose {
+			c.Close = c.Last
+		}
+		if c.Reconnect {
+			sum.Reconnects++
+		}
+	}
+	for _, g := range rep.Gaps {
+		switch g.Kind {
+		case gaps.Gap:
+			sum.Gaps++
+			sum.Missing += max(g.Received-g.Expected, 0)
+		case gaps.Duplicate:
+			sum.Duplicates++
+		case gaps.Backwards:
+			sum.Backwards++
+		case gaps.GatewayGap:
+			sum.GatewayGaps++
+		}
+	}
+
+	// Findings: in capture order, then by rule, for a stable list.
+	slices.SortStableFunc(rep.Findings, func(x, y PinnedFinding) int {
+		xi, yi := x.I, y.I
+		if xi < 0 {
+			xi = int(^uint(0) >> 1)
+		}
+		if yi < 0 {
+			yi = int(^uint(0) >> 1)
+		}
+		if xi != yi {
+			return xi - yi
+		}
+		if x.Rule != y.Rule {
+			if x.Rule < y.Rule {
+				return -1
+			}
+			return 1
+		}
+		return 0
+	})
+	for _, f := range rep.Findings {
+		switch f.Severity {
+		case "error":
+			sum.FindingsError++
+		case "warn":
+			sum.FindingsWarn++
+		default:
+			sum.FindingsInfo++
+		}
+	}
+	if js, err := b.opts.Stats.JSON(); err == nil && len(js) > 0 {
+		rep.Stats = js
+	}
+
+	// Notes.
+	if n, conns := b.skipped, b.skippedC; n > 0 {
+		rep.Notes = append(rep.Notes, "replay followed the UI's connection; "+strconv.Itoa(n)+" record(s) of concurrent connection(s) "+joinInts(conns)+" (other clients) have intents but no replayed effects or state diff")
+	}
+	b.trim()
+	return nil
+}
+
+// Report is the report, complete once the pass has ended.
+func (b *Builder) Report() *Report { return &b.rep }
+
+// compactLanes drops lanes that ended up with nothing on them (a run's
+// first frame can open a lane before a later frame names its session).
+func (b *Builder) compactLanes() {
+	rep := &b.rep
+	used := make([]bool, len(rep.Lanes))
+	for _, r := range rep.Runs {
+		used[r.Lane] = true
+	}
+	for _, row := range rep.Rows {
+		if row.Lane >= 0 && row.Run < 0 {
+			used[row.Lane] = true
+		}
+	}
+	for _, f := range rep.Findings {
+		if f.Lane >= 0 && f.Run < 0 {
+			used[f.Lane] = true
+		}
+	}
+	for _, a := range rep.Approvals {
+		if a.Lane >= 0 && a.Run < 0 {
+			used[a.Lane] = true
+		}
+	}
+	for _, g := range rep.Gaps {
+		if g.Lane >= 0 && g.Run < 0 {
+			used[g.Lane] = true
+		}
+	}
+	remap := make([]int, len(rep.Lanes))
+	var lanes []Lane
+	for k, l := range rep.Lanes {
+		remap[k] = -1
+		if used[k] {
+			remap[k] = len(lanes)
+			lanes = append(lanes, l)
+		}
+	}
+	if len(lanes) == len(rep.Lanes) {
+		return
+	}
+	rep.Lanes = lanes
+	for k := range rep.Runs {
+		rep.Runs[k].Lane = remap[rep.Runs[k].Lane]
+	}
+	for k := range rep.Rows {
+		if l := rep.Rows[k].Lane; l >= 0 {
+			rep.Rows[k].Lane = int32(remap[l])
+		}
+	}
+	for k := range rep.Findings {
+		if l := rep.Findings[k].Lane; l >= 0 {
+			rep.Findings[k].Lane = remap[l]
+		}
+	}
+	for k := range rep.Approvals {
+		if l := rep.Approvals[k].Lane; l >= 0 {
+			rep.Approvals[k].Lane = remap[l]
+		}
+	}
+	for k := range rep.Gaps {
+		if l := rep.Gaps[k].Lane; l >= 0 {
+			rep.Gaps[k].Lane = remap[l]
+		}
+	}
+}
+
+// viewRange is the time range the page opens on: all records, unless some
+// have absurd times (a bare frame without a timestamp, a corrupt line, a
+// clock jump): a record further from the median than a day and a hundred
+// times the interquartile range is left out of the initial view (it stays
+// on the timeline).
+func viewRange(rows []Row, lo, hi int64) [2]int64 {
+	if len(rows) < 4 {
+		return [2]int64{lo, hi}
+	}
+	ts := make([]int64, len(rows))
+	for k, r := range rows {
+		ts[k] = r.T
+	}
+	slices.Sort(ts)
+	n := len(ts)
+	med, iqr := ts[n/2], ts[3*n/4]-ts[n/4]
+	far := max(100*iqr, 24*3600*1000)
+	a, z := hi, lo
+	for _, t := range ts {
+		if t >= med-far && t <= med+far {
+			a, z = min(a, t), max(z, t)
+		}
+	}
+	if a > z {
+		return [2]int64{lo, hi}
+	}
+	return [2]int64{a, z}
+}
+
+func cmpInt64(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func joinInts(xs []int) string {
+	var s []byte
+	for k, x := range xs {
+		if k > 0 {
+			s = append(s, ", "...)
+		}
+		s = strconv.AppendInt(s, int64(x), 10)
+	}
+	return string(s)
+}
+
+// trim makes the whole embedded data fit in MaxBytes, measured exactly:
+// it elides the latest plain bodies first, then key ones, then critical
+// ones, then transcripts; then it writes the elision notes.
+func (b *Builder) trim() {
+	rep := &b.rep
+	sum := &rep.Summary
+	bodies, timers := rep.Bodies, rep.Timers
+	rep.Bodies, rep.Timers = nil, nil
+	skel := len(AppendData(nil, rep)) + 1024 // room for the counts and notes written below
+	rep.Bodies, rep.Timers = bodies, timers
+	b.skel, b.rowBytes = skel, 0
+	b.bodyBytes = b.levels[prioPlain] + b.levels[prioKey] + b.levels[prioCritical]
+	for _, l := range []int8{prioPlain, prioKey, prioCritical} {
+		if o := b.over(0); o > 0 {
+			b.evict(l, o)
+		}
+	}
+	for k := len(rep.Runs) - 1; k >= 0 && b.over(0) > 0; k-- {
+		r := &rep.Runs[k]
+		n := 0
+		for _, l := range r.Transcript {
+			n += len(l.Text) + 48
+		}
+		for _, l := range r.Output {
+			n += len(l) + 8
+		}
+		if n == 0 {
+			continue
+		}
+		r.TranscriptElided += len(r.Transcript) + len(r.Output)
+		r.Transcript, r.Output = nil, []string{}
+		b.skel -= n
+	}
+	rep.Bodies, rep.Timers = nil, nil
+	for _, x := range bodies {
+		if x.JSON != nil {
+			rep.Bodies = append(rep.Bodies, x)
+		}
+	}
+	for _, x := range timers {
+		if x.JSON != nil {
+			rep.Timers = append(rep.Timers, x)
+		}
+	}
+	sum.Bodies = len(rep.Bodies)
+	mb := strconv.FormatFloat(float64(b.opts.MaxBytes)/1e6, 'f', -1, 64) + " MB"
+	if sum.BodiesElided > 0 || sum.TimersElided > 0 {
+		rep.Notes = append(rep.Notes, "the details (frame text, intents, effects, state diff) of "+strconv.Itoa(sum.BodiesElided)+" of "+strconv.Itoa(sum.Records)+" record(s), and "+strconv.Itoa(sum.TimersElided)+" replay timer step(s), were elided to keep the report's data under "+mb+" (--max-bytes); markers, findings, run starts and terminals, approvals, tool calls and gaps were kept first. clawtap replay and classify show everything")
+	}
+	if sum.RowsElided > 0 {
+		rep.Notes = append(rep.Notes, strconv.Itoa(sum.RowsElided)+" tick(s) were left off the timeline (deltas and traffic first): the timeline's rows would take more than 30% of "+mb+" (--max-bytes)")
+	}
+	if sum.FramesCut > 0 {
+		rep.Notes = append(rep.Notes, strconv.Itoa(sum.FramesCut)+" frame(s) longer than "+strconv.Itoa(MaxFrameText>>10)+" KiB are shown cut")
+	}
+	elided := 0
+	for _, r := range rep.Runs {
+		elided += r.TranscriptElided
+	}
+	if elided > 0 {
+		rep.Notes = append(rep.Notes, strconv.Itoa(elided)+" transcript line(s) were elided by the size limit")
+	}
+}

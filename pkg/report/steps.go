@@ -1,0 +1,236 @@
+package report
+
+import (
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/clawtap/clawtap/pkg/handler"
+	"github.com/clawtap/clawtap/pkg/jsonx"
+	"github.com/clawtap/clawtap/pkg/policy"
+	"github.com/clawtap/clawtap/pkg/replay"
+)
+
+// itemText renders one intent, effect or diff entry the way `clawtap
+// replay` prints it, without the line's marker.
+func (b *Builder) itemText(dst []byte) []byte {
+	b.one.Timer, b.one.I, b.one.T = "x", 0, b.rep.T0
+	b.f.T0 = b.t0
+	b.scratch = b.f.AppendStepText(b.scratch[:0], &b.one)
+	s := b.scratch
+	for i, c := range s {
+		if c == '\n' {
+			s = s[i+1:]
+			break
+		}
+	}
+	if len(s) > 2 && s[0] == ' ' && s[1] == ' ' {
+		s = s[2:]
+		_, size := utf8.DecodeRune(s)
+		s = s[size:]
+		if len(s) > 0 && s[0] == ' ' {
+			s = s[1:]
+		}
+	}
+	for len(s) > 0 && s[len(s)-1] == '\n' {
+		s = s[:len(s)-1]
+	}
+	return jsonx.AppendString(dst, string(s))
+}
+
+func (b *Builder) intentText(dst []byte, in replay.Intent) []byte {
+	b.one.Intents, b.one.Effects, b.one.Diff = append(b.one.Intents[:0], in), b.one.Effects[:0], b.one.Diff[:0]
+	return b.itemText(dst)
+}
+
+func (b *Builder) effectText(dst []byte, e *replay.Effect) []byte {
+	b.one.Intents, b.one.Effects, b.one.Diff = b.one.Intents[:0], append(b.one.Effects[:0], *e), b.one.Diff[:0]
+	return b.itemText(dst)
+}
+
+func (b *Builder) diffText(dst []byte, c *replay.Change) []byte {
+	b.one.Intents, b.one.Effects, b.one.Diff = b.one.Intents[:0], b.one.Effects[:0], append(b.one.Diff[:0], *c)
+	return b.itemText(dst)
+}
+
+// emit receives the replay engine's steps.
+func (b *Builder) emit(s *replay.Step) error {
+	if s.Timer != "" {
+		b.timerStep(s)
+		return nil
+	}
+	b.cur.replayed = true
+	for k := range s.Effects {
+		e := &s.Effects[k]
+		if e.Type == replay.EffGuard {
+			p := prioKey
+			if e.Action == handler.Hazard {
+				p = prioCritical
+			}
+			b.cur.prio = max(b.cur.prio, p)
+		}
+		if b.wantBody() {
+			b.cur.effects = append(b.cur.effects, b.effectText(nil, e))
+		}
+	}
+	if !b.opts.NoBodies {
+		b.transcripts(s.Effects, b.cur.run)
+	}
+	if b.wantBody() {
+		for k := range s.Diff {
+			b.cur.diff = append(b.cur.diff, b.diffText(nil, &s.Diff[k]))
+		}
+	}
+	return nil
+}
+
+// timerStep keeps a timer step that changed something, once per agent it
+// touched, narrowed to that agent.
+func (b *Builder) timerStep(s *replay.Step) {
+	if !s.Changed() {
+		return
+	}
+	if b.opts.NoBodies {
+		return
+	}
+	b.transcripts(s.Effects, -1)
+	if !b.canFit(256, prioPlain) {
+		b.rep.Summary.TimersElided++
+		return
+	}
+	st := b.st
+	b.f.T0 = b.t0
+	for _, id := range st.AgentIDs() {
+		flt := b.filters[id]
+		if flt == nil {
+			flt = &replay.Filter{Agent: id}
+			if len(b.filters) < 4096 {
+				b.filters[id] = flt
+			}
+		}
+		fs := flt.Apply(s, st)
+		if fs == nil || !fs.Changed() {
+			continue
+		}
+		var j []byte
+		j = append(j, `{"after":`...)
+		j = strconv.AppendInt(j, int64(s.I), 10)
+		j = append(j, `,"t":`...)
+		j = strconv.AppendInt(j, b.rel(s.T), 10)
+		j = append(j, `,"timer":`...)
+		j = jsonx.AppendString(j, s.Timer)
+		j = append(j, `,"agent":`...)
+		j = jsonx.AppendString(j, id)
+		j = append(j, `,"effects":[`...)
+		for k := range fs.Effects {
+			if k > 0 {
+				j = append(j, ',')
+			}
+			j = b.effectText(j, &fs.Effects[k])
+		}
+		j = append(j, `],"diff":[`...)
+		for k := range fs.Diff {
+			if k > 0 {
+				j = append(j, ',')
+			}
+			j = b.diffText(j, &fs.Diff[k])
+		}
+		j = append(j, "]}"...)
+		if !b.room(len(j)+2, prioPlain) {
+			b.rep.Summary.TimersElided++
+			continue
+		}
+		b.keep(slot{timer: true, k: len(b.rep.Timers)}, prioPlain, len(j)+2)
+		b.rep.Timers = append(b.rep.Timers, Timer{After: s.I, Agent: id, JSON: j})
+	}
+}
+
+// transcripts copies the lines a step's append and history effects added
+// to transcripts into their runs: an append goes to the record's run (run
+// -1: the agent's latest), a history merge to the run it names. The lines
+// of one step are the newest ones of each agent's transcript, in effect
+// order.
+func (b *Builder) transcripts(effects []replay.Effect, run int) {
+	var total map[string]int
+	for k := range effects {
+		if e := &effects[k]; (e.Type == replay.EffAppend || e.Type == replay.EffHistory) && e.Count > 0 {
+			if total == nil {
+				total = map[string]int{}
+			}
+			total[e.AgentID] += int(e.Count)
+		}
+	}
+	if total == nil {
+		return
+	}
+	seen := map[string]int{}
+	for k := range effects {
+		e := &effects[k]
+		if (e.Type != replay.EffAppend && e.Type != replay.EffHistory) || e.Count <= 0 {
+			continue
+		}
+		a := b.st.Agent(e.AgentID)
+		if a == nil {
+			continue
+		}
+		lines := a.Lines()
+		from := len(lines) - total[e.AgentID] + seen[e.AgentID]
+		seen[e.AgentID] += int(e.Count)
+		to := min(from+int(e.Count), len(lines))
+		from = max(from, 0)
+		r, ok := run, run >= 0
+		if e.Type == replay.EffHistory {
+			r, ok = b.runs[e.RunID]
+		}
+		if !ok {
+			r, ok = b.agentRun[e.AgentID]
+		}
+		if !ok || from >= to {
+			continue
+		}
+		via := ""
+		if e.Type == replay.EffHistory {
+			via = "history"
+		}
+		b.addLines(r, lines[from:to], via)
+	}
+}
+
+func (b *Builder) addLines(run int, lines []replay.Line, via string) {
+	r := &b.rep.Runs[run]
+	for _, l := range lines {
+		text := cut(l.Text, MaxLineText)
+		size := len(text) + 48
+		if !b.room(size, prioKey) {
+			r.TranscriptElided++
+			continue
+		}
+		b.bodyBytes += size
+		r.Transcript = append(r.Transcript, Line{Kind: l.Kind, T: b.rel(l.TS), Text: text, Via: via})
+	}
+}
+
+// runOutput keeps the output lines of the run's first commitChat: what the
+// gateway's terminal said, whether or not the UI committed it.
+func (b *Builder) runOutput(run int) {
+	r := &b.rep.Runs[run]
+	if r.Output != nil {
+		return
+	}
+	for k := range b.output {
+		in := &b.output[k]
+		if in.Kind != policy.CommitChat {
+			continue
+		}
+		r.Output = []string{}
+		for _, l := range in.Lines {
+			l = cut(l, MaxLineText)
+			if !b.room(len(l)+8, prioKey) {
+				r.TranscriptElided++
+				continue
+			}
+			b.bodyBytes += len(l) + 8
+			r.Output = append(r.Output, l)
+		}
+		return
+	}
+}
