@@ -166,6 +166,7 @@ func (m *members) agent(a *AgentPayload, ev *Event) bool {
 	a.RunID, _ = knownStr(m.runID, run)
 	a.Seq, a.HasSeq = jsonx.Num(m.seq)
 	a.Stream, a.HasStream = knownStr(m.stream, stream)
+	a.Reasoning = a.HasStream && IsReasoningStream(a.Stream)
 	if k := jsonx.KindOf(m.data); k == jsonx.Object || k == jsonx.Array {
 		a.Data = m.data
 		a.DataText = m.dataText
@@ -208,6 +209,7 @@ type AgentPayload struct {
 	HasSeq     bool
 	Stream     string
 	HasStream  bool
+	Reasoning  bool   // Stream carries thinking (IsReasoningStream)
 	Data       []byte // any truthy object (arrays pass too); nil otherwise
 	DataText   []byte // raw data.text when Data is an object and has one
 	SessionKey string

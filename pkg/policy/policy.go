@@ -175,7 +175,7 @@ func decideAgent(dst []Intent, ev *bridge.Event, p *bridge.AgentPayload, texts *
 			return append(dst, ignore(phaseReasons.of(phase)))
 		}
 		return append(dst, upd)
-	case p.HasStream && bridge.IsReasoningStream(p.Stream):
+	case p.Reasoning:
 		text, ok := texts.Str(p.DataText)
 		if !ok || text == "" {
 			return append(dst, ignore("reasoning stream with no text"))
