@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/clawtap/clawtap/internal/cli"
 	"github.com/clawtap/clawtap/internal/output"
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/check"
@@ -73,14 +74,14 @@ runs a folder of captures against their expectations.`,
 				if err != nil {
 					return err
 				}
-				return s.close(output.CheckRules(s, s.format))
+				return s.Close(output.CheckRules(s, s.Format))
 			}
 			failOn, err := check.ParseSeverity(f.failOn)
 			if err != nil {
-				return usageError("use --fail-on info|warn|error", "%v", err)
+				return cli.Usage("use --fail-on info|warn|error", "%v", err)
 			}
 			if f.slowMs <= 0 || f.idleMs <= 0 {
-				return usageError("give a positive number of milliseconds", "--slow-ms and --idle-ms must be positive")
+				return cli.Usage("give a positive number of milliseconds", "--slow-ms and --idle-ms must be positive")
 			}
 			ui, err := parseUI(f.ui)
 			if err != nil {
@@ -88,7 +89,7 @@ runs a folder of captures against their expectations.`,
 			}
 			opts := check.Options{SlowMs: f.slowMs, IdleMs: f.idleMs, Only: f.rules, Skip: f.skip, NoReplay: f.noReplay}
 			if _, err := check.New(opts); err != nil {
-				return usageError("run 'clawtap check --list' for the rule ids", "%v", err)
+				return cli.Usage("run 'clawtap check --list' for the rule ids", "%v", err)
 			}
 			var schema *validate.Schema
 			if f.schema != "" {
@@ -98,7 +99,11 @@ runs a folder of captures against their expectations.`,
 				}
 				schema = s
 			}
-			return a.eachCapture(cmd, args, &f.out, func(path string, r *capture.Reader, s section) error {
+			o, err := f.out.spec(cmd)
+			if err != nil {
+				return err
+			}
+			return a.EachCapture(o, args, func(path string, r *capture.Reader, s cli.Section) error {
 				an, _ := check.New(opts) // a fresh analyzer per capture; opts were checked above
 				var v *validate.Validator
 				if schema != nil {
@@ -134,8 +139,8 @@ runs a folder of captures against their expectations.`,
 	return cmd
 }
 
-func (a *app) runCheck(path string, r *capture.Reader, s section, failOn check.Severity, an *check.Analyzer, v *validate.Validator, ui string) error {
-	p := &output.Check{W: s.w, Format: s.format, Style: s.style}
+func (a *app) runCheck(path string, r *capture.Reader, s cli.Section, failOn check.Severity, an *check.Analyzer, v *validate.Validator, ui string) error {
+	p := &output.Check{W: s.W, Format: s.Format, Style: s.Style}
 	p.Attach(an)
 	observers := []pipeline.Observer{p, an}
 	if v != nil {
@@ -144,8 +149,8 @@ func (a *app) runCheck(path string, r *capture.Reader, s section, failOn check.S
 		p.Rules = append(check.Rules(), validate.Rules()...)
 		observers = append(observers, v)
 	}
-	err := readErr(path, pipeline.New(pipeline.Options{Replay: replay.Options{UI: ui}}, observers...).Run(pipeline.Records(r)))
-	a.readSummary(path, r.Stats())
+	err := cli.ReadErr(path, pipeline.New(pipeline.Options{Replay: replay.Options{UI: ui}}, observers...).Run(pipeline.Records(r)))
+	a.ReadSummary(path, r.Stats())
 	sum := an.Summary()
 	if v != nil {
 		vs := v.Summary()
@@ -156,7 +161,7 @@ func (a *app) runCheck(path string, r *capture.Reader, s section, failOn check.S
 			fmt.Sprintf("%d connection(s), %d run(s)", sum.Connections, sum.Runs))
 	}
 	if err == nil && sum.Count(failOn) > 0 {
-		err = errFinding
+		err = cli.ErrFinding
 	}
 	return err
 }

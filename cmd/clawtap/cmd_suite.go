@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/clawtap/clawtap/internal/cli"
 	"github.com/clawtap/clawtap/internal/output"
 	"github.com/clawtap/clawtap/pkg/replay"
 	"github.com/clawtap/clawtap/pkg/suite"
@@ -94,33 +95,33 @@ func suiteArgs(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirec
 
 func (a *app) runSuite(cmd *cobra.Command, args []string, f *suiteFlags) error {
 	if f.jobs < 1 {
-		return usageError("give -j 1 or more", "invalid -j %d", f.jobs)
+		return cli.Usage("give -j 1 or more", "invalid -j %d", f.jobs)
 	}
-	uis, err := parseUIs(f.uis)
+	uis, err := replay.ParseUIs(f.uis)
 	if err != nil {
-		return err
+		return cli.Usage("use --ui "+strings.Join(replay.UIs, "|")+"|all", "%v", err)
 	}
 	if len(args) == 0 {
 		args = suite.DefaultDirs()
 	}
 	caps, err := suite.Discover(args)
 	if err != nil {
-		return usageError("name a folder of captures (*.jsonl.zst, *.jsonl), capture files or a glob", "%v", err)
+		return cli.Usage("name a folder of captures (*.jsonl.zst, *.jsonl), capture files or a glob", "%v", err)
 	}
 	s, err := a.openSink(cmd, &f.out)
 	if err != nil {
 		return err
 	}
-	terminal := s.dest.IsStdout() && a.stdoutIsTTY()
+	terminal := s.Dest.IsStdout() && a.StdoutIsTTY()
 	timed := terminal
 	if cmd.Flags().Changed("timings") {
 		timed = f.timings
 	}
-	style := s.style
-	if s.format == output.JSON || s.format == junit {
+	style := s.Style
+	if s.Format == output.JSON || s.Format == junit {
 		style = output.Style{}
 	}
-	rep := &suite.Report{W: s, Format: string(s.format), Style: style, Timings: timed}
+	rep := &suite.Report{W: s, Format: string(s.Format), Style: style, Timings: timed}
 	cfg := suite.Config{UIs: uis, Update: f.update, Jobs: f.jobs}
 	var start time.Time
 	if timed {
@@ -133,10 +134,10 @@ func (a *app) runSuite(cmd *cobra.Command, args []string, f *suiteFlags) error {
 	defer stop()
 	err = suite.Run(ctx, caps, cfg, func(r *suite.Result) error {
 		for _, n := range r.Notes {
-			a.warnf("%s: %s", r.Capture.Path, n)
+			a.Warnf("%s: %s", r.Capture.Path, n)
 		}
 		for _, n := range r.Info {
-			a.infof("%s: %s", r.Capture.Path, n)
+			a.Infof("%s: %s", r.Capture.Path, n)
 		}
 		if annotations != nil {
 			if err := suite.Annotate(annotations, r); err != nil {
@@ -146,8 +147,8 @@ func (a *app) runSuite(cmd *cobra.Command, args []string, f *suiteFlags) error {
 		return rep.Result(r)
 	})
 	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
-		s.close(err)
-		return &exitError{code: exitInterrupted, err: errors.New("interrupted; the files under way were left as they were")}
+		s.Close(err)
+		return &cli.Error{Code: cli.ExitInterrupted, Err: errors.New("interrupted; the files under way were left as they were")}
 	}
 	if err == nil {
 		var elapsed time.Duration
@@ -158,54 +159,31 @@ func (a *app) runSuite(cmd *cobra.Command, args []string, f *suiteFlags) error {
 	}
 	t := rep.Totals()
 	if err == nil && t.Failed > 0 {
-		err = errFinding
+		err = cli.ErrFinding
 	}
-	if err = s.close(err); err != nil && err != errFinding {
+	if err = s.Close(err); err != nil && err != cli.ErrFinding {
 		return err
 	}
 	if t.Errors > 0 {
-		return &exitError{code: exitTrouble, err: fmt.Errorf("%d of %d capture(s) could not be tested", t.Errors, t.Captures),
-			hint: "the report names each one and why; fix or remove the file"}
+		return cli.Trouble(fmt.Errorf("%d of %d capture(s) could not be tested", t.Errors, t.Captures),
+			"the report names each one and why; fix or remove the file")
 	}
 	return err
-}
-
-// parseUIs reads --ui: names from replay.UIs, or all.
-func parseUIs(names []string) ([]string, error) {
-	if len(names) == 0 {
-		return nil, nil
-	}
-	var uis []string
-	for _, n := range names {
-		if n == "all" {
-			return slices.Clone(replay.UIs), nil
-		}
-		ui, err := replay.ParseUI(strings.TrimSpace(n))
-		if err != nil {
-			return nil, usageError("use --ui "+strings.Join(replay.UIs, "|")+"|all", "%v", err)
-		}
-		if !slices.Contains(uis, ui) {
-			uis = append(uis, ui)
-		}
-	}
-	// The order of replay.UIs, whatever the order asked.
-	slices.SortFunc(uis, func(x, y string) int { return slices.Index(replay.UIs, x) - slices.Index(replay.UIs, y) })
-	return uis, nil
 }
 
 // annotationsTo is where GitHub Actions annotations go when
 // GITHUB_ACTIONS=true: stdout, which the runner reads, into the report
 // itself when that is text on stdout, else beside it; stderr when the
 // report on stdout is json or junit, which annotations would break.
-func (a *app) annotationsTo(s *sink) io.Writer {
-	if a.getenv("GITHUB_ACTIONS") != "true" {
+func (a *app) annotationsTo(s *cli.Sink) io.Writer {
+	if a.Getenv("GITHUB_ACTIONS") != "true" {
 		return nil
 	}
-	if !s.dest.IsStdout() {
-		return a.stdout
+	if !s.Dest.IsStdout() {
+		return a.Stdout
 	}
-	if s.format == output.JSON || s.format == junit {
-		return a.stderr
+	if s.Format == output.JSON || s.Format == junit {
+		return a.Stderr
 	}
 	return s
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 
+	"github.com/clawtap/clawtap/internal/cli"
 	"github.com/clawtap/clawtap/internal/output"
 	"github.com/clawtap/clawtap/pkg/check"
 	"github.com/clawtap/clawtap/pkg/pipeline"
@@ -55,10 +56,10 @@ one row per finding. Exit status 1 when a finding at or above --fail-on
 		RunE: func(cmd *cobra.Command, args []string) error {
 			failOn, err := check.ParseSeverity(f.failOn)
 			if err != nil {
-				return usageError("use --fail-on info|warn|error", "%v", err)
+				return cli.Usage("use --fail-on info|warn|error", "%v", err)
 			}
 			path := inputArg(args)
-			if err := a.checkStdin(cmd, path); err != nil {
+			if err := a.CheckStdin(cmd.CommandPath(), path); err != nil {
 				return err
 			}
 			s, err := a.loadSchema(f.schema)
@@ -89,13 +90,13 @@ func (a *app) loadSchema(path string) (*validate.Schema, error) {
 	}
 	s, err := validate.Load(path)
 	if err != nil {
-		return nil, usageError("give a protocol.schema.json, or a directory holding one (an unpacked @openclaw/gateway-protocol package)", "--schema %s: %v", path, err)
+		return nil, cli.Usage("give a protocol.schema.json, or a directory holding one (an unpacked @openclaw/gateway-protocol package)", "--schema %s: %v", path, err)
 	}
 	return s, nil
 }
 
 func (a *app) runValidate(cmd *cobra.Command, path string, schema *validate.Schema, failOn check.Severity, f *validateFlags) error {
-	r, err := a.openCapture(path)
+	r, err := a.OpenCapture(path)
 	if err != nil {
 		return err
 	}
@@ -104,11 +105,11 @@ func (a *app) runValidate(cmd *cobra.Command, path string, schema *validate.Sche
 	if err != nil {
 		return err
 	}
-	p := &output.Check{W: s, Format: s.format, Style: s.style, Rules: validate.Rules()}
+	p := &output.Check{W: s, Format: s.Format, Style: s.Style, Rules: validate.Rules()}
 	v := validate.New(schema, validate.Options{})
 	v.OnFinding = p.Finding
-	err = readErr(path, pipeline.New(pipeline.Options{}, p, v).Run(pipeline.Records(r)))
-	a.readSummary(path, r.Stats())
+	err = cli.ReadErr(path, pipeline.New(pipeline.Options{}, p, v).Run(pipeline.Records(r)))
+	a.ReadSummary(path, r.Stats())
 	sum := v.Summary()
 	if err == nil {
 		unchecked := 0
@@ -119,7 +120,7 @@ func (a *app) runValidate(cmd *cobra.Command, path string, schema *validate.Sche
 			fmt.Sprintf("%d frames; %d part(s) checked against %s, %d without a schema", sum.Frames, sum.Validated, sum.Schema, unchecked))
 	}
 	if err == nil && sum.Count(failOn) > 0 {
-		err = errFinding
+		err = cli.ErrFinding
 	}
-	return s.close(err)
+	return s.Close(err)
 }
