@@ -1,10 +1,7 @@
 package main
 
 import (
-	"errors"
-	"fmt"
 	"io"
-	"strings"
 
 	"github.com/clawtap/clawtap/internal/cli"
 	"github.com/fatih/color"
@@ -35,44 +32,11 @@ func (a *app) main(args []string) int {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	cmd, err := root.ExecuteC()
-	if err == nil {
-		return cli.ExitOK
+	path := "clawtap" // the help of the command that failed, not the root's
+	if cmd != nil {
+		path = cmd.CommandPath()
 	}
-	var ee *cli.Error
-	if errors.As(err, &ee) {
-		if cli.IsFinding(ee) {
-			return cli.ExitFinding
-		}
-		fmt.Fprintf(stderr, "clawtap: error: %v\n", ee.Err)
-		if ee.Hint != "" {
-			fmt.Fprintf(stderr, "clawtap: hint: %s\n", ee.Hint)
-		}
-		return ee.Code
-	}
-	if cli.IsBrokenPipe(err) {
-		return cli.ExitOK
-	}
-	fmt.Fprintf(stderr, "clawtap: error: %v\n", err)
-	if isUsage(err) {
-		// The help of the command that failed, not the root's.
-		path := "clawtap"
-		if cmd != nil {
-			path = cmd.CommandPath()
-		}
-		fmt.Fprintf(stderr, "clawtap: hint: run '%s --help' for usage\n", path)
-	}
-	return cli.ExitTrouble
-}
-
-// isUsage recognises cobra's flag and argument errors.
-func isUsage(err error) bool {
-	s := err.Error()
-	for _, p := range []string{"unknown flag", "unknown shorthand", "unknown command", "accepts ", "requires ", "invalid argument", "flag needs", "required flag"} {
-		if strings.Contains(s, p) {
-			return true
-		}
-	}
-	return false
+	return a.Exit(err, path)
 }
 
 func (a *app) rootCmd() *cobra.Command {

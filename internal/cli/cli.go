@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"syscall"
 
 	"github.com/clawtap/clawtap/internal/output"
@@ -158,4 +159,45 @@ func (e *Env) Out() (*bufio.Writer, func() error) {
 		}
 		return nil
 	}
+}
+
+// Exit reports err as the command line ends, on stderr, and returns the
+// exit code: an Error's code and hint; a finding, or a reader that went
+// away, silently; anything else is exit 2, with a pointer to cmd's help
+// when it is the parser's complaint about a flag or an argument.
+func (e *Env) Exit(err error, cmd string) int {
+	if err == nil {
+		return ExitOK
+	}
+	var ce *Error
+	if errors.As(err, &ce) {
+		if IsFinding(ce) {
+			return ExitFinding
+		}
+		fmt.Fprintf(e.Stderr, "clawtap: error: %v\n", ce.Err)
+		if ce.Hint != "" {
+			fmt.Fprintf(e.Stderr, "clawtap: hint: %s\n", ce.Hint)
+		}
+		return ce.Code
+	}
+	if IsBrokenPipe(err) {
+		return ExitOK
+	}
+	fmt.Fprintf(e.Stderr, "clawtap: error: %v\n", err)
+	if isUsage(err) {
+		fmt.Fprintf(e.Stderr, "clawtap: hint: run '%s --help' for usage\n", cmd)
+	}
+	return ExitTrouble
+}
+
+// isUsage recognises the command line parser's (cobra's) flag and
+// argument errors.
+func isUsage(err error) bool {
+	s := err.Error()
+	for _, p := range []string{"unknown flag", "unknown shorthand", "unknown command", "accepts ", "requires ", "invalid argument", "flag needs", "required flag"} {
+		if strings.Contains(s, p) {
+			return true
+		}
+	}
+	return false
 }
