@@ -1,16 +1,12 @@
 package main
 
 import (
-	"fmt"
 	"strings"
 
+	"github.com/clawtap/clawtap/internal/checkcli"
 	"github.com/clawtap/clawtap/internal/cli"
 	"github.com/clawtap/clawtap/internal/output"
-	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/check"
-	"github.com/clawtap/clawtap/pkg/pipeline"
-	"github.com/clawtap/clawtap/pkg/replay"
-	"github.com/clawtap/clawtap/pkg/validate"
 	"github.com/spf13/cobra"
 )
 
@@ -91,26 +87,16 @@ runs a folder of captures against their expectations.`,
 			if _, err := check.New(opts); err != nil {
 				return cli.Usage("run 'clawtap check --list' for the rule ids", "%v", err)
 			}
-			var schema *validate.Schema
+			c := checkcli.Check{Paths: args, Options: opts, FailOn: failOn, UI: ui}
 			if f.schema != "" {
-				s, err := a.loadSchema(strings.TrimPrefix(f.schema, "builtin"))
-				if err != nil {
+				if c.Schema, err = checkcli.LoadSchema(strings.TrimPrefix(f.schema, "builtin")); err != nil {
 					return err
 				}
-				schema = s
 			}
-			o, err := f.out.spec(cmd)
-			if err != nil {
+			if c.Out, err = f.out.spec(cmd); err != nil {
 				return err
 			}
-			return a.EachCapture(o, args, func(path string, r *capture.Reader, s cli.Section) error {
-				an, _ := check.New(opts) // a fresh analyzer per capture; opts were checked above
-				var v *validate.Validator
-				if schema != nil {
-					v = validate.New(schema, validate.Options{})
-				}
-				return a.runCheck(path, r, s, failOn, an, v, ui)
-			})
+			return c.Run(a.Env)
 		},
 	}
 	a.printFlags(cmd, &f.out, output.Text)
@@ -137,31 +123,4 @@ runs a folder of captures against their expectations.`,
 	_ = cmd.RegisterFlagCompletionFunc("rule", ruleIDs)
 	_ = cmd.RegisterFlagCompletionFunc("skip", ruleIDs)
 	return cmd
-}
-
-func (a *app) runCheck(path string, r *capture.Reader, s cli.Section, failOn check.Severity, an *check.Analyzer, v *validate.Validator, ui string) error {
-	p := &output.Check{W: s.W, Format: s.Format, Style: s.Style}
-	p.Attach(an)
-	observers := []pipeline.Observer{p, an}
-	if v != nil {
-		// Schema findings join check's, in the same pass and printer.
-		v.OnFinding = p.Finding
-		p.Rules = append(check.Rules(), validate.Rules()...)
-		observers = append(observers, v)
-	}
-	err := cli.ReadErr(path, pipeline.New(pipeline.Options{Replay: replay.Options{UI: ui}}, observers...).Run(pipeline.Records(r)))
-	a.ReadSummary(path, r.Stats())
-	sum := an.Summary()
-	if v != nil {
-		vs := v.Summary()
-		vs.Fold(&sum)
-	}
-	if err == nil {
-		err = p.Summary(&sum, output.Counts{Errors: sum.Errors, Warnings: sum.Warnings, Infos: sum.Infos, Records: sum.Records},
-			fmt.Sprintf("%d connection(s), %d run(s)", sum.Connections, sum.Runs))
-	}
-	if err == nil && sum.Count(failOn) > 0 {
-		err = cli.ErrFinding
-	}
-	return err
 }

@@ -1,14 +1,9 @@
 package main
 
 import (
-	"bytes"
-	"io"
-	"strconv"
-	"strings"
-
 	"github.com/clawtap/clawtap/internal/cli"
 	"github.com/clawtap/clawtap/internal/output"
-	"github.com/clawtap/clawtap/pkg/pipeline"
+	"github.com/clawtap/clawtap/internal/replaycli"
 	"github.com/clawtap/clawtap/pkg/replay"
 	"github.com/spf13/cobra"
 )
@@ -156,32 +151,6 @@ func (a *app) runReplay(cmd *cobra.Command, path string, o *replayOpts) error {
 	if o.conn < 0 {
 		return cli.Usage("connections are numbered from 1", "invalid --conn %d", o.conn)
 	}
-	r, err := a.OpenCapture(path)
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-
-	// The output goes to -o, or into a buffer compared with the golden file
-	// (text unless --format says otherwise, never coloured).
-	var s *cli.Sink
-	var goldenBuf bytes.Buffer
-	var w io.Writer
-	format, style := output.Text, output.Style{}
-	if o.golden != "" {
-		if format, err = o.out.parsedFormat(); err != nil {
-			return err
-		}
-		if format == "" {
-			format = output.Text
-		}
-		w = &goldenBuf
-	} else {
-		if s, err = a.openSink(cmd, &o.out); err != nil {
-			return err
-		}
-		w, format, style = s, s.Format, s.Style
-	}
 	show := output.ReplaySteps
 	switch {
 	case o.final:
@@ -189,35 +158,13 @@ func (a *app) runReplay(cmd *cobra.Command, path string, o *replayOpts) error {
 	case o.transcript:
 		show = output.ReplayTranscript
 	}
-	pr := &output.Replay{W: w, Format: format, Style: style, Show: show, All: o.all, Window: win, Width: o.width,
-		Filter: replay.Filter{Agent: o.agent, Session: o.session}}
-	p := pipeline.New(pipeline.Options{
-		Replay: replay.Options{UI: ui, FrameNum: num, FrameDen: den, Conn: o.conn, HistorySync: o.history},
-		Until:  win.To,
-	}, pr)
-	err = cli.ReadErr(path, p.Run(pipeline.Records(r)))
-	a.ReadSummary(path, r.Stats())
-	if n, conns := p.Engine().Skipped(); n > 0 {
-		if o.conn == 0 {
-			a.Warnf("%s: skipped %d record(s) of connection(s) %s, other clients open at the same time as the replayed one; pick one with --conn N",
-				cli.DisplayName(path), n, joinInts(conns))
-		} else {
-			a.Infof("%s: replayed connection %d; skipped %d record(s) of connection(s) %s, other clients", cli.DisplayName(path), o.conn, n, joinInts(conns))
-		}
-	}
-	if s != nil {
-		return s.Close(err)
-	}
+	out, err := o.out.spec(cmd)
 	if err != nil {
 		return err
 	}
-	return a.Golden(cmd.CommandPath(), "replay", o.golden, goldenBuf.Bytes(), o.update)
-}
-
-func joinInts(ns []int) string {
-	s := make([]string, len(ns))
-	for i, n := range ns {
-		s[i] = strconv.Itoa(n)
-	}
-	return strings.Join(s, ", ")
+	return replaycli.Run(a.Env, replaycli.Config{
+		Path: path, Out: out, Golden: o.golden, Update: o.update,
+		Printer: output.Replay{Show: show, All: o.all, Window: win, Width: o.width, Filter: replay.Filter{Agent: o.agent, Session: o.session}},
+		Replay:  replay.Options{UI: ui, FrameNum: num, FrameDen: den, Conn: o.conn, HistorySync: o.history},
+	})
 }
