@@ -2,14 +2,10 @@ package main
 
 import (
 	"fmt"
-	"path/filepath"
-	"strings"
 
 	"github.com/clawtap/clawtap/internal/cli"
 	"github.com/clawtap/clawtap/internal/output"
-	"github.com/clawtap/clawtap/pkg/check"
-	"github.com/clawtap/clawtap/pkg/pipeline"
-	"github.com/clawtap/clawtap/pkg/replay"
+	"github.com/clawtap/clawtap/internal/reportcli"
 	"github.com/clawtap/clawtap/pkg/report"
 	"github.com/spf13/cobra"
 )
@@ -113,59 +109,5 @@ func (a *app) runReport(cmd *cobra.Command, path string, o *reportOpts) error {
 	if cli.SameFile(path, o.out.path) {
 		return cli.Usage("write the report to another file", "the output %s is the input capture", o.out.path)
 	}
-	name := o.name
-	if name == "" {
-		name = "stdin"
-		if path != "-" {
-			name = filepath.Base(path)
-		}
-	}
-
-	r, err := a.OpenCapture(path)
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	an, err := check.New(check.Options{})
-	if err != nil {
-		return err
-	}
-	b := report.NewBuilder(report.Options{Name: name, MaxBytes: int(maxBytes), Checker: report.NewCheck(an), NoBodies: o.format == "trace"})
-	if h := r.Header(); h != nil && h.Redaction != nil && !h.Redaction.Credentials {
-		a.Warnf("%s was recorded with --no-redact: the report may contain credentials (it says so in a banner)", name)
-	}
-	if err := pipeline.New(pipeline.Options{Replay: replay.Options{UI: ui}}, b).Run(pipeline.Records(r)); err != nil {
-		return cli.ReadErr(path, err)
-	}
-	a.ReadSummary(path, r.Stats())
-	rep := b.Report()
-
-	var data []byte
-	if o.format == "html" {
-		data = report.AppendHTML(nil, rep)
-	} else {
-		var sb strings.Builder
-		if err := report.WriteTrace(&sb, rep); err != nil {
-			return err
-		}
-		data = []byte(sb.String())
-	}
-	written, err := a.WriteFile(o.out.file(cmd), data)
-	if err != nil || written == "" {
-		return err
-	}
-	s := &rep.Summary
-	a.Infof("wrote %s (%s): %d records, %d connection(s), %d run(s), %d finding(s)%s",
-		written, output.FormatSize(int64(len(data))), s.Records, s.Connections, s.Runs, s.FindingsError+s.FindingsWarn+s.FindingsInfo, elidedNote(s, o.format == "trace"))
-	return nil
-}
-
-func elidedNote(s *report.Summary, trace bool) string {
-	switch {
-	case trace && s.RowsElided > 0:
-		return fmt.Sprintf("; %d delta or traffic event(s) left out by --max-bytes", s.RowsElided)
-	case !trace && (s.BodiesElided > 0 || s.RowsElided > 0 || s.TimersElided > 0):
-		return fmt.Sprintf("; details of %d of %d record(s) elided by --max-bytes", s.BodiesElided, s.Records)
-	}
-	return ""
+	return reportcli.Run(a.Env, reportcli.Config{Path: path, Out: o.out.file(cmd), Trace: o.format == "trace", MaxBytes: int(maxBytes), Name: o.name, UI: ui})
 }
