@@ -4,10 +4,9 @@ import (
 	"strings"
 
 	"github.com/clawtap/clawtap/internal/cli"
+	"github.com/clawtap/clawtap/internal/diffcli"
 	"github.com/clawtap/clawtap/internal/output"
-	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/diff"
-	"github.com/clawtap/clawtap/pkg/pipeline"
 	"github.com/clawtap/clawtap/pkg/replay"
 	"github.com/spf13/cobra"
 )
@@ -101,28 +100,11 @@ differ, 2 on trouble.`,
 }
 
 func (a *app) runDiff(cmd *cobra.Command, pa, pb string, out *outFlags, opts diff.Options) error {
-	ra, err := a.OpenCapture(pa)
+	o, err := out.spec(cmd)
 	if err != nil {
 		return err
 	}
-	defer ra.Close()
-	rb, err := a.OpenCapture(pb)
-	if err != nil {
-		return err
-	}
-	defer rb.Close()
-	res := diff.Compare(pipeline.Records(ra), pipeline.Records(rb), opts)
-	a.ReadSummary(pa, ra.Stats())
-	a.ReadSummary(pb, rb.Stats())
-	s, err := a.openSink(cmd, out)
-	if err != nil {
-		return err
-	}
-	err = output.Diff(s, s.Format, s.Style, res, pa, pb)
-	if err == nil && !res.Equal {
-		err = cli.ErrFinding
-	}
-	return s.Close(err)
+	return diffcli.Captures(a.Env, pa, pb, o, opts)
 }
 
 // runDiffUIs replays one capture under two UIs (reading it twice) and
@@ -145,28 +127,9 @@ func (a *app) runDiffUIs(cmd *cobra.Command, args []string, uis [2]string, out *
 	if uis[0] == uis[1] {
 		return cli.Usage("name two different UIs, e.g. --ui "+replay.UIClawboo+","+replay.UIClaw3D, "--ui %s,%s compares a UI with itself", uis[0], uis[1])
 	}
-	ra, err := a.OpenCapture(path)
+	o, err := out.spec(cmd)
 	if err != nil {
 		return err
 	}
-	defer ra.Close()
-	rb, err := capture.Open(path, capture.Options{}) // the second read repeats the first's warnings: stay quiet
-	if err != nil {
-		return cli.InputError(path, err)
-	}
-	defer rb.Close()
-	res, err := diff.CompareUIs(pipeline.Records(ra), pipeline.Records(rb), uis)
-	if err != nil {
-		return cli.ReadErr(path, err)
-	}
-	a.ReadSummary(path, ra.Stats())
-	s, err := a.openSink(cmd, out)
-	if err != nil {
-		return err
-	}
-	err = output.DiffUIs(s, s.Format, s.Style, res, path)
-	if err == nil && !res.Equal() {
-		err = cli.ErrFinding
-	}
-	return s.Close(err)
+	return diffcli.UIs(a.Env, path, uis, o)
 }

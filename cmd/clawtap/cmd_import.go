@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/clawtap/clawtap/internal/cli"
+	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/importer"
 	"github.com/spf13/cobra"
 )
@@ -83,28 +84,21 @@ func (a *app) runImport(cmd *cobra.Command, in string, out *outFlags, format str
 	if cli.SameFile(in, out.path) {
 		return cli.Usage("write the capture to another file", "the output %s is the input", out.path)
 	}
-	w, err := a.CreateCapture(out.file(cmd))
-	if err != nil {
-		return err
-	}
-	st, ierr := importer.Import(src, w.Writer, importer.Options{
-		Format: format, NoRedact: noRedact, Tool: "clawtap " + version, From: name,
-		OnWarning: func(msg string) { a.Warnf("%s: %s", name, msg) },
+	var st importer.Stats
+	done, err := a.WriteCaptureWith(out.file(cmd), func(w *capture.Writer) (err error) {
+		st, err = importer.Import(src, w, importer.Options{
+			Format: format, NoRedact: noRedact, Tool: "clawtap " + version, From: name,
+			OnWarning: func(msg string) { a.Warnf("%s: %s", name, msg) },
+		})
+		if errors.Is(err, importer.ErrNoFrames) {
+			return cli.Trouble(err, "a HAR needs WebSocket entries with _webSocketMessages (save the HAR \"with content\" while the socket is open); JSON Lines need one frame per line")
+		} else if err != nil {
+			return cli.Trouble(err, "")
+		}
+		return nil
 	})
-	if ierr == nil {
-		ierr = w.Commit()
-	} else {
-		w.Abort()
-	}
-	if ierr != nil {
-		if cli.IsBrokenPipe(ierr) {
-			return nil
-		}
-		hint := ""
-		if errors.Is(ierr, importer.ErrNoFrames) {
-			hint = "a HAR needs WebSocket entries with _webSocketMessages (save the HAR \"with content\" while the socket is open); JSON Lines need one frame per line"
-		}
-		return cli.Trouble(ierr, hint)
+	if !done {
+		return err
 	}
 	red := "credentials redacted"
 	if noRedact {

@@ -92,28 +92,17 @@ func (a *app) runRedact(cmd *cobra.Command, in string, f redactFlags) error {
 	}
 	defer rd.Close()
 
-	w, err := a.CreateCapture(f.out.file(cmd))
-	if err != nil {
-		return err
-	}
 	red := redact.New(redact.Options{Content: f.content, Salt: salt})
 	h := capture.NewHeader(time.Now(), capture.Source{Tool: "clawtap " + version, Mode: "redact", From: filepath.Base(cli.DisplayName(in))})
-	if err := red.Copy(w.Writer, rd, h, "redacted by clawtap redact "+version); err != nil {
-		w.Abort()
-		var re *redact.ReadError
-		switch {
-		case errors.As(err, &re):
+	done, err := a.WriteCaptureWith(f.out.file(cmd), func(w *capture.Writer) error {
+		err := red.Copy(w, rd, h, "redacted by clawtap redact "+version)
+		if re := (*redact.ReadError)(nil); errors.As(err, &re) {
 			return cli.InputError(in, re.Err)
-		case cli.IsBrokenPipe(err):
-			return nil
 		}
 		return err
-	}
-	if err := w.Commit(); err != nil {
-		if cli.IsBrokenPipe(err) {
-			return nil
-		}
-		return cli.Trouble(err, "")
+	})
+	if !done {
+		return err
 	}
 	a.ReadSummary(in, rd.Stats())
 

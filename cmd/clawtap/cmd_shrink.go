@@ -1,12 +1,10 @@
 package main
 
 import (
-	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/clawtap/clawtap/internal/cli"
-	"github.com/clawtap/clawtap/internal/human"
+	"github.com/clawtap/clawtap/internal/shrinkcli"
 	"github.com/clawtap/clawtap/pkg/check"
 	"github.com/clawtap/clawtap/pkg/replay"
 	"github.com/clawtap/clawtap/pkg/shrink"
@@ -104,35 +102,5 @@ func (a *app) runShrink(cmd *cobra.Command, in string, f *shrinkFlags) error {
 	if cli.SameFile(in, f.out.path) {
 		return cli.Usage("write to a new file", "output %s is the input", f.out.path)
 	}
-	h, recs, err := a.ReadRecords(in)
-	if err != nil {
-		return err
-	}
-	res, err := shrink.Shrink(h, recs, target, shrink.Options{
-		MaxTests: f.maxTests,
-		Progress: func(p shrink.Progress) {
-			a.Infof("shrink: by %s: %d records (%s)", strings.TrimSuffix(p.Stage, "s"), p.Kept, human.Count(p.Tests, "test", "tests"))
-		},
-	})
-	var ns *shrink.NotShownError
-	switch {
-	case errors.As(err, &ns):
-		return cli.Usage("run 'clawtap check --rule "+f.rule+" "+cli.DisplayName(in)+"' to see what it reports; shrink keeps a finding, it cannot make one",
-			"%s does not show %s: %v", cli.DisplayName(in), target, err)
-	case err != nil:
-		return cli.Trouble(fmt.Errorf("shrink %s: %w", cli.DisplayName(in), err), "")
-	}
-	if err := a.WriteCapture(f.out.file(cmd), shrink.Header(h, recs, target, res), res.Records(recs)); err != nil {
-		return err
-	}
-	if res.Exhausted {
-		a.Warnf("--max-tests %d reached: the capture written still shows %s, but a smaller one may exist", f.maxTests, target)
-	}
-	msg := fmt.Sprintf("shrink: %d → %d records (%s)", res.Total, len(res.Kept), human.Count(res.Tests, "test", "tests"))
-	if f.out.path != "-" {
-		msg += " → " + f.out.path
-	}
-	a.Infof("%s", msg)
-	a.Infof("shrink: %s at record %d: %s", res.Finding.Rule, res.Finding.I, res.Finding.Message)
-	return nil
+	return shrinkcli.Run(a.Env, shrinkcli.Config{In: in, Out: f.out.file(cmd), Target: target, MaxTests: f.maxTests})
 }

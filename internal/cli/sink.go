@@ -122,31 +122,44 @@ func (c *CaptureOut) Abort() {
 	c.dest.Abort()
 }
 
-// WriteCapture writes a whole capture held in memory to o through the
-// safe writer; a reader that went away is not an error.
-func (e *Env) WriteCapture(o Output, h capture.Header, recs []capture.Record) error {
+// WriteCaptureWith writes a capture to o with fn, then puts it in place;
+// when fn fails, no partial file is left. A reader that went away ends it
+// quietly (done is false); fn's errors come back as fn returned them, a
+// failed commit as exit 2.
+func (e *Env) WriteCaptureWith(o Output, fn func(*capture.Writer) error) (done bool, err error) {
 	w, err := e.CreateCapture(o)
 	if err != nil {
-		return err
+		return false, err
 	}
-	err = w.WriteHeader(h)
-	for i := 0; i < len(recs) && err == nil; i++ {
-		err = w.Write(&recs[i])
-	}
-	if err != nil {
+	if err := fn(w.Writer); err != nil {
 		w.Abort()
 		if IsBrokenPipe(err) {
-			return nil
+			return false, nil
 		}
-		return &Error{Code: ExitTrouble, Err: fmt.Errorf("write %s: %w", o.Path, err)}
+		return false, err
 	}
 	if err := w.Commit(); err != nil {
 		if IsBrokenPipe(err) {
-			return nil
+			return false, nil
 		}
-		return &Error{Code: ExitTrouble, Err: err}
+		return false, &Error{Code: ExitTrouble, Err: err}
 	}
-	return nil
+	return true, nil
+}
+
+// WriteCapture writes a whole capture held in memory to o.
+func (e *Env) WriteCapture(o Output, h capture.Header, recs []capture.Record) error {
+	_, err := e.WriteCaptureWith(o, func(w *capture.Writer) error {
+		err := w.WriteHeader(h)
+		for i := 0; i < len(recs) && err == nil; i++ {
+			err = w.Write(&recs[i])
+		}
+		if err != nil {
+			return &Error{Code: ExitTrouble, Err: fmt.Errorf("write %s: %w", o.Path, err)}
+		}
+		return nil
+	})
+	return err
 }
 
 // WriteFile writes data to o through the safe writer. It returns the
