@@ -143,5 +143,5 @@ func (a *app) runRecord(cmd *cobra.Command, f *recordFlags) error {
 		}
 	}
 	f.Version = version
-	return recordcli.Run(a.Env, f.Config)
+	return recordcli.Run(cmd.Context(), a.Env, f.Config)
 }

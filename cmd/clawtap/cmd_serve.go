@@ -91,7 +91,7 @@ the details and the limitations.`,
 					"clawtap does not take a secret on the command line (it would show in ps and shell history)")
 			}
 			f.File = args[0]
-			return servecli.Run(a.Env, f)
+			return servecli.Run(cmd.Context(), a.Env, f)
 		},
 	}
 	fl := cmd.Flags()

@@ -72,9 +72,9 @@ func ParseSize(flag, s string) (int64, error) {
 	return n, nil
 }
 
-// Run records as c says until a signal, a limit or the gateway ends it.
-// The command line checked c's flags, and parsed its sizes, already.
-func Run(env *cli.Env, c Config) error {
+// Run records as c says until a signal, a limit, the gateway or ctx ends
+// it. The command line checked c's flags, and parsed its sizes, already.
+func Run(ctx context.Context, env *cli.Env, c Config) error {
 	var err error
 	proxyMode := c.Listen != ""
 	gwURL := c.URL
@@ -122,7 +122,7 @@ func Run(env *cli.Env, c Config) error {
 	if c.FlushInterval <= 0 {
 		rec.FlushInterval = -1 // only at markers
 	}
-	ctx, aborted, stopSignals := cli.Interrupts(context.Background(), func(s os.Signal) {
+	ctx, aborted, stopSignals := cli.Interrupts(ctx, func(s os.Signal) {
 		st.Infof("%s: stopping; finishing %s (again to abort)", s, out.Name())
 	})
 	defer stopSignals()

@@ -2,10 +2,14 @@ package recordcli
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/clawtap/clawtap/internal/fakegw"
 
 	"github.com/clawtap/clawtap/internal/cli"
 )
@@ -59,5 +63,37 @@ func TestRedaction(t *testing.T) {
 	os.WriteFile(salt, nil, 0o600)
 	if _, err := Redaction(Config{SaltFile: salt}); err == nil || !strings.Contains(err.Error(), "is empty") {
 		t.Errorf("empty salt: %v", err)
+	}
+}
+
+// TestRunStopsWithTheContext: cancelling the context stops a recording as
+// a signal does: the capture is finished and kept, exit 0.
+func TestRunStopsWithTheContext(t *testing.T) {
+	srv := fakegw.New(fakegw.Config{OnHello: func(c *fakegw.Conn) {
+		for i := 0; c.Event("tick", map[string]any{"ts": i}) == nil; i++ {
+			time.Sleep(time.Millisecond)
+		}
+	}})
+	defer srv.Close()
+	out := filepath.Join(t.TempDir(), "cap.jsonl")
+	var stderr bytes.Buffer
+	env := cli.NewEnv(strings.NewReader(""), &bytes.Buffer{}, &stderr)
+	env.Getenv = func(string) string { return "" }
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	if err := Run(ctx, env, Config{Version: "test", Out: out, URL: srv.URL, NoDevice: true, Scopes: "operator.read"}); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	b, err := os.ReadFile(out)
+	if err != nil || !bytes.Contains(b, []byte(`"event":"tick"`)) || !strings.Contains(stderr.String(), "clawtap: recorded ") {
+		t.Fatalf("%v\n%.200s\n%s", err, b, stderr.String())
+	}
+	// A gateway never reached leaves nothing.
+	none := filepath.Join(t.TempDir(), "none.jsonl")
+	ctx, cancel = context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	err = Run(ctx, env, Config{Out: none, URL: "ws://127.0.0.1:1", NoDevice: true, Scopes: "operator.read"})
+	if _, serr := os.Stat(none); err == nil || serr == nil {
+		t.Errorf("unreached gateway: %v, file %v", err, serr)
 	}
 }

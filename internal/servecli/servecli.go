@@ -96,8 +96,9 @@ func (c *Config) options(env *cli.Env) (serve.Options, error) {
 	return o, nil
 }
 
-// Run serves c.File until a signal, or with --once the end of the stream.
-func Run(env *cli.Env, c Config) error {
+// Run serves c.File until a signal or ctx ends it, or with --once the end
+// of the stream.
+func Run(ctx context.Context, env *cli.Env, c Config) error {
 	if err := c.check(); err != nil {
 		return err
 	}
@@ -124,7 +125,7 @@ func Run(env *cli.Env, c Config) error {
 		env.Warnf("the capture has no hello-ok; clients get a minimal one")
 	}
 
-	ctx, aborted, stopSignals := cli.Interrupts(context.Background(), nil)
+	ctx, aborted, stopSignals := cli.Interrupts(ctx, nil)
 	defer stopSignals()
 
 	ln, err := net.Listen("tcp", listen)
