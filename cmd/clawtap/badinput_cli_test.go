@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/clawtap/clawtap/internal/cli"
 	"github.com/gorilla/websocket"
 	"github.com/klauspost/compress/zstd"
 )
@@ -139,7 +140,7 @@ func TestBadInputEveryReadCommand(t *testing.T) {
 				}
 				out := filepath.Join(t.TempDir(), "out.jsonl.zst")
 				r := run(t, stdin, badInputArgs(cmd, path, good, out)...)
-				if r.code != exitTrouble {
+				if r.code != cli.ExitTrouble {
 					t.Fatalf("exit %d, want 2\nstdout: %.300s\nstderr: %s", r.code, r.stdout, r.stderr)
 				}
 				first, _, _ := strings.Cut(r.stderr, "clawtap: hint: ")
@@ -185,7 +186,7 @@ func TestInvalidUTF8EveryReadCommand(t *testing.T) {
 					out = filepath.Join(dir, "report.html")
 				}
 				r := run(t, stdin, badInputArgs(cmd, path, good, out)...)
-				if r.code == exitTrouble {
+				if r.code == cli.ExitTrouble {
 					t.Fatalf("exit 2\nstderr: %s", r.stderr)
 				}
 				if !utf8.ValidString(r.stdout) || !utf8.ValidString(r.stderr) {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/clawtap/clawtap/internal/cli"
 )
 
 // Golden CLI cases: args → stdout (golden file), exit code. Stderr is
@@ -143,7 +145,7 @@ func TestTruncatedCaptureNeverCrashes(t *testing.T) {
 	path := fixture(t, "truncated.jsonl.zst")
 	for _, cmd := range []string{"classify", "intents", "gaps"} {
 		r := run(t, "", cmd, path)
-		if r.code == exitTrouble || r.stdout == "" {
+		if r.code == cli.ExitTrouble || r.stdout == "" {
 			t.Errorf("%s: exit %d, stdout %d bytes; stderr: %s", cmd, r.code, len(r.stdout), r.stderr)
 		}
 		if !strings.Contains(r.stderr, "clawtap: warning:") || !strings.Contains(r.stderr, "truncated") {

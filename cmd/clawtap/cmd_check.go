@@ -1,15 +1,12 @@
 package main
 
 import (
-	"fmt"
 	"strings"
 
+	"github.com/clawtap/clawtap/internal/checkcli"
+	"github.com/clawtap/clawtap/internal/cli"
 	"github.com/clawtap/clawtap/internal/output"
-	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/check"
-	"github.com/clawtap/clawtap/pkg/pipeline"
-	"github.com/clawtap/clawtap/pkg/replay"
-	"github.com/clawtap/clawtap/pkg/validate"
 	"github.com/spf13/cobra"
 )
 
@@ -73,14 +70,14 @@ runs a folder of captures against their expectations.`,
 				if err != nil {
 					return err
 				}
-				return s.close(output.CheckRules(s, s.format))
+				return s.Close(output.CheckRules(s, s.Format))
 			}
 			failOn, err := check.ParseSeverity(f.failOn)
 			if err != nil {
-				return usageError("use --fail-on info|warn|error", "%v", err)
+				return cli.Usage("use --fail-on info|warn|error", "%v", err)
 			}
 			if f.slowMs <= 0 || f.idleMs <= 0 {
-				return usageError("give a positive number of milliseconds", "--slow-ms and --idle-ms must be positive")
+				return cli.Usage("give a positive number of milliseconds", "--slow-ms and --idle-ms must be positive")
 			}
 			ui, err := parseUI(f.ui)
 			if err != nil {
@@ -88,24 +85,18 @@ runs a folder of captures against their expectations.`,
 			}
 			opts := check.Options{SlowMs: f.slowMs, IdleMs: f.idleMs, Only: f.rules, Skip: f.skip, NoReplay: f.noReplay}
 			if _, err := check.New(opts); err != nil {
-				return usageError("run 'clawtap check --list' for the rule ids", "%v", err)
+				return cli.Usage("run 'clawtap check --list' for the rule ids", "%v", err)
 			}
-			var schema *validate.Schema
+			c := checkcli.Check{Paths: args, Options: opts, FailOn: failOn, UI: ui}
 			if f.schema != "" {
-				s, err := a.loadSchema(strings.TrimPrefix(f.schema, "builtin"))
-				if err != nil {
+				if c.Schema, err = checkcli.LoadSchema(strings.TrimPrefix(f.schema, "builtin")); err != nil {
 					return err
 				}
-				schema = s
 			}
-			return a.eachCapture(cmd, args, &f.out, func(path string, r *capture.Reader, s section) error {
-				an, _ := check.New(opts) // a fresh analyzer per capture; opts were checked above
-				var v *validate.Validator
-				if schema != nil {
-					v = validate.New(schema, validate.Options{})
-				}
-				return a.runCheck(path, r, s, failOn, an, v, ui)
-			})
+			if c.Out, err = f.out.spec(cmd); err != nil {
+				return err
+			}
+			return c.Run(a.Env)
 		},
 	}
 	a.printFlags(cmd, &f.out, output.Text)
@@ -132,31 +123,4 @@ runs a folder of captures against their expectations.`,
 	_ = cmd.RegisterFlagCompletionFunc("rule", ruleIDs)
 	_ = cmd.RegisterFlagCompletionFunc("skip", ruleIDs)
 	return cmd
-}
-
-func (a *app) runCheck(path string, r *capture.Reader, s section, failOn check.Severity, an *check.Analyzer, v *validate.Validator, ui string) error {
-	p := &output.Check{W: s.w, Format: s.format, Style: s.style}
-	p.Attach(an)
-	observers := []pipeline.Observer{p, an}
-	if v != nil {
-		// Schema findings join check's, in the same pass and printer.
-		v.OnFinding = p.Finding
-		p.Rules = append(check.Rules(), validate.Rules()...)
-		observers = append(observers, v)
-	}
-	err := readErr(path, pipeline.New(pipeline.Options{Replay: replay.Options{UI: ui}}, observers...).Run(pipeline.Records(r)))
-	a.readSummary(path, r.Stats())
-	sum := an.Summary()
-	if v != nil {
-		vs := v.Summary()
-		vs.Fold(&sum)
-	}
-	if err == nil {
-		err = p.Summary(&sum, output.Counts{Errors: sum.Errors, Warnings: sum.Warnings, Infos: sum.Infos, Records: sum.Records},
-			fmt.Sprintf("%d connection(s), %d run(s)", sum.Connections, sum.Runs))
-	}
-	if err == nil && sum.Count(failOn) > 0 {
-		err = errFinding
-	}
-	return err
 }

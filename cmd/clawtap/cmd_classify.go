@@ -4,59 +4,41 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/clawtap/clawtap/internal/cli"
 	"github.com/clawtap/clawtap/internal/output"
 	"github.com/clawtap/clawtap/pkg/bridge"
 	"github.com/clawtap/clawtap/pkg/pipeline"
 	"github.com/spf13/cobra"
 )
 
-// filter selects classified events by the flags every pipeline command shares.
-type filter struct {
-	kinds, events, agents, sessions, runs []string
-}
+// filter is the flags every pipeline command shares to select events.
+type filter struct{ bridge.Filter }
 
 // kinds are the Bridge's event kinds, as --kind takes them.
-var kinds = []string{string(bridge.SummaryRefresh), string(bridge.RuntimeChat), string(bridge.RuntimeAgent), string(bridge.Approval),
-	string(bridge.Unknown), string(bridge.Request), string(bridge.Response), string(bridge.Invalid), string(bridge.Marker)}
+var kinds = func() (s []string) {
+	for _, k := range bridge.Kinds {
+		s = append(s, string(k))
+	}
+	return s
+}()
 
 func (f *filter) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
-	fl.StringSliceVar(&f.kinds, "kind", nil, "only these kinds ("+strings.Join(kinds, ", ")+")")
+	fl.StringSliceVar(&f.Kinds, "kind", nil, "only these kinds ("+strings.Join(kinds, ", ")+")")
 	_ = cmd.RegisterFlagCompletionFunc("kind", cobra.FixedCompletions(kinds, cobra.ShellCompDirectiveNoFileComp))
-	fl.StringSliceVar(&f.events, "event", nil, "only these event names (or methods of requests and responses)")
-	fl.StringSliceVar(&f.agents, "agent", nil, "only events of these agent ids")
-	fl.StringSliceVar(&f.sessions, "session", nil, "only events of these session keys")
-	fl.StringSliceVar(&f.runs, "run", nil, "only events of these run ids")
+	fl.StringSliceVar(&f.Events, "event", nil, "only these event names (or methods of requests and responses)")
+	fl.StringSliceVar(&f.Agents, "agent", nil, "only events of these agent ids")
+	fl.StringSliceVar(&f.Sessions, "session", nil, "only events of these session keys")
+	fl.StringSliceVar(&f.Runs, "run", nil, "only events of these run ids")
 }
 
 func (f *filter) validate() error {
-	for _, k := range f.kinds {
+	for _, k := range f.Kinds {
 		if !slices.Contains(kinds, k) {
-			return usageError("kinds are "+strings.Join(kinds, ", "), "unknown --kind %q", k)
+			return cli.Usage("kinds are "+strings.Join(kinds, ", "), "unknown --kind %q", k)
 		}
 	}
 	return nil
-}
-
-func (f *filter) match(ev *bridge.Event) bool {
-	name := ev.Event
-	if name == "" {
-		name = ev.Method
-	}
-	return in(f.kinds, string(ev.Kind)) && in(f.events, name) && in(f.agents, ev.AgentID) &&
-		in(f.sessions, ev.Session()) && in(f.runs, ev.RunID)
-}
-
-func in(set []string, v string) bool {
-	if len(set) == 0 {
-		return true
-	}
-	for _, s := range set {
-		if s == v {
-			return true
-		}
-	}
-	return false
 }
 
 func (a *app) classifyCmd() *cobra.Command {
@@ -84,10 +66,10 @@ ok and code where they apply. Invalid records carry reason and raw.`,
 				return err
 			}
 			path := inputArg(args)
-			if err := a.checkStdin(cmd, path); err != nil {
+			if err := a.CheckStdin(cmd.CommandPath(), path); err != nil {
 				return err
 			}
-			r, err := a.openCapture(path)
+			r, err := a.OpenCapture(path)
 			if err != nil {
 				return err
 			}
@@ -96,10 +78,10 @@ ok and code where they apply. Invalid records carry reason and raw.`,
 			if err != nil {
 				return err
 			}
-			p := &output.Classify{W: s, Format: s.format, Style: s.style, Match: f.match}
+			p := &output.Classify{W: s, Format: s.Format, Style: s.Style, Match: f.Match}
 			err = pipeline.New(pipeline.Options{}, p).Run(pipeline.Records(r))
-			a.readSummary(path, r.Stats())
-			return s.close(readErr(path, err))
+			a.ReadSummary(path, r.Stats())
+			return s.Close(cli.ReadErr(path, err))
 		},
 	}
 	a.printFlags(cmd, &out, output.Table)

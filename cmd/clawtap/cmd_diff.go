@@ -3,10 +3,10 @@ package main
 import (
 	"strings"
 
+	"github.com/clawtap/clawtap/internal/cli"
+	"github.com/clawtap/clawtap/internal/diffcli"
 	"github.com/clawtap/clawtap/internal/output"
-	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/diff"
-	"github.com/clawtap/clawtap/pkg/pipeline"
 	"github.com/clawtap/clawtap/pkg/replay"
 	"github.com/spf13/cobra"
 )
@@ -61,7 +61,7 @@ differ, 2 on trouble.`,
 				return a.runDiffUIs(cmd, args, [2]string{ua, ub}, &out)
 			}
 			if len(args) != 2 {
-				return usageError("give two captures, or --ui UI,UI and one", "diff needs two captures to compare")
+				return cli.Usage("give two captures, or --ui UI,UI and one", "diff needs two captures to compare")
 			}
 			if ui != "" {
 				u, err := parseUI(ui)
@@ -71,10 +71,10 @@ differ, 2 on trouble.`,
 				opts.UI = u
 			}
 			if args[0] == "-" && args[1] == "-" {
-				return usageError("give at most one capture as -", "both captures cannot come from stdin")
+				return cli.Usage("give at most one capture as -", "both captures cannot come from stdin")
 			}
 			for _, p := range args {
-				if err := a.checkStdin(cmd, p); err != nil {
+				if err := a.CheckStdin(cmd.CommandPath(), p); err != nil {
 					return err
 				}
 			}
@@ -82,7 +82,7 @@ differ, 2 on trouble.`,
 				opts.Ignore = append([]string{}, ignore...)
 			}
 			if opts.Context < 0 || opts.Window < 0 {
-				return usageError("give a positive number", "--context and --window must not be negative")
+				return cli.Usage("give a positive number", "--context and --window must not be negative")
 			}
 			return a.runDiff(cmd, args[0], args[1], &out, opts)
 		},
@@ -95,57 +95,27 @@ differ, 2 on trouble.`,
 	cmd.Flags().IntVar(&opts.Context, "context", 3, "equal steps shown before the first divergence, and steps of each side after it")
 	cmd.Flags().IntVar(&opts.Window, "window", 64, "look-ahead (steps) to re-synchronise after a divergence")
 	cmd.Flags().StringVar(&ui, "ui", "", "the UI both replays model; UI,UI compares one capture under two UIs ("+strings.Join(replay.UIs, ", ")+")")
-	_ = cmd.RegisterFlagCompletionFunc("ui", cobra.FixedCompletions(diffUIChoices(), cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("ui", cobra.FixedCompletions(replay.UIPairs(), cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 
 func (a *app) runDiff(cmd *cobra.Command, pa, pb string, out *outFlags, opts diff.Options) error {
-	ra, err := a.openCapture(pa)
+	o, err := out.spec(cmd)
 	if err != nil {
 		return err
 	}
-	defer ra.Close()
-	rb, err := a.openCapture(pb)
-	if err != nil {
-		return err
-	}
-	defer rb.Close()
-	res := diff.Compare(pipeline.Records(ra), pipeline.Records(rb), opts)
-	a.readSummary(pa, ra.Stats())
-	a.readSummary(pb, rb.Stats())
-	s, err := a.openSink(cmd, out)
-	if err != nil {
-		return err
-	}
-	err = output.Diff(s, s.format, s.style, res, pa, pb)
-	if err == nil && !res.Equal {
-		err = errFinding
-	}
-	return s.close(err)
-}
-
-// diffUIChoices completes --ui: every UI, and every pair of two.
-func diffUIChoices() []string {
-	c := append([]string{}, replay.UIs...)
-	for _, a := range replay.UIs {
-		for _, b := range replay.UIs {
-			if a != b {
-				c = append(c, a+","+b)
-			}
-		}
-	}
-	return c
+	return diffcli.Captures(a.Env, pa, pb, o, opts)
 }
 
 // runDiffUIs replays one capture under two UIs (reading it twice) and
 // compares what each left the user with, run by run.
 func (a *app) runDiffUIs(cmd *cobra.Command, args []string, uis [2]string, out *outFlags) error {
 	if len(args) != 1 {
-		return usageError("give one capture with --ui UI,UI", "--ui %s,%s compares one capture under two UIs, got %d captures", uis[0], uis[1], len(args))
+		return cli.Usage("give one capture with --ui UI,UI", "--ui %s,%s compares one capture under two UIs, got %d captures", uis[0], uis[1], len(args))
 	}
 	path := args[0]
 	if path == "-" {
-		return usageError("save the capture to a file first", "--ui UI,UI reads the capture twice, so it cannot come from stdin")
+		return cli.Usage("save the capture to a file first", "--ui UI,UI reads the capture twice, so it cannot come from stdin")
 	}
 	for k, u := range uis {
 		p, err := parseUI(u)
@@ -155,30 +125,11 @@ func (a *app) runDiffUIs(cmd *cobra.Command, args []string, uis [2]string, out *
 		uis[k] = p
 	}
 	if uis[0] == uis[1] {
-		return usageError("name two different UIs, e.g. --ui "+replay.UIClawboo+","+replay.UIClaw3D, "--ui %s,%s compares a UI with itself", uis[0], uis[1])
+		return cli.Usage("name two different UIs, e.g. --ui "+replay.UIClawboo+","+replay.UIClaw3D, "--ui %s,%s compares a UI with itself", uis[0], uis[1])
 	}
-	ra, err := a.openCapture(path)
+	o, err := out.spec(cmd)
 	if err != nil {
 		return err
 	}
-	defer ra.Close()
-	rb, err := capture.Open(path, capture.Options{}) // the second read repeats the first's warnings: stay quiet
-	if err != nil {
-		return inputError(path, err)
-	}
-	defer rb.Close()
-	res, err := diff.CompareUIs(pipeline.Records(ra), pipeline.Records(rb), uis)
-	if err != nil {
-		return readErr(path, err)
-	}
-	a.readSummary(path, ra.Stats())
-	s, err := a.openSink(cmd, out)
-	if err != nil {
-		return err
-	}
-	err = output.DiffUIs(s, s.format, s.style, res, path)
-	if err == nil && !res.Equal() {
-		err = errFinding
-	}
-	return s.close(err)
+	return diffcli.UIs(a.Env, path, uis, o)
 }

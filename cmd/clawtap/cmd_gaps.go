@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/clawtap/clawtap/internal/cli"
 	"github.com/clawtap/clawtap/internal/output"
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/pipeline"
@@ -38,12 +39,16 @@ the worst code.`,
 		Args:              cobra.ArbitraryArgs,
 		ValidArgsFunction: captureArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.eachCapture(cmd, args, &out, func(path string, r *capture.Reader, s section) error {
-				p := &output.Gaps{W: s.w, Format: s.format, Style: s.style, FrameOnly: frameOnly}
-				err := readErr(path, pipeline.New(pipeline.Options{}, p).Run(pipeline.Records(r)))
-				a.readSummary(path, r.Stats())
+			o, err := out.spec(cmd)
+			if err != nil {
+				return err
+			}
+			return a.EachCapture(o, args, func(path string, r *capture.Reader, s cli.Section) error {
+				p := &output.Gaps{W: s.W, Format: s.Format, Style: s.Style, FrameOnly: frameOnly}
+				err := cli.ReadErr(path, pipeline.New(pipeline.Options{}, p).Run(pipeline.Records(r)))
+				a.ReadSummary(path, r.Stats())
 				if err == nil && p.Summary().Gaps > 0 {
-					err = errFinding
+					err = cli.ErrFinding
 				}
 				return err
 			})

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/clawtap/clawtap/internal/cli"
+	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/importer"
 	"github.com/spf13/cobra"
 )
@@ -42,15 +44,15 @@ in .zst is zstd-compressed; - writes plain JSON Lines to stdout.`,
 		ValidArgsFunction: captureArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out.path == "" {
-				return usageError("name the capture to write: clawtap import FILE -o cap.jsonl.zst", "no output given (-o OUT)")
+				return cli.Usage("name the capture to write: clawtap import FILE -o cap.jsonl.zst", "no output given (-o OUT)")
 			}
 			switch format {
 			case importer.FormatAuto, importer.FormatHAR, importer.FormatJSONL:
 			default:
-				return usageError("use --input-format auto|har|jsonl", "unknown --input-format %q", format)
+				return cli.Usage("use --input-format auto|har|jsonl", "unknown --input-format %q", format)
 			}
 			in := args[0]
-			if err := a.checkStdin(cmd, in); err != nil {
+			if err := a.CheckStdin(cmd.CommandPath(), in); err != nil {
 				return err
 			}
 			return a.runImport(cmd, in, &out, format, noRedact)
@@ -68,42 +70,35 @@ in .zst is zstd-compressed; - writes plain JSON Lines to stdout.`,
 }
 
 func (a *app) runImport(cmd *cobra.Command, in string, out *outFlags, format string, noRedact bool) error {
-	var src io.Reader = a.stdin
+	var src io.Reader = a.Stdin
 	name := "stdin"
 	if in != "-" {
 		f, err := os.Open(in)
 		if err != nil {
-			return inputError(in, err)
+			return cli.InputError(in, err)
 		}
 		defer f.Close()
 		src = f
 		name = filepath.Base(in)
 	}
-	if sameFile(in, out.path) {
-		return usageError("write the capture to another file", "the output %s is the input", out.path)
+	if cli.SameFile(in, out.path) {
+		return cli.Usage("write the capture to another file", "the output %s is the input", out.path)
 	}
-	w, err := a.writeCapture(cmd, out)
-	if err != nil {
-		return err
-	}
-	st, ierr := importer.Import(src, w.Writer, importer.Options{
-		Format: format, NoRedact: noRedact, Tool: "clawtap " + version, From: name,
-		OnWarning: func(msg string) { a.warnf("%s: %s", name, msg) },
+	var st importer.Stats
+	done, err := a.WriteCaptureWith(out.file(cmd), func(w *capture.Writer) (err error) {
+		st, err = importer.Import(src, w, importer.Options{
+			Format: format, NoRedact: noRedact, Tool: "clawtap " + version, From: name,
+			OnWarning: func(msg string) { a.Warnf("%s: %s", name, msg) },
+		})
+		if errors.Is(err, importer.ErrNoFrames) {
+			return cli.Trouble(err, "a HAR needs WebSocket entries with _webSocketMessages (save the HAR \"with content\" while the socket is open); JSON Lines need one frame per line")
+		} else if err != nil {
+			return cli.Trouble(err, "")
+		}
+		return nil
 	})
-	if ierr == nil {
-		ierr = w.commit()
-	} else {
-		w.abort()
-	}
-	if ierr != nil {
-		if isBrokenPipe(ierr) {
-			return nil
-		}
-		hint := ""
-		if errors.Is(ierr, importer.ErrNoFrames) {
-			hint = "a HAR needs WebSocket entries with _webSocketMessages (save the HAR \"with content\" while the socket is open); JSON Lines need one frame per line"
-		}
-		return &exitError{code: exitTrouble, err: ierr, hint: hint}
+	if !done {
+		return err
 	}
 	red := "credentials redacted"
 	if noRedact {
@@ -111,6 +106,6 @@ func (a *app) runImport(cmd *cobra.Command, in string, out *outFlags, format str
 	} else if st.Redacted > 0 {
 		red = "credentials redacted (" + strconv.Itoa(st.Redacted) + " value(s))"
 	}
-	a.infof("imported %d frame(s) and %d raw message(s) on %d connection(s) from %s (%s); %d skipped; %s", st.Frames, st.Raw, max(st.Connections, 1), name, st.Format, st.Skipped, red)
+	a.Infof("imported %d frame(s) and %d raw message(s) on %d connection(s) from %s (%s); %d skipped; %s", st.Frames, st.Raw, max(st.Connections, 1), name, st.Format, st.Skipped, red)
 	return nil
 }

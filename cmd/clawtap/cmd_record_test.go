@@ -250,19 +250,6 @@ func TestRecordUsageErrors(t *testing.T) {
 	}
 }
 
-func TestRecordSizeFlags(t *testing.T) {
-	for in, want := range map[string]int64{"1000": 1000, "1k": 1000, "50MB": 50_000_000, "50MiB": 50 << 20, "1.5GiB": 3 << 29, "": 0} {
-		if n, err := recordSize("--max-bytes", in); err != nil || n != want {
-			t.Errorf("%q → %d %v, want %d", in, n, err, want)
-		}
-	}
-	for _, bad := range []string{"x", "-1", "0", "0MB", "5 parsecs"} {
-		if _, err := recordSize("--max-bytes", bad); err == nil {
-			t.Errorf("%q accepted", bad)
-		}
-	}
-}
-
 // TestRecordGatewayNotRunningExits2: a recording that never reaches the
 // gateway is an error and leaves nothing: no file, no temporary file,
 // nothing on stdout.
@@ -534,7 +521,7 @@ func TestRecordStatusLineOnTerminal(t *testing.T) {
 	defer srv.Close()
 	var stdout, stderr bytes.Buffer
 	a := newApp(strings.NewReader(""), &stdout, &stderr)
-	a.isTerminal = func(w any) bool { return w == io.Writer(&stderr) }
+	a.IsTerminal = func(w any) bool { return w == io.Writer(&stderr) }
 	root := a.rootCmd()
 	root.SetArgs(recordArgs(srv.URL, filepath.Join(t.TempDir(), "s.jsonl"), "--no-device", "--duration", "1200ms", "--color", "never"))
 	if err := root.Execute(); err != nil {

@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"time"
 
+	"github.com/clawtap/clawtap/internal/cli"
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/redact"
 	"github.com/spf13/cobra"
@@ -63,54 +63,48 @@ without --force. The rules are in docs/redaction.md.`,
 
 func (a *app) runRedact(cmd *cobra.Command, in string, f redactFlags) error {
 	if f.out.path == "" {
-		return usageError("add -o OUT.jsonl.zst, or -o - for stdout", "no output given")
+		return cli.Usage("add -o OUT.jsonl.zst, or -o - for stdout", "no output given")
 	}
-	if err := a.checkStdin(cmd, in); err != nil {
+	if err := a.CheckStdin(cmd.CommandPath(), in); err != nil {
 		return err
 	}
 	var salt []byte
 	if f.saltFile != "" {
 		b, err := os.ReadFile(f.saltFile)
 		if err != nil {
-			return usageError("give a file holding a private random key, e.g. head -c 32 /dev/urandom | base64 > salt", "read salt file: %v", err)
+			return cli.Usage("give a file holding a private random key, e.g. head -c 32 /dev/urandom | base64 > salt", "read salt file: %v", err)
 		}
 		salt = b
 		if len(bytes.TrimSpace(b)) == 0 {
-			return usageError("put a private random key in it, e.g. head -c 32 /dev/urandom | base64 > salt", "salt file %s is empty", f.saltFile)
+			return cli.Usage("put a private random key in it, e.g. head -c 32 /dev/urandom | base64 > salt", "salt file %s is empty", f.saltFile)
 		}
 		if n := len(bytes.TrimSpace(b)); n < 16 {
-			a.warnf("salt file %s holds only %d bytes; pseudonyms are easier to reverse with a short key", f.saltFile, n)
+			a.Warnf("salt file %s holds only %d bytes; pseudonyms are easier to reverse with a short key", f.saltFile, n)
 		}
 	}
-	if sameFile(in, f.out.path) {
-		return usageError("write to a new file, then replace the original yourself", "output %s is the input", f.out.path)
+	if cli.SameFile(in, f.out.path) {
+		return cli.Usage("write to a new file, then replace the original yourself", "output %s is the input", f.out.path)
 	}
 
-	rd, err := a.openCapture(in)
+	rd, err := a.OpenCapture(in)
 	if err != nil {
 		return err
 	}
 	defer rd.Close()
 
-	w, err := a.writeCapture(cmd, &f.out)
-	if err != nil {
-		return err
-	}
 	red := redact.New(redact.Options{Content: f.content, Salt: salt})
-	if err := a.copyRedacted(rd, w.Writer, red, in); err != nil {
-		w.abort()
-		if isBrokenPipe(err) {
-			return nil
+	h := capture.NewHeader(time.Now(), capture.Source{Tool: "clawtap " + version, Mode: "redact", From: filepath.Base(cli.DisplayName(in))})
+	done, err := a.WriteCaptureWith(f.out.file(cmd), func(w *capture.Writer) error {
+		err := red.Copy(w, rd, h, "redacted by clawtap redact "+version)
+		if re := (*redact.ReadError)(nil); errors.As(err, &re) {
+			return cli.InputError(in, re.Err)
 		}
 		return err
+	})
+	if !done {
+		return err
 	}
-	if err := w.commit(); err != nil {
-		if isBrokenPipe(err) {
-			return nil
-		}
-		return &exitError{code: exitTrouble, err: err}
-	}
-	a.readSummary(in, rd.Stats())
+	a.ReadSummary(in, rd.Stats())
 
 	st := red.Stats()
 	frames := st.Frames
@@ -122,33 +116,6 @@ func (a *app) runRedact(cmd *cobra.Command, in string, f redactFlags) error {
 	if f.out.path != "-" {
 		msg += " → " + f.out.path
 	}
-	a.infof("%s", msg)
+	a.Infof("%s", msg)
 	return nil
-}
-
-// copyRedacted writes the redacted header and every redacted record.
-func (a *app) copyRedacted(rd *capture.Reader, w *capture.Writer, red *redact.Redactor, in string) error {
-	var h capture.Header
-	if hp := rd.Header(); hp != nil {
-		h = *hp
-	} else {
-		h = capture.NewHeader(time.Now(), capture.Source{Tool: "clawtap " + version, Mode: "redact", From: filepath.Base(displayName(in))})
-	}
-	h = red.Header(h)
-	h.Redaction.Notes = append(h.Redaction.Notes, "redacted by clawtap redact "+version)
-	if err := w.WriteHeader(h); err != nil {
-		return err
-	}
-	for {
-		rec, err := rd.Next()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return inputError(in, err)
-		}
-		if err := w.Write(red.Record(rec)); err != nil {
-			return err
-		}
-	}
 }

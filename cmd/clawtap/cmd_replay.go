@@ -1,19 +1,9 @@
 package main
 
 import (
-	"bytes"
-	"errors"
-	"fmt"
-	"io"
-	"io/fs"
-	"math"
-	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
-
+	"github.com/clawtap/clawtap/internal/cli"
 	"github.com/clawtap/clawtap/internal/output"
-	"github.com/clawtap/clawtap/pkg/pipeline"
+	"github.com/clawtap/clawtap/internal/replaycli"
 	"github.com/clawtap/clawtap/pkg/replay"
 	"github.com/spf13/cobra"
 )
@@ -94,7 +84,7 @@ that re-reads chat.history, not what clawboo does.`,
 		ValidArgsFunction: captureArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			path := inputArg(args)
-			if err := a.checkStdin(cmd, path); err != nil {
+			if err := a.CheckStdin(cmd.CommandPath(), path); err != nil {
 				return err
 			}
 			return a.runReplay(cmd, path, &o)
@@ -122,49 +112,26 @@ that re-reads chat.history, not what clawboo does.`,
 	return cmd
 }
 
-// parseFrameMs reads "16.7" or "1000/60" as a fraction num/den of ms.
-func parseFrameMs(s string) (uint64, uint64, error) {
-	bad := usageError("use a positive number of ms (16.7) or a fraction (1000/60)", "invalid --frame-ms %q", s)
-	if n, d, ok := strings.Cut(s, "/"); ok {
-		num, err1 := strconv.ParseUint(strings.TrimSpace(n), 10, 32)
-		den, err2 := strconv.ParseUint(strings.TrimSpace(d), 10, 32)
-		if err1 != nil || err2 != nil || num == 0 || den == 0 {
-			return 0, 0, bad
-		}
-		return num, den, nil
-	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || !(f > 0) || f > 1e6 || math.IsInf(f, 0) {
-		return 0, 0, bad
-	}
-	// Microsecond precision.
-	num := uint64(math.Round(f * 1000))
-	if num == 0 {
-		return 0, 0, bad
-	}
-	return num, 1000, nil
-}
-
 func (a *app) runReplay(cmd *cobra.Command, path string, o *replayOpts) error {
 	if o.final && o.transcript {
-		return usageError("use one of them", "--final and --transcript cannot be combined")
+		return cli.Usage("use one of them", "--final and --transcript cannot be combined")
 	}
 	if o.update && o.golden == "" {
-		return usageError("use --golden FILE --update", "--update needs --golden")
+		return cli.Usage("use --golden FILE --update", "--update needs --golden")
 	}
 	if o.golden != "" && o.out.path != "-" {
-		return usageError("drop -o: --golden compares (or, with --update, writes) the golden file itself", "--golden and -o cannot be combined")
+		return cli.Usage("drop -o: --golden compares (or, with --update, writes) the golden file itself", "--golden and -o cannot be combined")
 	}
 	ui, err := parseUI(o.ui)
 	if err == nil && o.history && ui != replay.UIClawboo {
-		err = usageError("drop --history-sync, or replay with --ui "+replay.UIClawboo, "--history-sync answers clawboo's history refreshes; the %s model leaves its requests unanswered", ui)
+		err = cli.Usage("drop --history-sync, or replay with --ui "+replay.UIClawboo, "--history-sync answers clawboo's history refreshes; the %s model leaves its requests unanswered", ui)
 	}
 	if err != nil {
 		return err
 	}
-	num, den, err := parseFrameMs(o.frameMs)
+	num, den, err := replay.ParseFrameMs(o.frameMs)
 	if err != nil {
-		return err
+		return cli.Usage("use a positive number of ms (16.7) or a fraction (1000/60)", "invalid --frame-ms %q", o.frameMs)
 	}
 	var win replay.Window
 	for _, b := range []struct {
@@ -172,43 +139,17 @@ func (a *app) runReplay(cmd *cobra.Command, path string, o *replayOpts) error {
 		dst       *replay.Bound
 	}{{"from", o.from, &win.From}, {"to", o.to, &win.To}} {
 		if *b.dst, err = replay.ParseBound(b.val); err != nil {
-			return usageError("give a record index (12) or an offset from the start (2.5s, 1500ms)", "invalid --%s %q", b.flag, b.val)
+			return cli.Usage("give a record index (12) or an offset from the start (2.5s, 1500ms)", "invalid --%s %q", b.flag, b.val)
 		}
 	}
 	if win.From.Set && win.To.Set && win.From.IsIndex != win.To.IsIndex {
-		return usageError("give both as indexes or both as offsets", "--from and --to mix an index and an offset")
+		return cli.Usage("give both as indexes or both as offsets", "--from and --to mix an index and an offset")
 	}
 	if o.width < 10 {
 		o.width = 10
 	}
 	if o.conn < 0 {
-		return usageError("connections are numbered from 1", "invalid --conn %d", o.conn)
-	}
-	r, err := a.openCapture(path)
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-
-	// The output goes to -o, or into a buffer compared with the golden file
-	// (text unless --format says otherwise, never coloured).
-	var s *sink
-	var goldenBuf bytes.Buffer
-	var w io.Writer
-	format, style := output.Text, output.Style{}
-	if o.golden != "" {
-		if format, err = o.out.parsedFormat(); err != nil {
-			return err
-		}
-		if format == "" {
-			format = output.Text
-		}
-		w = &goldenBuf
-	} else {
-		if s, err = a.openSink(cmd, &o.out); err != nil {
-			return err
-		}
-		w, format, style = s, s.format, s.style
+		return cli.Usage("connections are numbered from 1", "invalid --conn %d", o.conn)
 	}
 	show := output.ReplaySteps
 	switch {
@@ -217,80 +158,13 @@ func (a *app) runReplay(cmd *cobra.Command, path string, o *replayOpts) error {
 	case o.transcript:
 		show = output.ReplayTranscript
 	}
-	pr := &output.Replay{W: w, Format: format, Style: style, Show: show, All: o.all, Window: win, Width: o.width,
-		Filter: replay.Filter{Agent: o.agent, Session: o.session}}
-	p := pipeline.New(pipeline.Options{
-		Replay: replay.Options{UI: ui, FrameNum: num, FrameDen: den, Conn: o.conn, HistorySync: o.history},
-		Until:  win.To,
-	}, pr)
-	err = readErr(path, p.Run(pipeline.Records(r)))
-	a.readSummary(path, r.Stats())
-	if n, conns := p.Engine().Skipped(); n > 0 {
-		if o.conn == 0 {
-			a.warnf("%s: skipped %d record(s) of connection(s) %s, other clients open at the same time as the replayed one; pick one with --conn N",
-				displayName(path), n, joinInts(conns))
-		} else {
-			a.infof("%s: replayed connection %d; skipped %d record(s) of connection(s) %s, other clients", displayName(path), o.conn, n, joinInts(conns))
-		}
-	}
-	if s != nil {
-		return s.close(err)
-	}
+	out, err := o.out.spec(cmd)
 	if err != nil {
 		return err
 	}
-	return a.checkGolden(cmd, o.golden, goldenBuf.Bytes(), o.update)
-}
-
-// checkGolden compares out with the golden file, or rewrites it.
-func (a *app) checkGolden(cmd *cobra.Command, path string, out []byte, update bool) error {
-	if update {
-		if dir := filepath.Dir(path); dir != "." {
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				return &exitError{code: exitTrouble, err: fmt.Errorf("create %s: %w", dir, err)}
-			}
-		}
-		// --update is the consent to replace the golden file.
-		d, err := a.createOutput(cmd, &outFlags{path: path, force: true})
-		if err != nil {
-			return err
-		}
-		if _, err := d.Write(out); err != nil {
-			d.Abort()
-			return &exitError{code: exitTrouble, err: fmt.Errorf("write golden: %w", err)}
-		}
-		if err := d.Commit(); err != nil {
-			return &exitError{code: exitTrouble, err: fmt.Errorf("write golden: %w", err)}
-		}
-		a.infof("golden %s updated (%d bytes)", path, len(out))
-		return nil
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return usageError("create it with --update, review it, and commit it", "golden file %s does not exist", path)
-		}
-		return &exitError{code: exitTrouble, err: fmt.Errorf("read golden: %w", err)}
-	}
-	d := replay.UnifiedDiff(path, "replay", want, out)
-	if d == "" {
-		a.infof("golden %s matches", path)
-		return nil
-	}
-	bw, flush := a.out()
-	bw.WriteString(d)
-	if err := flush(); err != nil {
-		return err
-	}
-	fmt.Fprintf(a.stderr, "clawtap: golden %s differs from the replay\n", path)
-	fmt.Fprintf(a.stderr, "clawtap: hint: if the new behaviour is right, rerun with --update and commit the file\n")
-	return errFinding
-}
-
-func joinInts(ns []int) string {
-	s := make([]string, len(ns))
-	for i, n := range ns {
-		s[i] = strconv.Itoa(n)
-	}
-	return strings.Join(s, ", ")
+	return replaycli.Run(a.Env, replaycli.Config{
+		Path: path, Out: out, Golden: o.golden, Update: o.update,
+		Printer: output.Replay{Show: show, All: o.all, Window: win, Width: o.width, Filter: replay.Filter{Agent: o.agent, Session: o.session}},
+		Replay:  replay.Options{UI: ui, FrameNum: num, FrameDen: den, Conn: o.conn, HistorySync: o.history},
+	})
 }

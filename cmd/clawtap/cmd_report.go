@@ -1,16 +1,11 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 
+	"github.com/clawtap/clawtap/internal/cli"
 	"github.com/clawtap/clawtap/internal/output"
-	"github.com/clawtap/clawtap/pkg/check"
-	"github.com/clawtap/clawtap/pkg/pipeline"
-	"github.com/clawtap/clawtap/pkg/replay"
+	"github.com/clawtap/clawtap/internal/reportcli"
 	"github.com/clawtap/clawtap/pkg/report"
 	"github.com/spf13/cobra"
 )
@@ -77,7 +72,7 @@ code: use 'clawtap check' to gate on them. See docs/report.md.`,
 		ValidArgsFunction: captureArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			path := inputArg(args)
-			if err := a.checkStdin(cmd, path); err != nil {
+			if err := a.CheckStdin(cmd.CommandPath(), path); err != nil {
 				return err
 			}
 			return a.runReport(cmd, path, &o)
@@ -95,103 +90,24 @@ code: use 'clawtap check' to gate on them. See docs/report.md.`,
 
 func (a *app) runReport(cmd *cobra.Command, path string, o *reportOpts) error {
 	if o.out.path == "" {
-		return usageError("name the output: -o report.html (or -o - for stdout)", "no output file given")
+		return cli.Usage("name the output: -o report.html (or -o - for stdout)", "no output file given")
 	}
 	if o.format != "html" && o.format != "trace" {
-		return usageError("use --format html|trace", "unknown --format %q", o.format)
+		return cli.Usage("use --format html|trace", "unknown --format %q", o.format)
 	}
 	maxBytes, err := output.ParseSize(o.maxBytes)
 	if err != nil || maxBytes > 1<<40 {
-		return usageError("give a size such as 20MB, 500kB or 64MiB", "invalid --max-bytes %q", o.maxBytes)
+		return cli.Usage("give a size such as 20MB, 500kB or 64MiB", "invalid --max-bytes %q", o.maxBytes)
 	}
 	if maxBytes < report.MinMaxBytes {
-		return usageError(fmt.Sprintf("use at least %dKiB", report.MinMaxBytes>>10), "--max-bytes %s is too small", o.maxBytes)
+		return cli.Usage(fmt.Sprintf("use at least %dKiB", report.MinMaxBytes>>10), "--max-bytes %s is too small", o.maxBytes)
 	}
 	ui, err := parseUI(o.ui)
 	if err != nil {
 		return err
 	}
-	if sameFile(path, o.out.path) {
-		return usageError("write the report to another file", "the output %s is the input capture", o.out.path)
+	if cli.SameFile(path, o.out.path) {
+		return cli.Usage("write the report to another file", "the output %s is the input capture", o.out.path)
 	}
-	name := o.name
-	if name == "" {
-		name = "stdin"
-		if path != "-" {
-			name = filepath.Base(path)
-		}
-	}
-
-	r, err := a.openCapture(path)
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	an, err := check.New(check.Options{})
-	if err != nil {
-		return err
-	}
-	b := report.NewBuilder(report.Options{Name: name, MaxBytes: int(maxBytes), Checker: report.NewCheck(an), NoBodies: o.format == "trace"})
-	if h := r.Header(); h != nil && h.Redaction != nil && !h.Redaction.Credentials {
-		a.warnf("%s was recorded with --no-redact: the report may contain credentials (it says so in a banner)", name)
-	}
-	if err := pipeline.New(pipeline.Options{Replay: replay.Options{UI: ui}}, b).Run(pipeline.Records(r)); err != nil {
-		var re *pipeline.ReadError
-		if errors.As(err, &re) {
-			return inputError(path, re.Err)
-		}
-		return err
-	}
-	a.readSummary(path, r.Stats())
-	rep := b.Report()
-
-	var data []byte
-	if o.format == "html" {
-		data = report.AppendHTML(nil, rep)
-	} else {
-		var sb strings.Builder
-		if err := report.WriteTrace(&sb, rep); err != nil {
-			return err
-		}
-		data = []byte(sb.String())
-	}
-	d, err := a.createOutput(cmd, &o.out)
-	if err != nil {
-		return err
-	}
-	if _, err := d.Write(data); err != nil {
-		d.Abort()
-		if isBrokenPipe(err) {
-			return nil
-		}
-		return &exitError{code: exitTrouble, err: fmt.Errorf("write %s: %w", d.Name(), err)}
-	}
-	if err := d.Commit(); err != nil {
-		return &exitError{code: exitTrouble, err: fmt.Errorf("write %s: %w", d.Name(), err)}
-	}
-	s := &rep.Summary
-	a.infof("wrote %s (%s): %d records, %d connection(s), %d run(s), %d finding(s)%s",
-		d.Name(), output.FormatSize(int64(len(data))), s.Records, s.Connections, s.Runs, s.FindingsError+s.FindingsWarn+s.FindingsInfo, elidedNote(s, o.format == "trace"))
-	return nil
-}
-
-func elidedNote(s *report.Summary, trace bool) string {
-	switch {
-	case trace && s.RowsElided > 0:
-		return fmt.Sprintf("; %d delta or traffic event(s) left out by --max-bytes", s.RowsElided)
-	case !trace && (s.BodiesElided > 0 || s.RowsElided > 0 || s.TimersElided > 0):
-		return fmt.Sprintf("; details of %d of %d record(s) elided by --max-bytes", s.BodiesElided, s.Records)
-	}
-	return ""
-}
-
-// sameFile reports whether out names the input file (never for stdin or
-// stdout), so a command cannot overwrite what it reads.
-func sameFile(in, out string) bool {
-	if in == "-" || out == "-" {
-		return false
-	}
-	a, err1 := os.Stat(in)
-	b, err2 := os.Stat(out)
-	return err1 == nil && err2 == nil && os.SameFile(a, b)
+	return reportcli.Run(a.Env, reportcli.Config{Path: path, Out: o.out.file(cmd), Trace: o.format == "trace", MaxBytes: int(maxBytes), Name: o.name, UI: ui})
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -16,7 +15,6 @@ import (
 
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/jsonx"
-	"github.com/clawtap/clawtap/pkg/serve"
 	"github.com/gorilla/websocket"
 )
 
@@ -245,48 +243,6 @@ func TestServeCLIHelp(t *testing.T) {
 		}
 	}
 }
-
-func TestServeCLIControlUI(t *testing.T) {
-	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "index.html"), []byte(`<html data-openclaw-control-ui-build-id="b-1">ui</html>`), 0o644)
-	os.MkdirAll(filepath.Join(dir, "assets"), 0o755)
-	os.WriteFile(filepath.Join(dir, "assets", "app.js"), []byte("js"), 0o644)
-	h, err := serveControlUI(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sv := serve.New(&serve.Script{}, serve.Options{HTTP: h})
-	for path, want := range map[string]string{"/": `<html data-openclaw-control-ui-build-id="b-1">ui</html>`, "/assets/app.js": "js", "/chat/agent:main": `<html data-openclaw-control-ui-build-id="b-1">ui</html>`} {
-		rec := serveRecorder()
-		sv.ServeHTTP(rec, serveRequest(path))
-		if got := rec.Body.String(); got != want {
-			t.Errorf("GET %s = %q, want %q", path, got, want)
-		}
-	}
-}
-
-func TestServeStatusText(t *testing.T) {
-	st := serve.Stats{Active: 2, Sent: 120, Items: 200, Clients: []serve.ClientStats{{ID: 1, Item: 150}, {ID: 2, Item: 40, Waiting: true}}}
-	got := serveStatusText("demo.jsonl.zst", st)
-	want := "clawtap: serving demo.jsonl.zst · 2 client(s) · 120 frame(s) sent · at 40–150/200 · waiting for chat.send"
-	if got != want {
-		t.Fatalf("got  %q\nwant %q", got, want)
-	}
-	if got := serveStatusText("x", serve.Stats{Items: 10}); !strings.HasSuffix(got, "waiting for a client") {
-		t.Fatalf("got %q", got)
-	}
-	var b bytes.Buffer
-	l := newServeStatus(&b, true)
-	l.set("status")
-	l.println("clawtap: client 1 connected")
-	if want := "\r\x1b[Kstatus\r\x1b[Kclawtap: client 1 connected\nstatus"; b.String() != want {
-		t.Fatalf("terminal output %q", b.String())
-	}
-}
-
-func serveRecorder() *httptest.ResponseRecorder { return httptest.NewRecorder() }
-
-func serveRequest(path string) *http.Request { return httptest.NewRequest("GET", path, nil) }
 
 func TestServeCLISignal(t *testing.T) {
 	p := writeServeCapture(t)

@@ -1,12 +1,10 @@
 package main
 
 import (
-	"errors"
-	"fmt"
-	"io"
 	"strings"
 
-	"github.com/clawtap/clawtap/pkg/capture"
+	"github.com/clawtap/clawtap/internal/cli"
+	"github.com/clawtap/clawtap/internal/shrinkcli"
 	"github.com/clawtap/clawtap/pkg/check"
 	"github.com/clawtap/clawtap/pkg/replay"
 	"github.com/clawtap/clawtap/pkg/shrink"
@@ -81,114 +79,28 @@ func (a *app) runShrink(cmd *cobra.Command, in string, f *shrinkFlags) error {
 	target := shrink.Target{Rule: f.rule, Run: f.run, UI: f.ui, SlowMs: f.slowMs, IdleMs: f.idleMs}
 	switch {
 	case f.rule == "":
-		return usageError("add --rule RULE; 'clawtap check "+displayName(in)+"' shows the rules it reports", "no --rule given")
+		return cli.Usage("add --rule RULE; 'clawtap check "+cli.DisplayName(in)+"' shows the rules it reports", "no --rule given")
 	case f.out.path == "":
-		return usageError("add -o SMALL.jsonl.zst, or -o - for stdout", "no output given")
+		return cli.Usage("add -o SMALL.jsonl.zst, or -o - for stdout", "no output given")
 	case f.maxTests < 0:
-		return usageError("give a positive number, or 0 for no bound", "--max-tests must not be negative")
+		return cli.Usage("give a positive number, or 0 for no bound", "--max-tests must not be negative")
 	case f.slowMs <= 0 || f.idleMs <= 0:
-		return usageError("give a positive number of milliseconds", "--slow-ms and --idle-ms must be positive")
+		return cli.Usage("give a positive number of milliseconds", "--slow-ms and --idle-ms must be positive")
 	}
 	if err := target.Validate(); err != nil {
-		hint := "shrink for another rule: 'clawtap check " + displayName(in) + "' lists what the capture shows"
+		hint := "shrink for another rule: 'clawtap check " + cli.DisplayName(in) + "' lists what the capture shows"
 		if _, known := check.LookupRule(f.rule); !known {
 			hint = "run 'clawtap check --list' for the rule ids"
 		} else if _, uiErr := replay.ParseUI(f.ui); uiErr != nil {
 			hint = "use --ui " + strings.Join(replay.UIs, "|")
 		}
-		return usageError(hint, "%v", err)
+		return cli.Usage(hint, "%v", err)
 	}
-	if err := a.checkStdin(cmd, in); err != nil {
+	if err := a.CheckStdin(cmd.CommandPath(), in); err != nil {
 		return err
 	}
-	if sameFile(in, f.out.path) {
-		return usageError("write to a new file", "output %s is the input", f.out.path)
+	if cli.SameFile(in, f.out.path) {
+		return cli.Usage("write to a new file", "output %s is the input", f.out.path)
 	}
-	h, recs, err := a.readRecords(in)
-	if err != nil {
-		return err
-	}
-	res, err := shrink.Shrink(h, recs, target, shrink.Options{
-		MaxTests: f.maxTests,
-		Progress: func(p shrink.Progress) {
-			a.infof("shrink: by %s: %d records (%d %s)", strings.TrimSuffix(p.Stage, "s"), p.Kept, p.Tests, plural(p.Tests, "test", "tests"))
-		},
-	})
-	var ns *shrink.NotShownError
-	switch {
-	case errors.As(err, &ns):
-		return usageError("run 'clawtap check --rule "+f.rule+" "+displayName(in)+"' to see what it reports; shrink keeps a finding, it cannot make one",
-			"%s does not show %s: %v", displayName(in), target, err)
-	case err != nil:
-		return &exitError{code: exitTrouble, err: fmt.Errorf("shrink %s: %w", displayName(in), err)}
-	}
-	if err := a.writeShrunk(cmd, &f.out, shrink.Header(h, recs, target, res), res.Records(recs)); err != nil {
-		return err
-	}
-	if res.Exhausted {
-		a.warnf("--max-tests %d reached: the capture written still shows %s, but a smaller one may exist", f.maxTests, target)
-	}
-	msg := fmt.Sprintf("shrink: %d → %d records (%d %s)", res.Total, len(res.Kept), res.Tests, plural(res.Tests, "test", "tests"))
-	if f.out.path != "-" {
-		msg += " → " + f.out.path
-	}
-	a.infof("%s", msg)
-	a.infof("shrink: %s at record %d: %s", res.Finding.Rule, res.Finding.I, res.Finding.Message)
-	return nil
-}
-
-// readRecords reads a whole capture into memory, reporting what the
-// reader stepped over as every command does.
-func (a *app) readRecords(in string) (*capture.Header, []capture.Record, error) {
-	r, err := a.openCapture(in)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer r.Close()
-	var recs []capture.Record
-	for {
-		rec, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, nil, inputError(in, err)
-		}
-		recs = append(recs, *rec.Clone())
-	}
-	a.readSummary(in, r.Stats())
-	return r.Header(), recs, nil
-}
-
-// writeShrunk writes the shrunk capture through the safe writer.
-func (a *app) writeShrunk(cmd *cobra.Command, out *outFlags, h capture.Header, recs []capture.Record) error {
-	w, err := a.writeCapture(cmd, out)
-	if err != nil {
-		return err
-	}
-	err = w.WriteHeader(h)
-	for i := 0; i < len(recs) && err == nil; i++ {
-		err = w.Write(&recs[i])
-	}
-	if err != nil {
-		w.abort()
-		if isBrokenPipe(err) {
-			return nil
-		}
-		return &exitError{code: exitTrouble, err: fmt.Errorf("write %s: %w", out.path, err)}
-	}
-	if err := w.commit(); err != nil {
-		if isBrokenPipe(err) {
-			return nil
-		}
-		return &exitError{code: exitTrouble, err: err}
-	}
-	return nil
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
+	return shrinkcli.Run(a.Env, shrinkcli.Config{In: in, Out: f.out.file(cmd), Target: target, MaxTests: f.maxTests})
 }

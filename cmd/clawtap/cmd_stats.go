@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/clawtap/clawtap/internal/cli"
 	"github.com/clawtap/clawtap/internal/output"
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/pipeline"
@@ -34,12 +35,16 @@ heading, or a "file" key on each json object).`,
 		Args:              cobra.ArbitraryArgs,
 		ValidArgsFunction: captureArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.eachCapture(cmd, args, &out, func(path string, r *capture.Reader, s section) error {
+			o, err := out.spec(cmd)
+			if err != nil {
+				return err
+			}
+			return a.EachCapture(o, args, func(path string, r *capture.Reader, s cli.Section) error {
 				c := stats.New()
-				err := readErr(path, pipeline.New(pipeline.Options{}, c).Run(pipeline.Records(r)))
-				a.readSummary(path, r.Stats())
+				err := cli.ReadErr(path, pipeline.New(pipeline.Options{}, c).Run(pipeline.Records(r)))
+				a.ReadSummary(path, r.Stats())
 				if err == nil {
-					err = output.Stats(s.w, s.format, s.style, c.Result(), c.ExtraConnections())
+					err = output.Stats(s.W, s.Format, s.Style, c.Result(), c.ExtraConnections())
 				}
 				return err
 			})

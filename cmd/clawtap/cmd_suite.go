@@ -1,26 +1,16 @@
 package main
 
 import (
-	"context"
-	"errors"
-	"fmt"
-	"io"
-	"os"
-	"os/signal"
 	"runtime"
 	"slices"
 	"strings"
-	"syscall"
-	"time"
 
 	"github.com/clawtap/clawtap/internal/output"
+	"github.com/clawtap/clawtap/internal/suitecli"
 	"github.com/clawtap/clawtap/pkg/replay"
 	"github.com/clawtap/clawtap/pkg/suite"
 	"github.com/spf13/cobra"
 )
-
-// junit is the test command's extra report format.
-const junit output.Format = suite.FormatJUnit
 
 type suiteFlags struct {
 	out     outFlags
@@ -77,7 +67,7 @@ usage trouble.`,
 			return a.runSuite(cmd, args, &f)
 		},
 	}
-	a.printFlags(cmd, &f.out, output.Text, junit)
+	a.printFlags(cmd, &f.out, output.Text, suitecli.JUnit)
 	fl := cmd.Flags()
 	fl.IntVarP(&f.jobs, "jobs", "j", runtime.NumCPU(), "captures tested at once")
 	fl.BoolVar(&f.update, "update", false, "write the goldens and expectations instead of comparing (only files that change)")
@@ -93,119 +83,13 @@ func suiteArgs(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirec
 }
 
 func (a *app) runSuite(cmd *cobra.Command, args []string, f *suiteFlags) error {
-	if f.jobs < 1 {
-		return usageError("give -j 1 or more", "invalid -j %d", f.jobs)
-	}
-	uis, err := parseUIs(f.uis)
+	o, err := f.out.spec(cmd)
 	if err != nil {
 		return err
 	}
-	if len(args) == 0 {
-		args = suite.DefaultDirs()
-	}
-	caps, err := suite.Discover(args)
-	if err != nil {
-		return usageError("name a folder of captures (*.jsonl.zst, *.jsonl), capture files or a glob", "%v", err)
-	}
-	s, err := a.openSink(cmd, &f.out)
-	if err != nil {
-		return err
-	}
-	terminal := s.dest.IsStdout() && a.stdoutIsTTY()
-	timed := terminal
+	c := suitecli.Config{Paths: args, Jobs: f.jobs, Update: f.update, UIs: f.uis, Out: o}
 	if cmd.Flags().Changed("timings") {
-		timed = f.timings
+		c.Timings = &f.timings
 	}
-	style := s.style
-	if s.format == output.JSON || s.format == junit {
-		style = output.Style{}
-	}
-	rep := &suite.Report{W: s, Format: string(s.format), Style: style, Timings: timed}
-	cfg := suite.Config{UIs: uis, Update: f.update, Jobs: f.jobs}
-	var start time.Time
-	if timed {
-		cfg.Now = time.Now
-		start = time.Now()
-	}
-	annotations := a.annotationsTo(s)
-
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	err = suite.Run(ctx, caps, cfg, func(r *suite.Result) error {
-		for _, n := range r.Notes {
-			a.warnf("%s: %s", r.Capture.Path, n)
-		}
-		for _, n := range r.Info {
-			a.infof("%s: %s", r.Capture.Path, n)
-		}
-		if annotations != nil {
-			if err := suite.Annotate(annotations, r); err != nil {
-				return err
-			}
-		}
-		return rep.Result(r)
-	})
-	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
-		s.close(err)
-		return &exitError{code: exitInterrupted, err: errors.New("interrupted; the files under way were left as they were")}
-	}
-	if err == nil {
-		var elapsed time.Duration
-		if timed {
-			elapsed = time.Since(start)
-		}
-		err = rep.End(elapsed)
-	}
-	t := rep.Totals()
-	if err == nil && t.Failed > 0 {
-		err = errFinding
-	}
-	if err = s.close(err); err != nil && err != errFinding {
-		return err
-	}
-	if t.Errors > 0 {
-		return &exitError{code: exitTrouble, err: fmt.Errorf("%d of %d capture(s) could not be tested", t.Errors, t.Captures),
-			hint: "the report names each one and why; fix or remove the file"}
-	}
-	return err
-}
-
-// parseUIs reads --ui: names from replay.UIs, or all.
-func parseUIs(names []string) ([]string, error) {
-	if len(names) == 0 {
-		return nil, nil
-	}
-	var uis []string
-	for _, n := range names {
-		if n == "all" {
-			return slices.Clone(replay.UIs), nil
-		}
-		ui, err := replay.ParseUI(strings.TrimSpace(n))
-		if err != nil {
-			return nil, usageError("use --ui "+strings.Join(replay.UIs, "|")+"|all", "%v", err)
-		}
-		if !slices.Contains(uis, ui) {
-			uis = append(uis, ui)
-		}
-	}
-	// The order of replay.UIs, whatever the order asked.
-	slices.SortFunc(uis, func(x, y string) int { return slices.Index(replay.UIs, x) - slices.Index(replay.UIs, y) })
-	return uis, nil
-}
-
-// annotationsTo is where GitHub Actions annotations go when
-// GITHUB_ACTIONS=true: stdout, which the runner reads, into the report
-// itself when that is text on stdout, else beside it; stderr when the
-// report on stdout is json or junit, which annotations would break.
-func (a *app) annotationsTo(s *sink) io.Writer {
-	if a.getenv("GITHUB_ACTIONS") != "true" {
-		return nil
-	}
-	if !s.dest.IsStdout() {
-		return a.stdout
-	}
-	if s.format == output.JSON || s.format == junit {
-		return a.stderr
-	}
-	return s
+	return suitecli.Run(cmd.Context(), a.Env, c)
 }

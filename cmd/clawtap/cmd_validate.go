@@ -1,11 +1,10 @@
 package main
 
 import (
-	"fmt"
-
+	"github.com/clawtap/clawtap/internal/checkcli"
+	"github.com/clawtap/clawtap/internal/cli"
 	"github.com/clawtap/clawtap/internal/output"
 	"github.com/clawtap/clawtap/pkg/check"
-	"github.com/clawtap/clawtap/pkg/pipeline"
 	"github.com/clawtap/clawtap/pkg/validate"
 	"github.com/spf13/cobra"
 )
@@ -55,17 +54,21 @@ one row per finding. Exit status 1 when a finding at or above --fail-on
 		RunE: func(cmd *cobra.Command, args []string) error {
 			failOn, err := check.ParseSeverity(f.failOn)
 			if err != nil {
-				return usageError("use --fail-on info|warn|error", "%v", err)
+				return cli.Usage("use --fail-on info|warn|error", "%v", err)
 			}
 			path := inputArg(args)
-			if err := a.checkStdin(cmd, path); err != nil {
+			if err := a.CheckStdin(cmd.CommandPath(), path); err != nil {
 				return err
 			}
-			s, err := a.loadSchema(f.schema)
+			s, err := checkcli.LoadSchema(f.schema)
 			if err != nil {
 				return err
 			}
-			return a.runValidate(cmd, path, s, failOn, &f)
+			out, err := f.out.spec(cmd)
+			if err != nil {
+				return err
+			}
+			return checkcli.Validate(a.Env, path, out, s, failOn)
 		},
 	}
 	a.printFlags(cmd, &f.out, output.Text)
@@ -76,50 +79,4 @@ one row per finding. Exit status 1 when a finding at or above --fail-on
 	_ = cmd.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{"info", "warn", "error"}, cobra.ShellCompDirectiveNoFileComp))
 	cmd.Long += "\n\nBuilt-in schema: " + validate.SnapshotName() + " (MIT licence, shipped with it)."
 	return cmd
-}
-
-// loadSchema returns the built-in snapshot, or the user's schema.
-func (a *app) loadSchema(path string) (*validate.Schema, error) {
-	if path == "" {
-		s, err := validate.Embedded()
-		if err != nil {
-			return nil, fmt.Errorf("the built-in schema: %w", err)
-		}
-		return s, nil
-	}
-	s, err := validate.Load(path)
-	if err != nil {
-		return nil, usageError("give a protocol.schema.json, or a directory holding one (an unpacked @openclaw/gateway-protocol package)", "--schema %s: %v", path, err)
-	}
-	return s, nil
-}
-
-func (a *app) runValidate(cmd *cobra.Command, path string, schema *validate.Schema, failOn check.Severity, f *validateFlags) error {
-	r, err := a.openCapture(path)
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	s, err := a.openSink(cmd, &f.out)
-	if err != nil {
-		return err
-	}
-	p := &output.Check{W: s, Format: s.format, Style: s.style, Rules: validate.Rules()}
-	v := validate.New(schema, validate.Options{})
-	v.OnFinding = p.Finding
-	err = readErr(path, pipeline.New(pipeline.Options{}, p, v).Run(pipeline.Records(r)))
-	a.readSummary(path, r.Stats())
-	sum := v.Summary()
-	if err == nil {
-		unchecked := 0
-		for _, n := range sum.Unchecked {
-			unchecked += n
-		}
-		err = p.Summary(sum, output.Counts{Errors: sum.Errors, Warnings: sum.Warnings, Infos: sum.Infos, Records: sum.Records},
-			fmt.Sprintf("%d frames; %d part(s) checked against %s, %d without a schema", sum.Frames, sum.Validated, sum.Schema, unchecked))
-	}
-	if err == nil && sum.Count(failOn) > 0 {
-		err = errFinding
-	}
-	return s.close(err)
 }

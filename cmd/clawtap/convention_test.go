@@ -13,8 +13,8 @@ func runEnv(t *testing.T, tty bool, env map[string]string, args ...string) resul
 	t.Helper()
 	var out, errb bytes.Buffer
 	a := newApp(strings.NewReader(""), &out, &errb)
-	a.isTerminal = func(w any) bool { return tty && w == any(&out) }
-	a.getenv = func(k string) string { return env[k] }
+	a.IsTerminal = func(w any) bool { return tty && w == any(&out) }
+	a.Getenv = func(k string) string { return env[k] }
 	code := a.main(args)
 	return result{code, out.String(), errb.String()}
 }

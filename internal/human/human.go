@@ -105,3 +105,27 @@ func Printable(s string) string {
 		return r
 	}, s)
 }
+
+// Thousands renders n with a comma every three digits: 1,234,567.
+func Thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	if n < 0 {
+		return s
+	}
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// Count renders n with the noun that fits: "1 run", "3 runs".
+func Count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}

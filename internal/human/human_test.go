@@ -29,3 +29,15 @@ func FuzzClip(f *testing.F) {
 		}
 	})
 }
+
+func TestThousandsAndCount(t *testing.T) {
+	for _, c := range []struct{ got, want string }{
+		{Thousands(0), "0"}, {Thousands(999), "999"}, {Thousands(1000), "1,000"},
+		{Thousands(1234567), "1,234,567"}, {Thousands(-1234), "-1234"},
+		{Count(1, "gap", "gaps"), "1 gap"}, {Count(0, "gap", "gaps"), "0 gaps"}, {Count(12, "run", "runs"), "12 runs"},
+	} {
+		if c.got != c.want {
+			t.Errorf("got %q, want %q", c.got, c.want)
+		}
+	}
+}

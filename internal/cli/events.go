@@ -1,0 +1,72 @@
+package cli
+
+import (
+	"bufio"
+	"io"
+	"os"
+
+	"github.com/clawtap/clawtap/pkg/capture"
+	"github.com/clawtap/clawtap/pkg/pipeline"
+)
+
+// Events is an input of records for a pass: a capture, or the NDJSON that
+// 'clawtap classify' prints, whose records come classified already.
+type Events struct {
+	pipeline.Source
+	// Classified is set for classify's NDJSON.
+	Classified bool
+
+	path    string
+	env     *Env
+	release func()
+}
+
+// OpenEvents opens path ("-" is stdin, compressed or not) as a capture, or
+// as classify NDJSON when its first line is a classified event.
+func (e *Env) OpenEvents(path string) (*Events, error) {
+	var in io.Reader = e.Stdin
+	closeFn := func() {}
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, InputError(path, err)
+		}
+		in, closeFn = f, func() { f.Close() }
+	}
+	plain, release, err := capture.Decompress(in)
+	if err != nil {
+		closeFn()
+		return nil, InputError(path, err)
+	}
+	prev := closeFn
+	closeFn = func() { release(); prev() }
+	ev := &Events{path: path, env: e, release: closeFn}
+	br := bufio.NewReaderSize(plain, 1<<16)
+	if pipeline.IsClassified(br) {
+		ev.Source, ev.Classified = pipeline.NewClassified(br), true
+		return ev, nil
+	}
+	opts := capture.Options{OnWarning: func(w capture.Warning) { e.Warnf("%s: %s", DisplayName(path), w) }}
+	r, err := capture.NewReader(br, opts)
+	if r, err = Opened(path, r, err); err != nil {
+		closeFn()
+		return nil, err
+	}
+	ev.Source = pipeline.Records(r)
+	return ev, nil
+}
+
+// Finish reports on stderr what the input stepped over, once, after the
+// pass.
+func (ev *Events) Finish() {
+	if c, ok := ev.Source.(*pipeline.Classified); ok {
+		if c.Bad() > 0 {
+			ev.env.Warnf("%s: %d line(s) were not classified events; each became an ignore intent", DisplayName(ev.path), c.Bad())
+		}
+		return
+	}
+	ev.env.ReadSummary(ev.path, ev.Source.Stats())
+}
+
+// Close releases the input.
+func (ev *Events) Close() { ev.release() }

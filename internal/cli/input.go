@@ -1,0 +1,174 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+
+	"github.com/clawtap/clawtap/pkg/capture"
+	"github.com/clawtap/clawtap/pkg/pipeline"
+)
+
+// DisplayName names an input in messages: its path, or stdin for "-".
+func DisplayName(path string) string {
+	if path == "-" {
+		return "stdin"
+	}
+	return path
+}
+
+// OpenCapture opens a capture for reading ("-" is stdin) with reader
+// warnings on stderr.
+func (e *Env) OpenCapture(path string) (*capture.Reader, error) {
+	name := DisplayName(path)
+	opts := capture.Options{OnWarning: func(w capture.Warning) {
+		e.Warnf("%s: %s", name, w)
+	}}
+	var r *capture.Reader
+	var err error
+	if path == "-" {
+		r, err = capture.NewReader(e.Stdin, opts)
+	} else {
+		r, err = capture.Open(path, opts)
+	}
+	return Opened(path, r, err)
+}
+
+// Opened finishes opening a capture: a failure, or an input that holds
+// nothing at all, is exit 2. An empty input is refused like garbage
+// rather than read as a capture of nothing, so that a recording that never
+// wrote a line does not pass check or gaps; a capture with a header and no
+// records is read as usual.
+func Opened(path string, r *capture.Reader, err error) (*capture.Reader, error) {
+	if err != nil {
+		return nil, InputError(path, err)
+	}
+	if r.Stats().Empty {
+		r.Close()
+		return nil, EmptyInput(path)
+	}
+	return r, nil
+}
+
+// EmptyInput is the error for an input that holds nothing at all.
+func EmptyInput(path string) error {
+	return &Error{Code: ExitTrouble, Err: fmt.Errorf("%s is empty: no records", DisplayName(path)),
+		Hint: "a capture has a header line or records; check the path, or that the recording wrote anything"}
+}
+
+// InputError turns an open/read failure into exit 2 with a hint.
+func InputError(path string, err error) error {
+	var nc *capture.NotCaptureError
+	switch {
+	case errors.As(err, &nc):
+		return &Error{Code: ExitTrouble, Err: fmt.Errorf("not a clawtap capture: %s: %s", DisplayName(path), nc.Why),
+			Hint: "give a capture (.jsonl or .jsonl.zst) written by clawtap, or JSON Lines of gateway frames; clawtap import reads HAR files and other logs"}
+	case errors.Is(err, fs.ErrNotExist):
+		return &Error{Code: ExitTrouble, Err: fmt.Errorf("open %s: no such file", path), Hint: "give a capture file (.jsonl or .jsonl.zst), or - for stdin"}
+	case errors.Is(err, fs.ErrPermission):
+		return &Error{Code: ExitTrouble, Err: fmt.Errorf("open %s: permission denied", path)}
+	}
+	return &Error{Code: ExitTrouble, Err: fmt.Errorf("read %s: %w", path, err)}
+}
+
+// ReadErr turns a pass's read error into I/O trouble with the input; any
+// other error (an observer's write error) is returned as it is.
+func ReadErr(path string, err error) error {
+	var re *pipeline.ReadError
+	if errors.As(err, &re) {
+		return InputError(path, re.Err)
+	}
+	return err
+}
+
+// ReadSummary reports on stderr what the reader stepped over, once, at the
+// end.
+func (e *Env) ReadSummary(path string, st capture.Stats) {
+	var parts []string
+	if st.Malformed > 0 {
+		parts = append(parts, fmt.Sprintf("%d unreadable line(s) kept as invalid records", st.Malformed))
+	}
+	if st.Oversized > 0 {
+		parts = append(parts, fmt.Sprintf("%d oversized line(s) skipped", st.Oversized))
+	}
+	if st.InvalidUTF8 > 0 {
+		parts = append(parts, fmt.Sprintf("%d record(s) with invalid UTF-8, replaced by U+FFFD", st.InvalidUTF8))
+	}
+	if st.Truncated {
+		parts = append(parts, "the capture is truncated")
+	}
+	if len(parts) > 0 {
+		e.Warnf("%s: %d records read; %s", DisplayName(path), st.Records, strings.Join(parts, "; "))
+	}
+}
+
+// CheckStdin refuses to wait silently on a terminal for a capture; cmd is
+// the command line to suggest ("clawtap check").
+func (e *Env) CheckStdin(cmd, path string) error {
+	if path == "-" && e.IsTerminal(e.Stdin) {
+		return Usage("pipe a capture in, or name a file: "+cmd+" capture.jsonl.zst", "no capture given and stdin is a terminal")
+	}
+	return nil
+}
+
+// ReadRecords reads a whole capture into memory, reporting what the
+// reader stepped over as every command does.
+func (e *Env) ReadRecords(path string) (*capture.Header, []capture.Record, error) {
+	r, err := e.OpenCapture(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer r.Close()
+	var recs []capture.Record
+	for {
+		rec, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, nil, InputError(path, err)
+		}
+		recs = append(recs, *rec.Clone())
+	}
+	e.ReadSummary(path, r.Stats())
+	return r.Header(), recs, nil
+}
+
+// SameFile reports whether out names the input file (never for stdin or
+// stdout), so a command cannot overwrite what it reads.
+func SameFile(in, out string) bool {
+	if in == "-" || out == "-" {
+		return false
+	}
+	a, err1 := os.Stat(in)
+	b, err2 := os.Stat(out)
+	return err1 == nil && err2 == nil && os.SameFile(a, b)
+}
+
+// ReadSecretFile reads a token or password file ("-" is stdin), trimmed;
+// flag names it in messages. A file other users can read is a warning.
+func (e *Env) ReadSecretFile(flag, path string) (string, error) {
+	var b []byte
+	var err error
+	if path == "-" {
+		b, err = io.ReadAll(io.LimitReader(e.Stdin, 1<<16))
+	} else {
+		b, err = os.ReadFile(path)
+		if err == nil {
+			if fi, serr := os.Stat(path); serr == nil && fi.Mode().Perm()&0o077 != 0 {
+				e.Warnf("%s %s is readable by other users (mode %04o); chmod 600 it", flag, path, fi.Mode().Perm())
+			}
+		}
+	}
+	if err != nil {
+		return "", Usage("check the path given to "+flag, "read %s: %v", flag, err)
+	}
+	s := strings.TrimSpace(string(b))
+	if s == "" {
+		return "", Usage("put the secret on the first line of the file", "%s %s is empty", flag, path)
+	}
+	return s, nil
+}

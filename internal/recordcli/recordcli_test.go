@@ -1,0 +1,99 @@
+package recordcli
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/clawtap/clawtap/internal/fakegw"
+
+	"github.com/clawtap/clawtap/internal/cli"
+)
+
+func TestRecordSizeFlags(t *testing.T) {
+	for in, want := range map[string]int64{"1000": 1000, "1k": 1000, "50MB": 50_000_000, "50MiB": 50 << 20, "1.5GiB": 3 << 29, "": 0} {
+		if n, err := ParseSize("--max-bytes", in); err != nil || n != want {
+			t.Errorf("%q → %d %v, want %d", in, n, err, want)
+		}
+	}
+	for _, bad := range []string{"x", "-1", "0", "0MB", "5 parsecs"} {
+		if _, err := ParseSize("--max-bytes", bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+func TestDialOptions(t *testing.T) {
+	dir := t.TempDir()
+	tok := filepath.Join(dir, "tok")
+	os.WriteFile(tok, []byte("  s3cret\n"), 0o644)
+	var stderr bytes.Buffer
+	env := cli.NewEnv(strings.NewReader(""), &bytes.Buffer{}, &stderr)
+	env.Getenv = func(k string) string {
+		return map[string]string{"OPENCLAW_GATEWAY_PASSWORD": " pw ", "CLAWTAP_IDENTITY_DIR": filepath.Join(dir, "id")}[k]
+	}
+	o, err := DialOptions(env, Config{Version: "9", TokenFile: tok, Scopes: "a, ,b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Token != "s3cret" || o.Password != "pw" || strings.Join(o.Scopes, "|") != "a|b" || o.Identity == nil || o.UserAgent != "clawtap/9" {
+		t.Errorf("options %+v", o)
+	}
+	if !strings.Contains(stderr.String(), "readable by other users (mode 0644)") || strings.Contains(stderr.String(), "s3cret") {
+		t.Errorf("stderr %q", stderr.String())
+	}
+	if _, err := DialOptions(env, Config{Scopes: " , "}); err == nil || !strings.Contains(err.Error(), "--scopes is empty") {
+		t.Errorf("empty scopes: %v", err)
+	}
+	if _, err := DialOptions(env, Config{Scopes: "a", TokenFile: "-", PasswordFile: "-"}); err == nil {
+		t.Error("both secrets from stdin accepted")
+	}
+}
+
+func TestRedaction(t *testing.T) {
+	salt := filepath.Join(t.TempDir(), "salt")
+	os.WriteFile(salt, []byte("k"), 0o600)
+	if r, err := Redaction(Config{RedactContent: true, SaltFile: salt}); err != nil || !r.Content || string(r.Salt) != "k" {
+		t.Errorf("%+v %v", r, err)
+	}
+	os.WriteFile(salt, nil, 0o600)
+	if _, err := Redaction(Config{SaltFile: salt}); err == nil || !strings.Contains(err.Error(), "is empty") {
+		t.Errorf("empty salt: %v", err)
+	}
+}
+
+// TestRunStopsWithTheContext: cancelling the context stops a recording as
+// a signal does: the capture is finished and kept, exit 0.
+func TestRunStopsWithTheContext(t *testing.T) {
+	srv := fakegw.New(fakegw.Config{OnHello: func(c *fakegw.Conn) {
+		for i := 0; c.Event("tick", map[string]any{"ts": i}) == nil; i++ {
+			time.Sleep(time.Millisecond)
+		}
+	}})
+	defer srv.Close()
+	out := filepath.Join(t.TempDir(), "cap.jsonl")
+	var stderr bytes.Buffer
+	env := cli.NewEnv(strings.NewReader(""), &bytes.Buffer{}, &stderr)
+	env.Getenv = func(string) string { return "" }
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	if err := Run(ctx, env, Config{Version: "test", Out: out, URL: srv.URL, NoDevice: true, Scopes: "operator.read"}); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	b, err := os.ReadFile(out)
+	if err != nil || !bytes.Contains(b, []byte(`"event":"tick"`)) || !strings.Contains(stderr.String(), "clawtap: recorded ") {
+		t.Fatalf("%v\n%.200s\n%s", err, b, stderr.String())
+	}
+	// A gateway never reached leaves nothing.
+	none := filepath.Join(t.TempDir(), "none.jsonl")
+	ctx, cancel = context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	err = Run(ctx, env, Config{Out: none, URL: "ws://127.0.0.1:1", NoDevice: true, Scopes: "operator.read"})
+	if _, serr := os.Stat(none); err == nil || serr == nil {
+		t.Errorf("unreached gateway: %v, file %v", err, serr)
+	}
+}

@@ -1,0 +1,87 @@
+// Package reportcli runs 'clawtap report': one pass over a capture that
+// builds the report (with check's findings pinned on it), rendered as a
+// self-contained HTML page or a Chrome trace, written through the safe
+// writer, and a line that says what was written.
+package reportcli
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/clawtap/clawtap/internal/cli"
+	"github.com/clawtap/clawtap/internal/output"
+	"github.com/clawtap/clawtap/pkg/check"
+	"github.com/clawtap/clawtap/pkg/pipeline"
+	"github.com/clawtap/clawtap/pkg/replay"
+	"github.com/clawtap/clawtap/pkg/report"
+)
+
+// Config is a report as the command line asks for it, its flags checked.
+type Config struct {
+	Path     string // the capture; "-" is stdin
+	Out      cli.Output
+	Trace    bool   // a Chrome trace instead of HTML
+	MaxBytes int    // the limit on the report's embedded data
+	Name     string // the capture's name in the report; "" is the input's base name
+	UI       string
+}
+
+// Run writes the report of c.Path.
+func Run(env *cli.Env, c Config) error {
+	name := c.Name
+	if name == "" {
+		name = "stdin"
+		if c.Path != "-" {
+			name = filepath.Base(c.Path)
+		}
+	}
+	r, err := env.OpenCapture(c.Path)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	an, err := check.New(check.Options{})
+	if err != nil {
+		return err
+	}
+	b := report.NewBuilder(report.Options{Name: name, MaxBytes: c.MaxBytes, Checker: report.NewCheck(an), NoBodies: c.Trace})
+	if h := r.Header(); h != nil && h.Redaction != nil && !h.Redaction.Credentials {
+		env.Warnf("%s was recorded with --no-redact: the report may contain credentials (it says so in a banner)", name)
+	}
+	if err := pipeline.New(pipeline.Options{Replay: replay.Options{UI: c.UI}}, b).Run(pipeline.Records(r)); err != nil {
+		return cli.ReadErr(c.Path, err)
+	}
+	env.ReadSummary(c.Path, r.Stats())
+	rep := b.Report()
+
+	var data []byte
+	if c.Trace {
+		var sb strings.Builder
+		if err := report.WriteTrace(&sb, rep); err != nil {
+			return err
+		}
+		data = []byte(sb.String())
+	} else {
+		data = report.AppendHTML(nil, rep)
+	}
+	written, err := env.WriteFile(c.Out, data)
+	if err != nil || written == "" {
+		return err
+	}
+	s := &rep.Summary
+	env.Infof("wrote %s (%s): %d records, %d connection(s), %d run(s), %d finding(s)%s",
+		written, output.FormatSize(int64(len(data))), s.Records, s.Connections, s.Runs, s.FindingsError+s.FindingsWarn+s.FindingsInfo, elidedNote(s, c.Trace))
+	return nil
+}
+
+// elidedNote says what --max-bytes left out.
+func elidedNote(s *report.Summary, trace bool) string {
+	switch {
+	case trace && s.RowsElided > 0:
+		return fmt.Sprintf("; %d delta or traffic event(s) left out by --max-bytes", s.RowsElided)
+	case !trace && (s.BodiesElided > 0 || s.RowsElided > 0 || s.TimersElided > 0):
+		return fmt.Sprintf("; details of %d of %d record(s) elided by --max-bytes", s.BodiesElided, s.Records)
+	}
+	return ""
+}

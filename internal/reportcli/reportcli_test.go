@@ -1,0 +1,46 @@
+package reportcli
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/clawtap/clawtap/internal/cli"
+	"github.com/clawtap/clawtap/pkg/report"
+)
+
+func TestRun(t *testing.T) {
+	dir := t.TempDir()
+	var stderr bytes.Buffer
+	e := cli.NewEnv(strings.NewReader(""), &bytes.Buffer{}, &stderr)
+	html := filepath.Join(dir, "r.html")
+	if err := Run(e, Config{Path: "../../fixtures/demo.jsonl.zst", Out: cli.Output{Path: html}, MaxBytes: 20e6}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(html); !bytes.HasPrefix(b, []byte("<!DOCTYPE html>")) || !strings.Contains(stderr.String(), "wrote "+html+" (") {
+		t.Errorf("html %.40q, stderr %s", b, stderr.String())
+	}
+	trace := filepath.Join(dir, "t.json")
+	if err := Run(e, Config{Path: "../../fixtures/demo.jsonl.zst", Out: cli.Output{Path: trace}, Trace: true, MaxBytes: 20e6, Name: "demo"}); err != nil {
+		t.Fatal(err)
+	}
+	var v struct{ TraceEvents []any }
+	if b, _ := os.ReadFile(trace); json.Unmarshal(b, &v) != nil || len(v.TraceEvents) == 0 {
+		t.Errorf("trace %.60q", b)
+	}
+}
+
+func TestElidedNote(t *testing.T) {
+	if got := elidedNote(&report.Summary{Records: 9, BodiesElided: 3}, false); got != "; details of 3 of 9 record(s) elided by --max-bytes" {
+		t.Errorf("%q", got)
+	}
+	if got := elidedNote(&report.Summary{RowsElided: 2}, true); got != "; 2 delta or traffic event(s) left out by --max-bytes" {
+		t.Errorf("%q", got)
+	}
+	if got := elidedNote(&report.Summary{BodiesElided: 3}, true); got != "" {
+		t.Errorf("%q", got)
+	}
+}
