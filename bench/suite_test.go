@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clawtap/clawtap/internal/suite"
 	"github.com/clawtap/clawtap/internal/synth"
 	"github.com/clawtap/clawtap/pkg/capture"
-	"github.com/clawtap/clawtap/pkg/suite"
 )
 
 // suiteFolder writes n generated captures (each a different seed of

@@ -6,9 +6,9 @@ import (
 	"strings"
 
 	"github.com/clawtap/clawtap/internal/output"
+	"github.com/clawtap/clawtap/internal/suite"
 	"github.com/clawtap/clawtap/internal/suitecli"
 	"github.com/clawtap/clawtap/pkg/replay"
-	"github.com/clawtap/clawtap/pkg/suite"
 	"github.com/spf13/cobra"
 )
 

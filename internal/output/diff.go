@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/clawtap/clawtap/internal/human"
 	"github.com/clawtap/clawtap/pkg/diff"
+	"github.com/clawtap/clawtap/pkg/human"
 	"github.com/fatih/color"
 )
 

@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/clawtap/clawtap/internal/human"
 	"github.com/clawtap/clawtap/pkg/diff"
+	"github.com/clawtap/clawtap/pkg/human"
 )
 
 // DiffUIs prints a comparison of one capture under two UIs: JSON Lines

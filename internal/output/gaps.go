@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/clawtap/clawtap/internal/human"
 	"github.com/clawtap/clawtap/pkg/gaps"
+	"github.com/clawtap/clawtap/pkg/human"
 	"github.com/clawtap/clawtap/pkg/pipeline"
 	"github.com/fatih/color"
 )

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/clawtap/clawtap/internal/human"
+	"github.com/clawtap/clawtap/pkg/human"
 	"github.com/clawtap/clawtap/pkg/stats"
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"

@@ -16,10 +16,10 @@ import (
 	"time"
 
 	"github.com/clawtap/clawtap/internal/cli"
-	"github.com/clawtap/clawtap/internal/human"
 	"github.com/clawtap/clawtap/internal/output"
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/gateway"
+	"github.com/clawtap/clawtap/pkg/human"
 	"github.com/clawtap/clawtap/pkg/record"
 )
 
@@ -113,7 +113,7 @@ func Run(ctx context.Context, env *cli.Env, c Config) error {
 		return err
 	}
 
-	st := &record.StatusLine{W: env.Stderr, Quiet: env.Quiet, Live: !env.Quiet && env.IsTerminal(env.Stderr), Color: env.UseColor(env.Stderr)}
+	st := &StatusLine{W: env.Stderr, Quiet: env.Quiet, Live: !env.Quiet && env.IsTerminal(env.Stderr), Color: env.UseColor(env.Stderr)}
 	rec := &record.Recorder{
 		Capture: w, Tool: "clawtap " + c.Version, Redaction: redaction,
 		MaxFrames: c.MaxFrames, MaxBytes: c.MaxBytes, FlushInterval: c.FlushInterval,
@@ -226,7 +226,7 @@ type end struct {
 	elapsed  time.Duration
 	proxy    bool
 	url      string
-	status   *record.StatusLine
+	status   *StatusLine
 }
 
 // finish keeps or drops the output and turns the outcome into an exit

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/clawtap/clawtap/internal/cli"
-	"github.com/clawtap/clawtap/internal/human"
+	"github.com/clawtap/clawtap/pkg/human"
 	"github.com/clawtap/clawtap/pkg/shrink"
 )
 

@@ -17,8 +17,8 @@ import (
 
 	"github.com/clawtap/clawtap/internal/cli"
 	"github.com/clawtap/clawtap/internal/output"
+	"github.com/clawtap/clawtap/internal/suite"
 	"github.com/clawtap/clawtap/pkg/replay"
-	"github.com/clawtap/clawtap/pkg/suite"
 )
 
 // JUnit is the report format beyond json, text and table.

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/clawtap/clawtap/internal/human"
+	"github.com/clawtap/clawtap/pkg/human"
 	"github.com/clawtap/clawtap/pkg/pipeline"
 )
 

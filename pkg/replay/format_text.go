@@ -3,10 +3,10 @@ package replay
 import (
 	"strconv"
 
-	"github.com/clawtap/clawtap/internal/human"
 	"github.com/clawtap/clawtap/pkg/bridge"
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/handler"
+	"github.com/clawtap/clawtap/pkg/human"
 	"github.com/clawtap/clawtap/pkg/jsonx"
 	"github.com/clawtap/clawtap/pkg/policy"
 )

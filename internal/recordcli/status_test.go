@@ -1,4 +1,4 @@
-package record
+package recordcli
 
 import (
 	"bytes"
@@ -6,14 +6,16 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/clawtap/clawtap/pkg/record"
 )
 
 func TestStatusLine(t *testing.T) {
 	var b bytes.Buffer
 	s := &StatusLine{W: &b, Live: true}
 	t0 := time.Unix(100, 0)
-	s.draw(Stats{State: "connected", Conns: 1, Frames: 10}, t0)
-	s.draw(Stats{State: "connected", Conns: 1, Frames: 12010, Bytes: 1500, Gaps: 1, InFlight: 2}, t0.Add(time.Second))
+	s.draw(record.Stats{State: "connected", Conns: 1, Frames: 10}, t0)
+	s.draw(record.Stats{State: "connected", Conns: 1, Frames: 12010, Bytes: 1500, Gaps: 1, InFlight: 2}, t0.Add(time.Second))
 	s.Warnf("seq skipped %d time(s)", 1)
 	want := "\r\x1b[2K● connected · conn 1 · 10 frames · 0 B · 0/s · 0 gaps · 0 runs in flight" +
 		"\r\x1b[2K● connected · conn 1 · 12,010 frames · 1.50 kB · 12k/s · 1 gap · 2 runs in flight" +
@@ -21,7 +23,7 @@ func TestStatusLine(t *testing.T) {
 	if b.String() != want {
 		t.Fatalf("got  %q\nwant %q", b.String(), want)
 	}
-	if got := s.render(Stats{State: "listening"}); !strings.HasPrefix(got, "● listening, 0 client(s) · ") {
+	if got := s.render(record.Stats{State: "listening"}); !strings.HasPrefix(got, "● listening, 0 client(s) · ") {
 		t.Errorf("proxy line %q", got)
 	}
 }
@@ -30,7 +32,7 @@ func TestStatusLineQuietAndNotLive(t *testing.T) {
 	var b bytes.Buffer
 	s := &StatusLine{W: &b, Quiet: true}
 	s.Infof("x")
-	s.Run(context.Background(), time.Millisecond, func() Stats { return Stats{} }) // returns at once
+	s.Run(context.Background(), time.Millisecond, func() record.Stats { return record.Stats{} }) // returns at once
 	if b.Len() != 0 {
 		t.Fatalf("%q", b.String())
 	}

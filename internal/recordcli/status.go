@@ -1,4 +1,4 @@
-package record
+package recordcli
 
 import (
 	"context"
@@ -8,13 +8,14 @@ import (
 	"sync"
 	"time"
 
-	"github.com/clawtap/clawtap/internal/human"
 	"github.com/clawtap/clawtap/internal/output"
+	"github.com/clawtap/clawtap/pkg/human"
+	"github.com/clawtap/clawtap/pkg/record"
 	"github.com/fatih/color"
 )
 
 // StatusLine is a recording's live line on a terminal, redrawn in place
-// from Stats; messages printed through it (Infof, Warnf) clear the line
+// from record.Stats; messages printed through it (Infof, Warnf) clear the line
 // first, so the two never mix.
 type StatusLine struct {
 	W     io.Writer
@@ -24,7 +25,7 @@ type StatusLine struct {
 
 	mu     sync.Mutex
 	shown  bool
-	last   Stats
+	last   record.Stats
 	lastAt time.Time
 	rate   float64
 }
@@ -54,7 +55,7 @@ func (s *StatusLine) Infof(format string, args ...any) { s.printf("", format, ar
 func (s *StatusLine) Warnf(format string, args ...any) { s.printf("warning: ", format, args...) }
 
 // draw renders st.
-func (s *StatusLine) draw(st Stats, now time.Time) {
+func (s *StatusLine) draw(st record.Stats, now time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.Live {
@@ -70,7 +71,7 @@ func (s *StatusLine) draw(st Stats, now time.Time) {
 	s.shown = true
 }
 
-func (s *StatusLine) render(st Stats) string {
+func (s *StatusLine) render(st record.Stats) string {
 	dot := "●"
 	state := st.State
 	if s.Color {
@@ -96,7 +97,7 @@ func (s *StatusLine) render(st Stats) string {
 
 // Run redraws every interval until ctx ends, then clears the line. It
 // returns at once when the line is not live.
-func (s *StatusLine) Run(ctx context.Context, every time.Duration, get func() Stats) {
+func (s *StatusLine) Run(ctx context.Context, every time.Duration, get func() record.Stats) {
 	if !s.Live {
 		return
 	}

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/clawtap/clawtap/internal/human"
 	"github.com/clawtap/clawtap/internal/output"
 	"github.com/clawtap/clawtap/pkg/check"
+	"github.com/clawtap/clawtap/pkg/human"
 	"github.com/clawtap/clawtap/pkg/jsonx"
 )
 
