@@ -2,6 +2,8 @@ package main
 
 import (
 	"io"
+	"os/signal"
+	"syscall"
 
 	"github.com/clawtap/clawtap/internal/cli"
 	"github.com/fatih/color"
@@ -20,6 +22,10 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *app {
 
 // Main runs clawtap with args and returns the process exit code.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	// A reader that leaves (| head) must not kill the process with SIGPIPE:
+	// the write fails with EPIPE instead, and the command ends quietly with
+	// status 0, as jq and ripgrep do.
+	signal.Ignore(syscall.SIGPIPE)
 	return newApp(stdin, stdout, stderr).main(args)
 }
 

@@ -59,12 +59,17 @@ type Stats struct {
 var ErrNoFrames = errors.New("no WebSocket frames found")
 
 // Import reads src and writes a capture to w: the header, then the records.
-// It does not close w.
+// A zstd-compressed input (by its magic bytes) is decompressed first. It
+// does not close w.
 func Import(src io.Reader, w *capture.Writer, opts Options) (Stats, error) {
-	br := bufio.NewReaderSize(src, 1<<20)
+	plain, release, err := capture.Decompress(src)
+	if err != nil {
+		return Stats{}, err
+	}
+	defer release()
+	br := bufio.NewReaderSize(plain, 1<<20)
 	format := opts.Format
 	if format == "" || format == FormatAuto {
-		var err error
 		if format, err = detect(br); err != nil {
 			return Stats{Format: format}, err
 		}
@@ -73,7 +78,6 @@ func Import(src io.Reader, w *capture.Writer, opts Options) (Stats, error) {
 	if !opts.NoRedact {
 		im.red = redact.New(redact.Options{})
 	}
-	var err error
 	switch format {
 	case FormatHAR:
 		err = im.har(br)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/clawtap/clawtap/internal/synth"
 	"github.com/clawtap/clawtap/pkg/capture"
+	"github.com/klauspost/compress/zstd"
 )
 
 // harOf builds a browser HAR export of a synthetic session: one entry per
@@ -273,4 +274,21 @@ func jsonxGetPayloadN(frame []byte) (string, bool) {
 		return "", false
 	}
 	return f.Payload.N, true
+}
+
+// A zstd-compressed input imports as the plain one does, HAR and JSONL.
+func TestCompressedInput(t *testing.T) {
+	har := harOf(t, synth.Demo())
+	jsonl := []byte(`{"ts":1795317835000,"frame":{"type":"req","id":"1","method":"health"}}` + "\n")
+	for _, in := range [][]byte{har, jsonl} {
+		var z bytes.Buffer
+		zw, _ := zstd.NewWriter(&z)
+		zw.Write(in)
+		zw.Close()
+		plain, pst, _ := importBytes(t, in, Options{})
+		packed, zst, _ := importBytes(t, z.Bytes(), Options{})
+		if pst.Format != zst.Format || strings.Join(frames(plain), "\n") != strings.Join(frames(packed), "\n") || len(packed) == 0 {
+			t.Errorf("%s: compressed input imports %d records as %s, plain %d as %s", pst.Format, len(packed), zst.Format, len(plain), pst.Format)
+		}
+	}
 }

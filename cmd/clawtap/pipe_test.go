@@ -1,0 +1,80 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/clawtap/clawtap/internal/synth"
+	"github.com/clawtap/clawtap/pkg/capture"
+)
+
+// TestMainHelperProcess runs clawtap in a child process, for tests that
+// need a real process: its stdout a pipe the test closes.
+func TestMainHelperProcess(t *testing.T) {
+	args := os.Getenv("CLAWTAP_MAIN_HELPER_ARGS")
+	if args == "" {
+		t.Skip("helper process only")
+	}
+	os.Exit(Main(strings.Split(args, "\x1f"), os.Stdin, os.Stdout, os.Stderr))
+}
+
+// TestClosedPipeEndsQuietly: `clawtap CMD … | head -1` — every command
+// whose reader leaves early ends quietly, as jq and ripgrep do: a SIGPIPE
+// must not kill it, a write error must not be reported.
+func TestClosedPipeEndsQuietly(t *testing.T) {
+	big := filepath.Join(t.TempDir(), "big.jsonl.zst")
+	w, err := capture.Create(big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := synth.Large(w, 20000, 1); err != nil { // far more output than a pipe holds
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"classify", big}, {"intents", big}, {"gaps", big}, {"check", big}, {"stats", big},
+		{"replay", "--all", big}, {"diff", big, fixture(t, "demo.jsonl.zst")}, {"validate", big},
+		{"diff", "--ui", "clawboo,claw3d", big}, {"test", "--ui", "all", big},
+		{"report", big, "-o", "-"}, {"redact", big, "-o", "-"}, {"import", big, "-o", "-"},
+	} {
+		t.Run(args[0], func(t *testing.T) {
+			cmd := exec.Command(os.Args[0], "-test.run=^TestMainHelperProcess$")
+			cmd.Env = append(os.Environ(), "CLAWTAP_MAIN_HELPER_ARGS="+strings.Join(append(args, "--format", "json"), "\x1f"))
+			if args[0] == "report" || args[0] == "redact" || args[0] == "import" {
+				cmd.Env[len(cmd.Env)-1] = "CLAWTAP_MAIN_HELPER_ARGS=" + strings.Join(args, "\x1f")
+			}
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			stdout, _ := cmd.StdoutPipe()
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := bufio.NewReader(stdout).ReadString('\n'); err != nil {
+				t.Fatalf("no first line: %v (%s)", err, stderr.String())
+			}
+			stdout.Close() // as head -1 exits
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case err := <-done:
+				// 0, or 1 when the command found something before its reader left
+				// (diff, check); never 2, never a signal, never an error message.
+				code := cmd.ProcessState.ExitCode()
+				if code != 0 && code != 1 || strings.Contains(stderr.String(), "error") {
+					t.Errorf("%v: %v (%s)\n%s", args, err, cmd.ProcessState, stderr.String())
+				}
+			case <-time.After(60 * time.Second):
+				_ = cmd.Process.Kill()
+				t.Fatalf("%v did not end after its reader left", args)
+			}
+		})
+	}
+}
