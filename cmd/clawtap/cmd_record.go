@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/clawtap/clawtap/internal/cli"
+	"github.com/clawtap/clawtap/internal/output"
 	"github.com/clawtap/clawtap/internal/recordcli"
 	"github.com/clawtap/clawtap/pkg/gateway"
 	"github.com/clawtap/clawtap/pkg/record"
@@ -13,6 +14,7 @@ import (
 type recordFlags struct {
 	recordcli.Config
 	maxBytes, proxyBuffer string
+	format                string
 
 	// Refused: secrets never come from argv.
 	token, password string
@@ -85,7 +87,11 @@ saying what to do); 130 aborted by a second signal.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVarP(&f.Out, "out", "o", "", "capture file (.zst compresses; '-' is plain JSON Lines on stdout; default clawtap-<time>.jsonl.zst)")
+	fl.StringVarP(&f.Out, "output", "o", "", "capture file (.zst compresses; '-' is plain JSON Lines on stdout; default clawtap-<time>.jsonl.zst)")
+	fl.StringVar(&f.Out, "out", "", "capture file")
+	renamedFlag(cmd, "out", "output")
+	fl.StringVar(&f.format, "format", "", "the closing summary on stderr: text (default), json or table")
+	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(output.Formats, cobra.ShellCompDirectiveNoFileComp))
 	fl.StringVar(&f.URL, "url", "", "gateway WebSocket URL (default $OPENCLAW_GATEWAY_URL or "+gateway.DefaultURL+")")
 	fl.StringVar(&f.TokenFile, "token-file", "", "file holding the gateway token ('-' reads stdin; default $OPENCLAW_GATEWAY_TOKEN)")
 	fl.StringVar(&f.PasswordFile, "password-file", "", "file holding the gateway password ('-' reads stdin; default $OPENCLAW_GATEWAY_PASSWORD)")
@@ -143,5 +149,11 @@ func (a *app) runRecord(cmd *cobra.Command, f *recordFlags) error {
 		}
 	}
 	f.Version = version
+	if f.Format, err = output.ParseFormat(f.format); err != nil {
+		return cli.Usage("use --format "+strings.Join(output.Formats, "|"), "%v", err)
+	}
+	if f.Format == "" {
+		f.Format = output.Text
+	}
 	return recordcli.Run(cmd.Context(), a.Env, f.Config)
 }

@@ -664,3 +664,42 @@ func TestRecordStoredDeviceTokenRejected(t *testing.T) {
 		t.Errorf("exit %d: %s", res.code, res.stderr)
 	}
 }
+
+// TestRecordSummaryFormats: the closing summary on stderr follows
+// --format (json is one {"summary":…} line, table a table, text the
+// sentence); the old --out still names the capture, with a warning.
+func TestRecordSummaryFormats(t *testing.T) {
+	srv := fakegw.New(fakegw.Config{OnHello: func(c *fakegw.Conn) { chatBurst(c, "r"); c.CloseWith(1000, "bye") }})
+	defer srv.Close()
+	dir := t.TempDir()
+	for _, c := range []struct{ format, want string }{
+		{"json", `{"summary":{"output":`},
+		{"table", "│ frames"},
+		{"text", "clawtap: recorded 7 frames"},
+	} {
+		out := filepath.Join(dir, c.format+".jsonl")
+		res := run(t, "", "record", "--url", srv.URL, "--out", out, "--no-device", "--no-reconnect", "--format", c.format)
+		if res.code != 0 || !strings.Contains(res.stderr, c.want) || !strings.Contains(res.stderr, "--out is now --output") {
+			t.Fatalf("--format %s: exit %d, stderr:\n%s", c.format, res.code, res.stderr)
+		}
+		if _, recs, _ := readCapture(t, out); len(recs) == 0 {
+			t.Errorf("--out %s: nothing recorded", out)
+		}
+		if c.format == "json" {
+			var line struct {
+				Summary struct {
+					Frames      int    `json:"frames"`
+					Connections int    `json:"connections"`
+					Stop        string `json:"stop"`
+				} `json:"summary"`
+			}
+			i := strings.Index(res.stderr, `{"summary"`)
+			if err := json.Unmarshal([]byte(strings.SplitN(res.stderr[i:], "\n", 2)[0]), &line); err != nil || line.Summary.Frames != 7 || line.Summary.Connections != 1 {
+				t.Errorf("json summary: %+v %v\n%s", line, err, res.stderr)
+			}
+		}
+	}
+	if r := run(t, "", "record", "--url", srv.URL, "-o", filepath.Join(dir, "x.jsonl"), "--format", "yaml"); r.code != 2 || !strings.Contains(r.stderr, "--format") {
+		t.Errorf("--format yaml: exit %d %s", r.code, r.stderr)
+	}
+}

@@ -1,16 +1,18 @@
 package main
 
 import (
+	"strings"
 	"time"
 
 	"github.com/clawtap/clawtap/internal/cli"
+	"github.com/clawtap/clawtap/internal/output"
 	"github.com/clawtap/clawtap/internal/servecli"
 	"github.com/spf13/cobra"
 )
 
 func (a *app) serveCmd() *cobra.Command {
 	var f servecli.Config
-	var token string
+	var token, format string
 	cmd := &cobra.Command{
 		Use:   "serve [flags] FILE",
 		Short: "Play a capture back as a live gateway that UIs and scripts can connect to",
@@ -91,6 +93,13 @@ the details and the limitations.`,
 					"clawtap does not take a secret on the command line (it would show in ps and shell history)")
 			}
 			f.File = args[0]
+			var err error
+			if f.Format, err = output.ParseFormat(format); err != nil {
+				return cli.Usage("use --format "+strings.Join(output.Formats, "|"), "%v", err)
+			}
+			if f.Format == "" {
+				f.Format = output.Text
+			}
 			return servecli.Run(cmd.Context(), a.Env, f)
 		},
 	}
@@ -111,6 +120,8 @@ the details and the limitations.`,
 	fl.StringVar(&f.UI, "ui", "", "also serve a Control UI build (a directory with index.html) over HTTP on the same address")
 	fl.DurationVar(&f.StatusPeriod, "status-interval", 250*time.Millisecond, "refresh period of the status line on a terminal")
 	fl.BoolVarP(&f.Verbose, "verbose", "v", false, "also log every client request and how it was answered")
+	fl.StringVar(&format, "format", "", "the log on stderr: text (default), json (one object a line) or table (the closing summary as a table)")
+	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(output.Formats, cobra.ShellCompDirectiveNoFileComp))
 	_ = fl.MarkHidden("status-interval")
 	return cmd
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"net/http"
 	"os"
@@ -44,7 +45,7 @@ func (s *serveStderr) String() string {
 	return s.buf.String()
 }
 
-var serveURLRe = regexp.MustCompile(`serving \S+ on (ws://[0-9.:]+)/`)
+var serveURLRe = regexp.MustCompile(`(?:serving \S+ on |"url":")(ws://[0-9.:]+)/`)
 
 // waitURL waits for serve to say where it listens.
 func (s *serveStderr) waitURL(t *testing.T, exited <-chan int) string {
@@ -161,6 +162,45 @@ func TestServeCLIOnce(t *testing.T) {
 		if !strings.Contains(stderr.String(), want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
 		}
+	}
+}
+
+// TestServeCLIJSONLog: --format json makes the log one object a line:
+// where it listens, the capture, each client, the summary.
+func TestServeCLIJSONLog(t *testing.T) {
+	p := writeServeCapture(t)
+	url, exited, stderr, _ := startServe(t, "--once", "--as-fast-as-possible", "--format", "json", p)
+	c := serveDial(t, url)
+	serveRead(t, c)
+	c.WriteMessage(websocket.TextMessage, []byte(`{"type":"req","id":"1","method":"connect","params":{"minProtocol":3,"maxProtocol":4,"client":{"id":"cli","mode":"cli"}}}`))
+	for {
+		if _, err := serveRead(t, c); err != nil {
+			break
+		}
+	}
+	select {
+	case code := <-exited:
+		if code != 0 {
+			t.Fatalf("exit %d:\n%s", code, stderr)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve --once did not exit")
+	}
+	var keys []string
+	for _, line := range strings.Split(strings.TrimSpace(stderr.String()), "\n") {
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(line), &obj); err != nil || len(obj) != 1 {
+			t.Fatalf("not one JSON object a line: %q (%v)", line, err)
+		}
+		for k := range obj {
+			keys = append(keys, k)
+		}
+	}
+	if got := strings.Join(keys, " "); !strings.HasPrefix(got, "listening ") || !strings.Contains(got, "capture") || !strings.Contains(got, "log") || !strings.HasSuffix(got, " summary") {
+		t.Errorf("log objects %s", got)
+	}
+	if !strings.Contains(stderr.String(), `{"summary":{"clients":1,"frames":3,"rejected":0}}`) {
+		t.Errorf("summary:\n%s", stderr)
 	}
 }
 

@@ -52,6 +52,10 @@ type Config struct {
 	// Proxy mode, when Listen is set.
 	Listen, Upstream string
 	ProxyBuffer      int64
+
+	// Format is the closing summary's: text (a sentence), json or table,
+	// on stderr (stdout may carry the capture).
+	Format output.Format
 }
 
 // errDuration is why a recording's context ended at --duration.
@@ -171,7 +175,7 @@ func Run(ctx context.Context, env *cli.Env, c Config) error {
 	<-statusDone
 	return finish(end{
 		out: out, runErr: runErr, closeErr: w.Close(), stats: rec.Stats(), cause: context.Cause(ctx),
-		elapsed: time.Since(started), proxy: proxyMode, url: gateway.SafeURL(gwURL), status: st,
+		elapsed: time.Since(started), proxy: proxyMode, url: gateway.SafeURL(gwURL), status: st, format: c.Format,
 	})
 }
 
@@ -227,6 +231,7 @@ type end struct {
 	proxy    bool
 	url      string
 	status   *StatusLine
+	format   output.Format
 }
 
 // finish keeps or drops the output and turns the outcome into an exit
@@ -256,15 +261,24 @@ func finish(e end) error {
 	if err := out.Commit(); err != nil {
 		return &cli.Error{Code: cli.ExitTrouble, Err: fmt.Errorf("writing %s: %w", out.Name(), err), Hint: "check free disk space and permissions"}
 	}
-	why := ""
+	why, stop := "", "stopped"
 	switch {
 	case s.LimitHit:
-		why = " (limit reached)"
+		why, stop = " (limit reached)", "limit"
 	case errors.Is(e.cause, errDuration):
-		why = " (--duration reached)"
+		why, stop = " (--duration reached)", "duration"
 	}
-	e.status.Infof("recorded %s frames (%s) over %d connection(s) in %s to %s%s", human.Thousands(s.Frames), output.FormatSize(s.Bytes),
-		s.Conns, e.elapsed.Round(100*time.Millisecond), out.Name(), why)
+	e.status.Summary(e.format, fmt.Sprintf("clawtap: recorded %s frames (%s) over %d connection(s) in %s to %s%s", human.Thousands(s.Frames), output.FormatSize(s.Bytes),
+		s.Conns, e.elapsed.Round(100*time.Millisecond), out.Name(), why), []output.Field{
+		{Key: "output", Label: "output", Value: out.Name()},
+		{Key: "frames", Label: "frames", Value: s.Frames},
+		{Key: "bytes", Label: "bytes", Value: s.Bytes},
+		{Key: "connections", Label: "connections", Value: s.Conns},
+		{Key: "elapsedMs", Label: "elapsed (ms)", Value: e.elapsed.Milliseconds()},
+		{Key: "stop", Label: "ended by", Value: stop},
+		{Key: "gaps", Label: "seq gaps", Value: s.Gaps},
+		{Key: "oversize", Label: "oversize messages", Value: s.Oversize},
+	})
 	if s.Gaps > 0 {
 		e.status.Warnf("the gateway's frame seq skipped %d time(s): frames were lost before they reached clawtap", s.Gaps)
 	}

@@ -48,6 +48,18 @@ func (s *StatusLine) printf(prefix, format string, args ...any) {
 	fmt.Fprintf(s.W, "clawtap: "+prefix+format+"\n", args...)
 }
 
+// Summary prints the closing summary in format (see output.Summary) under
+// the live line; quiet prints none.
+func (s *StatusLine) Summary(format output.Format, text string, fields []output.Field) {
+	if s.Quiet {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.clearLocked()
+	_ = output.Summary(s.W, format, "summary", text, fields)
+}
+
 // Infof prints a message as "clawtap: ...".
 func (s *StatusLine) Infof(format string, args ...any) { s.printf("", format, args...) }
 

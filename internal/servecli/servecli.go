@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/clawtap/clawtap/internal/cli"
+	"github.com/clawtap/clawtap/internal/output"
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/serve"
 	"github.com/gorilla/websocket"
@@ -38,6 +39,10 @@ type Config struct {
 	Reconnects   bool
 	StatusPeriod time.Duration
 	Verbose      bool
+	// Format is the log's on stderr: text lines, json (one object a line:
+	// {"listening":…}, {"log":…}, {"summary":…}) or table (text lines, the
+	// closing summary as a table).
+	Format output.Format
 }
 
 func (c *Config) check() error {
@@ -143,10 +148,22 @@ func Run(ctx context.Context, env *cli.Env, c Config) error {
 		}
 	}
 
-	opts.Logf = func(format string, args ...any) {
-		if !env.Quiet {
-			status.Println("clawtap: " + fmt.Sprintf(format, args...))
+	// logLine prints one line of the log: a message, or in json an object.
+	logLine := func(text string, key string, fields []output.Field) {
+		if env.Quiet {
+			return
 		}
+		if c.Format != output.JSON {
+			status.Println(text)
+			return
+		}
+		var b strings.Builder
+		_ = output.Summary(&b, output.JSON, key, "", fields)
+		status.Println(strings.TrimSuffix(b.String(), "\n"))
+	}
+	opts.Logf = func(format string, args ...any) {
+		msg := fmt.Sprintf(format, args...)
+		logLine("clawtap: "+msg, "log", []output.Field{{Key: "message", Value: msg}})
 	}
 	srv := serve.New(script, opts)
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, ErrorLog: nil}
@@ -157,9 +174,13 @@ func Run(ctx context.Context, env *cli.Env, c Config) error {
 	if c.File == "-" {
 		name = "stdin"
 	}
-	env.Infof("serving %s on ws://%s/", name, addr)
+	listening := []output.Field{{Key: "capture", Value: name}, {Key: "url", Value: "ws://" + addr + "/"}}
 	if opts.HTTP != nil {
-		env.Infof("Control UI: http://%s/", addr)
+		listening = append(listening, output.Field{Key: "controlUI", Value: "http://" + addr + "/"})
+	}
+	logLine(fmt.Sprintf("clawtap: serving %s on ws://%s/", name, addr), "listening", listening)
+	if opts.HTTP != nil && c.Format != output.JSON {
+		logLine(fmt.Sprintf("clawtap: Control UI: http://%s/", addr), "", nil)
 	}
 	// The summary needs the whole capture: the pre-pass gives it shortly,
 	// while clients already play.
@@ -172,9 +193,8 @@ func Run(ctx context.Context, env *cli.Env, c Config) error {
 		case <-stopSummary:
 			return
 		}
-		if !env.Quiet {
-			status.Println("clawtap: " + serve.Describe(script, opts))
-		}
+		d := serve.Describe(script, opts)
+		logLine("clawtap: "+d, "capture", []output.Field{{Key: "description", Value: d}})
 		if err := capt.Err(); err != nil {
 			warnf("%s: %v", name, err)
 		}
@@ -218,7 +238,10 @@ func Run(ctx context.Context, env *cli.Env, c Config) error {
 		return &cli.Error{Code: cli.ExitInterrupted, Err: errors.New("interrupted during shutdown")}
 	}
 	stats := srv.Stats()
-	env.Infof("served %d client(s), %d frame(s)%s", stats.Total, stats.Sent, rejectedNote(stats.Rejected))
+	if !env.Quiet {
+		_ = output.Summary(env.Stderr, c.Format, "summary", fmt.Sprintf("clawtap: served %d client(s), %d frame(s)%s", stats.Total, stats.Sent, rejectedNote(stats.Rejected)),
+			[]output.Field{{Key: "clients", Label: "clients", Value: stats.Total}, {Key: "frames", Label: "frames sent", Value: stats.Sent}, {Key: "rejected", Label: "turned away", Value: stats.Rejected}})
+	}
 	return result
 }
 

@@ -1,0 +1,65 @@
+package output
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"strings"
+)
+
+// Field is one named value of a summary, in the order printed.
+type Field struct {
+	Key   string // the JSON key (camelCase)
+	Label string // the table's label
+	Value any    // a string, a number or a bool
+}
+
+// Summary prints a command's closing summary (record's, serve's): json is
+// one {"<name>":{…}} line with the fields in order, table a two-column
+// table, text the command's own sentence.
+func Summary(w io.Writer, format Format, name, text string, fields []Field) error {
+	switch format {
+	case JSON:
+		var b bytes.Buffer
+		b.WriteString(`{"` + name + `":{`)
+		for k, f := range fields {
+			if k > 0 {
+				b.WriteByte(',')
+			}
+			key, _ := json.Marshal(f.Key)
+			val, err := json.Marshal(f.Value)
+			if err != nil {
+				return err
+			}
+			b.Write(key)
+			b.WriteByte(':')
+			b.Write(val)
+		}
+		b.WriteString("}}\n")
+		_, err := w.Write(b.Bytes())
+		return err
+	case Table:
+		var sb strings.Builder
+		p := &statsPrinter{w: &sb, table: true}
+		rows := make([][]string, len(fields))
+		for k, f := range fields {
+			rows[k] = []string{f.Label, valueText(f.Value)}
+		}
+		p.rows([]string{name, ""}, rows)
+		if p.err != nil {
+			return p.err
+		}
+		_, err := io.WriteString(w, sb.String())
+		return err
+	}
+	_, err := io.WriteString(w, text+"\n")
+	return err
+}
+
+func valueText(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
