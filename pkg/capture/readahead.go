@@ -1,0 +1,193 @@
+package capture
+
+// The read-ahead: Next's own work — decompressing, splitting lines,
+// repairing UTF-8, parsing and validating records — runs on a goroutine of
+// its own, a few batches ahead of the caller, so that a command's work on
+// one record overlaps the reading of the next ones on another core. One
+// goroutine reads, one consumes, through a FIFO: the records, warnings and
+// counts reach the caller exactly as the serial reader gives them, in the
+// same order, and the warnings on the caller's goroutine, just before the
+// record they came with.
+
+// How far the read-ahead runs: a batch is sent when it holds batchRecords
+// records or batchBytes bytes of frames, or when the reader has no more
+// input buffered (so a live stream is not held back waiting for more);
+// at most batchesAhead batches wait for the caller. Memory stays bounded
+// by those and by the largest line.
+const (
+	batchRecords = 256
+	batchBytes   = 128 << 10
+	batchesAhead = 3
+	// keepArena: an arena that a huge line grew past this is dropped,
+	// not reused.
+	keepArena = 4 << 20
+)
+
+// ahead is the caller's side of the read-ahead.
+type ahead struct {
+	batches chan *batch
+	free    chan *batch
+	stop    chan struct{}
+	exited  chan struct{}
+
+	cur   *batch
+	i     int
+	stats Stats // after the last record returned
+	err   error // io.EOF once the end was returned
+	out   Record
+}
+
+// batch is a run of records, their bytes in one arena.
+type batch struct {
+	items []item
+	arena []byte
+	// The end of the capture: err (io.EOF), the warnings after the last
+	// record, and the counts at the end.
+	end   bool
+	err   error
+	warns []Warning
+	stats Stats
+}
+
+// item is one record: its Frame and Raw as spans of the arena, the
+// warnings met on the way to it, and the counts once it is read.
+type item struct {
+	rec        Record
+	frame, raw span
+	warns      []Warning
+	stats      Stats
+}
+
+type span struct {
+	start, end int
+	set        bool // nil and empty differ: Frame != nil means a frame
+}
+
+func (b *batch) hold(v []byte) span {
+	if v == nil {
+		return span{}
+	}
+	start := len(b.arena)
+	b.arena = append(b.arena, v...)
+	return span{start: start, end: len(b.arena), set: true}
+}
+
+func (b *batch) slice(s span) []byte {
+	if !s.set {
+		return nil
+	}
+	return b.arena[s.start:s.end:s.end]
+}
+
+func (r *Reader) startAhead() {
+	a := &ahead{
+		batches: make(chan *batch, batchesAhead),
+		free:    make(chan *batch, batchesAhead+2),
+		stop:    make(chan struct{}),
+		exited:  make(chan struct{}),
+		stats:   r.stats,
+	}
+	r.ahead = a
+	r.collecting = true // from here on only the read-ahead touches the reading state
+	go r.produce(a)
+}
+
+// produce is the read-ahead's goroutine.
+func (r *Reader) produce(a *ahead) {
+	defer close(a.exited)
+	defer r.releaseDecoder()
+	b := a.batch()
+	for {
+		rec, err := r.next()
+		if err != nil {
+			b.end, b.err, b.warns, b.stats = true, err, r.pending, r.stats
+			r.pending = nil
+			a.send(b)
+			return
+		}
+		it := item{rec: *rec, warns: r.pending, stats: r.stats}
+		r.pending = nil
+		it.frame, it.raw = b.hold(rec.Frame), b.hold(rec.Raw)
+		it.rec.Frame, it.rec.Raw = nil, nil
+		b.items = append(b.items, it)
+		if len(b.items) >= batchRecords || len(b.arena) >= batchBytes || (r.br.Buffered() == 0 && len(r.queue) == 0) {
+			if !a.send(b) {
+				return
+			}
+			b = a.batch()
+		}
+	}
+}
+
+// batch returns an empty batch, a used one when there is one.
+func (a *ahead) batch() *batch {
+	select {
+	case b := <-a.free:
+		clear(b.items) // drop the warnings' and strings' references
+		b.items, b.arena = b.items[:0], b.arena[:0]
+		return b
+	default:
+		return &batch{items: make([]item, 0, batchRecords), arena: make([]byte, 0, batchBytes+batchBytes/4)}
+	}
+}
+
+// send hands a batch to the caller; false when the reader was closed.
+func (a *ahead) send(b *batch) bool {
+	select {
+	case a.batches <- b:
+		return true
+	case <-a.stop:
+		return false
+	}
+}
+
+// next is Next on the caller's goroutine.
+func (a *ahead) next(r *Reader) (*Record, error) {
+	for {
+		if b := a.cur; b != nil && a.i < len(b.items) {
+			it := &b.items[a.i]
+			a.i++
+			for _, w := range it.warns {
+				r.deliver(w)
+			}
+			a.stats = it.stats
+			a.out = it.rec
+			a.out.Frame, a.out.Raw = b.slice(it.frame), b.slice(it.raw)
+			return &a.out, nil
+		}
+		if a.err != nil {
+			return nil, a.err
+		}
+		if b := a.cur; b != nil {
+			a.cur = nil
+			if b.end {
+				for _, w := range b.warns {
+					r.deliver(w)
+				}
+				a.stats, a.err = b.stats, b.err
+				continue
+			}
+			if cap(b.arena) <= keepArena {
+				select {
+				case a.free <- b:
+				default:
+				}
+			}
+		}
+		a.cur, a.i = <-a.batches, 0
+	}
+}
+
+// stopAhead ends the read-ahead. A file the reader opened is closed first,
+// which ends a read that waits on a pipe, and the goroutine is waited for;
+// an input the caller gave is the caller's to close, so a goroutine
+// waiting on it ends (and releases the decoder) when that read returns.
+func (r *Reader) stopAhead() error {
+	close(r.ahead.stop)
+	if r.closer == nil {
+		return nil
+	}
+	err := r.closer.Close()
+	<-r.ahead.exited
+	return err
+}

@@ -1,0 +1,214 @@
+package capture
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"testing/iotest"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// event is one thing a reader reported, in the order the caller saw it.
+type event struct {
+	warn  *Warning
+	rec   *Record
+	stats Stats
+}
+
+// readLogged reads src to the end (or stop records), logging every warning
+// and record with the counts seen after it, and OnWarning's goroutine
+// agreement with Next's (OnWarning runs inside Next, before it returns).
+func readLogged(t *testing.T, src []byte, opts Options, stop int) (events []event, h *Header, warns []Warning, err error) {
+	t.Helper()
+	inNext := false
+	opts.OnWarning = func(w Warning) {
+		if !inNext {
+			t.Errorf("warning %q outside Next and NewReader", w)
+		}
+		events = append(events, event{warn: &w})
+	}
+	inNext = true
+	r, err := NewReader(bytes.NewReader(src), opts)
+	inNext = false
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	defer r.Close()
+	for i := 0; stop < 0 || i < stop; i++ {
+		inNext = true
+		rec, err := r.Next()
+		inNext = false
+		if err != nil {
+			if err != io.EOF {
+				t.Fatalf("Next: %v", err)
+			}
+			break
+		}
+		events = append(events, event{rec: rec.Clone(), stats: r.Stats()})
+	}
+	events = append(events, event{stats: r.Stats()})
+	return events, r.Header(), r.Warnings(), nil
+}
+
+// sameAsSerial checks that reading src ahead gives what reading it
+// serially gives: every record, warning and count, in the same order.
+func sameAsSerial(t *testing.T, src []byte, maxLine, stop int) {
+	t.Helper()
+	want, wh, ww, werr := readLogged(t, src, Options{MaxLine: maxLine, Serial: true}, stop)
+	got, gh, gw, gerr := readLogged(t, src, Options{MaxLine: maxLine}, stop)
+	if fmt.Sprint(werr) != fmt.Sprint(gerr) {
+		t.Fatalf("error: read ahead %v, serial %v", gerr, werr)
+	}
+	if !reflect.DeepEqual(gh, wh) {
+		t.Fatalf("header: read ahead %+v, serial %+v", gh, wh)
+	}
+	if !reflect.DeepEqual(gw, ww) {
+		t.Fatalf("warnings: read ahead %v, serial %v", gw, ww)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("read ahead reported %d things, serial %d", len(got), len(want))
+	}
+	for i := range want {
+		if !reflect.DeepEqual(got[i], want[i]) {
+			t.Fatalf("event %d: read ahead %s, serial %s", i, describe(got[i]), describe(want[i]))
+		}
+	}
+}
+
+func describe(e event) string {
+	switch {
+	case e.warn != nil:
+		return "warning " + e.warn.String()
+	case e.rec != nil:
+		return fmt.Sprintf("record %+v (frame %q raw %q) stats %+v", *e.rec, e.rec.Frame, e.rec.Raw, e.stats)
+	}
+	return fmt.Sprintf("end, stats %+v", e.stats)
+}
+
+// TestReadAheadSameAsSerial: every bundled fixture, plain and compressed,
+// and inputs with warnings between, before and after records, read whole
+// and stopped early, give the same records, warnings and counts either way.
+func TestReadAheadSameAsSerial(t *testing.T) {
+	var inputs []string
+	fixtures, _ := filepath.Glob("../../fixtures/*.jsonl*")
+	for _, name := range fixtures {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inputs = append(inputs, string(b))
+	}
+	if len(fixtures) == 0 {
+		t.Fatal("no fixtures found")
+	}
+	var many strings.Builder
+	many.WriteString(`{"clawtap":1,"createdAt":"2026-11-22T00:00:00Z","source":{"mode":"record"}}` + "\n")
+	for i := range 5000 {
+		switch i % 97 {
+		case 3:
+			many.WriteString("not json\n")
+		case 5:
+			fmt.Fprintf(&many, `{"t":%d,"conn":1,"dir":"in","frame":{"type":"event","event":"x","payload":{"text":"caf%c"}}}`+"\n", i, 0xe9)
+		case 7:
+			many.WriteString(strings.Repeat("x", 300) + "\n") // oversized at MaxLine 256
+		case 11:
+			fmt.Fprintf(&many, `{"t":%d,"conn":1,"dir":"in","raw":"%s"}`+"\n", i, strings.Repeat("r", i%50))
+		default:
+			fmt.Fprintf(&many, `{"t":%d,"conn":1,"dir":"in","frame":{"type":"event","event":"tick","seq":%d,"payload":{"pad":"%s"}}}`+"\n", i, i, strings.Repeat("p", i%180))
+		}
+	}
+	many.WriteString(`{"t":1,"conn":1,"dir":"in","frame":{"type":"ev`) // truncated
+	inputs = append(inputs, many.String(), "junk\n"+`{"type":"event","event":"tick"}`+"\n", "", "\n\n")
+	enc, _ := zstd.NewWriter(nil)
+	for i, in := range inputs {
+		for _, src := range [][]byte{[]byte(in), enc.EncodeAll([]byte(in), nil)} {
+			for _, stop := range []int{-1, 0, 1, 700, 4000} {
+				t.Run(fmt.Sprintf("input%d/%d/stop%d", i, len(src), stop), func(t *testing.T) {
+					sameAsSerial(t, src, 256, stop)
+				})
+			}
+		}
+	}
+}
+
+// TestReadAheadSlowInput: a source that returns a byte at a time (a live
+// pipe) reads the same.
+func TestReadAheadSlowInput(t *testing.T) {
+	in := `{"clawtap":1,"createdAt":"2026-11-22T00:00:00Z","source":{}}` + "\n" +
+		`{"t":1,"conn":1,"dir":"in","frame":{"type":"event","event":"tick"}}` + "\n" +
+		`garbage` + "\n" +
+		`{"t":2,"conn":1,"mark":"close","code":1000}` + "\n"
+	r, err := NewReader(iotest.OneByteReader(strings.NewReader(in)), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var got []string
+	for {
+		rec, err := r.Next()
+		if err != nil {
+			break
+		}
+		got = append(got, fmt.Sprintf("%d frame=%s mark=%s malformed=%v", rec.Index, rec.Frame, rec.Mark, rec.Malformed))
+	}
+	want := []string{
+		`0 frame={"type":"event","event":"tick"} mark= malformed=false`,
+		`1 frame= mark= malformed=true`,
+		`2 frame= mark=close malformed=false`,
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+}
+
+// TestReadAheadCloseEarly: closing a reader mid-capture stops its
+// goroutine and closes the file; Next then reports the end.
+func TestReadAheadCloseEarly(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "c.jsonl")
+	var b strings.Builder
+	for i := range 20000 {
+		fmt.Fprintf(&b, `{"t":%d,"conn":1,"dir":"in","frame":{"type":"event","event":"tick","seq":%d}}`+"\n", i, i)
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 10 {
+		if _, err := r.Next(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Next(); err != io.EOF {
+		t.Fatalf("Next after Close: %v, want io.EOF", err)
+	}
+	if err := r.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+}
+
+var fuzzEncoder, _ = zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1))
+
+// FuzzReadAhead: any input reads the same ahead as serially.
+func FuzzReadAhead(f *testing.F) {
+	f.Add([]byte(`{"clawtap":1}`+"\n"+`{"t":1,"conn":1,"dir":"in","frame":{"type":"event"}}`+"\n"+"x\n"), false, 0)
+	f.Add([]byte("junk\n"+`{"type":"event","event":"tick"}`+"\n"+`{"t":1,"conn":1,"raw":""}`), true, 1)
+	f.Add([]byte(`{"t":1,"conn":1,"mark":"open"}`+"\n"+"caf\xe9\n"+strings.Repeat("y", 400)+"\n"), false, 2)
+	f.Fuzz(func(t *testing.T, data []byte, compress bool, stop int) {
+		if compress {
+			data = fuzzEncoder.EncodeAll(data, nil)
+		}
+		sameAsSerial(t, data, 256, stop%8-1)
+	})
+}
