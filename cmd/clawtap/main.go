@@ -2,8 +2,35 @@
 // WebSocket event stream. See README.md and docs/.
 package main
 
-import "os"
+import (
+	"fmt"
+	"os"
+	"runtime/pprof"
+)
 
 func main() {
-	os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	stop := profile(os.Getenv("CLAWTAP_CPUPROFILE"))
+	code := Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// profile writes a CPU profile of the whole run to path, when set: the
+// real command's profile, for bench/README.md's "Profiling".
+func profile(path string) (stop func()) {
+	if path == "" {
+		return func() {}
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err == nil {
+		err = pprof.StartCPUProfile(f)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "clawtap: warning: CLAWTAP_CPUPROFILE: %v\n", err)
+		return func() {}
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}
 }
