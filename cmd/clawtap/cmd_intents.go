@@ -107,7 +107,8 @@ func (a *app) openEvents(path string) (eventSource, func(), error) {
 		closeFn()
 		return nil, nil, err
 	}
-	return &captureSource{r}, closeFn, nil
+	// The reader first: it reads ahead from the decoder release frees.
+	return &captureSource{r}, func() { r.Close(); closeFn() }, nil
 }
 
 // isClassifiedStream peeks at the first non-blank line: a JSON object with a

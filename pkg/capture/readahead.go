@@ -178,16 +178,16 @@ func (a *ahead) next(r *Reader) (*Record, error) {
 	}
 }
 
-// stopAhead ends the read-ahead. A file the reader opened is closed first,
-// which ends a read that waits on a pipe, and the goroutine is waited for;
-// an input the caller gave is the caller's to close, so a goroutine
-// waiting on it ends (and releases the decoder) when that read returns.
+// stopAhead ends the read-ahead and waits for its goroutine, so that the
+// caller may close or reuse its input once Close returns. A file the reader
+// opened is closed first, which ends a read that waits on a pipe; a read
+// in flight on an input the caller gave (a live stdin) is waited for.
 func (r *Reader) stopAhead() error {
 	close(r.ahead.stop)
-	if r.closer == nil {
-		return nil
+	var err error
+	if r.closer != nil {
+		err = r.closer.Close()
 	}
-	err := r.closer.Close()
 	<-r.ahead.exited
 	return err
 }

@@ -8,8 +8,10 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/iotest"
+	"time"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -211,4 +213,44 @@ func FuzzReadAhead(f *testing.F) {
 		}
 		sameAsSerial(t, data, 256, stop%8-1)
 	})
+}
+
+// guarded is an input that fails the test when read after it was closed.
+type guarded struct {
+	t      *testing.T
+	r      io.Reader
+	closed atomic.Bool
+}
+
+func (g *guarded) Read(p []byte) (int, error) {
+	if g.closed.Load() {
+		g.t.Errorf("input read after the reader was closed")
+		return 0, io.ErrClosedPipe
+	}
+	return g.r.Read(p[:min(len(p), 512)])
+}
+
+// TestReadAheadCloseWaits: once Close returns, the read-ahead no longer
+// touches an input the caller gave, so the caller may release it (the
+// intents command frees the zstd decoder it read through).
+func TestReadAheadCloseWaits(t *testing.T) {
+	var b strings.Builder
+	for i := range 20000 {
+		fmt.Fprintf(&b, `{"t":%d,"conn":1,"dir":"in","frame":{"type":"event","event":"tick","seq":%d}}`+"\n", i, i)
+	}
+	for range 20 {
+		g := &guarded{t: t, r: strings.NewReader(b.String())}
+		r, err := NewReader(g, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 300 {
+			if _, err := r.Next(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		r.Close()
+		g.closed.Store(true)
+		time.Sleep(time.Millisecond)
+	}
 }
