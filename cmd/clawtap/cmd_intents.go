@@ -108,7 +108,7 @@ func (a *app) openEvents(path string) (eventSource, func(), error) {
 		return nil, nil, err
 	}
 	// The reader first: it reads ahead from the decoder release frees.
-	return &captureSource{r}, func() { r.Close(); closeFn() }, nil
+	return captureSource{pipeline.Records(r)}, func() { r.Close(); closeFn() }, nil
 }
 
 // isClassifiedStream peeks at the first non-blank line: a JSON object with a
@@ -149,15 +149,10 @@ func isClassifiedStream(br *bufio.Reader) bool {
 	}
 }
 
-// captureSource is a capture: the pass classifies its records.
-type captureSource struct{ *capture.Reader }
+// captureSource is a capture, read as every command reads one.
+type captureSource struct{ pipeline.AheadSource }
 
-func (s *captureSource) Next() (*capture.Record, *bridge.Event, error) {
-	rec, err := s.Reader.Next()
-	return rec, nil, err
-}
-
-func (s *captureSource) finish(a *app, path string) { a.readSummary(path, s.Stats()) }
+func (s captureSource) finish(a *app, path string) { a.readSummary(path, s.Stats()) }
 
 // classifiedSource reads classify's NDJSON (or hand-written lines).
 type classifiedSource struct {

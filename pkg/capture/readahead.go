@@ -8,6 +8,11 @@ package capture
 // counts reach the caller exactly as the serial reader gives them, in the
 // same order, and the warnings on the caller's goroutine, just before the
 // record they came with.
+//
+// A caller may add a stage (SetStage): work on each batch of records, in
+// order, on a third goroutine between the reading and Next — the pipeline
+// classifies records there — whose results (Batch.Note) Next's caller
+// finds with Reader.Note.
 
 // How far the read-ahead runs: a batch is sent when it holds batchRecords
 // records or batchBytes bytes of frames, or when the reader has no more
@@ -17,7 +22,7 @@ package capture
 const (
 	batchRecords = 256
 	batchBytes   = 128 << 10
-	batchesAhead = 3
+	batchesAhead = 2
 	// keepArena: an arena that a huge line grew past this is dropped,
 	// not reused.
 	keepArena = 4 << 20
@@ -25,10 +30,12 @@ const (
 
 // ahead is the caller's side of the read-ahead.
 type ahead struct {
-	batches chan *batch
+	batches chan *batch // to the caller
+	staged  chan *batch // to the stage, when there is one
 	free    chan *batch
 	stop    chan struct{}
-	exited  chan struct{}
+	exited  chan struct{} // the reading goroutine ended
+	stageEx chan struct{} // the stage's goroutine ended (closed at once without one)
 
 	cur   *batch
 	i     int
@@ -41,6 +48,7 @@ type ahead struct {
 type batch struct {
 	items []item
 	arena []byte
+	view  Batch
 	// The end of the capture: err (io.EOF), the warnings after the last
 	// record, and the counts at the end.
 	end   bool
@@ -79,21 +87,101 @@ func (b *batch) slice(s span) []byte {
 	return b.arena[s.start:s.end:s.end]
 }
 
+// seal points each record's Frame and Raw at the arena, once it is whole.
+func (b *batch) seal() {
+	for i := range b.items {
+		it := &b.items[i]
+		it.rec.Frame, it.rec.Raw = b.slice(it.frame), b.slice(it.raw)
+	}
+	b.view.b = b
+}
+
+// Batch is a run of records as a stage (SetStage) sees them, in capture
+// order. Its records and their bytes are valid until the stage returns,
+// and for Next's caller until Next returns a record of a later batch.
+type Batch struct {
+	b *batch
+	// Note is the stage's, for its results; Reader.Note hands it to Next's
+	// caller. It stays with the batch when the batch is reused, so a stage
+	// can reuse what it allocated.
+	Note any
+}
+
+// Len is the number of records in the batch.
+func (b *Batch) Len() int { return len(b.b.items) }
+
+// Record is the batch's i-th record.
+func (b *Batch) Record(i int) *Record { return &b.b.items[i].rec }
+
+// SetStage runs fn on every batch of records, in order, on a goroutine of
+// its own between the reading and Next. It reports false, and does
+// nothing, when the reader is serial (Options.Serial) or Next was called
+// already. fn runs on one goroutine at a time; Note gives Next's caller the
+// note fn left for a record.
+func (r *Reader) SetStage(fn func(*Batch)) bool {
+	if r.opts.Serial || r.ahead != nil || r.closed || fn == nil {
+		return false
+	}
+	r.stage = fn
+	return true
+}
+
+// Note returns the note the stage (SetStage) left on the batch of the
+// record Next returned last, and the record's index in that batch; nil
+// without a stage or a record.
+func (r *Reader) Note() (note any, i int) {
+	a := r.ahead
+	if a == nil || a.cur == nil || a.i == 0 {
+		return nil, 0
+	}
+	return a.cur.view.Note, a.i - 1
+}
+
 func (r *Reader) startAhead() {
 	a := &ahead{
 		batches: make(chan *batch, batchesAhead),
 		free:    make(chan *batch, batchesAhead+2),
 		stop:    make(chan struct{}),
 		exited:  make(chan struct{}),
+		stageEx: make(chan struct{}),
 		stats:   r.stats,
 	}
 	r.ahead = a
 	r.collecting = true // from here on only the read-ahead touches the reading state
-	go r.produce(a)
+	out := a.batches
+	if r.stage != nil {
+		a.staged = make(chan *batch, batchesAhead)
+		out = a.staged
+		go runStage(a, r.stage)
+	} else {
+		close(a.stageEx)
+	}
+	go r.produce(a, out)
 }
 
-// produce is the read-ahead's goroutine.
-func (r *Reader) produce(a *ahead) {
+// runStage is the stage's goroutine: each batch from the reading goroutine
+// goes through fn, then on to the caller.
+func runStage(a *ahead, fn func(*Batch)) {
+	defer close(a.stageEx)
+	for {
+		var b *batch
+		select {
+		case b = <-a.staged:
+		case <-a.stop:
+			return
+		}
+		if len(b.items) > 0 {
+			fn(&b.view)
+		}
+		end := b.end // once sent, b is the caller's, then reused
+		if !a.send(a.batches, b) || end {
+			return
+		}
+	}
+}
+
+// produce is the read-ahead's goroutine; it sends batches to out.
+func (r *Reader) produce(a *ahead, out chan<- *batch) {
 	defer close(a.exited)
 	defer r.releaseDecoder()
 	b := a.batch()
@@ -102,7 +190,8 @@ func (r *Reader) produce(a *ahead) {
 		if err != nil {
 			b.end, b.err, b.warns, b.stats = true, err, r.pending, r.stats
 			r.pending = nil
-			a.send(b)
+			b.seal()
+			a.send(out, b)
 			return
 		}
 		it := item{rec: *rec, warns: r.pending, stats: r.stats}
@@ -111,7 +200,8 @@ func (r *Reader) produce(a *ahead) {
 		it.rec.Frame, it.rec.Raw = nil, nil
 		b.items = append(b.items, it)
 		if len(b.items) >= batchRecords || len(b.arena) >= batchBytes || (r.br.Buffered() == 0 && len(r.queue) == 0) {
-			if !a.send(b) {
+			b.seal()
+			if !a.send(out, b) {
 				return
 			}
 			b = a.batch()
@@ -125,16 +215,17 @@ func (a *ahead) batch() *batch {
 	case b := <-a.free:
 		clear(b.items) // drop the warnings' and strings' references
 		b.items, b.arena = b.items[:0], b.arena[:0]
+		b.end, b.err, b.warns, b.stats = false, nil, nil, Stats{}
 		return b
 	default:
 		return &batch{items: make([]item, 0, batchRecords), arena: make([]byte, 0, batchBytes+batchBytes/4)}
 	}
 }
 
-// send hands a batch to the caller; false when the reader was closed.
-func (a *ahead) send(b *batch) bool {
+// send hands a batch on; false when the reader was closed.
+func (a *ahead) send(to chan<- *batch, b *batch) bool {
 	select {
-	case a.batches <- b:
+	case to <- b:
 		return true
 	case <-a.stop:
 		return false
@@ -152,7 +243,6 @@ func (a *ahead) next(r *Reader) (*Record, error) {
 			}
 			a.stats = it.stats
 			a.out = it.rec
-			a.out.Frame, a.out.Raw = b.slice(it.frame), b.slice(it.raw)
 			return &a.out, nil
 		}
 		if a.err != nil {
@@ -189,5 +279,6 @@ func (r *Reader) stopAhead() error {
 		err = r.closer.Close()
 	}
 	<-r.ahead.exited
+	<-r.ahead.stageEx
 	return err
 }

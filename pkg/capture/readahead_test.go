@@ -254,3 +254,105 @@ func TestReadAheadCloseWaits(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// TestStage: a stage sees every record once, in order, batch by batch,
+// and Next's caller finds each record's note; the records, warnings and
+// counts are the serial reader's.
+func TestStage(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"clawtap":1,"createdAt":"2026-11-22T00:00:00Z","source":{}}` + "\n")
+	for i := range 3000 {
+		if i%500 == 7 {
+			b.WriteString("junk\n")
+			continue
+		}
+		fmt.Fprintf(&b, `{"t":%d,"conn":1,"dir":"in","frame":{"type":"event","event":"tick","seq":%d}}`+"\n", i, i)
+	}
+	in := b.String()
+	if r, _ := NewReader(strings.NewReader(in), Options{Serial: true}); r.SetStage(func(*Batch) {}) {
+		t.Fatal("a serial reader took a stage")
+	}
+	want, _, wantWarns, _ := readLogged(t, []byte(in), Options{Serial: true}, -1)
+
+	var warns []Warning
+	r, err := NewReader(strings.NewReader(in), Options{OnWarning: func(w Warning) { warns = append(warns, w) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	seen := 0
+	type note struct{ lines []int }
+	if !r.SetStage(func(bt *Batch) {
+		n, _ := bt.Note.(*note)
+		if n == nil {
+			n = &note{}
+			bt.Note = n
+		}
+		n.lines = n.lines[:0]
+		for i := range bt.Len() {
+			rec := bt.Record(i)
+			if rec.Index != seen {
+				t.Errorf("stage saw record %d, want %d", rec.Index, seen)
+			}
+			seen++
+			n.lines = append(n.lines, rec.Line)
+		}
+	}) {
+		t.Fatal("SetStage refused before the first Next")
+	}
+	var got []event
+	for {
+		rec, err := r.Next()
+		if err != nil {
+			break
+		}
+		if r.SetStage(func(*Batch) {}) {
+			t.Fatal("SetStage took a stage after Next")
+		}
+		n, i := r.Note()
+		if nt, ok := n.(*note); !ok || nt.lines[i] != rec.Line {
+			t.Fatalf("record %d (line %d): note %v at %d", rec.Index, rec.Line, n, i)
+		}
+		got = append(got, event{rec: rec.Clone(), stats: r.Stats()})
+	}
+	got = append(got, event{stats: r.Stats()})
+	var recs []event
+	for _, e := range want {
+		if e.warn == nil {
+			recs = append(recs, e)
+		}
+	}
+	if !reflect.DeepEqual(got, recs) || !reflect.DeepEqual(warns, wantWarns) || seen != 3000 {
+		t.Fatalf("with a stage: %d records, %d warnings, stage saw %d; serial: %d records, %d warnings", len(got), len(warns), seen, len(recs), len(wantWarns))
+	}
+}
+
+// TestStageCloseEarly: closing mid-capture stops the stage too.
+func TestStageCloseEarly(t *testing.T) {
+	var b strings.Builder
+	for i := range 20000 {
+		fmt.Fprintf(&b, `{"t":%d,"conn":1,"dir":"in","frame":{"type":"event","event":"tick","seq":%d}}`+"\n", i, i)
+	}
+	for range 20 {
+		g := &guarded{t: t, r: strings.NewReader(b.String())}
+		r, err := NewReader(g, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var stage atomic.Bool
+		r.SetStage(func(*Batch) {
+			if stage.Load() {
+				t.Errorf("stage ran after Close")
+			}
+		})
+		for range 300 {
+			if _, err := r.Next(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		r.Close()
+		stage.Store(true)
+		g.closed.Store(true)
+		time.Sleep(time.Millisecond)
+	}
+}

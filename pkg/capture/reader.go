@@ -80,7 +80,8 @@ type Reader struct {
 	warns   []Warning
 	done    bool
 
-	ahead      *ahead    // the read-ahead, once Next started it
+	ahead      *ahead // the read-ahead, once Next started it
+	stage      func(*Batch)
 	collecting bool      // on the read-ahead's goroutine: warnings go to pending
 	pending    []Warning // warnings met since the last record
 	released   bool
