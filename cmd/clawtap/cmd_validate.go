@@ -80,6 +80,7 @@ one row per finding. Exit status 1 when a finding at or above --fail-on
 
 // loadSchema returns the built-in snapshot, or the user's schema.
 func (a *app) loadSchema(path string) (*validate.Schema, error) {
+	allocHeavy()
 	if path == "" {
 		s, err := validate.Embedded()
 		if err != nil {
