@@ -45,6 +45,9 @@ type path struct {
 	ratio float64
 	of    string
 	floor bool
+	// before: run by the -before binary (a twin of the path of the same
+	// args, named with a "before: " prefix)
+	before bool
 	// exit codes that count as success (check and diff report findings
 	// with exit 1).
 	exits []int
@@ -106,12 +109,13 @@ func main() {
 	frames := flag.Int("frames", envInt("CLAWTAP_BENCH_FRAMES", 1_000_000), "frames in the generated capture")
 	rounds := flag.Int("rounds", 5, "alternating rounds; each path's median is reported")
 	bin := flag.String("bin", "", "clawtap binary to measure (default: build ./cmd/clawtap)")
+	before := flag.String("before", "", "another clawtap binary (e.g. main's) to time in the same rounds, each path beside its twin")
 	capPath := flag.String("capture", "", "capture to use instead of generating one (-frames must say how many frames it holds)")
 	only := flag.String("only", "", "comma-separated path names (prefixes) to run, besides the floors")
 	jsonOut := flag.String("json", "", "also write the results as JSON to this file")
 	seed := flag.Int64("seed", 1, "generator seed")
 	flag.Parse()
-	if err := run(*frames, *rounds, *bin, *capPath, *only, *jsonOut, *seed); err != nil {
+	if err := run(*frames, *rounds, *bin, *before, *capPath, *only, *jsonOut, *seed); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(2)
 	}
@@ -124,7 +128,7 @@ func envInt(name string, def int) int {
 	return def
 }
 
-func run(frames, rounds int, bin, capPath, only, jsonOut string, seed int64) error {
+func run(frames, rounds int, bin, before, capPath, only, jsonOut string, seed int64) error {
 	dir, err := os.MkdirTemp("", "clawtap-bench-")
 	if err != nil {
 		return err
@@ -157,13 +161,17 @@ func run(frames, rounds int, bin, capPath, only, jsonOut string, seed int64) err
 		return err
 	}
 	_, zstdErr := exec.LookPath("zstd")
-	todo := selectPaths(only, zstdErr == nil)
+	todo := selectPaths(only, zstdErr == nil, before != "")
 
 	load0 := loadavg()
 	samples := make(map[string][]sample)
 	for r := 0; r < rounds; r++ {
 		for _, p := range todo {
-			s, err := runOne(p, bin, self, capPath)
+			b := bin
+			if p.before {
+				b = before
+			}
+			s, err := runOne(p, b, self, capPath)
 			if err != nil {
 				return fmt.Errorf("round %d, %s: %w", r+1, p.name, err)
 			}
@@ -186,8 +194,8 @@ func run(frames, rounds int, bin, capPath, only, jsonOut string, seed int64) err
 }
 
 // selectPaths keeps the floors (the zstd CLI only when installed) and the
-// paths only names.
-func selectPaths(only string, haveZstd bool) []path {
+// paths only names, each after its before-twin when asked.
+func selectPaths(only string, haveZstd, twins bool) []path {
 	var want []string
 	if only != "" {
 		want = strings.Split(only, ",")
@@ -199,6 +207,14 @@ func selectPaths(only string, haveZstd bool) []path {
 		case p.floor:
 			out = append(out, p)
 		case len(want) == 0 || slices.ContainsFunc(want, func(w string) bool { return strings.HasPrefix(p.name, strings.TrimSpace(w)) }):
+			if twins {
+				t := p
+				t.name, t.before = "before: "+p.name, true
+				if t.of != "" {
+					t.of = "before: " + t.of
+				}
+				out = append(out, t)
+			}
 			out = append(out, p)
 		}
 	}
@@ -226,6 +242,9 @@ func runOne(p path, bin, self, capPath string) (sample, error) {
 	case "floor: Go zstd + lines":
 		cmd = exec.Command(self, "-floor-go", capPath)
 	default:
+		if bin == "" {
+			return sample{}, errors.New("no binary")
+		}
 		args := make([]string, len(p.args))
 		for i, a := range p.args {
 			if a == "CAPTURE" {
@@ -355,7 +374,7 @@ func summarize(todo []path, samples map[string][]sample, frames int) []result {
 			var targets []string
 			switch {
 			case p.ratio > 0 && p.of != "":
-				targets = append(targets, fmt.Sprintf("≤ %.1f× %s", p.ratio, strings.Fields(p.of)[0]))
+				targets = append(targets, fmt.Sprintf("≤ %.1f× %s", p.ratio, strings.Fields(strings.TrimPrefix(p.of, "before: "))[0]))
 				if base := med(p.of); base > 0 {
 					r.Met = r.Met && r.Wall <= p.ratio*base
 				}
@@ -376,7 +395,7 @@ func printTable(w io.Writer, results []result, haveZstd bool) {
 	if !haveZstd {
 		floorName = "×floor(Go)"
 	}
-	fmt.Fprintf(w, "%-30s %9s %8s %8s %11s %7s %9s %9s  %-26s %s\n",
+	fmt.Fprintf(w, "%-38s %9s %8s %8s %11s %7s %9s %9s  %-26s %s\n",
 		"path", "wall", "spread", "cpu", "frames/s", floorName, "×Go floor", "peak RSS", "target", "")
 	for _, r := range results {
 		met := ""
@@ -386,7 +405,7 @@ func printTable(w io.Writer, results []result, haveZstd bool) {
 				met = "met"
 			}
 		}
-		fmt.Fprintf(w, "%-30s %8.2fs %8s %7.2fs %11s %6.1f× %8.1f× %6.1f MB  %-26s %s\n",
+		fmt.Fprintf(w, "%-38s %8.2fs %8s %7.2fs %11s %6.1f× %8.1f× %6.1f MB  %-26s %s\n",
 			r.Path, r.Wall, fmt.Sprintf("±%.0f%%", 100*(r.Max-r.Min)/2/r.Wall), r.CPU, thousands(r.FPS),
 			r.Floor, r.FloorGo, float64(r.RSS)/1e6, r.Target, met)
 	}
