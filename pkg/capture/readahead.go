@@ -115,11 +115,11 @@ func (b *Batch) Record(i int) *Record { return &b.b.items[i].rec }
 
 // SetStage runs fn on every batch of records, in order, on a goroutine of
 // its own between the reading and Next. It reports false, and does
-// nothing, when the reader is serial (Options.Serial) or Next was called
-// already. fn runs on one goroutine at a time; Note gives Next's caller the
-// note fn left for a record.
+// nothing, when the reader is serial (Options.Serial), has a stage, or
+// Next was called already. fn runs on one goroutine at a time; Note gives
+// Next's caller the note fn left for a record.
 func (r *Reader) SetStage(fn func(*Batch)) bool {
-	if r.opts.Serial || r.ahead != nil || r.closed || fn == nil {
+	if r.opts.Serial || r.stage != nil || r.ahead != nil || r.closed || fn == nil {
 		return false
 	}
 	r.stage = fn

@@ -300,6 +300,9 @@ func TestStage(t *testing.T) {
 	}) {
 		t.Fatal("SetStage refused before the first Next")
 	}
+	if r.SetStage(func(*Batch) {}) {
+		t.Fatal("SetStage replaced a stage")
+	}
 	var got []event
 	for {
 		rec, err := r.Next()
