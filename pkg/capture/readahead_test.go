@@ -359,3 +359,19 @@ func TestStageCloseEarly(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// TestReadAheadHugeLine: a frame larger than a batch's arena and the
+// reader's buffer reads whole, between small ones, as serially.
+func TestReadAheadHugeLine(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"clawtap":1,"createdAt":"2026-11-22T00:00:00Z","source":{}}` + "\n")
+	for i := range 600 {
+		pad := 10
+		if i == 300 || i == 301 {
+			pad = 5 << 20 // past keepArena and the 1 MiB line buffer
+		}
+		fmt.Fprintf(&b, `{"t":%d,"conn":1,"dir":"in","frame":{"type":"event","event":"chat","payload":{"text":"%s"}}}`+"\n", i, strings.Repeat("z", pad))
+	}
+	sameAsSerial(t, []byte(b.String()), 0, -1)
+	sameAsSerial(t, fuzzEncoder.EncodeAll([]byte(b.String()), nil), 0, 450)
+}
