@@ -94,21 +94,21 @@ func (a *app) openEvents(path string) (eventSource, func(), error) {
 		closeFn()
 		return nil, nil, inputError(path, err)
 	}
-	prev := closeFn
-	closeFn = func() { release(); prev() }
 	br := bufio.NewReaderSize(plain, 1<<16)
 	if isClassifiedStream(br) {
-		return &classifiedSource{br: br}, closeFn, nil
+		prev := closeFn
+		return &classifiedSource{br: br}, func() { release(); prev() }, nil
 	}
-	opts := capture.Options{OnWarning: func(w capture.Warning) { a.warnf("%s: %s", displayName(path), w) }}
+	// The reader reads ahead from the decoder: it frees it when done.
+	opts := capture.Options{OnWarning: func(w capture.Warning) { a.warnf("%s: %s", displayName(path), w) }, Release: release}
 	r, err := capture.NewReader(br, opts)
 	r, err = opened(path, r, err)
 	if err != nil {
 		closeFn()
 		return nil, nil, err
 	}
-	// The reader first: it reads ahead from the decoder release frees.
-	return captureSource{pipeline.Records(r)}, func() { r.Close(); closeFn() }, nil
+	prev := closeFn
+	return captureSource{pipeline.Records(r)}, func() { r.Close(); prev() }, nil
 }
 
 // isClassifiedStream peeks at the first non-blank line: a JSON object with a

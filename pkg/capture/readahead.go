@@ -268,16 +268,18 @@ func (a *ahead) next(r *Reader) (*Record, error) {
 	}
 }
 
-// stopAhead ends the read-ahead and waits for its goroutine, so that the
-// caller may close or reuse its input once Close returns. A file the reader
-// opened is closed first, which ends a read that waits on a pipe; a read
-// in flight on an input the caller gave (a live stdin) is waited for.
+// stopAhead ends the read-ahead. A file the reader opened is closed, which
+// ends a read in flight on it (a pipe too), and the goroutines are waited
+// for. On an input the caller gave (standard input) a read in flight may
+// wait for data for as long as the writer likes, so Close does not wait:
+// the goroutines end once it returns, and the read-ahead releases the
+// decoder and calls Options.Release then.
 func (r *Reader) stopAhead() error {
 	close(r.ahead.stop)
-	var err error
-	if r.closer != nil {
-		err = r.closer.Close()
+	if r.closer == nil {
+		return nil
 	}
+	err := r.closer.Close()
 	<-r.ahead.exited
 	<-r.ahead.stageEx
 	return err

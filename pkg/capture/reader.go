@@ -60,6 +60,11 @@ type Options struct {
 	// batches ahead on a goroutine of its own (see readahead.go). The
 	// records, warnings and counts are the same either way.
 	Serial bool
+	// Release, if set, is called once the reader no longer reads its
+	// input: at Close, or, when a read ahead was in flight on an input the
+	// caller gave, once that read returned. A caller frees what the input
+	// reads from there (a decoder), not after Close.
+	Release func()
 }
 
 // Reader streams records from a capture.
@@ -138,12 +143,15 @@ func NewReader(src io.Reader, opts Options) (*Reader, error) {
 	}
 	in, release, err := Decompress(src)
 	if err != nil {
+		if opts.Release != nil {
+			opts.Release()
+		}
 		return nil, err
 	}
 	r := &Reader{opts: opts, release: release}
 	r.br = bufio.NewReaderSize(in, 1<<20)
 	if err := r.start(); err != nil {
-		release()
+		r.releaseDecoder()
 		return nil, err
 	}
 	return r, nil
@@ -179,11 +187,14 @@ func (r *Reader) Close() error {
 	return nil
 }
 
-// releaseDecoder releases the zstd decoder, once.
+// releaseDecoder releases the zstd decoder and the caller's input, once.
 func (r *Reader) releaseDecoder() {
 	if !r.released {
 		r.released = true
 		r.release()
+		if r.opts.Release != nil {
+			r.opts.Release()
+		}
 	}
 }
 
