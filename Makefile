@@ -26,7 +26,7 @@ test:
 ## unit: every package's tests, then the race detector on the concurrent ones
 unit:
 	$(GO) test -count=1 $(PKGS)
-	$(GO) test -race -count=1 ./cmd/clawtap/ $$($(GO) list ./pkg/... ./internal/... | grep -E '/(record|serve|gateway|importer|fakegw|fakemodel)$$')
+	$(GO) test -race -count=1 ./cmd/clawtap/ $$($(GO) list ./pkg/... ./internal/... | grep -E '/(capture|pipeline|record|serve|gateway|importer|fakegw|fakemodel)$$')
 
 vet:
 	$(GO) vet $(PKGS)
