@@ -4,7 +4,7 @@ PKGS      := ./...
 FUZZTIME  ?= 10s
 BENCHTIME ?= 1x
 
-.PHONY: all build install test unit vet fixtures fixtures-check fuzz bench demo clean e2e e2e-deps chromium browser-test
+.PHONY: all build install test unit vet fixtures fixtures-check fuzz bench bench-micro demo clean e2e e2e-deps chromium browser-test
 
 all: build
 
@@ -26,7 +26,7 @@ test:
 ## unit: every package's tests, then the race detector on the concurrent ones
 unit:
 	$(GO) test -count=1 $(PKGS)
-	$(GO) test -race -count=1 ./cmd/clawtap/ $$($(GO) list ./pkg/... ./internal/... | grep -E '/(record|serve|gateway|importer|suite|cli|recordcli|servecli|suitecli|fakegw|fakemodel)$$')
+	$(GO) test -race -count=1 ./cmd/clawtap/ $$($(GO) list ./pkg/... ./internal/... | grep -E '/(capture|pipeline|record|serve|gateway|importer|suite|cli|recordcli|servecli|suitecli|fakegw|fakemodel)$$')
 
 vet:
 	$(GO) vet $(PKGS)
@@ -63,14 +63,23 @@ fuzz:
 	  done; \
 	done
 
-## bench: frames/s on one core for a generated capture of a million frames
-## (CLAWTAP_BENCH_FRAMES to change), next to the floor (decompress + split
-## lines); then record against a synthetic fast gateway on loopback
+## bench: the real binary's commands on a generated capture of a million
+## frames (CLAWTAP_BENCH_FRAMES to change), each timed as a child process
+## against the floor (zstd -dc and Go's decoder) in alternating rounds, with
+## peak RSS and the targets (bench/README.md); then record against a
+## synthetic fast gateway on loopback. BENCH_ARGS passes flags to the
+## harness (-rounds 3, -only classify, -bin other/clawtap, -json out.json).
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) -cpu 1 -count 1 ./bench/
+	$(GO) build -o bin/clawtap-bench ./bench/run
+	./bin/clawtap-bench $(BENCH_ARGS)
 	$(GO) test -run '^$$' -bench RecordFastGateway -benchmem -benchtime 300000x -count 1 ./pkg/record/
+
+## bench-micro: the Go benchmarks behind it, in process and on one core
+## (for profiling: add -cpuprofile), and the report in a real browser
+bench-micro:
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) -cpu 1 -count 1 ./bench/
 	@if command -v chromium >/dev/null; then $(GO) test -tags browser -run '^$$' -bench BrowserLarge -benchtime 1x -count 1 ./pkg/report/; \
-	else echo "make bench: no chromium, BenchmarkBrowserLarge left out (make chromium installs it)"; fi
+	else echo "make bench-micro: no chromium, BenchmarkBrowserLarge left out (make chromium installs it)"; fi
 
 demo:
 	$(GO) run ./cmd/clawtap classify fixtures/demo.jsonl.zst

@@ -37,7 +37,8 @@ stage() {
 }
 
 # Packages whose code runs goroutines: the race detector runs on these.
-race_pkgs=$($GO list ./... | grep -E '/(cmd/clawtap|pkg/(record|serve|gateway|importer)|internal/(suite|cli|recordcli|servecli|suitecli|fakegw|fakemodel))$' | tr '\n' ' ')
+race_pkgs=$($GO list ./... | grep -E '/(cmd/clawtap|pkg/(capture|pipeline|record|serve|gateway|importer)|internal/(suite|cli|recordcli|servecli|suitecli|fakegw|fakemodel))$' | tr '
+' ' ')
 
 # The installs the later stages need (Node and openclaw from npm, Chromium
 # from Debian) run in the background while the Go tests run.

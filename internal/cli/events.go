@@ -38,21 +38,23 @@ func (e *Env) OpenEvents(path string) (*Events, error) {
 		closeFn()
 		return nil, InputError(path, err)
 	}
-	prev := closeFn
-	closeFn = func() { release(); prev() }
-	ev := &Events{path: path, env: e, release: closeFn}
+	ev := &Events{path: path, env: e}
 	br := bufio.NewReaderSize(plain, 1<<16)
 	if pipeline.IsClassified(br) {
 		ev.Source, ev.Classified = pipeline.NewClassified(br), true
+		ev.release = func() { release(); closeFn() }
 		return ev, nil
 	}
-	opts := capture.Options{OnWarning: func(w capture.Warning) { e.Warnf("%s: %s", DisplayName(path), w) }}
+	// The capture reader reads ahead from the decoder: it frees the decoder
+	// itself when it is done (Release), and is closed before the file.
+	opts := capture.Options{OnWarning: func(w capture.Warning) { e.Warnf("%s: %s", DisplayName(path), w) }, Release: release}
 	r, err := capture.NewReader(br, opts)
 	if r, err = Opened(path, r, err); err != nil {
 		closeFn()
 		return nil, err
 	}
 	ev.Source = pipeline.Records(r)
+	ev.release = func() { r.Close(); closeFn() }
 	return ev, nil
 }
 

@@ -22,6 +22,7 @@ type Classifier struct {
 	methods map[reqKey]string
 	strs    interner
 	scratch members  // the last frame's payload members (Event.Chat)
+	gen     uint64   // Records classified: tells a reused Scratch's events apart
 	order   []reqKey // FIFO ring of remembered ids
 	next    int
 }
@@ -31,8 +32,24 @@ func NewClassifier() *Classifier {
 	return &Classifier{methods: make(map[reqKey]string), strs: interner{m: make(map[string]string)}}
 }
 
-// Record classifies one capture record.
-func (c *Classifier) Record(rec *capture.Record) Event {
+// Scratch is where a classified event keeps the payload members it
+// captured on the way (Event.Chat and Event.Agent read them), for a
+// caller that holds several events at once (RecordInto). The zero value is
+// ready.
+type Scratch struct{ m members }
+
+// Record classifies one capture record. The event's payload members live
+// in the Classifier until its next Record.
+func (c *Classifier) Record(rec *capture.Record) Event { return c.record(rec, &c.scratch) }
+
+// RecordInto is Record with the event's payload members kept in s, so the
+// event stays whole while s is not reused (a pipeline classifying a batch
+// of records ahead of their use).
+func (c *Classifier) RecordInto(rec *capture.Record, s *Scratch) Event {
+	return c.record(rec, &s.m)
+}
+
+func (c *Classifier) record(rec *capture.Record, m *members) Event {
 	switch {
 	case rec.Mark != "":
 		return Event{Kind: Marker, Mark: rec.Mark, Timestamp: rec.T}
@@ -43,8 +60,9 @@ func (c *Classifier) Record(rec *capture.Record) Event {
 	}
 	// A capture reader (Line > 0) has validated every frame it returns;
 	// records built by hand are validated here.
-	c.scratch.gen++
-	ev := classify(rec.Frame, rec.T, rec.Line > 0, &c.strs, &c.scratch)
+	c.gen++
+	m.gen = c.gen
+	ev := classify(rec.Frame, rec.T, rec.Line > 0, &c.strs, m)
 	switch ev.Kind {
 	case Request:
 		if ev.ID != "" && ev.Method != "" {

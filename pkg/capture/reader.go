@@ -55,7 +55,16 @@ type Stats struct {
 // Options tune a Reader.
 type Options struct {
 	MaxLine   int           // 0 means DefaultMaxLine
-	OnWarning func(Warning) // called for every warning; may be nil
+	OnWarning func(Warning) // called for every warning, on the caller's goroutine; may be nil
+	// Serial reads on the caller's goroutine, in Next, instead of a few
+	// batches ahead on a goroutine of its own (see readahead.go). The
+	// records, warnings and counts are the same either way.
+	Serial bool
+	// Release, if set, is called once the reader no longer reads its
+	// input: at Close, or, when a read ahead was in flight on an input the
+	// caller gave, once that read returned. A caller frees what the input
+	// reads from there (a decoder), not after Close.
+	Release func()
 }
 
 // Reader streams records from a capture.
@@ -75,6 +84,13 @@ type Reader struct {
 	stats   Stats
 	warns   []Warning
 	done    bool
+
+	ahead      *ahead // the read-ahead, once Next started it
+	stage      func(*Batch)
+	collecting bool      // on the read-ahead's goroutine: warnings go to pending
+	pending    []Warning // warnings met since the last record
+	released   bool
+	closed     bool
 }
 
 // Open opens a capture file, or standard input when path is "-".
@@ -127,12 +143,15 @@ func NewReader(src io.Reader, opts Options) (*Reader, error) {
 	}
 	in, release, err := Decompress(src)
 	if err != nil {
+		if opts.Release != nil {
+			opts.Release()
+		}
 		return nil, err
 	}
 	r := &Reader{opts: opts, release: release}
 	r.br = bufio.NewReaderSize(in, 1<<20)
 	if err := r.start(); err != nil {
-		release()
+		r.releaseDecoder()
 		return nil, err
 	}
 	return r, nil
@@ -141,19 +160,42 @@ func NewReader(src io.Reader, opts Options) (*Reader, error) {
 // Header returns the capture's header, or nil for a file of bare frames.
 func (r *Reader) Header() *Header { return r.header }
 
-// Stats returns the counts so far.
-func (r *Reader) Stats() Stats { return r.stats }
+// Stats returns the counts so far: of the records Next has returned.
+func (r *Reader) Stats() Stats {
+	if r.ahead != nil {
+		return r.ahead.stats
+	}
+	return r.stats
+}
 
 // Warnings returns every warning so far.
 func (r *Reader) Warnings() []Warning { return r.warns }
 
 // Close releases the reader and the file it opened.
 func (r *Reader) Close() error {
-	r.release()
+	if r.closed {
+		return nil
+	}
+	r.closed = true
+	if r.ahead != nil {
+		return r.stopAhead()
+	}
+	r.releaseDecoder()
 	if r.closer != nil {
 		return r.closer.Close()
 	}
 	return nil
+}
+
+// releaseDecoder releases the zstd decoder and the caller's input, once.
+func (r *Reader) releaseDecoder() {
+	if !r.released {
+		r.released = true
+		r.release()
+		if r.opts.Release != nil {
+			r.opts.Release()
+		}
+	}
 }
 
 func (r *Reader) warn(line int, format string, args ...any) {
@@ -165,8 +207,18 @@ func (r *Reader) warn(line int, format string, args ...any) {
 	r.emit(w)
 }
 
-// emit records a warning and hands it to OnWarning.
+// emit hands a warning on: to the caller (deliver), or, on the
+// read-ahead's goroutine, to the record it comes with.
 func (r *Reader) emit(w Warning) {
+	if r.collecting {
+		r.pending = append(r.pending, w)
+		return
+	}
+	r.deliver(w)
+}
+
+// deliver records a warning and hands it to OnWarning.
+func (r *Reader) deliver(w Warning) {
 	if len(r.warns) < 1000 { // keep memory bounded on a hostile file
 		r.warns = append(r.warns, w)
 	}
@@ -273,6 +325,21 @@ func trimEOL(b []byte) []byte {
 // that nothing is dropped silently. Invalid UTF-8 is replaced by U+FFFD,
 // byte by byte, so every record holds valid UTF-8.
 func (r *Reader) Next() (*Record, error) {
+	if r.opts.Serial {
+		return r.next()
+	}
+	if r.closed {
+		return nil, io.EOF
+	}
+	if r.ahead == nil {
+		r.startAhead()
+	}
+	return r.ahead.next(r)
+}
+
+// next reads and parses the next record: Next's work, on whichever
+// goroutine reads.
+func (r *Reader) next() (*Record, error) {
 	for {
 		var line []byte
 		n := 0

@@ -35,32 +35,51 @@ type Step struct {
 }
 
 // normaliser maps volatile values to stable names by first appearance.
+// Each kind remembers its last maxNames values, so its memory does not grow
+// with the capture: a value seen again after that many newer ones (a run id
+// after 4,096 other runs) gets a new name, as it would on the other side of
+// an equivalent capture.
 type normaliser struct {
-	names map[string]map[string]string
+	kinds map[string]*names
 }
 
-const maxNames = 1 << 20
+// names is one kind's table: the name of each remembered value, the values
+// in first-appearance order (a ring, oldest at next), and how many values
+// were named.
+type names struct {
+	of    map[string]string
+	order []string
+	next  int
+	count int
+}
+
+const maxNames = 4096
 
 func (n *normaliser) name(kind, v string) string {
 	if v == "" {
 		return ""
 	}
-	if n.names == nil {
-		n.names = make(map[string]map[string]string)
+	if n.kinds == nil {
+		n.kinds = make(map[string]*names)
 	}
-	m := n.names[kind]
-	if m == nil {
-		m = make(map[string]string)
-		n.names[kind] = m
+	k := n.kinds[kind]
+	if k == nil {
+		k = &names{of: make(map[string]string)}
+		n.kinds[kind] = k
 	}
-	if s, ok := m[v]; ok {
+	if s, ok := k.of[v]; ok {
 		return s
 	}
-	if len(m) >= maxNames {
-		return kind + "#?"
+	k.count++
+	s := kind + "#" + strconv.Itoa(k.count)
+	if len(k.order) < maxNames {
+		k.order = append(k.order, v)
+	} else {
+		delete(k.of, k.order[k.next])
+		k.order[k.next] = v
+		k.next = (k.next + 1) % maxNames
 	}
-	s := kind + "#" + strconv.Itoa(len(m)+1)
-	m[v] = s
+	k.of[v] = s
 	return s
 }
 

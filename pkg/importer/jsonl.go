@@ -140,12 +140,14 @@ func (im *importer) jsonlLine(n int, b []byte, conns map[string]int) error {
 }
 
 func (im *importer) passThrough(n int, b []byte) error {
-	r, err := capture.NewReader(bytesReader(append(append([]byte(nil), b...), '\n')), capture.Options{})
+	// One line: read on this goroutine, not ahead on another.
+	r, err := capture.NewReader(bytesReader(append(append([]byte(nil), b...), '\n')), capture.Options{Serial: true})
 	if err != nil && !errors.Is(err, capture.ErrNotCapture) {
 		return err
 	}
 	var rec *capture.Record
 	if err == nil { // a lone line that is no record is "not a capture"
+		defer r.Close()
 		rec, err = r.Next()
 	}
 	if err != nil || rec.Malformed {

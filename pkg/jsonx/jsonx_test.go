@@ -308,3 +308,33 @@ func mustStr(t *testing.T, v string) string {
 	}
 	return s
 }
+
+// TestSkipStringEveryPosition: a quote, backslash escape, bad escape or
+// control character at every offset of a string, across the eight-byte
+// words skipString reads, is seen where it is.
+func TestSkipStringEveryPosition(t *testing.T) {
+	for n := 0; n < 40; n++ {
+		for _, ins := range []string{`\"`, `\\`, `\n`, `\u00e9`, `\x`, "\x01", "\x1f", "\x7f", "\xc3\xa9", "\xff", `"`} {
+			for at := 0; at <= n; at++ {
+				body := strings.Repeat("a", at) + ins + strings.Repeat("b", n-at)
+				for _, doc := range []string{`"` + body + `"`, `{"k":"` + body + `","z":1}`, `["` + body + `"` + strings.Repeat(" ", n%9) + `]`} {
+					if got, want := Valid([]byte(doc)), json.Valid([]byte(doc)); got != want {
+						t.Fatalf("Valid(%q) = %v, encoding/json says %v", doc, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkValidFrame: validating a typical streamed frame (an agent
+// assistant delta, ~500 bytes), what the capture reader does per line.
+func BenchmarkValidFrame(b *testing.B) {
+	frame := []byte(`{"t":1764000000123,"conn":1,"dir":"in","frame":{"type":"event","event":"agent","payload":{"runId":"2f0c6b7e-3a55-4c1e-9d1b-7a3e0b9a1c2d","seq":412,"stream":"assistant","ts":1764000000120,"data":{"text":"Here is the plan for the migration: first we copy the tables, then we switch the readers, and only then do we drop the old columns.","delta":" and only then do we drop the old columns."},"sessionKey":"agent:main:main"},"seq":90211}}`)
+	b.SetBytes(int64(len(frame)))
+	for b.Loop() {
+		if !Valid(frame) {
+			b.Fatal("invalid")
+		}
+	}
+}

@@ -217,6 +217,9 @@ func (p *Pass) Next(src Source) (bool, error) {
 	}
 	if p.src == nil {
 		p.src = src
+		if a, ok := src.(AheadSource); ok && p.needs&(Intents|Replay) != 0 {
+			a.ClassifyAhead()
+		}
 		p.Begin(src.Header())
 	}
 	rec, ev, err := src.Next()

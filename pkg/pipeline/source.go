@@ -7,19 +7,74 @@ import (
 	"github.com/clawtap/clawtap/pkg/capture"
 )
 
-// Records is a capture reader as a Source: every record is classified by
-// the pass.
-func Records(r *capture.Reader) Source { return records{r} }
-
-type records struct{ r *capture.Reader }
-
-func (s records) Next() (*capture.Record, *bridge.Event, error) {
-	rec, err := s.r.Next()
-	return rec, nil, err
+// Records is a capture reader as a Source. A pass that replays or derives
+// intents has the records classified as they are read, on a goroutine of
+// their own between the reader's and the pass's (the reader's stage,
+// capture.Reader.SetStage), so that the three share the work, in order;
+// otherwise, or when the reader is serial or was read from already, the
+// pass classifies each record itself (classifying is then cheaper than
+// handing records over once more).
+func Records(r *capture.Reader) AheadSource {
+	return &records{r: r, cls: bridge.NewClassifier()}
 }
 
-func (s records) Header() *capture.Header { return s.r.Header() }
-func (s records) Stats() capture.Stats    { return s.r.Stats() }
+// AheadSource is a Source that can classify its records ahead of the pass
+// (Records); a Source wrapping one forwards ClassifyAhead to it. The pass
+// calls it once, before its first Next.
+type AheadSource interface {
+	Source
+	ClassifyAhead()
+}
+
+type records struct {
+	r     *capture.Reader
+	cls   *bridge.Classifier // the stage's own
+	ahead bool
+}
+
+// ClassifyAhead classifies the records on the reader's stage.
+func (s *records) ClassifyAhead() { s.ahead = s.r.SetStage(s.classify) }
+
+// classified is a batch's note: each record's event, and where the event
+// keeps its payload members.
+type classified struct {
+	events  []bridge.Event
+	scratch []bridge.Scratch
+}
+
+// classify is the reader's stage: it classifies a batch of records, in
+// order, into the batch's note (reused with the batch).
+func (s *records) classify(b *capture.Batch) {
+	c, _ := b.Note.(*classified)
+	if c == nil {
+		c = &classified{}
+		b.Note = c
+	}
+	n := b.Len()
+	if cap(c.events) < n {
+		c.events, c.scratch = make([]bridge.Event, n), make([]bridge.Scratch, n)
+	}
+	c.events, c.scratch = c.events[:n], c.scratch[:n]
+	for i := range n {
+		c.events[i] = s.cls.RecordInto(b.Record(i), &c.scratch[i])
+	}
+}
+
+func (s *records) Next() (*capture.Record, *bridge.Event, error) {
+	rec, err := s.r.Next()
+	if err != nil || !s.ahead {
+		return rec, nil, err
+	}
+	note, i := s.r.Note()
+	c, ok := note.(*classified)
+	if !ok || i >= len(c.events) {
+		return rec, nil, nil // never: every batch with records went through the stage
+	}
+	return rec, &c.events[i], nil
+}
+
+func (s *records) Header() *capture.Header { return s.r.Header() }
+func (s *records) Stats() capture.Stats    { return s.r.Stats() }
 
 // Slice is records held in memory as a Source (tests, shrink): each
 // record's Index is its position.

@@ -1,0 +1,286 @@
+package capture
+
+// The read-ahead: Next's own work — decompressing, splitting lines,
+// repairing UTF-8, parsing and validating records — runs on a goroutine of
+// its own, a few batches ahead of the caller, so that a command's work on
+// one record overlaps the reading of the next ones on another core. One
+// goroutine reads, one consumes, through a FIFO: the records, warnings and
+// counts reach the caller exactly as the serial reader gives them, in the
+// same order, and the warnings on the caller's goroutine, just before the
+// record they came with.
+//
+// A caller may add a stage (SetStage): work on each batch of records, in
+// order, on a third goroutine between the reading and Next — the pipeline
+// classifies records there — whose results (Batch.Note) Next's caller
+// finds with Reader.Note.
+
+// How far the read-ahead runs: a batch is sent when it holds batchRecords
+// records or batchBytes bytes of frames, or when the reader has no more
+// input buffered (so a live stream is not held back waiting for more);
+// at most batchesAhead batches wait for the caller. Memory stays bounded
+// by those and by the largest line.
+const (
+	batchRecords = 256
+	batchBytes   = 128 << 10
+	batchesAhead = 2
+	// keepArena: an arena that a huge line grew past this is dropped,
+	// not reused.
+	keepArena = 4 << 20
+)
+
+// ahead is the caller's side of the read-ahead.
+type ahead struct {
+	batches chan *batch // to the caller
+	staged  chan *batch // to the stage, when there is one
+	free    chan *batch
+	stop    chan struct{}
+	exited  chan struct{} // the reading goroutine ended
+	stageEx chan struct{} // the stage's goroutine ended (closed at once without one)
+
+	cur   *batch
+	i     int
+	stats Stats // after the last record returned
+	err   error // io.EOF once the end was returned
+	out   Record
+}
+
+// batch is a run of records, their bytes in one arena.
+type batch struct {
+	items []item
+	arena []byte
+	view  Batch
+	// The end of the capture: err (io.EOF), the warnings after the last
+	// record, and the counts at the end.
+	end   bool
+	err   error
+	warns []Warning
+	stats Stats
+}
+
+// item is one record: its Frame and Raw as spans of the arena, the
+// warnings met on the way to it, and the counts once it is read.
+type item struct {
+	rec        Record
+	frame, raw span
+	warns      []Warning
+	stats      Stats
+}
+
+type span struct {
+	start, end int
+	set        bool // nil and empty differ: Frame != nil means a frame
+}
+
+func (b *batch) hold(v []byte) span {
+	if v == nil {
+		return span{}
+	}
+	start := len(b.arena)
+	b.arena = append(b.arena, v...)
+	return span{start: start, end: len(b.arena), set: true}
+}
+
+func (b *batch) slice(s span) []byte {
+	if !s.set {
+		return nil
+	}
+	return b.arena[s.start:s.end:s.end]
+}
+
+// seal points each record's Frame and Raw at the arena, once it is whole.
+func (b *batch) seal() {
+	for i := range b.items {
+		it := &b.items[i]
+		it.rec.Frame, it.rec.Raw = b.slice(it.frame), b.slice(it.raw)
+	}
+	b.view.b = b
+}
+
+// Batch is a run of records as a stage (SetStage) sees them, in capture
+// order. Its records and their bytes are valid until the stage returns,
+// and for Next's caller until Next returns a record of a later batch.
+type Batch struct {
+	b *batch
+	// Note is the stage's, for its results; Reader.Note hands it to Next's
+	// caller. It stays with the batch when the batch is reused, so a stage
+	// can reuse what it allocated.
+	Note any
+}
+
+// Len is the number of records in the batch.
+func (b *Batch) Len() int { return len(b.b.items) }
+
+// Record is the batch's i-th record.
+func (b *Batch) Record(i int) *Record { return &b.b.items[i].rec }
+
+// SetStage runs fn on every batch of records, in order, on a goroutine of
+// its own between the reading and Next. It reports false, and does
+// nothing, when the reader is serial (Options.Serial), has a stage, or
+// Next was called already. fn runs on one goroutine at a time; Note gives
+// Next's caller the note fn left for a record.
+func (r *Reader) SetStage(fn func(*Batch)) bool {
+	if r.opts.Serial || r.stage != nil || r.ahead != nil || r.closed || fn == nil {
+		return false
+	}
+	r.stage = fn
+	return true
+}
+
+// Note returns the note the stage (SetStage) left on the batch of the
+// record Next returned last, and the record's index in that batch; nil
+// without a stage or a record.
+func (r *Reader) Note() (note any, i int) {
+	a := r.ahead
+	if a == nil || a.cur == nil || a.i == 0 {
+		return nil, 0
+	}
+	return a.cur.view.Note, a.i - 1
+}
+
+func (r *Reader) startAhead() {
+	a := &ahead{
+		batches: make(chan *batch, batchesAhead),
+		free:    make(chan *batch, batchesAhead+2),
+		stop:    make(chan struct{}),
+		exited:  make(chan struct{}),
+		stageEx: make(chan struct{}),
+		stats:   r.stats,
+	}
+	r.ahead = a
+	r.collecting = true // from here on only the read-ahead touches the reading state
+	out := a.batches
+	if r.stage != nil {
+		a.staged = make(chan *batch, batchesAhead)
+		out = a.staged
+		go runStage(a, r.stage)
+	} else {
+		close(a.stageEx)
+	}
+	go r.produce(a, out)
+}
+
+// runStage is the stage's goroutine: each batch from the reading goroutine
+// goes through fn, then on to the caller.
+func runStage(a *ahead, fn func(*Batch)) {
+	defer close(a.stageEx)
+	for {
+		var b *batch
+		select {
+		case b = <-a.staged:
+		case <-a.stop:
+			return
+		}
+		if len(b.items) > 0 {
+			fn(&b.view)
+		}
+		end := b.end // once sent, b is the caller's, then reused
+		if !a.send(a.batches, b) || end {
+			return
+		}
+	}
+}
+
+// produce is the read-ahead's goroutine; it sends batches to out.
+func (r *Reader) produce(a *ahead, out chan<- *batch) {
+	defer close(a.exited)
+	defer r.releaseDecoder()
+	b := a.batch()
+	for {
+		rec, err := r.next()
+		if err != nil {
+			b.end, b.err, b.warns, b.stats = true, err, r.pending, r.stats
+			r.pending = nil
+			b.seal()
+			a.send(out, b)
+			return
+		}
+		it := item{rec: *rec, warns: r.pending, stats: r.stats}
+		r.pending = nil
+		it.frame, it.raw = b.hold(rec.Frame), b.hold(rec.Raw)
+		it.rec.Frame, it.rec.Raw = nil, nil
+		b.items = append(b.items, it)
+		if len(b.items) >= batchRecords || len(b.arena) >= batchBytes || (r.br.Buffered() == 0 && len(r.queue) == 0) {
+			b.seal()
+			if !a.send(out, b) {
+				return
+			}
+			b = a.batch()
+		}
+	}
+}
+
+// batch returns an empty batch, a used one when there is one.
+func (a *ahead) batch() *batch {
+	select {
+	case b := <-a.free:
+		clear(b.items) // drop the warnings' and strings' references
+		b.items, b.arena = b.items[:0], b.arena[:0]
+		b.end, b.err, b.warns, b.stats = false, nil, nil, Stats{}
+		return b
+	default:
+		return &batch{items: make([]item, 0, batchRecords), arena: make([]byte, 0, batchBytes+batchBytes/4)}
+	}
+}
+
+// send hands a batch on; false when the reader was closed.
+func (a *ahead) send(to chan<- *batch, b *batch) bool {
+	select {
+	case to <- b:
+		return true
+	case <-a.stop:
+		return false
+	}
+}
+
+// next is Next on the caller's goroutine.
+func (a *ahead) next(r *Reader) (*Record, error) {
+	for {
+		if b := a.cur; b != nil && a.i < len(b.items) {
+			it := &b.items[a.i]
+			a.i++
+			for _, w := range it.warns {
+				r.deliver(w)
+			}
+			a.stats = it.stats
+			a.out = it.rec
+			return &a.out, nil
+		}
+		if a.err != nil {
+			return nil, a.err
+		}
+		if b := a.cur; b != nil {
+			a.cur = nil
+			if b.end {
+				for _, w := range b.warns {
+					r.deliver(w)
+				}
+				a.stats, a.err = b.stats, b.err
+				continue
+			}
+			if cap(b.arena) <= keepArena {
+				select {
+				case a.free <- b:
+				default:
+				}
+			}
+		}
+		a.cur, a.i = <-a.batches, 0
+	}
+}
+
+// stopAhead ends the read-ahead. A file the reader opened is closed, which
+// ends a read in flight on it (a pipe too), and the goroutines are waited
+// for. On an input the caller gave (standard input) a read in flight may
+// wait for data for as long as the writer likes, so Close does not wait:
+// the goroutines end once it returns, and the read-ahead releases the
+// decoder and calls Options.Release then.
+func (r *Reader) stopAhead() error {
+	close(r.ahead.stop)
+	if r.closer == nil {
+		return nil
+	}
+	err := r.closer.Close()
+	<-r.ahead.exited
+	<-r.ahead.stageEx
+	return err
+}
