@@ -3,6 +3,7 @@ package claw3d
 import (
 	"github.com/clawtap/clawtap/pkg/bridge"
 	"github.com/clawtap/clawtap/pkg/jsonx"
+	"github.com/clawtap/clawtap/pkg/jsstr"
 	"github.com/clawtap/clawtap/pkg/policy"
 )
 
@@ -135,8 +136,8 @@ func (h *Handler) reasoningStream(agent *Agent, p *agentFrame, now int64) {
 		thinking, ok = reasoningPrefixBody(raw)
 	}
 	if thinking == "" {
-		if thinking = trim(dataDelta(p)); thinking == "" {
-			thinking = trim(text)
+		if thinking = jsstr.Trim(dataDelta(p)); thinking == "" {
+			thinking = jsstr.Trim(text)
 		}
 	}
 	if thinking == "" {
@@ -184,7 +185,7 @@ func (h *Handler) assistantStream(agent *Agent, p *agentFrame, now int64) {
 		patch.RunStartedAt = policy.SetInt(now)
 	}
 	_, prefixed := reasoningPrefixBody(raw)
-	reasoningOnly := thinking != "" && (hasOpenThinkingTag(raw) || prefixed) && trim(visible) == trim(thinking)
+	reasoningOnly := thinking != "" && (hasOpenThinkingTag(raw) || prefixed) && jsstr.Trim(visible) == jsstr.Trim(thinking)
 	if !reasoningOnly && ShouldPublishAssistantStream(visible, text, t.chatSeen, agent.streamText()) {
 		patch.StreamText = policy.SetStr(visible)
 	}

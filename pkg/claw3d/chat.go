@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/clawtap/clawtap/pkg/bridge"
+	"github.com/clawtap/clawtap/pkg/jsstr"
 	"github.com/clawtap/clawtap/pkg/message"
 	"github.com/clawtap/clawtap/pkg/policy"
 )
@@ -98,7 +99,7 @@ func (h *Handler) extractChat(p *chatFrame, payload []byte, x *chatExtract) {
 	x.isAssistant = x.role == "assistant"
 	x.isTool = x.role == "tool" || x.role == "toolResult"
 	x.userOrSystem = x.role == "user" || x.role == "system"
-	x.uiMetadata = x.hasText && IsUIMetadataPrefix(trim(x.text))
+	x.uiMetadata = x.hasText && IsUIMetadataPrefix(jsstr.Trim(x.text))
 	src := p.message
 	if src == nil { // message ?? payload
 		src = payload

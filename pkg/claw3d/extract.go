@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/clawtap/clawtap/pkg/jsonx"
+	"github.com/clawtap/clawtap/pkg/jsstr"
 	"github.com/clawtap/clawtap/pkg/message"
 )
 
@@ -57,7 +58,7 @@ func thinkingValue(v []byte) string {
 	switch jsonx.KindOf(v) {
 	case jsonx.String:
 		s, _ := jsonx.Str(v)
-		return trim(s)
+		return jsstr.Trim(s)
 	case jsonx.Object:
 		var f [7][]byte
 		if !scan(v, nestedThinkingKeys, f[:]) {
@@ -65,7 +66,7 @@ func thinkingValue(v []byte) string {
 		}
 		for _, m := range f {
 			if s, ok := str(m); ok {
-				if s = trim(s); s != "" {
+				if s = jsstr.Trim(s); s != "" {
 					return s
 				}
 			}
@@ -155,12 +156,12 @@ func blockThinking(b *[nFields][]byte) string {
 			return s
 		}
 		if s, ok := str(b[fText]); ok {
-			return trim(s)
+			return jsstr.Trim(s)
 		}
 		return ""
 	}
 	if s, ok := str(b[0]); ok { // thinkingKeys[0] is "thinking"
-		return trim(s)
+		return jsstr.Trim(s)
 	}
 	return ""
 }
@@ -285,10 +286,10 @@ func fixResultOutput(line, raw string) string {
 	if !(strings.HasPrefix(h, "Zalo ") || strings.HasPrefix(h, "BlueBubbles ")) || containsStamp(h) {
 		return line
 	}
-	if old := trim(stripApprovalPolicy(raw)); old != "" {
+	if old := jsstr.Trim(stripApprovalPolicy(raw)); old != "" {
 		line = strings.TrimSuffix(line, "\n```text\n"+old+"\n```")
 	}
-	if out := trim(roleText(false, raw)); out != "" {
+	if out := jsstr.Trim(roleText(false, raw)); out != "" {
 		line += "\n```text\n" + out + "\n```"
 	}
 	return line
@@ -300,18 +301,18 @@ func fixResultOutput(line, raw string) string {
 func stripReplyPrefix(s string) string {
 	var n int
 	switch {
-	case hasPrefixFold(s, "[[reply_to_current]]"):
+	case jsstr.HasPrefixFold(s, "[[reply_to_current]]"):
 		n = len("[[reply_to_current]]")
-	case hasPrefixFold(s, "[reply_to_current]"):
+	case jsstr.HasPrefixFold(s, "[reply_to_current]"):
 		n = len("[reply_to_current]")
 	default:
 		return s
 	}
-	i := skipSpace(s, n)
+	i := jsstr.SkipSpace(s, n)
 	if i < len(s) && s[i] == '|' {
 		i++
 	}
-	return trimStart(s[i:])
+	return jsstr.TrimStart(s[i:])
 }
 
 // AssistantText is extractText({role:"assistant", content: raw}): what

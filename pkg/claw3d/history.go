@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/clawtap/clawtap/pkg/jsonx"
+	"github.com/clawtap/clawtap/pkg/jsstr"
 	"github.com/clawtap/clawtap/pkg/message"
 )
 
@@ -57,7 +58,7 @@ func (h *HistoryLines) add(msg []byte) {
 	at, hasAt := historyTime(msg)
 	switch role {
 	case "user":
-		if IsHeartbeatPrompt(text) || strings.HasPrefix(trim(text), "GatewayRestart:{") {
+		if IsHeartbeatPrompt(text) || strings.HasPrefix(jsstr.Trim(text), "GatewayRestart:{") {
 			return
 		}
 		cleaned := StripUIMetadata(text)

@@ -1,6 +1,10 @@
 package claw3d
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/clawtap/clawtap/pkg/jsstr"
+)
 
 // Thinking tags, as Claw3D's message-extract.ts matches them: '<',
 // optional whitespace, an optional '/' and whitespace, a tag name (ASCII
@@ -43,18 +47,18 @@ type tag struct {
 // '>', "think" cannot be either (the next byte is 'i').
 func matchName(s string, v vocab) (tagName, int) {
 	switch {
-	case hasPrefixFold(s, "thinking"):
+	case jsstr.HasPrefixFold(s, "thinking"):
 		return tagThinking, len("thinking")
-	case hasPrefixFold(s, "think"):
+	case jsstr.HasPrefixFold(s, "think"):
 		return tagThink, len("think")
-	case hasPrefixFold(s, "analysis"):
+	case jsstr.HasPrefixFold(s, "analysis"):
 		return tagAnalysis, len("analysis")
 	}
 	if v == streamVocab {
 		switch {
-		case hasPrefixFold(s, "thought"):
+		case jsstr.HasPrefixFold(s, "thought"):
 			return tagThought, len("thought")
-		case hasPrefixFold(s, "antthinking"):
+		case jsstr.HasPrefixFold(s, "antthinking"):
 			return tagAntthinking, len("antthinking")
 		}
 	}
@@ -63,17 +67,17 @@ func matchName(s string, v vocab) (tagName, int) {
 
 // matchTag reports whether a tag starts at s[p] (which is '<').
 func matchTag(s string, p int, v vocab) (tag, bool) {
-	k := skipSpace(s, p+1)
+	k := jsstr.SkipSpace(s, p+1)
 	closer := false
 	if k < len(s) && s[k] == '/' {
 		closer = true
-		k = skipSpace(s, k+1)
+		k = jsstr.SkipSpace(s, k+1)
 	}
 	name, n := matchName(s[k:], v)
 	if n == 0 {
 		return tag{}, false
 	}
-	k = skipSpace(s, k+n)
+	k = jsstr.SkipSpace(s, k+n)
 	if k >= len(s) || s[k] != '>' {
 		return tag{}, false
 	}
@@ -130,9 +134,9 @@ func stripThinkingTags(s string) string {
 	case !hasOpen && !hasClose:
 		return s
 	case !hasClose:
-		return trimStart(s[:firstOpen.start] + s[firstOpen.end:])
+		return jsstr.TrimStart(s[:firstOpen.start] + s[firstOpen.end:])
 	case !hasOpen:
-		return trimStart(s[:firstClose.start] + s[firstClose.end:])
+		return jsstr.TrimStart(s[:firstClose.start] + s[firstClose.end:])
 	}
 	var b strings.Builder
 	b.Grow(len(s))
@@ -152,7 +156,7 @@ func stripThinkingTags(s string) string {
 	if !inThinking {
 		b.WriteString(s[last:])
 	}
-	return trimStart(b.String())
+	return jsstr.TrimStart(b.String())
 }
 
 // appendTags appends every tag of s in vocabulary v to dst.
@@ -169,7 +173,7 @@ func appendTags(dst []tag, s string, v vocab) []tag {
 
 // joinBody adds a trimmed non-empty body to b, "\n"-separated.
 func joinBody(b *strings.Builder, body string) {
-	if body = trim(body); body == "" {
+	if body = jsstr.Trim(body); body == "" {
 		return
 	}
 	if b.Len() > 0 {
@@ -250,7 +254,7 @@ func taggedStream(s string) string {
 		}
 	}
 	if hasOpen && !closedAfter {
-		return trim(s[last.end:])
+		return jsstr.Trim(s[last.end:])
 	}
 	return b.String()
 }

@@ -1,6 +1,10 @@
 package claw3d
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/clawtap/clawtap/pkg/jsstr"
+)
 
 // Claw3D's text helpers beyond extraction (pipeline-spec §3.1, §3.5):
 // the envelope with Claw3D's twelve channels, the exec-approval policy
@@ -29,7 +33,7 @@ func StripEnvelope(s string) string {
 	if !isEnvelopeHeader(s[1:j]) {
 		return s
 	}
-	return s[skipSpace(s, j+1):]
+	return s[jsstr.SkipSpace(s, j+1):]
 }
 
 func isEnvelopeHeader(h string) bool {
@@ -111,7 +115,7 @@ func IsUIMetadataPrefix(s string) bool {
 // it starts with "Read HEARTBEAT.md if it exists", or it contains
 // "Heartbeat file path:".
 func IsHeartbeatPrompt(s string) bool {
-	return strings.HasPrefix(trim(s), "Read HEARTBEAT.md if it exists") || strings.Contains(s, "Heartbeat file path:")
+	return strings.HasPrefix(jsstr.Trim(s), "Read HEARTBEAT.md if it exists") || strings.Contains(s, "Heartbeat file path:")
 }
 
 // StripUIMetadata is Claw3D's stripUiMetadata:
@@ -142,7 +146,7 @@ func StripUIMetadata(s string) string {
 	s = stripSystemBlock(s)
 	s = stripProjectPath(s)
 	s = stripMessageIDs(s)
-	return StripEnvelope(trim(s))
+	return StripEnvelope(jsstr.Trim(s))
 }
 
 func isLegacyAutoResume(s string) bool {
@@ -154,7 +158,7 @@ func isLegacyAutoResume(s string) bool {
 // text after skipping leading whitespace starts with prefix and sep occurs
 // after the prefix; ok reports whether it did.
 func cutThrough(s, prefix, sep string, eatSpace bool) (string, bool) {
-	start := skipSpace(s, 0)
+	start := jsstr.SkipSpace(s, 0)
 	if !strings.HasPrefix(s[start:], prefix) {
 		return s, false
 	}
@@ -165,7 +169,7 @@ func cutThrough(s, prefix, sep string, eatSpace bool) (string, bool) {
 	}
 	end := from + i + len(sep)
 	if eatSpace {
-		end = skipSpace(s, end)
+		end = jsstr.SkipSpace(s, end)
 	}
 	return s[end:], true
 }
@@ -176,7 +180,7 @@ func stripNewSessionPreamble(s string) string {
 }
 
 func stripSystemBlock(s string) string {
-	start := skipSpace(s, 0)
+	start := jsstr.SkipSpace(s, 0)
 	if !strings.HasPrefix(s[start:], "System: [") {
 		return s
 	}
@@ -229,7 +233,7 @@ func stripMessageIDs(s string) string {
 			start -= n
 		}
 		b.WriteString(s[last:start])
-		last = skipSpace(s, i+len(marker)+close+1)
+		last = jsstr.SkipSpace(s, i+len(marker)+close+1)
 		j := strings.Index(s[last:], marker)
 		if j < 0 {
 			break
@@ -244,7 +248,7 @@ func stripMessageIDs(s string) string {
 // with, or 0.
 func lastSpaceLen(s string) int {
 	for n := 1; n <= 3 && n <= len(s); n++ {
-		if spaceAt(s, len(s)-n) == n {
+		if jsstr.SpaceAt(s, len(s)-n) == n {
 			return n
 		}
 	}
@@ -256,7 +260,7 @@ func lastSpaceLen(s string) int {
 // of blank lines collapse into one blank line, and the result is trimmed.
 func NormalizeAssistantDisplayText(s string) string {
 	if !strings.ContainsAny(s, "\r \t\n") {
-		return trim(s)
+		return jsstr.Trim(s)
 	}
 	s = strings.ReplaceAll(s, "\r\n", "\n")
 	s = strings.ReplaceAll(s, "\r", "\n")
@@ -279,5 +283,5 @@ func NormalizeAssistantDisplayText(s string) string {
 		}
 		rest = tail
 	}
-	return trim(b.String())
+	return jsstr.Trim(b.String())
 }

@@ -21,25 +21,7 @@ func skipSpace(s string, i int) int               { return jsstr.SkipSpace(s, i)
 func trimStart(s string) string                   { return jsstr.TrimStart(s) }
 func trim(s string) string                        { return jsstr.Trim(s) }
 func appendJSNumber(dst []byte, f float64) []byte { return jsstr.AppendNumber(dst, f) }
-
-// hasPrefixFold reports whether s starts with prefix, ignoring ASCII case.
-// prefix must be lower-case ASCII. A non-unicode /i regexp folds only
-// ASCII letters for these patterns, so this is exact.
-func hasPrefixFold(s, prefix string) bool {
-	if len(s) < len(prefix) {
-		return false
-	}
-	for i := 0; i < len(prefix); i++ {
-		c := s[i]
-		if c >= 'A' && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != prefix[i] {
-			return false
-		}
-	}
-	return true
-}
+func hasPrefixFold(s, prefix string) bool         { return jsstr.HasPrefixFold(s, prefix) }
 
 // strIs reports whether the raw JSON value v is the string s.
 func strIs(v []byte, s string) bool {
