@@ -200,7 +200,7 @@ var toolDataFields = []string{"phase", "name", "toolCallId", "arguments", "args"
 // thinking traces are shown.
 func (h *Handler) toolStream(agent *Agent, p *agentFrame, now int64) {
 	var f [9][]byte
-	scan(p.data, toolDataFields, f[:])
+	jsonx.Members(p.data, toolDataFields, f[:])
 	phase, _ := str(f[0])
 	var lines []string
 	switch {
@@ -262,7 +262,7 @@ func toolResultMessage(name, id, result, isError []byte) []byte {
 	switch jsonx.KindOf(result) {
 	case jsonx.Object:
 		var r [3][]byte
-		scan(result, []string{"details", "content", "text"}, r[:])
+		jsonx.Members(result, []string{"details", "content", "text"}, r[:])
 		if r[0] != nil {
 			b = append(b, `,"details":`...)
 			b = append(b, r[0]...)

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/clawtap/clawtap/pkg/bridge"
+	"github.com/clawtap/clawtap/pkg/jsonx"
 	"github.com/clawtap/clawtap/pkg/jsstr"
 	"github.com/clawtap/clawtap/pkg/message"
 	"github.com/clawtap/clawtap/pkg/policy"
@@ -330,7 +331,7 @@ var timeFields = []string{"timestamp", "createdAt", "at"}
 // else now.
 func messageTime(msg []byte, now int64) int64 {
 	var f [3][]byte
-	if !scan(msg, timeFields, f[:]) {
+	if !jsonx.Members(msg, timeFields, f[:]) {
 		return now
 	}
 	for _, v := range f {

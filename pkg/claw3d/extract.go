@@ -61,7 +61,7 @@ func thinkingValue(v []byte) string {
 		return jsstr.Trim(s)
 	case jsonx.Object:
 		var f [7][]byte
-		if !scan(v, nestedThinkingKeys, f[:]) {
+		if !jsonx.Members(v, nestedThinkingKeys, f[:]) {
 			return ""
 		}
 		for _, m := range f {
@@ -104,7 +104,7 @@ type msgScan struct {
 // again.
 func scanMessage(msg []byte, texts *jsonx.StrMemo, m *msgScan) {
 	*m = msgScan{}
-	if m.ok = scan(msg, msgFields, m.f[:]); !m.ok {
+	if m.ok = jsonx.Members(msg, msgFields, m.f[:]); !m.ok {
 		return
 	}
 	content := m.f[fContent]
@@ -115,14 +115,14 @@ func scanMessage(msg []byte, texts *jsonx.StrMemo, m *msgScan) {
 		var text, think joiner
 		_ = jsonx.ArrayEach(content, func(e []byte) bool {
 			var b [nFields][]byte
-			if jsonx.KindOf(e) != jsonx.Object || !scan(e, blockFields, b[:len(blockFields)]) {
+			if jsonx.KindOf(e) != jsonx.Object || !jsonx.Members(e, blockFields, b[:len(blockFields)]) {
 				return true
 			}
-			if strIs(b[fContent], "text") {
+			if jsonx.StrIs(b[fContent], "text") {
 				if s, ok := strMemo(texts, b[fText]); ok {
 					text.add(s)
 				}
-			} else if strIs(b[fContent], "toolCall") {
+			} else if jsonx.StrIs(b[fContent], "toolCall") {
 				m.hasToolCall = true
 			}
 			if part := blockThinking(&b); part != "" {
@@ -151,7 +151,7 @@ func strMemo(texts *jsonx.StrMemo, v []byte) (string, bool) {
 // string.
 func blockThinking(b *[nFields][]byte) string {
 	t := b[fContent]
-	if strIs(t, "thinking") || strIs(t, "analysis") || strIs(t, "reasoning") {
+	if jsonx.StrIs(t, "thinking") || jsonx.StrIs(t, "analysis") || jsonx.StrIs(t, "reasoning") {
 		if s := firstThinkingKey(b); s != "" {
 			return s
 		}
@@ -171,7 +171,7 @@ func (m *msgScan) text() (string, bool) {
 	if !m.hasRaw {
 		return "", false
 	}
-	return roleText(strIs(m.f[fRole], "assistant"), m.raw), true
+	return roleText(jsonx.StrIs(m.f[fRole], "assistant"), m.raw), true
 }
 
 // roleText is extractText's post-processing: for the assistant, thinking
@@ -259,7 +259,7 @@ func (m *msgScan) toolLines(msg []byte) []string {
 		return nil
 	}
 	role := m.f[fRole]
-	isTool := strIs(role, "toolResult") || strIs(role, "tool")
+	isTool := jsonx.StrIs(role, "toolResult") || jsonx.StrIs(role, "tool")
 	if !m.hasToolCall && !isTool {
 		return nil // the common case: no call block, not a result
 	}

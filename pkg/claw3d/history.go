@@ -50,7 +50,7 @@ var historyFields = []string{"role", "stopReason", "errorMessage"}
 
 func (h *HistoryLines) add(msg []byte) {
 	var f [3][]byte
-	scan(msg, historyFields, f[:])
+	jsonx.Members(msg, historyFields, f[:])
 	role, _ := str(f[0])
 	var m msgScan
 	scanMessage(msg, nil, &m)

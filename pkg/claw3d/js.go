@@ -1,7 +1,6 @@
 package claw3d
 
 import (
-	"bytes"
 	"math"
 	"strings"
 
@@ -11,7 +10,7 @@ import (
 
 // This file holds what Claw3D's rules need beyond pkg/jsstr (JavaScript's
 // whitespace, trim and Number#toString): the whitespace-collapsed text,
-// ASCII case-folded search, and member scans of raw JSON objects.
+// ASCII case-folded search, and typed reads of raw JSON values.
 
 // collapseSpace replaces every run of JS whitespace with one space and
 // trims: the "whitespace-normalized" text Claw3D compares and fingerprints.
@@ -99,11 +98,6 @@ func rarestLetter(needle string) int {
 // jsNumber is String(f).
 func jsNumber(f float64) string { return string(jsstr.AppendNumber(nil, f)) }
 
-// strIs reports whether the raw JSON value v is the string s.
-func strIs(v []byte, s string) bool {
-	return len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' && jsonx.KeyIs(v[1:len(v)-1], s)
-}
-
 // str decodes v when it is a JSON string.
 func str(v []byte) (string, bool) {
 	if jsonx.KindOf(v) != jsonx.String {
@@ -131,32 +125,3 @@ func num(v []byte) (float64, bool) {
 // isObject reports whether v is a JSON object (JavaScript's
 // `v && typeof v === "object" && !Array.isArray(v)`).
 func isObject(v []byte) bool { return jsonx.KindOf(v) == jsonx.Object }
-
-// scan walks the object obj once and stores in out[i] the raw value of the
-// last member named names[i] (JSON.parse keeps the last duplicate). It
-// reports false when obj is not an object. Keys spelt with escapes are
-// decoded before they are compared.
-func scan(obj []byte, names []string, out [][]byte) bool {
-	obj = jsonx.TrimSpace(obj)
-	if len(obj) == 0 || obj[0] != '{' {
-		return false
-	}
-	err := jsonx.ObjectEach(obj, func(k, v []byte) bool {
-		for i, n := range names {
-			if string(k) == n {
-				out[i] = v
-				return true
-			}
-		}
-		if bytes.IndexByte(k, '\\') >= 0 {
-			for i, n := range names {
-				if jsonx.KeyIs(k, n) {
-					out[i] = v
-					return true
-				}
-			}
-		}
-		return true
-	})
-	return err == nil
-}

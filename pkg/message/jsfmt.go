@@ -1,7 +1,6 @@
 package message
 
 import (
-	"bytes"
 	"math"
 	"slices"
 	"unicode/utf8"
@@ -23,11 +22,6 @@ func trim(s string) string                        { return jsstr.Trim(s) }
 func appendJSNumber(dst []byte, f float64) []byte { return jsstr.AppendNumber(dst, f) }
 func hasPrefixFold(s, prefix string) bool         { return jsstr.HasPrefixFold(s, prefix) }
 
-// strIs reports whether the raw JSON value v is the string s.
-func strIs(v []byte, s string) bool {
-	return len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' && jsonx.KeyIs(v[1:len(v)-1], s)
-}
-
 // str decodes v when it is a JSON string.
 func str(v []byte) (string, bool) { return strVia(nil, v) }
 
@@ -37,44 +31,6 @@ func strVia(memo *jsonx.StrMemo, v []byte) (string, bool) {
 		return "", false
 	}
 	return memo.Str(v)
-}
-
-// members scans the object obj once and stores in out[i] the raw value of
-// the last member named names[i] (JSON.parse keeps the last duplicate).
-// Members not present stay nil. It reports false when obj is not an
-// object. obj is inside a frame that was validated already (see the
-// package doc), so it is walked without validating it again.
-func members(obj []byte, names []string, out [][]byte) bool {
-	obj = jsonx.TrimSpace(obj)
-	if len(obj) == 0 || obj[0] != '{' {
-		return false
-	}
-	err := jsonx.ObjectEach(obj, func(k, v []byte) bool {
-		if i := nameIndex(k, names); i >= 0 {
-			out[i] = v
-		}
-		return true
-	})
-	return err == nil
-}
-
-// nameIndex returns the index in names of the raw key k, or -1.
-func nameIndex(k []byte, names []string) int {
-	for i, n := range names {
-		if string(k) == n {
-			return i
-		}
-	}
-	// Rarely, a key is spelt with escapes: decode it once.
-	if bytes.IndexByte(k, '\\') < 0 {
-		return -1
-	}
-	for i, n := range names {
-		if jsonx.KeyIs(k, n) {
-			return i
-		}
-	}
-	return -1
 }
 
 // jsNumberString is String(v) for a raw JSON number.

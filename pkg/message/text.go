@@ -32,7 +32,7 @@ const (
 // exec-approval policy block.
 func Text(msg []byte) (string, bool) {
 	var f [nTextFields][]byte
-	if !members(msg, textFields, f[:]) {
+	if !jsonx.Members(msg, textFields, f[:]) {
 		return "", false
 	}
 	return textOf(f[tfRole], f[tfContent], f[tfText], nil)
@@ -43,7 +43,7 @@ func Text(msg []byte) (string, bool) {
 // "\n", else message.text.
 func RawText(msg []byte) (string, bool) {
 	var f [nTextFields][]byte
-	if !members(msg, textFields, f[:]) {
+	if !jsonx.Members(msg, textFields, f[:]) {
 		return "", false
 	}
 	return rawText(f[tfContent], f[tfText], nil)
@@ -61,7 +61,7 @@ func textOf(role, content, text []byte, memo *jsonx.StrMemo) (string, bool) {
 
 // roleText is Text's post-processing of the raw text, by role.
 func roleText(role []byte, s string) string {
-	if strIs(role, "assistant") {
+	if jsonx.StrIs(role, "assistant") {
 		return stripReplyPrefix(stripThinkingTags(s))
 	}
 	return stripApprovalPolicy(stripEnvelope(s))
@@ -97,7 +97,7 @@ func joinTextBlocks(content []byte, memo *jsonx.StrMemo) (string, bool) {
 
 // blockText is the text of a {type:"text", text:string} content block.
 func blockText(f *[nXF][]byte, memo *jsonx.StrMemo) (string, bool) {
-	if !strIs(f[xf2], "text") {
+	if !jsonx.StrIs(f[xf2], "text") {
 		return "", false
 	}
 	return strVia(memo, f[xfT])

@@ -65,7 +65,7 @@ func firstThinkingKey(f *[nXF][]byte) (string, bool) {
 // antthinking blocks are therefore found by rule 4 alone.
 func Thinking(msg []byte) (string, bool) {
 	var f [nXF][]byte
-	if !members(msg, msgThinkingFields, f[:]) {
+	if !jsonx.Members(msg, msgThinkingFields, f[:]) {
 		return "", false
 	}
 	return thinkingOf(&f)
@@ -80,7 +80,7 @@ var msgBothFields = append(msgThinkingFields[:nXF:nXF], "role")
 // stream is not decoded again.
 func TextAndThinking(msg []byte, texts *jsonx.StrMemo) (text string, hasText bool, thinking string, hasThinking bool) {
 	var both [nXF + 1][]byte
-	if !members(msg, msgBothFields, both[:]) {
+	if !jsonx.Members(msg, msgBothFields, both[:]) {
 		return "", false, "", false
 	}
 	f := (*[nXF][]byte)(both[:nXF])
@@ -131,7 +131,7 @@ func scanBlocks(content []byte, texts *jsonx.StrMemo) (text string, ok bool, thi
 func eachBlock(content []byte, fn func(f [nXF][]byte)) {
 	_ = jsonx.ArrayEach(content, func(e []byte) bool {
 		var f [nXF][]byte
-		if jsonx.KindOf(e) == jsonx.Object && members(e, blockThinkingFields, f[:]) {
+		if jsonx.KindOf(e) == jsonx.Object && jsonx.Members(e, blockThinkingFields, f[:]) {
 			fn(f)
 		}
 		return true
@@ -178,7 +178,7 @@ func thinkingOf(f *[nXF][]byte) (string, bool) {
 // trimmed text; any other block its trimmed "thinking" string.
 func blockPart(f *[nXF][]byte) string {
 	t := f[xf2]
-	if strIs(t, "thinking") || strIs(t, "analysis") || strIs(t, "reasoning") {
+	if jsonx.StrIs(t, "thinking") || jsonx.StrIs(t, "analysis") || jsonx.StrIs(t, "reasoning") {
 		if s, ok := firstThinkingKey(f); ok {
 			return s
 		}

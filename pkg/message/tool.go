@@ -46,7 +46,7 @@ var detailFields = []string{"status", "exitCode", "durationMs", "cwd"}
 // output of Text(msg) is non-empty.
 func ToolLines(msg []byte) []string {
 	var f [nToolMsgFields][]byte
-	if !members(msg, toolMsgFields, f[:]) {
+	if !jsonx.Members(msg, toolMsgFields, f[:]) {
 		return nil
 	}
 	var lines []string
@@ -56,13 +56,13 @@ func ToolLines(msg []byte) []string {
 				return true
 			}
 			var c [4][]byte
-			if members(e, callFields, c[:]) && strIs(c[0], "toolCall") {
+			if jsonx.Members(e, callFields, c[:]) && jsonx.StrIs(c[0], "toolCall") {
 				lines = append(lines, toolCallLine(c[1], c[2], c[3]))
 			}
 			return true
 		})
 	}
-	if strIs(f[mfRole], "toolResult") || strIs(f[mfRole], "tool") {
+	if jsonx.StrIs(f[mfRole], "toolResult") || jsonx.StrIs(f[mfRole], "tool") {
 		lines = append(lines, toolResultLine(&f))
 	}
 	return lines
@@ -127,7 +127,7 @@ func toolResultLine(f *[nToolMsgFields][]byte) string {
 		}
 	}
 	var d [4][]byte
-	if jsonx.KindOf(f[mfDetails]) == jsonx.Object && members(f[mfDetails], detailFields, d[:]) {
+	if jsonx.KindOf(f[mfDetails]) == jsonx.Object && jsonx.Members(f[mfDetails], detailFields, d[:]) {
 		if s, ok := str(d[0]); ok {
 			if s = trim(s); s != "" {
 				sep()
