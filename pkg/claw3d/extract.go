@@ -112,7 +112,7 @@ func scanMessage(msg []byte, texts *jsonx.StrMemo, m *msgScan) {
 	case jsonx.String:
 		m.raw, m.hasRaw = texts.Str(content)
 	case jsonx.Array:
-		var text, think joiner
+		var text, think message.Joiner
 		_ = jsonx.ArrayEach(content, func(e []byte) bool {
 			var b [nFields][]byte
 			if jsonx.KindOf(e) != jsonx.Object || !jsonx.Members(e, blockFields, b[:len(blockFields)]) {
@@ -120,17 +120,17 @@ func scanMessage(msg []byte, texts *jsonx.StrMemo, m *msgScan) {
 			}
 			if jsonx.StrIs(b[fContent], "text") {
 				if s, ok := strMemo(texts, b[fText]); ok {
-					text.add(s)
+					text.Add(s)
 				}
 			} else if jsonx.StrIs(b[fContent], "toolCall") {
 				m.hasToolCall = true
 			}
 			if part := blockThinking(&b); part != "" {
-				think.add(part)
+				think.Add(part)
 			}
 			return true
 		})
-		m.raw, m.hasRaw = text.String(), text.n > 0
+		m.raw, m.hasRaw = text.String(), text.Len() > 0
 		m.blocks = think.String()
 	}
 	if !m.hasRaw {
@@ -321,34 +321,3 @@ func AssistantText(raw string) string { return roleText(true, raw) }
 
 // FormatThinking is formatThinkingMarkdown: a "[[trace]]" line, or "".
 func FormatThinking(thinking string) string { return message.FormatTrace(thinking) }
-
-// joiner joins strings with "\n" as Array#join does, without copying when
-// there is only one.
-type joiner struct {
-	first string
-	b     *strings.Builder
-	n     int
-}
-
-func (j *joiner) add(s string) {
-	switch j.n {
-	case 0:
-		j.first = s
-	case 1:
-		j.b = &strings.Builder{}
-		j.b.Grow(len(j.first) + 1 + len(s))
-		j.b.WriteString(j.first)
-		fallthrough
-	default:
-		j.b.WriteByte('\n')
-		j.b.WriteString(s)
-	}
-	j.n++
-}
-
-func (j *joiner) String() string {
-	if j.n <= 1 {
-		return j.first
-	}
-	return j.b.String()
-}

@@ -86,13 +86,13 @@ func rawText(content, text []byte, memo *jsonx.StrMemo) (string, bool) {
 // joinTextBlocks joins the text of {type:"text", text:string} blocks with
 // "\n". ok is false when there is no such block.
 func joinTextBlocks(content []byte, memo *jsonx.StrMemo) (string, bool) {
-	var j joiner
+	var j Joiner
 	eachBlock(content, func(f [nXF][]byte) {
 		if t, ok := blockText(&f, memo); ok {
-			j.add(t)
+			j.Add(t)
 		}
 	})
-	return j.String(), j.n > 0
+	return j.String(), j.Len() > 0
 }
 
 // blockText is the text of a {type:"text", text:string} content block.

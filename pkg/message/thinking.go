@@ -113,16 +113,16 @@ func TextAndThinking(msg []byte, texts *jsonx.StrMemo) (text string, hasText boo
 // scanBlocks walks a content array once for Text's joined text blocks
 // (ok is false when there is none) and Thinking's rule 1.
 func scanBlocks(content []byte, texts *jsonx.StrMemo) (text string, ok bool, thinking string) {
-	var tb, th joiner
+	var tb, th Joiner
 	eachBlock(content, func(f [nXF][]byte) {
 		if t, ok := blockText(&f, texts); ok {
-			tb.add(t)
+			tb.Add(t)
 		}
 		if part := blockPart(&f); part != "" {
-			th.add(part)
+			th.Add(part)
 		}
 	})
-	return tb.String(), tb.n > 0, th.String()
+	return tb.String(), tb.Len() > 0, th.String()
 }
 
 // eachBlock calls fn with the scanned members of each object block of a
@@ -195,10 +195,10 @@ func blockPart(f *[nXF][]byte) string {
 
 // blockThinking is rule 1.
 func blockThinking(content []byte) string {
-	var j joiner
+	var j Joiner
 	eachBlock(content, func(f [nXF][]byte) {
 		if part := blockPart(&f); part != "" {
-			j.add(part)
+			j.Add(part)
 		}
 	})
 	return j.String()
