@@ -4,6 +4,7 @@ import (
 	"github.com/clawtap/clawtap/pkg/bridge"
 	"github.com/clawtap/clawtap/pkg/jsonx"
 	"github.com/clawtap/clawtap/pkg/jsstr"
+	"github.com/clawtap/clawtap/pkg/message"
 	"github.com/clawtap/clawtap/pkg/policy"
 )
 
@@ -141,7 +142,7 @@ func (h *Handler) reasoningStream(agent *Agent, p *agentFrame, now int64) {
 		}
 	}
 	if thinking == "" {
-		thinking = taggedStream(raw)
+		thinking = message.TaggedStream(raw)
 	}
 	if thinking == "" {
 		h.ignore(ReasonNoThinking, agent.AgentID, p.runID, p.stream)

@@ -174,12 +174,12 @@ func (m *msgScan) text() (string, bool) {
 	return roleText(jsonx.StrIs(m.f[fRole], "assistant"), m.raw), true
 }
 
-// roleText is extractText's post-processing: for the assistant, thinking
-// tags and then the reply marker are stripped; for any other role the
-// envelope and then the approval-policy suffix.
+// roleText is extractText's post-processing: for the assistant, clawboo's
+// (thinking tags, then the reply marker); for any other role the envelope
+// of Claw3D's twelve channels and then the approval-policy suffix.
 func roleText(assistant bool, s string) string {
 	if assistant {
-		return stripReplyPrefix(stripThinkingTags(s))
+		return message.AssistantText(s)
 	}
 	return stripApprovalPolicy(StripEnvelope(s))
 }
@@ -202,12 +202,13 @@ func (m *msgScan) thinking() (string, bool) {
 	return "", false
 }
 
-// thinkingFromTags is extractThinking's rules 3 and 4 over raw text.
+// thinkingFromTags is extractThinking's rules 3 and 4 over raw text:
+// rule 3 pairs same-name tags [C3D], rule 4 is clawboo's.
 func thinkingFromTags(raw string) (string, bool) {
 	if s := closedBlocksSameName(raw); s != "" {
 		return s, true
 	}
-	if s := taggedStream(raw); s != "" {
+	if s := message.TaggedStream(raw); s != "" {
 		return s, true
 	}
 	return "", false
@@ -295,29 +296,9 @@ func fixResultOutput(line, raw string) string {
 	return line
 }
 
-// stripReplyPrefix removes a leading "[[reply_to_current]]" or
-// "[reply_to_current]" (ASCII case-insensitive), the whitespace after it,
-// an optional "|", and trimStarts the rest.
-func stripReplyPrefix(s string) string {
-	var n int
-	switch {
-	case jsstr.HasPrefixFold(s, "[[reply_to_current]]"):
-		n = len("[[reply_to_current]]")
-	case jsstr.HasPrefixFold(s, "[reply_to_current]"):
-		n = len("[reply_to_current]")
-	default:
-		return s
-	}
-	i := jsstr.SkipSpace(s, n)
-	if i < len(s) && s[i] == '|' {
-		i++
-	}
-	return jsstr.TrimStart(s[i:])
-}
-
 // AssistantText is extractText({role:"assistant", content: raw}): what
 // the agent stream's raw text shows.
-func AssistantText(raw string) string { return roleText(true, raw) }
+func AssistantText(raw string) string { return message.AssistantText(raw) }
 
 // FormatThinking is formatThinkingMarkdown: a "[[trace]]" line, or "".
 func FormatThinking(thinking string) string { return message.FormatTrace(thinking) }

@@ -62,10 +62,15 @@ func textOf(role, content, text []byte, memo *jsonx.StrMemo) (string, bool) {
 // roleText is Text's post-processing of the raw text, by role.
 func roleText(role []byte, s string) string {
 	if jsonx.StrIs(role, "assistant") {
-		return stripReplyPrefix(stripThinkingTags(s))
+		return AssistantText(s)
 	}
 	return stripApprovalPolicy(stripEnvelope(s))
 }
+
+// AssistantText is Text's post-processing of an assistant's raw text, the
+// same in clawboo and Claw3D: thinking tags stripped (an unpaired tag
+// leaks its body), then a leading [[reply_to_current]] marker.
+func AssistantText(raw string) string { return stripReplyPrefix(stripThinkingTags(raw)) }
 
 // rawText picks the text source shared by extractText and the tag rules
 // of extractThinking. memo (may be nil) decodes the text.

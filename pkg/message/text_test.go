@@ -211,6 +211,19 @@ func TestTextOtherRoles(t *testing.T) {
 	}
 }
 
+func TestAssistantText(t *testing.T) {
+	for in, want := range map[string]string{
+		"<think>p</think>  [reply_to_current] | hi": "hi",
+		"<think>planning":       "planning",
+		"[[REPLY_TO_CURRENT]]x": "x",
+		"  plain ":              "  plain ",
+	} {
+		if got := AssistantText(in); got != want {
+			t.Errorf("AssistantText(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 func TestStripThinkingTagsLinear(t *testing.T) {
 	// Many near-tags and long whitespace runs must not blow up.
 	var b []byte

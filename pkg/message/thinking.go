@@ -143,10 +143,10 @@ func tagThinking(raw string) (string, bool) {
 	if strings.IndexByte(raw, '<') < 0 {
 		return "", false
 	}
-	if s, _, _, _ := closedBlocks(raw, textTags); s != "" {
+	if s, _, _, _ := closedBlocks(raw, TextTags); s != "" {
 		return s, true
 	}
-	if s := taggedStream(raw); s != "" {
+	if s := TaggedStream(raw); s != "" {
 		return s, true
 	}
 	return "", false
@@ -204,11 +204,14 @@ func blockThinking(content []byte) string {
 	return j.String()
 }
 
-// taggedStream is rule 4.
-func taggedStream(s string) string {
-	joined, last, hasOpen, closedAfter := closedBlocks(s, streamTags)
+// TaggedStream is Thinking's rule 4, the tagged-stream fallback, over raw
+// text (the same in clawboo and Claw3D): the five stream tag names, and
+// when the last opener has no closer after it, the trimmed tail after
+// that opener; otherwise the closed blocks paired in one pass.
+func TaggedStream(s string) string {
+	joined, last, hasOpen, closedAfter := closedBlocks(s, StreamTags)
 	if hasOpen && !closedAfter {
-		return trim(s[last.end:])
+		return trim(s[last.End:])
 	}
 	return joined
 }
