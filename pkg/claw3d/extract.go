@@ -1,8 +1,6 @@
 package claw3d
 
 import (
-	"strings"
-
 	"github.com/clawtap/clawtap/pkg/jsonx"
 	"github.com/clawtap/clawtap/pkg/jsstr"
 	"github.com/clawtap/clawtap/pkg/message"
@@ -181,7 +179,7 @@ func roleText(assistant bool, s string) string {
 	if assistant {
 		return message.AssistantText(s)
 	}
-	return stripApprovalPolicy(StripEnvelope(s))
+	return message.StripApprovalPolicy(StripEnvelope(s))
 }
 
 // thinking is extractThinking over the scan: content blocks, direct keys,
@@ -264,36 +262,7 @@ func (m *msgScan) toolLines(msg []byte) []string {
 	if !m.hasToolCall && !isTool {
 		return nil // the common case: no call block, not a result
 	}
-	lines := message.ToolLines(msg)
-	if isTool && len(lines) > 0 && m.hasRaw {
-		lines[len(lines)-1] = fixResultOutput(lines[len(lines)-1], m.raw)
-	}
-	return lines
-}
-
-// fixResultOutput rewrites the output block of a tool-result line built
-// by clawboo's rules when its raw text starts with an envelope only
-// Claw3D knows (Zalo, Zalo Personal, BlueBubbles without a stamp), the one
-// case where the two extractText differ for a tool result.
-func fixResultOutput(line, raw string) string {
-	if len(raw) < 3 || raw[0] != '[' {
-		return line
-	}
-	j := strings.IndexByte(raw, ']')
-	if j < 2 {
-		return line
-	}
-	h := raw[1:j]
-	if !(strings.HasPrefix(h, "Zalo ") || strings.HasPrefix(h, "BlueBubbles ")) || containsStamp(h) {
-		return line
-	}
-	if old := jsstr.Trim(stripApprovalPolicy(raw)); old != "" {
-		line = strings.TrimSuffix(line, "\n```text\n"+old+"\n```")
-	}
-	if out := jsstr.Trim(roleText(false, raw)); out != "" {
-		line += "\n```text\n" + out + "\n```"
-	}
-	return line
+	return message.ToolLinesWithChannels(msg, envelopeChannels)
 }
 
 // AssistantText is extractText({role:"assistant", content: raw}): what

@@ -4,93 +4,23 @@ import (
 	"strings"
 
 	"github.com/clawtap/clawtap/pkg/jsstr"
+	"github.com/clawtap/clawtap/pkg/message"
 )
 
 // Claw3D's text helpers beyond extraction (pipeline-spec §3.1, §3.5):
-// the envelope with Claw3D's twelve channels, the exec-approval policy
-// suffix, stripUiMetadata, isUiMetadataPrefix, isHeartbeatPrompt and
-// normalizeAssistantDisplayText.
+// the envelope with Claw3D's twelve channels (pkg/message's rule over a
+// longer list), stripUiMetadata, isUiMetadataPrefix, isHeartbeatPrompt
+// and normalizeAssistantDisplayText.
 
 // envelopeChannels are Claw3D's channel names: clawboo's nine plus Zalo,
 // Zalo Personal and BlueBubbles [C3D].
-var envelopeChannels = [...]string{
-	"WebChat", "WhatsApp", "Telegram", "Signal", "Slack", "Discord", "iMessage", "Teams", "Matrix",
-	"Zalo", "Zalo Personal", "BlueBubbles",
-}
+var envelopeChannels = append(message.EnvelopeChannels(), "Zalo", "Zalo Personal", "BlueBubbles")
 
 // StripEnvelope removes a leading "[header]" and the whitespace after it
 // when the header (the non-empty text up to the first ']', possibly over
 // several lines) contains a YYYY-MM-DDTHH:MMZ or YYYY-MM-DD HH:MM stamp or
 // starts with "<Channel> " for one of Claw3D's twelve channels.
-func StripEnvelope(s string) string {
-	if len(s) < 3 || s[0] != '[' {
-		return s
-	}
-	j := strings.IndexByte(s, ']')
-	if j < 2 {
-		return s
-	}
-	if !isEnvelopeHeader(s[1:j]) {
-		return s
-	}
-	return s[jsstr.SkipSpace(s, j+1):]
-}
-
-func isEnvelopeHeader(h string) bool {
-	for _, c := range envelopeChannels {
-		if len(h) > len(c) && h[len(c)] == ' ' && h[:len(c)] == c {
-			return true
-		}
-	}
-	return containsStamp(h)
-}
-
-// containsStamp reports whether h contains "dddd-dd-ddTdd:ddZ" or
-// "dddd-dd-dd dd:dd" with ASCII digits d.
-func containsStamp(h string) bool {
-	const n = len("dddd-dd-dd dd:dd")
-	for i := 0; i+n <= len(h); i++ {
-		t := h[i : i+n]
-		if !(isDigit(t[0]) && isDigit(t[1]) && isDigit(t[2]) && isDigit(t[3]) && t[4] == '-' &&
-			isDigit(t[5]) && isDigit(t[6]) && t[7] == '-' && isDigit(t[8]) && isDigit(t[9]) &&
-			isDigit(t[11]) && isDigit(t[12]) && t[13] == ':' && isDigit(t[14]) && isDigit(t[15])) {
-			continue
-		}
-		if t[10] == ' ' || (t[10] == 'T' && i+n < len(h) && h[i+n] == 'Z') {
-			return true
-		}
-	}
-	return false
-}
-
-func isDigit(c byte) bool { return c >= '0' && c <= '9' }
-
-// The exec-approval policy block the Studio appends to user prompts: the
-// text must end with "\n\nExecution approval policy:\n" and three more
-// lines, the last ending `Waiting for approved command result."`. That
-// block, from the "\n\n" on, is removed; anything else is left alone.
-const (
-	policyHead = "\n\nExecution approval policy:\n"
-	policyTail = "Waiting for approved command result.\""
-)
-
-func stripApprovalPolicy(s string) string {
-	if !strings.HasSuffix(s, policyTail) {
-		return s
-	}
-	i := len(s)
-	for k := 0; k < 3; k++ {
-		i = strings.LastIndexByte(s[:i], '\n')
-		if i < 0 {
-			return s
-		}
-	}
-	start := i + 1 - len(policyHead)
-	if start < 0 || s[start:i+1] != policyHead {
-		return s
-	}
-	return s[:start]
-}
+func StripEnvelope(s string) string { return message.StripEnvelope(s, envelopeChannels) }
 
 // Markers and prefixes of the text a Studio puts into prompts.
 const (

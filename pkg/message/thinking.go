@@ -85,7 +85,7 @@ func TextAndThinking(msg []byte, texts *jsonx.StrMemo) (text string, hasText boo
 	}
 	f := (*[nXF][]byte)(both[:nXF])
 	if jsonx.KindOf(f[xf2]) != jsonx.Array {
-		text, hasText = textOf(both[nXF], f[xf2], f[xfT], texts)
+		text, hasText = textOf(both[nXF], f[xf2], f[xfT], texts, envelopeChannels)
 		thinking, hasThinking = thinkingOf(f)
 		return
 	}
@@ -96,7 +96,7 @@ func TextAndThinking(msg []byte, texts *jsonx.StrMemo) (text string, hasText boo
 		raw, hasRaw = str(f[xfT])
 	}
 	if hasRaw {
-		text, hasText = roleText(both[nXF], raw), true
+		text, hasText = roleText(both[nXF], raw, envelopeChannels), true
 	}
 	if blocks != "" {
 		return text, hasText, blocks, true

@@ -44,7 +44,11 @@ var detailFields = []string{"status", "exitCode", "durationMs", "cwd"}
 // true), joined with " · " —
 // when non-empty, and "```text\n" + output + "\n```" when the trimmed
 // output of Text(msg) is non-empty.
-func ToolLines(msg []byte) []string {
+func ToolLines(msg []byte) []string { return ToolLinesWithChannels(msg, envelopeChannels) }
+
+// ToolLinesWithChannels is ToolLines with the result's output read through
+// the envelope of channels (see StripEnvelope) instead of clawboo's.
+func ToolLinesWithChannels(msg []byte, channels []string) []string {
 	var f [nToolMsgFields][]byte
 	if !jsonx.Members(msg, toolMsgFields, f[:]) {
 		return nil
@@ -63,7 +67,7 @@ func ToolLines(msg []byte) []string {
 		})
 	}
 	if jsonx.StrIs(f[mfRole], "toolResult") || jsonx.StrIs(f[mfRole], "tool") {
-		lines = append(lines, toolResultLine(&f))
+		lines = append(lines, toolResultLine(&f, channels))
 	}
 	return lines
 }
@@ -106,7 +110,7 @@ func formatArgs(v []byte) string {
 	return ""
 }
 
-func toolResultLine(f *[nToolMsgFields][]byte) string {
+func toolResultLine(f *[nToolMsgFields][]byte, channels []string) string {
 	var b []byte
 	b = append(b, "[[tool-result]] "...)
 	if n, ok := str(f[mfToolName]); ok && trim(n) != "" {
@@ -155,7 +159,7 @@ func toolResultLine(f *[nToolMsgFields][]byte) string {
 		meta = append(meta, "error"...)
 	}
 
-	out, _ := textOf(f[mfRole], f[mfContent], f[mfText], nil)
+	out, _ := textOf(f[mfRole], f[mfContent], f[mfText], nil, channels)
 	out = trim(out)
 
 	if len(meta) > 0 {
