@@ -143,25 +143,12 @@ func strMemo(texts *jsonx.StrMemo, v []byte) (string, bool) {
 	return texts.Str(v)
 }
 
-// blockThinking is what one content block gives rule 1: a thinking,
-// analysis or reasoning block its first non-empty direct thinking key,
-// else its own trimmed text; any other block its trimmed "thinking"
-// string.
+// blockThinking is what one content block gives rule 1: pkg/message's
+// rule with Claw3D's direct keys.
 func blockThinking(b *[nFields][]byte) string {
-	t := b[fContent]
-	if jsonx.StrIs(t, "thinking") || jsonx.StrIs(t, "analysis") || jsonx.StrIs(t, "reasoning") {
-		if s := firstThinkingKey(b); s != "" {
-			return s
-		}
-		if s, ok := str(b[fText]); ok {
-			return jsstr.Trim(s)
-		}
-		return ""
-	}
-	if s, ok := str(b[0]); ok { // thinkingKeys[0] is "thinking"
-		return jsstr.Trim(s)
-	}
-	return ""
+	return message.BlockThinking(b[fContent], b[fText], b[0], func() string { // thinkingKeys[0] is "thinking"
+		return firstThinkingKey(b)
+	})
 }
 
 // text is extractText over the scan.

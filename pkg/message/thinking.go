@@ -173,21 +173,32 @@ func thinkingOf(f *[nXF][]byte) (string, bool) {
 	return tagThinking(raw)
 }
 
-// blockPart is what one content block gives rule 1: a thinking, analysis
-// or reasoning block its first non-empty direct thinking key, else its own
-// trimmed text; any other block its trimmed "thinking" string.
+// blockPart is what one content block gives rule 1.
 func blockPart(f *[nXF][]byte) string {
-	t := f[xf2]
-	if jsonx.StrIs(t, "thinking") || jsonx.StrIs(t, "analysis") || jsonx.StrIs(t, "reasoning") {
-		if s, ok := firstThinkingKey(f); ok {
+	return BlockThinking(f[xf2], f[xfT], f[0], func() string { // f[0] is "thinking"
+		s, _ := firstThinkingKey(f)
+		return s
+	})
+}
+
+// BlockThinking is what one content block gives Thinking's rule 1, given
+// its raw "type", "text" and "thinking" members: a thinking, analysis or
+// reasoning block its first non-empty direct thinking key, else its own
+// trimmed text; any other block its trimmed "thinking" string. The rule
+// is the same in both UIs but for the direct keys, so directKey gives the
+// block's first non-empty one ("" when none); it is called only for those
+// three types.
+func BlockThinking(typ, text, thinking []byte, directKey func() string) string {
+	if jsonx.StrIs(typ, "thinking") || jsonx.StrIs(typ, "analysis") || jsonx.StrIs(typ, "reasoning") {
+		if s := directKey(); s != "" {
 			return s
 		}
-		if s, ok := str(f[xfT]); ok {
+		if s, ok := str(text); ok {
 			return trim(s)
 		}
 		return ""
 	}
-	if s, ok := str(f[0]); ok { // f[0] is "thinking"
+	if s, ok := str(thinking); ok {
 		return trim(s)
 	}
 	return ""

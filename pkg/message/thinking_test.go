@@ -115,3 +115,23 @@ func TestTaggedStream(t *testing.T) {
 		}
 	}
 }
+
+func TestBlockThinking(t *testing.T) {
+	key := func(s string) func() string { return func() string { return s } }
+	for _, tc := range []struct {
+		typ, text, thinking, key, want string
+	}{
+		{`"thinking"`, `" t "`, `"th"`, "k", "k"},
+		{`"reasoning"`, `" t "`, `"th"`, "", "t"},
+		{`"analysis"`, `7`, `"th"`, "", ""},
+		{`"text"`, `"t"`, `" th "`, "k", "th"},
+		{`"text"`, `"t"`, `{"text":"x"}`, "k", ""},
+	} {
+		if got := BlockThinking([]byte(tc.typ), []byte(tc.text), []byte(tc.thinking), key(tc.key)); got != tc.want {
+			t.Errorf("BlockThinking(%s, %s, %s, %q) = %q, want %q", tc.typ, tc.text, tc.thinking, tc.key, got, tc.want)
+		}
+	}
+	if BlockThinking([]byte(`"text"`), nil, nil, func() string { panic("read for a text block") }) != "" {
+		t.Error("a text block without thinking gives nothing")
+	}
+}
