@@ -122,6 +122,15 @@ func TestAppendStringRoundTrips(t *testing.T) {
 	}
 }
 
+func TestAppendOptStr(t *testing.T) {
+	dst := []byte(`{"a":1`)
+	dst = AppendOptStr(dst, "empty", "")
+	dst = AppendOptStr(dst, "s", "x\"y\n")
+	if got := string(append(dst, '}')); got != `{"a":1,"s":"x\"y\n"}` {
+		t.Errorf("AppendOptStr = %s", got)
+	}
+}
+
 func TestTruthy(t *testing.T) {
 	for v, want := range map[string]bool{`{}`: true, `[]`: true, `""`: false, `"a"`: true, `0`: false, `1`: true, `-0`: false, `true`: true, `false`: false, `null`: false, ``: false} {
 		if got := Truthy([]byte(v)); got != want {
