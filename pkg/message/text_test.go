@@ -122,6 +122,9 @@ func TestTextAssistant(t *testing.T) {
 			if got := textOrNull([]byte(asst(c.in))); got != c.want {
 				t.Errorf("Text(assistant %q) = %q, want %q", c.in, got, c.want)
 			}
+			if got := AssistantText(c.in); got != c.want {
+				t.Errorf("AssistantText(%q) = %q, want %q", c.in, got, c.want)
+			}
 		})
 	}
 }
@@ -207,19 +210,6 @@ func TestTextOtherRoles(t *testing.T) {
 	} {
 		if got := textOrNull([]byte(msg)); got != "out" {
 			t.Errorf("Text(%s) = %q, want %q", msg, got, "out")
-		}
-	}
-}
-
-func TestAssistantText(t *testing.T) {
-	for in, want := range map[string]string{
-		"<think>p</think>  [reply_to_current] | hi": "hi",
-		"<think>planning":       "planning",
-		"[[REPLY_TO_CURRENT]]x": "x",
-		"  plain ":              "  plain ",
-	} {
-		if got := AssistantText(in); got != want {
-			t.Errorf("AssistantText(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
