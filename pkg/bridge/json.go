@@ -25,26 +25,26 @@ func (ev *Event) AppendJSON(dst []byte, m Meta) []byte {
 	dst = jsonx.AppendInt(dst, m.T)
 	dst = append(dst, `,"conn":`...)
 	dst = jsonx.AppendInt(dst, int64(m.Conn))
-	dst = str(dst, "dir", m.Dir)
+	dst = jsonx.AppendOptStr(dst, "dir", m.Dir)
 	if ev.HasSeq {
 		dst = append(dst, `,"seq":`...)
 		dst = jsonx.AppendInt(dst, ev.Seq)
 	}
-	dst = str(dst, "kind", string(ev.Kind))
-	dst = str(dst, "event", ev.Event)
-	dst = str(dst, "agentId", ev.AgentID)
+	dst = jsonx.AppendOptStr(dst, "kind", string(ev.Kind))
+	dst = jsonx.AppendOptStr(dst, "event", ev.Event)
+	dst = jsonx.AppendOptStr(dst, "agentId", ev.AgentID)
 	if ev.HasSessionKey || ev.SessionKey != "" {
 		dst = append(dst, `,"sessionKey":`...)
 		dst = jsonx.AppendString(dst, ev.SessionKey)
 	}
 	dst = append(dst, `,"timestamp":`...)
 	dst = jsonx.AppendInt(dst, ev.Timestamp)
-	dst = str(dst, "runId", ev.RunID)
-	dst = str(dst, "state", ev.State)
-	dst = str(dst, "stream", ev.Stream)
-	dst = str(dst, "phase", ev.Phase)
-	dst = str(dst, "method", ev.Method)
-	dst = str(dst, "id", ev.ID)
+	dst = jsonx.AppendOptStr(dst, "runId", ev.RunID)
+	dst = jsonx.AppendOptStr(dst, "state", ev.State)
+	dst = jsonx.AppendOptStr(dst, "stream", ev.Stream)
+	dst = jsonx.AppendOptStr(dst, "phase", ev.Phase)
+	dst = jsonx.AppendOptStr(dst, "method", ev.Method)
+	dst = jsonx.AppendOptStr(dst, "id", ev.ID)
 	if ev.OK != nil {
 		if *ev.OK {
 			dst = append(dst, `,"ok":true`...)
@@ -52,10 +52,10 @@ func (ev *Event) AppendJSON(dst []byte, m Meta) []byte {
 			dst = append(dst, `,"ok":false`...)
 		}
 	}
-	dst = str(dst, "code", ev.Code)
-	dst = str(dst, "mark", ev.Mark)
-	dst = str(dst, "reason", ev.Reason)
-	dst = str(dst, "requestSessionKey", ev.RequestSessionKey)
+	dst = jsonx.AppendOptStr(dst, "code", ev.Code)
+	dst = jsonx.AppendOptStr(dst, "mark", ev.Mark)
+	dst = jsonx.AppendOptStr(dst, "reason", ev.Reason)
+	dst = jsonx.AppendOptStr(dst, "requestSessionKey", ev.RequestSessionKey)
 	if ev.Payload != nil {
 		dst = append(dst, `,"payload":`...)
 		dst = append(dst, ev.Payload...)
@@ -65,16 +65,6 @@ func (ev *Event) AppendJSON(dst []byte, m Meta) []byte {
 		dst = jsonx.AppendString(dst, string(m.Raw))
 	}
 	return append(dst, '}')
-}
-
-func str(dst []byte, key, v string) []byte {
-	if v == "" {
-		return dst
-	}
-	dst = append(dst, ',', '"')
-	dst = append(dst, key...)
-	dst = append(dst, '"', ':')
-	return jsonx.AppendString(dst, v)
 }
 
 // ErrNotClassified is returned for a line that is not a classified event.

@@ -125,21 +125,21 @@ func (r *Record) AppendJSON(dst []byte) []byte {
 	case r.Mark != "":
 		dst = append(dst, `,"mark":`...)
 		dst = jsonx.AppendString(dst, r.Mark)
-		dst = appendOptStr(dst, "url", r.URL)
-		dst = appendOptStr(dst, "peer", r.Peer)
+		dst = jsonx.AppendOptStr(dst, "url", r.URL)
+		dst = jsonx.AppendOptStr(dst, "peer", r.Peer)
 		if r.Code != 0 {
 			dst = append(dst, `,"code":`...)
 			dst = jsonx.AppendInt(dst, int64(r.Code))
 		}
-		dst = appendOptStr(dst, "reason", r.Reason)
+		dst = jsonx.AppendOptStr(dst, "reason", r.Reason)
 		if r.Protocol != 0 {
 			dst = append(dst, `,"protocol":`...)
 			dst = jsonx.AppendInt(dst, int64(r.Protocol))
 		}
-		dst = appendOptStr(dst, "server", r.Server)
-		dst = appendOptStr(dst, "connId", r.ConnID)
-		dst = appendOptStr(dst, "bootId", r.BootID)
-		dst = appendOptStr(dst, "error", r.Err)
+		dst = jsonx.AppendOptStr(dst, "server", r.Server)
+		dst = jsonx.AppendOptStr(dst, "connId", r.ConnID)
+		dst = jsonx.AppendOptStr(dst, "bootId", r.BootID)
+		dst = jsonx.AppendOptStr(dst, "error", r.Err)
 		if r.Size != 0 {
 			dst = append(dst, `,"size":`...)
 			dst = jsonx.AppendInt(dst, r.Size)
@@ -183,16 +183,6 @@ func (r *Record) verbatimFrame() ([]byte, bool) {
 		return nil, false
 	}
 	return v, true
-}
-
-func appendOptStr(dst []byte, key, v string) []byte {
-	if v == "" {
-		return dst
-	}
-	dst = append(dst, ',', '"')
-	dst = append(dst, key...)
-	dst = append(dst, '"', ':')
-	return jsonx.AppendString(dst, v)
 }
 
 // appendOneLine appends a valid JSON value verbatim unless it spans several

@@ -48,32 +48,22 @@ func (f *Finding) AppendJSON(dst []byte) []byte {
 		dst = append(dst, `,"conn":`...)
 		dst = jsonx.AppendInt(dst, int64(f.Conn))
 	}
-	dst = optStr(dst, "runId", f.RunID)
-	dst = optStr(dst, "agentId", f.AgentID)
-	dst = optStr(dst, "sessionKey", f.SessionKey)
-	dst = optStr(dst, "event", f.Event)
-	dst = optStr(dst, "method", f.Method)
+	dst = jsonx.AppendOptStr(dst, "runId", f.RunID)
+	dst = jsonx.AppendOptStr(dst, "agentId", f.AgentID)
+	dst = jsonx.AppendOptStr(dst, "sessionKey", f.SessionKey)
+	dst = jsonx.AppendOptStr(dst, "event", f.Event)
+	dst = jsonx.AppendOptStr(dst, "method", f.Method)
 	if f.Schema != "" {
-		dst = optStr(dst, "schema", f.Schema)
+		dst = jsonx.AppendOptStr(dst, "schema", f.Schema)
 		dst = append(dst, `,"pointer":`...)
 		dst = jsonx.AppendString(dst, f.Pointer)
 	}
-	dst = optStr(dst, "keyword", f.Keyword)
-	dst = optStr(dst, "expected", f.Expected)
-	dst = optStr(dst, "actual", f.Actual)
+	dst = jsonx.AppendOptStr(dst, "keyword", f.Keyword)
+	dst = jsonx.AppendOptStr(dst, "expected", f.Expected)
+	dst = jsonx.AppendOptStr(dst, "actual", f.Actual)
 	dst = append(dst, `,"message":`...)
 	dst = jsonx.AppendString(dst, f.Message)
 	return append(dst, '}')
-}
-
-func optStr(dst []byte, k, v string) []byte {
-	if v == "" {
-		return dst
-	}
-	dst = append(dst, ',', '"')
-	dst = append(dst, k...)
-	dst = append(dst, '"', ':')
-	return jsonx.AppendString(dst, v)
 }
 
 // Summary counts what an Analyzer saw and found.

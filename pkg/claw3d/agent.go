@@ -3,6 +3,8 @@ package claw3d
 import (
 	"github.com/clawtap/clawtap/pkg/bridge"
 	"github.com/clawtap/clawtap/pkg/jsonx"
+	"github.com/clawtap/clawtap/pkg/jsstr"
+	"github.com/clawtap/clawtap/pkg/message"
 	"github.com/clawtap/clawtap/pkg/policy"
 )
 
@@ -135,12 +137,12 @@ func (h *Handler) reasoningStream(agent *Agent, p *agentFrame, now int64) {
 		thinking, ok = reasoningPrefixBody(raw)
 	}
 	if thinking == "" {
-		if thinking = trim(dataDelta(p)); thinking == "" {
-			thinking = trim(text)
+		if thinking = jsstr.Trim(dataDelta(p)); thinking == "" {
+			thinking = jsstr.Trim(text)
 		}
 	}
 	if thinking == "" {
-		thinking = taggedStream(raw)
+		thinking = message.TaggedStream(raw)
 	}
 	if thinking == "" {
 		h.ignore(ReasonNoThinking, agent.AgentID, p.runID, p.stream)
@@ -184,7 +186,7 @@ func (h *Handler) assistantStream(agent *Agent, p *agentFrame, now int64) {
 		patch.RunStartedAt = policy.SetInt(now)
 	}
 	_, prefixed := reasoningPrefixBody(raw)
-	reasoningOnly := thinking != "" && (hasOpenThinkingTag(raw) || prefixed) && trim(visible) == trim(thinking)
+	reasoningOnly := thinking != "" && (hasOpenThinkingTag(raw) || prefixed) && jsstr.Trim(visible) == jsstr.Trim(thinking)
 	if !reasoningOnly && ShouldPublishAssistantStream(visible, text, t.chatSeen, agent.streamText()) {
 		patch.StreamText = policy.SetStr(visible)
 	}
@@ -199,7 +201,7 @@ var toolDataFields = []string{"phase", "name", "toolCallId", "arguments", "args"
 // thinking traces are shown.
 func (h *Handler) toolStream(agent *Agent, p *agentFrame, now int64) {
 	var f [9][]byte
-	scan(p.data, toolDataFields, f[:])
+	jsonx.Members(p.data, toolDataFields, f[:])
 	phase, _ := str(f[0])
 	var lines []string
 	switch {
@@ -261,7 +263,7 @@ func toolResultMessage(name, id, result, isError []byte) []byte {
 	switch jsonx.KindOf(result) {
 	case jsonx.Object:
 		var r [3][]byte
-		scan(result, []string{"details", "content", "text"}, r[:])
+		jsonx.Members(result, []string{"details", "content", "text"}, r[:])
 		if r[0] != nil {
 			b = append(b, `,"details":`...)
 			b = append(b, r[0]...)

@@ -4,6 +4,8 @@ import (
 	"time"
 
 	"github.com/clawtap/clawtap/pkg/bridge"
+	"github.com/clawtap/clawtap/pkg/jsonx"
+	"github.com/clawtap/clawtap/pkg/jsstr"
 	"github.com/clawtap/clawtap/pkg/message"
 	"github.com/clawtap/clawtap/pkg/policy"
 )
@@ -98,7 +100,7 @@ func (h *Handler) extractChat(p *chatFrame, payload []byte, x *chatExtract) {
 	x.isAssistant = x.role == "assistant"
 	x.isTool = x.role == "tool" || x.role == "toolResult"
 	x.userOrSystem = x.role == "user" || x.role == "system"
-	x.uiMetadata = x.hasText && IsUIMetadataPrefix(trim(x.text))
+	x.uiMetadata = x.hasText && IsUIMetadataPrefix(jsstr.Trim(x.text))
 	src := p.message
 	if src == nil { // message ?? payload
 		src = payload
@@ -329,7 +331,7 @@ var timeFields = []string{"timestamp", "createdAt", "at"}
 // else now.
 func messageTime(msg []byte, now int64) int64 {
 	var f [3][]byte
-	if !scan(msg, timeFields, f[:]) {
+	if !jsonx.Members(msg, timeFields, f[:]) {
 		return now
 	}
 	for _, v := range f {

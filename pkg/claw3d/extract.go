@@ -1,9 +1,8 @@
 package claw3d
 
 import (
-	"strings"
-
 	"github.com/clawtap/clawtap/pkg/jsonx"
+	"github.com/clawtap/clawtap/pkg/jsstr"
 	"github.com/clawtap/clawtap/pkg/message"
 )
 
@@ -57,15 +56,15 @@ func thinkingValue(v []byte) string {
 	switch jsonx.KindOf(v) {
 	case jsonx.String:
 		s, _ := jsonx.Str(v)
-		return trim(s)
+		return jsstr.Trim(s)
 	case jsonx.Object:
 		var f [7][]byte
-		if !scan(v, nestedThinkingKeys, f[:]) {
+		if !jsonx.Members(v, nestedThinkingKeys, f[:]) {
 			return ""
 		}
 		for _, m := range f {
 			if s, ok := str(m); ok {
-				if s = trim(s); s != "" {
+				if s = jsstr.Trim(s); s != "" {
 					return s
 				}
 			}
@@ -103,7 +102,7 @@ type msgScan struct {
 // again.
 func scanMessage(msg []byte, texts *jsonx.StrMemo, m *msgScan) {
 	*m = msgScan{}
-	if m.ok = scan(msg, msgFields, m.f[:]); !m.ok {
+	if m.ok = jsonx.Members(msg, msgFields, m.f[:]); !m.ok {
 		return
 	}
 	content := m.f[fContent]
@@ -111,25 +110,25 @@ func scanMessage(msg []byte, texts *jsonx.StrMemo, m *msgScan) {
 	case jsonx.String:
 		m.raw, m.hasRaw = texts.Str(content)
 	case jsonx.Array:
-		var text, think joiner
+		var text, think message.Joiner
 		_ = jsonx.ArrayEach(content, func(e []byte) bool {
 			var b [nFields][]byte
-			if jsonx.KindOf(e) != jsonx.Object || !scan(e, blockFields, b[:len(blockFields)]) {
+			if jsonx.KindOf(e) != jsonx.Object || !jsonx.Members(e, blockFields, b[:len(blockFields)]) {
 				return true
 			}
-			if strIs(b[fContent], "text") {
+			if jsonx.StrIs(b[fContent], "text") {
 				if s, ok := strMemo(texts, b[fText]); ok {
-					text.add(s)
+					text.Add(s)
 				}
-			} else if strIs(b[fContent], "toolCall") {
+			} else if jsonx.StrIs(b[fContent], "toolCall") {
 				m.hasToolCall = true
 			}
 			if part := blockThinking(&b); part != "" {
-				think.add(part)
+				think.Add(part)
 			}
 			return true
 		})
-		m.raw, m.hasRaw = text.String(), text.n > 0
+		m.raw, m.hasRaw = text.String(), text.Len() > 0
 		m.blocks = think.String()
 	}
 	if !m.hasRaw {
@@ -144,25 +143,12 @@ func strMemo(texts *jsonx.StrMemo, v []byte) (string, bool) {
 	return texts.Str(v)
 }
 
-// blockThinking is what one content block gives rule 1: a thinking,
-// analysis or reasoning block its first non-empty direct thinking key,
-// else its own trimmed text; any other block its trimmed "thinking"
-// string.
+// blockThinking is what one content block gives rule 1: pkg/message's
+// rule with Claw3D's direct keys.
 func blockThinking(b *[nFields][]byte) string {
-	t := b[fContent]
-	if strIs(t, "thinking") || strIs(t, "analysis") || strIs(t, "reasoning") {
-		if s := firstThinkingKey(b); s != "" {
-			return s
-		}
-		if s, ok := str(b[fText]); ok {
-			return trim(s)
-		}
-		return ""
-	}
-	if s, ok := str(b[0]); ok { // thinkingKeys[0] is "thinking"
-		return trim(s)
-	}
-	return ""
+	return message.BlockThinking(b[fContent], b[fText], b[0], func() string { // thinkingKeys[0] is "thinking"
+		return firstThinkingKey(b)
+	})
 }
 
 // text is extractText over the scan.
@@ -170,17 +156,17 @@ func (m *msgScan) text() (string, bool) {
 	if !m.hasRaw {
 		return "", false
 	}
-	return roleText(strIs(m.f[fRole], "assistant"), m.raw), true
+	return roleText(jsonx.StrIs(m.f[fRole], "assistant"), m.raw), true
 }
 
-// roleText is extractText's post-processing: for the assistant, thinking
-// tags and then the reply marker are stripped; for any other role the
-// envelope and then the approval-policy suffix.
+// roleText is extractText's post-processing: for the assistant, clawboo's
+// (thinking tags, then the reply marker); for any other role the envelope
+// of Claw3D's twelve channels and then the approval-policy suffix.
 func roleText(assistant bool, s string) string {
 	if assistant {
-		return stripReplyPrefix(stripThinkingTags(s))
+		return message.AssistantText(s)
 	}
-	return stripApprovalPolicy(StripEnvelope(s))
+	return message.StripApprovalPolicy(StripEnvelope(s))
 }
 
 // thinking is extractThinking over the scan: content blocks, direct keys,
@@ -201,12 +187,13 @@ func (m *msgScan) thinking() (string, bool) {
 	return "", false
 }
 
-// thinkingFromTags is extractThinking's rules 3 and 4 over raw text.
+// thinkingFromTags is extractThinking's rules 3 and 4 over raw text:
+// rule 3 pairs same-name tags [C3D], rule 4 is clawboo's.
 func thinkingFromTags(raw string) (string, bool) {
 	if s := closedBlocksSameName(raw); s != "" {
 		return s, true
 	}
-	if s := taggedStream(raw); s != "" {
+	if s := message.TaggedStream(raw); s != "" {
 		return s, true
 	}
 	return "", false
@@ -258,96 +245,16 @@ func (m *msgScan) toolLines(msg []byte) []string {
 		return nil
 	}
 	role := m.f[fRole]
-	isTool := strIs(role, "toolResult") || strIs(role, "tool")
+	isTool := jsonx.StrIs(role, "toolResult") || jsonx.StrIs(role, "tool")
 	if !m.hasToolCall && !isTool {
 		return nil // the common case: no call block, not a result
 	}
-	lines := message.ToolLines(msg)
-	if isTool && len(lines) > 0 && m.hasRaw {
-		lines[len(lines)-1] = fixResultOutput(lines[len(lines)-1], m.raw)
-	}
-	return lines
-}
-
-// fixResultOutput rewrites the output block of a tool-result line built
-// by clawboo's rules when its raw text starts with an envelope only
-// Claw3D knows (Zalo, Zalo Personal, BlueBubbles without a stamp), the one
-// case where the two extractText differ for a tool result.
-func fixResultOutput(line, raw string) string {
-	if len(raw) < 3 || raw[0] != '[' {
-		return line
-	}
-	j := strings.IndexByte(raw, ']')
-	if j < 2 {
-		return line
-	}
-	h := raw[1:j]
-	if !(strings.HasPrefix(h, "Zalo ") || strings.HasPrefix(h, "BlueBubbles ")) || containsStamp(h) {
-		return line
-	}
-	if old := trim(stripApprovalPolicy(raw)); old != "" {
-		line = strings.TrimSuffix(line, "\n```text\n"+old+"\n```")
-	}
-	if out := trim(roleText(false, raw)); out != "" {
-		line += "\n```text\n" + out + "\n```"
-	}
-	return line
-}
-
-// stripReplyPrefix removes a leading "[[reply_to_current]]" or
-// "[reply_to_current]" (ASCII case-insensitive), the whitespace after it,
-// an optional "|", and trimStarts the rest.
-func stripReplyPrefix(s string) string {
-	var n int
-	switch {
-	case hasPrefixFold(s, "[[reply_to_current]]"):
-		n = len("[[reply_to_current]]")
-	case hasPrefixFold(s, "[reply_to_current]"):
-		n = len("[reply_to_current]")
-	default:
-		return s
-	}
-	i := skipSpace(s, n)
-	if i < len(s) && s[i] == '|' {
-		i++
-	}
-	return trimStart(s[i:])
+	return message.ToolLinesWithChannels(msg, envelopeChannels)
 }
 
 // AssistantText is extractText({role:"assistant", content: raw}): what
 // the agent stream's raw text shows.
-func AssistantText(raw string) string { return roleText(true, raw) }
+func AssistantText(raw string) string { return message.AssistantText(raw) }
 
 // FormatThinking is formatThinkingMarkdown: a "[[trace]]" line, or "".
 func FormatThinking(thinking string) string { return message.FormatTrace(thinking) }
-
-// joiner joins strings with "\n" as Array#join does, without copying when
-// there is only one.
-type joiner struct {
-	first string
-	b     *strings.Builder
-	n     int
-}
-
-func (j *joiner) add(s string) {
-	switch j.n {
-	case 0:
-		j.first = s
-	case 1:
-		j.b = &strings.Builder{}
-		j.b.Grow(len(j.first) + 1 + len(s))
-		j.b.WriteString(j.first)
-		fallthrough
-	default:
-		j.b.WriteByte('\n')
-		j.b.WriteString(s)
-	}
-	j.n++
-}
-
-func (j *joiner) String() string {
-	if j.n <= 1 {
-		return j.first
-	}
-	return j.b.String()
-}

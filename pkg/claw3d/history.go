@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/clawtap/clawtap/pkg/jsonx"
+	"github.com/clawtap/clawtap/pkg/jsstr"
 	"github.com/clawtap/clawtap/pkg/message"
 )
 
@@ -49,7 +50,7 @@ var historyFields = []string{"role", "stopReason", "errorMessage"}
 
 func (h *HistoryLines) add(msg []byte) {
 	var f [3][]byte
-	scan(msg, historyFields, f[:])
+	jsonx.Members(msg, historyFields, f[:])
 	role, _ := str(f[0])
 	var m msgScan
 	scanMessage(msg, nil, &m)
@@ -57,7 +58,7 @@ func (h *HistoryLines) add(msg []byte) {
 	at, hasAt := historyTime(msg)
 	switch role {
 	case "user":
-		if IsHeartbeatPrompt(text) || strings.HasPrefix(trim(text), "GatewayRestart:{") {
+		if IsHeartbeatPrompt(text) || strings.HasPrefix(jsstr.Trim(text), "GatewayRestart:{") {
 			return
 		}
 		cleaned := StripUIMetadata(text)

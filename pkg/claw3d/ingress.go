@@ -25,9 +25,9 @@ var requestFields = []string{"command", "agentId", "sessionKey"}
 func (h *Handler) approvalRequested(payload []byte) {
 	var f [4][]byte
 	var r [3][]byte
-	scan(payload, approvalFields, f[:])
+	jsonx.Members(payload, approvalFields, f[:])
 	id, okID := nonEmptyStr(f[0])
-	okReq := isObject(f[1]) && scan(f[1], requestFields, r[:])
+	okReq := isObject(f[1]) && jsonx.Members(f[1], requestFields, r[:])
 	command, okCmd := nonEmptyStr(r[0])
 	created, okC := num(f[2])
 	expires, okE := num(f[3])
@@ -59,7 +59,7 @@ var resolvedFields = []string{"id", "decision", "ts"}
 // decision of allow-once, allow-always or deny, and a positive ts.
 func (h *Handler) approvalResolved(payload []byte) {
 	var f [3][]byte
-	scan(payload, resolvedFields, f[:])
+	jsonx.Members(payload, resolvedFields, f[:])
 	id, okID := nonEmptyStr(f[0])
 	decision, _ := str(f[1])
 	ts, okTS := num(f[2])
@@ -156,7 +156,7 @@ var cronFields = []string{"action", "sessionKey", "jobId", "sessionId", "runAtMs
 // agent:<id>:… session.
 func (h *Handler) cron(payload []byte) {
 	var f [8][]byte
-	scan(payload, cronFields, f[:])
+	jsonx.Members(payload, cronFields, f[:])
 	if action, _ := str(f[0]); action != "finished" {
 		h.ignore(ReasonCronNotFinished, "", "", "")
 		return

@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/clawtap/clawtap/pkg/jsonx"
+	"github.com/clawtap/clawtap/pkg/jsstr"
 )
 
 // Intent kinds: the commands Claw3D's planners and coordinator turn a
@@ -258,5 +259,5 @@ func (w *jw) num(k string, v float64, ok bool) {
 		w.dst = append(w.dst, "null"...)
 		return
 	}
-	w.dst = appendJSNumber(w.dst, v)
+	w.dst = jsstr.AppendNumber(w.dst, v)
 }

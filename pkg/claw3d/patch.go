@@ -1,6 +1,7 @@
 package claw3d
 
 import (
+	"github.com/clawtap/clawtap/pkg/jsstr"
 	"github.com/clawtap/clawtap/pkg/policy"
 )
 
@@ -27,7 +28,7 @@ func SetBool(v bool) Bool { return policy.SetBool(v) }
 // when absent or null.
 func runIDOf(s policy.Str) string {
 	v, _ := s.Value()
-	return trim(v)
+	return jsstr.Trim(v)
 }
 
 // MergePendingLivePatch is Claw3D's mergePendingLivePatch (§4.7), which

@@ -40,7 +40,7 @@ func readChat(ev *bridge.Event, c *chatFrame) {
 		return
 	}
 	var f [7][]byte
-	if !scan(ev.Payload, chatFields, f[:]) {
+	if !jsonx.Members(ev.Payload, chatFields, f[:]) {
 		return
 	}
 	c.runID, _ = str(f[0])
@@ -88,7 +88,7 @@ func readAgent(ev *bridge.Event, a *agentFrame) {
 	// No runId (or not an object): Claw3D drops the frame anyway; read
 	// what there is so the ignore can name the stream.
 	var f [4][]byte
-	if !scan(ev.Payload, agentFields, f[:]) {
+	if !jsonx.Members(ev.Payload, agentFields, f[:]) {
 		return
 	}
 	a.runID, _ = str(f[0])

@@ -3,6 +3,7 @@ package claw3d
 import (
 	"github.com/clawtap/clawtap/pkg/bridge"
 	"github.com/clawtap/clawtap/pkg/jsonx"
+	"github.com/clawtap/clawtap/pkg/jsstr"
 )
 
 // Where a roster agent came from.
@@ -112,9 +113,9 @@ func (r *Roster) Add(agentID, sessionKey, name, source string) bool {
 // agent:<id>:… key, but only when that agent is hydrated (transport keys
 // such as agent:main:telegram:… map onto their agent this way).
 func (r *Roster) BySessionKey(key string) (string, bool) {
-	k := trim(key)
+	k := jsstr.Trim(key)
 	for i := range r.agents {
-		if trim(r.agents[i].SessionKey) == k {
+		if jsstr.Trim(r.agents[i].SessionKey) == k {
 			return r.agents[i].AgentID, true
 		}
 	}

@@ -2,7 +2,8 @@ package claw3d
 
 import (
 	"strings"
-	"unicode/utf8"
+
+	"github.com/clawtap/clawtap/pkg/jsstr"
 )
 
 // IsReasoningRuntimeAgentStream is Claw3D's test for a reasoning agent
@@ -18,7 +19,7 @@ func IsReasoningRuntimeAgentStream(stream string) bool {
 	case "thinking", "reasoning":
 		return true
 	}
-	s := jsLower(trim(stream))
+	s := jsstr.Lower(jsstr.Trim(stream))
 	switch s {
 	case "", "assistant", "tool", "lifecycle":
 		return false
@@ -29,19 +30,6 @@ func IsReasoningRuntimeAgentStream(stream string) bool {
 		}
 	}
 	return false
-}
-
-// jsLower is String#toLowerCase for what the stream test needs: Go's
-// simple case mapping, except that U+0130 (İ) becomes "i\u0307" as in
-// JavaScript, not "i" (the only unconditional expansion; the final-sigma
-// rule cannot produce ASCII and so changes no answer here).
-func jsLower(s string) string {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return strings.ToLower(strings.ReplaceAll(s, "\u0130", "i\u0307"))
-		}
-	}
-	return strings.ToLower(s)
 }
 
 // MergeRuntimeStream is Claw3D's mergeRuntimeStream, which takes both
@@ -83,14 +71,14 @@ func MergeRuntimeStream(cur, inc string) string {
 // chat stream, which owns a run once it has spoken, is never overwritten
 // by a shorter or diverging agent snapshot.
 func ShouldPublishAssistantStream(next string, dataText string, hasChatEvents bool, current string) bool {
-	n := trim(next)
+	n := jsstr.Trim(next)
 	if n == "" {
 		return false
 	}
-	if !hasChatEvents || trim(dataText) != "" {
+	if !hasChatEvents || jsstr.Trim(dataText) != "" {
 		return true
 	}
-	c := trim(current)
+	c := jsstr.Trim(current)
 	if c == "" {
 		return true
 	}
@@ -101,9 +89,9 @@ func ShouldPublishAssistantStream(next string, dataText string, hasChatEvents bo
 // (ASCII case-insensitive, after leading whitespace), trimmed; ok is false
 // when the text has no such prefix.
 func reasoningPrefixBody(s string) (string, bool) {
-	t := trimStart(s)
-	if !hasPrefixFold(t, "reasoning:") {
+	t := jsstr.TrimStart(s)
+	if !jsstr.HasPrefixFold(t, "reasoning:") {
 		return "", false
 	}
-	return trim(t[len("reasoning:"):]), true
+	return jsstr.Trim(t[len("reasoning:"):]), true
 }

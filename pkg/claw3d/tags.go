@@ -1,181 +1,27 @@
 package claw3d
 
-import "strings"
+import (
+	"strings"
 
-// Thinking tags, as Claw3D's message-extract.ts matches them: '<',
-// optional whitespace, an optional '/' and whitespace, a tag name (ASCII
-// case-insensitive), optional whitespace and '>'. "<think>", "< / THINK >"
-// and "</analysis >" are tags; "<think x>" and "<thinker>" are not. Tags
-// hold a single '<', so a left-to-right scan finds what a global regexp
-// finds.
-
-// tagName identifies a thinking tag's name, case folded.
-type tagName uint8
-
-const (
-	tagNone tagName = iota
-	tagThink
-	tagThinking
-	tagAnalysis
-	tagThought     // tagged-stream vocabulary only
-	tagAntthinking // tagged-stream vocabulary only
+	"github.com/clawtap/clawtap/pkg/jsstr"
+	"github.com/clawtap/clawtap/pkg/message"
 )
 
-// vocab selects which names count as thinking tags.
-type vocab uint8
-
-const (
-	// textVocab: think, thinking, analysis (extractText's stripping and
-	// extractThinking's closed-block rule).
-	textVocab vocab = iota
-	// streamVocab adds thought and antthinking (the tagged-stream rule).
-	streamVocab
-)
-
-type tag struct {
-	start, end int
-	closer     bool
-	name       tagName
-}
-
-// matchName returns the name at the start of s and its length. "thinking"
-// is tried before "think"; if "thinking" is not followed by whitespace or
-// '>', "think" cannot be either (the next byte is 'i').
-func matchName(s string, v vocab) (tagName, int) {
-	switch {
-	case hasPrefixFold(s, "thinking"):
-		return tagThinking, len("thinking")
-	case hasPrefixFold(s, "think"):
-		return tagThink, len("think")
-	case hasPrefixFold(s, "analysis"):
-		return tagAnalysis, len("analysis")
-	}
-	if v == streamVocab {
-		switch {
-		case hasPrefixFold(s, "thought"):
-			return tagThought, len("thought")
-		case hasPrefixFold(s, "antthinking"):
-			return tagAntthinking, len("antthinking")
-		}
-	}
-	return tagNone, 0
-}
-
-// matchTag reports whether a tag starts at s[p] (which is '<').
-func matchTag(s string, p int, v vocab) (tag, bool) {
-	k := skipSpace(s, p+1)
-	closer := false
-	if k < len(s) && s[k] == '/' {
-		closer = true
-		k = skipSpace(s, k+1)
-	}
-	name, n := matchName(s[k:], v)
-	if n == 0 {
-		return tag{}, false
-	}
-	k = skipSpace(s, k+n)
-	if k >= len(s) || s[k] != '>' {
-		return tag{}, false
-	}
-	return tag{start: p, end: k + 1, closer: closer, name: name}, true
-}
-
-// nextTag returns the first tag starting at or after offset i. A failed
-// attempt scans only whitespace, '/' and name bytes, none of them '<', so
-// a whole scan is linear.
-func nextTag(s string, i int, v vocab) (tag, bool) {
-	for i < len(s) {
-		j := strings.IndexByte(s[i:], '<')
-		if j < 0 {
-			return tag{}, false
-		}
-		p := i + j
-		if t, ok := matchTag(s, p, v); ok {
-			return t, true
-		}
-		i = p + 1
-	}
-	return tag{}, false
-}
-
-// stripThinkingTags is extractText's tag removal for assistant text (the
-// same rule in clawboo and Claw3D):
-//
-//   - no tag: s unchanged (not trimmed);
-//   - openers only, or closers only: the first such tag alone is removed
-//     and its body kept (the documented leak), then trimStart;
-//   - both kinds: walk the tags; text outside open→close is kept, an
-//     opener inside an open block changes nothing, a closer outside a
-//     block is dropped, and text after an opener that is never closed is
-//     dropped; then trimStart.
-func stripThinkingTags(s string) string {
-	if strings.IndexByte(s, '<') < 0 {
-		return s
-	}
-	var firstOpen, firstClose tag
-	hasOpen, hasClose := false, false
-	for i := 0; !(hasOpen && hasClose); {
-		t, ok := nextTag(s, i, textVocab)
-		if !ok {
-			break
-		}
-		if t.closer && !hasClose {
-			firstClose, hasClose = t, true
-		} else if !t.closer && !hasOpen {
-			firstOpen, hasOpen = t, true
-		}
-		i = t.end
-	}
-	switch {
-	case !hasOpen && !hasClose:
-		return s
-	case !hasClose:
-		return trimStart(s[:firstOpen.start] + s[firstOpen.end:])
-	case !hasOpen:
-		return trimStart(s[:firstClose.start] + s[firstClose.end:])
-	}
-	var b strings.Builder
-	b.Grow(len(s))
-	inThinking := false
-	last := 0
-	for i := 0; ; {
-		t, ok := nextTag(s, i, textVocab)
-		if !ok {
-			break
-		}
-		if !inThinking {
-			b.WriteString(s[last:t.start])
-		}
-		inThinking = !t.closer
-		last, i = t.end, t.end
-	}
-	if !inThinking {
-		b.WriteString(s[last:])
-	}
-	return trimStart(b.String())
-}
+// Thinking tags are pkg/message's (the grammar and the vocabularies are
+// the same in both UIs, and so are tag stripping and the tagged-stream
+// rule). What is Claw3D's own is the pairing of closed blocks
+// ([C3D], closedBlocksSameName) and the test for a block still streaming.
 
 // appendTags appends every tag of s in vocabulary v to dst.
-func appendTags(dst []tag, s string, v vocab) []tag {
+func appendTags(dst []message.ThinkingTag, s string, v message.TagVocab) []message.ThinkingTag {
 	for i := 0; ; {
-		t, ok := nextTag(s, i, v)
+		t, ok := message.NextThinkingTag(s, i, v)
 		if !ok {
 			return dst
 		}
 		dst = append(dst, t)
-		i = t.end
+		i = t.End
 	}
-}
-
-// joinBody adds a trimmed non-empty body to b, "\n"-separated.
-func joinBody(b *strings.Builder, body string) {
-	if body = trim(body); body == "" {
-		return
-	}
-	if b.Len() > 0 {
-		b.WriteByte('\n')
-	}
-	b.WriteString(body)
 }
 
 // closedBlocksSameName is [C3D] extractThinking's rule 3: the lazy
@@ -184,75 +30,38 @@ func joinBody(b *strings.Builder, body string) {
 // the scan resumes after that closer, and an opener with no such closer is
 // skipped. Bodies are trimmed, empty ones dropped, the rest joined with
 // "\n". So <think>a<think>b</think>c</think> gives "a<think>b", and
-// <think>a</analysis> gives nothing.
+// <think>a</analysis> gives nothing. (clawboo pairs any closer, in one
+// pass: pkg/message's closedBlocks.)
 func closedBlocksSameName(s string) string {
 	if strings.IndexByte(s, '<') < 0 {
 		return ""
 	}
-	var buf [16]tag
-	tags := appendTags(buf[:0], s, textVocab)
+	var buf [16]message.ThinkingTag
+	tags := appendTags(buf[:0], s, message.TextTags)
 	// next[name] is a cursor to the first closer of that name not yet
 	// passed; openers are visited in increasing order, so cursors only
 	// move forward and the whole walk is linear.
-	var next [tagAnalysis + 1]int
-	var b strings.Builder
+	var next [message.TagAnalysis + 1]int
+	var j message.Joiner
 	resume := 0 // offset in s where the regexp resumes
 	for _, t := range tags {
-		if t.closer || t.start < resume {
+		if t.Closer || t.Start < resume {
 			continue
 		}
-		c := next[t.name]
-		for c < len(tags) && (!tags[c].closer || tags[c].name != t.name || tags[c].start < t.end) {
+		c := next[t.Name]
+		for c < len(tags) && (!tags[c].Closer || tags[c].Name != t.Name || tags[c].Start < t.End) {
 			c++
 		}
-		next[t.name] = c
+		next[t.Name] = c
 		if c == len(tags) {
 			continue // no closer of this name after it
 		}
-		joinBody(&b, s[t.end:tags[c].start])
-		resume = tags[c].end
-	}
-	return b.String()
-}
-
-// taggedStream is extractThinking's rule 4 (the tagged-stream fallback,
-// the same in clawboo and Claw3D), over think, thinking, analysis, thought
-// and antthinking: when the last opener has no closer after it, the
-// trimmed tail after that opener (an empty tail yields nothing, even if
-// earlier blocks were closed); otherwise the closed blocks, each opener
-// paired with the next closer of any name in one pass, trimmed, empty
-// ones dropped, joined with "\n".
-func taggedStream(s string) string {
-	if strings.IndexByte(s, '<') < 0 {
-		return ""
-	}
-	var b strings.Builder
-	open := -1
-	var last tag
-	hasOpen, closedAfter := false, false
-	for i := 0; ; {
-		t, ok := nextTag(s, i, streamVocab)
-		if !ok {
-			break
+		if body := jsstr.Trim(s[t.End:tags[c].Start]); body != "" {
+			j.Add(body)
 		}
-		i = t.end
-		if !t.closer {
-			last, hasOpen, closedAfter = t, true, false
-			if open < 0 {
-				open = t.end
-			}
-			continue
-		}
-		closedAfter = true
-		if open >= 0 {
-			joinBody(&b, s[open:t.start])
-			open = -1
-		}
+		resume = tags[c].End
 	}
-	if hasOpen && !closedAfter {
-		return trim(s[last.end:])
-	}
-	return b.String()
+	return j.String()
 }
 
 // hasOpenThinkingTag reports whether the last thinking opener of s
@@ -264,11 +73,11 @@ func hasOpenThinkingTag(s string) bool {
 	}
 	open := false
 	for i := 0; ; {
-		t, ok := nextTag(s, i, streamVocab)
+		t, ok := message.NextThinkingTag(s, i, message.StreamTags)
 		if !ok {
 			return open
 		}
-		open = !t.closer
-		i = t.end
+		open = !t.Closer
+		i = t.End
 	}
 }

@@ -1,92 +1,26 @@
 package claw3d
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/clawtap/clawtap/pkg/jsstr"
+	"github.com/clawtap/clawtap/pkg/message"
+)
 
 // Claw3D's text helpers beyond extraction (pipeline-spec §3.1, §3.5):
-// the envelope with Claw3D's twelve channels, the exec-approval policy
-// suffix, stripUiMetadata, isUiMetadataPrefix, isHeartbeatPrompt and
-// normalizeAssistantDisplayText.
+// the envelope with Claw3D's twelve channels (pkg/message's rule over a
+// longer list), stripUiMetadata, isUiMetadataPrefix, isHeartbeatPrompt
+// and normalizeAssistantDisplayText.
 
 // envelopeChannels are Claw3D's channel names: clawboo's nine plus Zalo,
 // Zalo Personal and BlueBubbles [C3D].
-var envelopeChannels = [...]string{
-	"WebChat", "WhatsApp", "Telegram", "Signal", "Slack", "Discord", "iMessage", "Teams", "Matrix",
-	"Zalo", "Zalo Personal", "BlueBubbles",
-}
+var envelopeChannels = append(message.EnvelopeChannels(), "Zalo", "Zalo Personal", "BlueBubbles")
 
 // StripEnvelope removes a leading "[header]" and the whitespace after it
 // when the header (the non-empty text up to the first ']', possibly over
 // several lines) contains a YYYY-MM-DDTHH:MMZ or YYYY-MM-DD HH:MM stamp or
 // starts with "<Channel> " for one of Claw3D's twelve channels.
-func StripEnvelope(s string) string {
-	if len(s) < 3 || s[0] != '[' {
-		return s
-	}
-	j := strings.IndexByte(s, ']')
-	if j < 2 {
-		return s
-	}
-	if !isEnvelopeHeader(s[1:j]) {
-		return s
-	}
-	return s[skipSpace(s, j+1):]
-}
-
-func isEnvelopeHeader(h string) bool {
-	for _, c := range envelopeChannels {
-		if len(h) > len(c) && h[len(c)] == ' ' && h[:len(c)] == c {
-			return true
-		}
-	}
-	return containsStamp(h)
-}
-
-// containsStamp reports whether h contains "dddd-dd-ddTdd:ddZ" or
-// "dddd-dd-dd dd:dd" with ASCII digits d.
-func containsStamp(h string) bool {
-	const n = len("dddd-dd-dd dd:dd")
-	for i := 0; i+n <= len(h); i++ {
-		t := h[i : i+n]
-		if !(isDigit(t[0]) && isDigit(t[1]) && isDigit(t[2]) && isDigit(t[3]) && t[4] == '-' &&
-			isDigit(t[5]) && isDigit(t[6]) && t[7] == '-' && isDigit(t[8]) && isDigit(t[9]) &&
-			isDigit(t[11]) && isDigit(t[12]) && t[13] == ':' && isDigit(t[14]) && isDigit(t[15])) {
-			continue
-		}
-		if t[10] == ' ' || (t[10] == 'T' && i+n < len(h) && h[i+n] == 'Z') {
-			return true
-		}
-	}
-	return false
-}
-
-func isDigit(c byte) bool { return c >= '0' && c <= '9' }
-
-// The exec-approval policy block the Studio appends to user prompts: the
-// text must end with "\n\nExecution approval policy:\n" and three more
-// lines, the last ending `Waiting for approved command result."`. That
-// block, from the "\n\n" on, is removed; anything else is left alone.
-const (
-	policyHead = "\n\nExecution approval policy:\n"
-	policyTail = "Waiting for approved command result.\""
-)
-
-func stripApprovalPolicy(s string) string {
-	if !strings.HasSuffix(s, policyTail) {
-		return s
-	}
-	i := len(s)
-	for k := 0; k < 3; k++ {
-		i = strings.LastIndexByte(s[:i], '\n')
-		if i < 0 {
-			return s
-		}
-	}
-	start := i + 1 - len(policyHead)
-	if start < 0 || s[start:i+1] != policyHead {
-		return s
-	}
-	return s[:start]
-}
+func StripEnvelope(s string) string { return message.StripEnvelope(s, envelopeChannels) }
 
 // Markers and prefixes of the text a Studio puts into prompts.
 const (
@@ -111,7 +45,7 @@ func IsUIMetadataPrefix(s string) bool {
 // it starts with "Read HEARTBEAT.md if it exists", or it contains
 // "Heartbeat file path:".
 func IsHeartbeatPrompt(s string) bool {
-	return strings.HasPrefix(trim(s), "Read HEARTBEAT.md if it exists") || strings.Contains(s, "Heartbeat file path:")
+	return strings.HasPrefix(jsstr.Trim(s), "Read HEARTBEAT.md if it exists") || strings.Contains(s, "Heartbeat file path:")
 }
 
 // StripUIMetadata is Claw3D's stripUiMetadata:
@@ -142,7 +76,7 @@ func StripUIMetadata(s string) string {
 	s = stripSystemBlock(s)
 	s = stripProjectPath(s)
 	s = stripMessageIDs(s)
-	return StripEnvelope(trim(s))
+	return StripEnvelope(jsstr.Trim(s))
 }
 
 func isLegacyAutoResume(s string) bool {
@@ -154,7 +88,7 @@ func isLegacyAutoResume(s string) bool {
 // text after skipping leading whitespace starts with prefix and sep occurs
 // after the prefix; ok reports whether it did.
 func cutThrough(s, prefix, sep string, eatSpace bool) (string, bool) {
-	start := skipSpace(s, 0)
+	start := jsstr.SkipSpace(s, 0)
 	if !strings.HasPrefix(s[start:], prefix) {
 		return s, false
 	}
@@ -165,7 +99,7 @@ func cutThrough(s, prefix, sep string, eatSpace bool) (string, bool) {
 	}
 	end := from + i + len(sep)
 	if eatSpace {
-		end = skipSpace(s, end)
+		end = jsstr.SkipSpace(s, end)
 	}
 	return s[end:], true
 }
@@ -176,7 +110,7 @@ func stripNewSessionPreamble(s string) string {
 }
 
 func stripSystemBlock(s string) string {
-	start := skipSpace(s, 0)
+	start := jsstr.SkipSpace(s, 0)
 	if !strings.HasPrefix(s[start:], "System: [") {
 		return s
 	}
@@ -229,7 +163,7 @@ func stripMessageIDs(s string) string {
 			start -= n
 		}
 		b.WriteString(s[last:start])
-		last = skipSpace(s, i+len(marker)+close+1)
+		last = jsstr.SkipSpace(s, i+len(marker)+close+1)
 		j := strings.Index(s[last:], marker)
 		if j < 0 {
 			break
@@ -244,7 +178,7 @@ func stripMessageIDs(s string) string {
 // with, or 0.
 func lastSpaceLen(s string) int {
 	for n := 1; n <= 3 && n <= len(s); n++ {
-		if spaceAt(s, len(s)-n) == n {
+		if jsstr.SpaceAt(s, len(s)-n) == n {
 			return n
 		}
 	}
@@ -256,7 +190,7 @@ func lastSpaceLen(s string) int {
 // of blank lines collapse into one blank line, and the result is trimmed.
 func NormalizeAssistantDisplayText(s string) string {
 	if !strings.ContainsAny(s, "\r \t\n") {
-		return trim(s)
+		return jsstr.Trim(s)
 	}
 	s = strings.ReplaceAll(s, "\r\n", "\n")
 	s = strings.ReplaceAll(s, "\r", "\n")
@@ -279,5 +213,5 @@ func NormalizeAssistantDisplayText(s string) string {
 		}
 		rest = tail
 	}
-	return trim(b.String())
+	return jsstr.Trim(b.String())
 }

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/clawtap/clawtap/pkg/jsstr"
 )
 
 func TestStripUIMetadata(t *testing.T) {
@@ -110,12 +112,12 @@ func FuzzStripUIMetadata(f *testing.F) {
 		if len(got) > len(s) {
 			t.Fatalf("StripUIMetadata grew %q to %q", s, got)
 		}
-		if got != trim(got) {
+		if got != jsstr.Trim(got) {
 			t.Fatalf("not trimmed: %q", got)
 		}
 		// Without any marker the text is only trimmed and loses its envelope.
 		if !strings.ContainsAny(s, "[") && !strings.Contains(s, "System:") && !strings.Contains(s, "path:") &&
-			!strings.Contains(s, "/new or /reset") && indexFold(s, "exec approval was granted") < 0 && got != trim(s) {
+			!strings.Contains(s, "/new or /reset") && indexFold(s, "exec approval was granted") < 0 && got != jsstr.Trim(s) {
 			t.Fatalf("plain %q became %q", s, got)
 		}
 	})
@@ -152,7 +154,7 @@ func FuzzIndexFold(f *testing.F) {
 		}
 		want := -1
 		for i := 0; i+len(needle) <= len(s); i++ {
-			if hasPrefixFold(s[i:], needle) {
+			if jsstr.HasPrefixFold(s[i:], needle) {
 				want = i
 				break
 			}

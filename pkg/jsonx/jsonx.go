@@ -421,6 +421,44 @@ func Get(obj []byte, key string) (v []byte, ok bool) {
 	return v, ok
 }
 
+// Members walks the object obj once and stores in out[i] the raw value of
+// the last member named names[i] (JSON.parse keeps the last duplicate);
+// out[i] is left alone when there is none. It reports false when obj is
+// not an object. One walk for several names is what the extraction rules
+// need on every frame; like Get, it does not validate.
+func Members(obj []byte, names []string, out [][]byte) bool {
+	obj = TrimSpace(obj)
+	if len(obj) == 0 || obj[0] != '{' {
+		return false
+	}
+	err := ObjectEach(obj, func(k, v []byte) bool {
+		if i := nameIndex(k, names); i >= 0 {
+			out[i] = v
+		}
+		return true
+	})
+	return err == nil
+}
+
+// nameIndex returns the index in names of the raw key k, or -1.
+func nameIndex(k []byte, names []string) int {
+	for i, n := range names {
+		if string(k) == n {
+			return i
+		}
+	}
+	// Rarely, a key is spelt with escapes: decode it once.
+	if bytes.IndexByte(k, '\\') < 0 {
+		return -1
+	}
+	for i, n := range names {
+		if KeyIs(k, n) {
+			return i
+		}
+	}
+	return -1
+}
+
 // GetPath follows nested object members.
 func GetPath(obj []byte, keys ...string) ([]byte, bool) {
 	v := obj
@@ -439,6 +477,12 @@ func Str(v []byte) (string, bool) {
 		return "", false
 	}
 	return unquoteBody(v[1 : len(v)-1])
+}
+
+// StrIs reports whether the raw JSON value v is the string s, without
+// decoding it unless it holds an escape.
+func StrIs(v []byte, s string) bool {
+	return len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' && KeyIs(v[1:len(v)-1], s)
 }
 
 // GetStr returns obj[key] when it is a string.

@@ -71,6 +71,30 @@ func TestGetAndTypes(t *testing.T) {
 	}
 }
 
+func TestMembersAndStrIs(t *testing.T) {
+	obj := []byte(` {"role":"user","dup":1,"text":"a","dup":2,"r\u006fle2":"x","other":[]}`)
+	var out [4][]byte
+	if !Members(obj, []string{"dup", "role2", "missing", "role"}, out[:]) {
+		t.Fatal("Members on an object failed")
+	}
+	if string(out[0]) != "2" || string(out[1]) != `"x"` || out[2] != nil || string(out[3]) != `"user"` {
+		t.Errorf("Members = %q", out)
+	}
+	if Members([]byte(`[1]`), []string{"a"}, out[:1]) || Members(nil, nil, nil) {
+		t.Error("Members on a non-object must fail")
+	}
+	for _, c := range []struct {
+		v, s string
+		want bool
+	}{
+		{`"user"`, "user", true}, {`"us\u0065r"`, "user", true}, {`"user"`, "use", false}, {`user`, "user", false}, {`"`, "", false}, {`""`, "", true},
+	} {
+		if got := StrIs([]byte(c.v), c.s); got != c.want {
+			t.Errorf("StrIs(%s, %q) = %v", c.v, c.s, got)
+		}
+	}
+}
+
 func TestUnquoteMatchesEncodingJSON(t *testing.T) {
 	for _, s := range []string{`"plain"`, `"\ud83d\ude00"`, "\"\xff\xfe\"", `"\/\b\f\n\r\t"`, `"日本"`} {
 		var want string
@@ -95,6 +119,15 @@ func TestAppendStringRoundTrips(t *testing.T) {
 		if string(enc) != string(want) {
 			t.Errorf("AppendString(%q) = %s, encoding/json gives %s", s, enc, want)
 		}
+	}
+}
+
+func TestAppendOptStr(t *testing.T) {
+	dst := []byte(`{"a":1`)
+	dst = AppendOptStr(dst, "empty", "")
+	dst = AppendOptStr(dst, "s", "x\"y\n")
+	if got := string(append(dst, '}')); got != `{"a":1,"s":"x\"y\n"}` {
+		t.Errorf("AppendOptStr = %s", got)
 	}
 }
 

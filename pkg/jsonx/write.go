@@ -118,3 +118,17 @@ func appendSurrogate[S ~string | ~[]byte](dst []byte, s S, i int) ([]byte, int) 
 
 // AppendInt appends n in decimal.
 func AppendInt(dst []byte, n int64) []byte { return strconv.AppendInt(dst, n, 10) }
+
+// AppendOptStr appends the object member ,"key":"v" (v escaped as
+// AppendString does), or nothing when v is empty: how the record, event
+// and finding lines leave out an unset string. key is written as is, so it
+// must need no escaping.
+func AppendOptStr(dst []byte, key, v string) []byte {
+	if v == "" {
+		return dst
+	}
+	dst = append(dst, ',', '"')
+	dst = append(dst, key...)
+	dst = append(dst, '"', ':')
+	return AppendString(dst, v)
+}

@@ -311,6 +311,26 @@ func ContainsFold(s, sub string) bool {
 	return false
 }
 
+// HasPrefixFold reports whether s starts with prefix, ignoring ASCII case,
+// as a non-unicode /i regexp matches it; prefix must be lower-case ASCII.
+// Unlike ContainsFold it folds ASCII letters only: such a regexp never
+// matches a non-ASCII character against an ASCII one (K is not k).
+func HasPrefixFold(s, prefix string) bool {
+	if len(s) < len(prefix) {
+		return false
+	}
+	for i := 0; i < len(prefix); i++ {
+		c := s[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != prefix[i] {
+			return false
+		}
+	}
+	return true
+}
+
 // ValidWTF8 reports whether s is valid UTF-8 apart from WTF-8 surrogates:
 // what every string decoded by pkg/jsonx is.
 func ValidWTF8(s string) bool {

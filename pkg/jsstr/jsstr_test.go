@@ -49,6 +49,20 @@ func TestContainsFold(t *testing.T) {
 	}
 }
 
+func TestHasPrefixFold(t *testing.T) {
+	for _, c := range []struct {
+		s, prefix string
+		want      bool
+	}{
+		{"THINKING", "think", true}, {"[[Reply_To_Current]] x", "[[reply_to_current]]", true}, {"thin", "think", false},
+		{"THIN\u212a", "think", false}, {"", "", true}, {"x", "", true}, {"Think", "think", true}, {"thinl", "think", false},
+	} {
+		if got := HasPrefixFold(c.s, c.prefix); got != c.want {
+			t.Errorf("HasPrefixFold(%q, %q) = %v", c.s, c.prefix, got)
+		}
+	}
+}
+
 func TestTrim(t *testing.T) {
 	for in, want := range map[string]string{
 		"\ufeff a \u0085":             "a \u0085", // NEL is not JS whitespace; BOM is

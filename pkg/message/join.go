@@ -2,16 +2,18 @@ package message
 
 import "strings"
 
-// joiner joins strings with "\n" the way Array#join does, without copying
-// when there is only one: the common case of a message with a single text
-// block keeps the decoded string as it is.
-type joiner struct {
+// Joiner joins strings with "\n" the way Array#join does, for the rules
+// that join text blocks or thinking parts, without copying when there is
+// only one: the common case of a message with a single text block keeps
+// the decoded string as it is. The zero value is empty and ready to use.
+type Joiner struct {
 	first string
 	b     *strings.Builder
 	n     int
 }
 
-func (j *joiner) add(s string) {
+// Add appends s (which may be empty: it still counts, as in Array#join).
+func (j *Joiner) Add(s string) {
 	switch j.n {
 	case 0:
 		j.first = s
@@ -27,8 +29,11 @@ func (j *joiner) add(s string) {
 	j.n++
 }
 
+// Len is the number of strings added.
+func (j *Joiner) Len() int { return j.n }
+
 // String returns the joined strings ("" when none was added).
-func (j *joiner) String() string {
+func (j *Joiner) String() string {
 	if j.n <= 1 {
 		return j.first
 	}

@@ -1,7 +1,6 @@
 package message
 
 import (
-	"bytes"
 	"math"
 	"slices"
 	"unicode/utf8"
@@ -21,30 +20,7 @@ func skipSpace(s string, i int) int               { return jsstr.SkipSpace(s, i)
 func trimStart(s string) string                   { return jsstr.TrimStart(s) }
 func trim(s string) string                        { return jsstr.Trim(s) }
 func appendJSNumber(dst []byte, f float64) []byte { return jsstr.AppendNumber(dst, f) }
-
-// hasPrefixFold reports whether s starts with prefix, ignoring ASCII case.
-// prefix must be lower-case ASCII. A non-unicode /i regexp folds only
-// ASCII letters for these patterns, so this is exact.
-func hasPrefixFold(s, prefix string) bool {
-	if len(s) < len(prefix) {
-		return false
-	}
-	for i := 0; i < len(prefix); i++ {
-		c := s[i]
-		if c >= 'A' && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != prefix[i] {
-			return false
-		}
-	}
-	return true
-}
-
-// strIs reports whether the raw JSON value v is the string s.
-func strIs(v []byte, s string) bool {
-	return len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' && jsonx.KeyIs(v[1:len(v)-1], s)
-}
+func hasPrefixFold(s, prefix string) bool         { return jsstr.HasPrefixFold(s, prefix) }
 
 // str decodes v when it is a JSON string.
 func str(v []byte) (string, bool) { return strVia(nil, v) }
@@ -55,44 +31,6 @@ func strVia(memo *jsonx.StrMemo, v []byte) (string, bool) {
 		return "", false
 	}
 	return memo.Str(v)
-}
-
-// members scans the object obj once and stores in out[i] the raw value of
-// the last member named names[i] (JSON.parse keeps the last duplicate).
-// Members not present stay nil. It reports false when obj is not an
-// object. obj is inside a frame that was validated already (see the
-// package doc), so it is walked without validating it again.
-func members(obj []byte, names []string, out [][]byte) bool {
-	obj = jsonx.TrimSpace(obj)
-	if len(obj) == 0 || obj[0] != '{' {
-		return false
-	}
-	err := jsonx.ObjectEach(obj, func(k, v []byte) bool {
-		if i := nameIndex(k, names); i >= 0 {
-			out[i] = v
-		}
-		return true
-	})
-	return err == nil
-}
-
-// nameIndex returns the index in names of the raw key k, or -1.
-func nameIndex(k []byte, names []string) int {
-	for i, n := range names {
-		if string(k) == n {
-			return i
-		}
-	}
-	// Rarely, a key is spelt with escapes: decode it once.
-	if bytes.IndexByte(k, '\\') < 0 {
-		return -1
-	}
-	for i, n := range names {
-		if jsonx.KeyIs(k, n) {
-			return i
-		}
-	}
-	return -1
 }
 
 // jsNumberString is String(v) for a raw JSON number.

@@ -1,8 +1,9 @@
 package message
 
 import (
-	"github.com/clawtap/clawtap/pkg/jsonx"
 	"strings"
+
+	"github.com/clawtap/clawtap/pkg/jsonx"
 )
 
 // Transcript line markers (pipeline-spec §3.4).

@@ -11,82 +11,96 @@ import (
 // set. Tags cannot overlap (a tag holds a single '<'), so a left-to-right
 // scan finds the same tags as a global regexp.
 
-// tagNames selects the tag vocabulary.
-type tagNames uint8
+// TagVocab selects which names a thinking-tag scan knows.
+type TagVocab uint8
 
 const (
-	// textTags are the names extractText strips and extractThinking's
+	// TextTags are the names extractText strips and extractThinking's
 	// closed-block rule reads: think, thinking, analysis.
-	textTags tagNames = iota
-	// streamTags add thought and antthinking (tagged-stream fallback).
-	streamTags
+	TextTags TagVocab = iota
+	// StreamTags add thought and antthinking (tagged-stream fallback).
+	StreamTags
 )
 
-// tag is one thinking tag found in a string: s[start:end].
-type tag struct {
-	start, end int
-	closer     bool
+// TagName is a thinking tag's name, case folded.
+type TagName uint8
+
+const (
+	TagThink TagName = iota + 1
+	TagThinking
+	TagAnalysis
+	TagThought     // StreamTags only
+	TagAntthinking // StreamTags only
+)
+
+// ThinkingTag is one thinking tag found in a string s: s[Start:End].
+type ThinkingTag struct {
+	Start, End int
+	Closer     bool
+	Name       TagName
 }
 
-// matchName returns the length of the tag name at the start of s, or 0.
-func matchName(s string, names tagNames) int {
+// matchName returns the tag name at the start of s and its length (0 when
+// there is none).
+func matchName(s string, v TagVocab) (TagName, int) {
 	switch {
 	case hasPrefixFold(s, "thinking"):
-		return len("thinking")
+		return TagThinking, len("thinking")
 	case hasPrefixFold(s, "think"):
-		return len("think")
+		return TagThink, len("think")
 	case hasPrefixFold(s, "analysis"):
-		return len("analysis")
+		return TagAnalysis, len("analysis")
 	}
-	if names == streamTags {
+	if v == StreamTags {
 		switch {
 		case hasPrefixFold(s, "thought"):
-			return len("thought")
+			return TagThought, len("thought")
 		case hasPrefixFold(s, "antthinking"):
-			return len("antthinking")
+			return TagAntthinking, len("antthinking")
 		}
 	}
-	return 0
+	return 0, 0
 }
 
 // matchTag reports whether a tag starts at s[p] (which must be '<').
 // "thinking" is tried before "think"; when "thinking" matches but is not
 // followed by whitespace or '>', "think" cannot match either (the next
 // byte is 'i'), so no backtracking is needed.
-func matchTag(s string, p int, names tagNames) (t tag, ok bool) {
+func matchTag(s string, p int, v TagVocab) (t ThinkingTag, ok bool) {
 	k := skipSpace(s, p+1)
 	closer := false
 	if k < len(s) && s[k] == '/' {
 		closer = true
 		k = skipSpace(s, k+1)
 	}
-	n := matchName(s[k:], names)
+	name, n := matchName(s[k:], v)
 	if n == 0 {
-		return tag{}, false
+		return ThinkingTag{}, false
 	}
 	k = skipSpace(s, k+n)
 	if k >= len(s) || s[k] != '>' {
-		return tag{}, false
+		return ThinkingTag{}, false
 	}
-	return tag{start: p, end: k + 1, closer: closer}, true
+	return ThinkingTag{Start: p, End: k + 1, Closer: closer, Name: name}, true
 }
 
-// nextTag returns the first tag that starts at or after offset i.
+// NextThinkingTag returns the first thinking tag of vocabulary v that
+// starts at or after offset i: the scan both UIs' tag rules rest on.
 // Each failed attempt scans only whitespace, '/' and name bytes, none of
 // which is '<', so a full scan of s is linear.
-func nextTag(s string, i int, names tagNames) (tag, bool) {
+func NextThinkingTag(s string, i int, v TagVocab) (ThinkingTag, bool) {
 	for i < len(s) {
 		j := strings.IndexByte(s[i:], '<')
 		if j < 0 {
-			return tag{}, false
+			return ThinkingTag{}, false
 		}
 		p := i + j
-		if t, ok := matchTag(s, p, names); ok {
+		if t, ok := matchTag(s, p, v); ok {
 			return t, true
 		}
 		i = p + 1
 	}
-	return tag{}, false
+	return ThinkingTag{}, false
 }
 
 // stripThinkingTags is extractText's tag removal for assistant text.
@@ -102,46 +116,46 @@ func stripThinkingTags(s string) string {
 	if strings.IndexByte(s, '<') < 0 {
 		return s
 	}
-	var firstOpen, firstClose tag
+	var firstOpen, firstClose ThinkingTag
 	hasOpen, hasClose := false, false
 	for i := 0; ; {
-		t, ok := nextTag(s, i, textTags)
+		t, ok := NextThinkingTag(s, i, TextTags)
 		if !ok {
 			break
 		}
-		if t.closer && !hasClose {
+		if t.Closer && !hasClose {
 			firstClose, hasClose = t, true
-		} else if !t.closer && !hasOpen {
+		} else if !t.Closer && !hasOpen {
 			firstOpen, hasOpen = t, true
 		}
 		if hasOpen && hasClose {
 			break
 		}
-		i = t.end
+		i = t.End
 	}
 	switch {
 	case !hasOpen && !hasClose:
 		return s
 	case hasOpen && !hasClose:
-		return trimStart(s[:firstOpen.start] + s[firstOpen.end:])
+		return trimStart(s[:firstOpen.Start] + s[firstOpen.End:])
 	case hasClose && !hasOpen:
-		return trimStart(s[:firstClose.start] + s[firstClose.end:])
+		return trimStart(s[:firstClose.Start] + s[firstClose.End:])
 	}
 	var b strings.Builder
 	b.Grow(len(s))
 	inThinking := false
 	last := 0
 	for i := 0; ; {
-		t, ok := nextTag(s, i, textTags)
+		t, ok := NextThinkingTag(s, i, TextTags)
 		if !ok {
 			break
 		}
 		if !inThinking {
-			b.WriteString(s[last:t.start])
+			b.WriteString(s[last:t.Start])
 		}
-		inThinking = !t.closer
-		last = t.end
-		i = t.end
+		inThinking = !t.Closer
+		last = t.End
+		i = t.End
 	}
 	if !inThinking {
 		b.WriteString(s[last:])
@@ -154,19 +168,19 @@ func stripThinkingTags(s string) string {
 // is part of its body; a closer outside a block is ignored). Bodies are
 // trimmed, empty ones dropped, the rest joined with "\n". It also returns
 // the last opener and whether a closer follows it.
-func closedBlocks(s string, names tagNames) (joined string, lastOpen tag, hasOpen, closedAfter bool) {
+func closedBlocks(s string, names TagVocab) (joined string, lastOpen ThinkingTag, hasOpen, closedAfter bool) {
 	var b strings.Builder
 	open := -1
 	for i := 0; ; {
-		t, ok := nextTag(s, i, names)
+		t, ok := NextThinkingTag(s, i, names)
 		if !ok {
 			break
 		}
-		i = t.end
-		if !t.closer {
+		i = t.End
+		if !t.Closer {
 			lastOpen, hasOpen, closedAfter = t, true, false
 			if open < 0 {
-				open = t.end
+				open = t.End
 			}
 			continue
 		}
@@ -174,7 +188,7 @@ func closedBlocks(s string, names tagNames) (joined string, lastOpen tag, hasOpe
 		if open < 0 {
 			continue
 		}
-		if body := trim(s[open:t.start]); body != "" {
+		if body := trim(s[open:t.Start]); body != "" {
 			if b.Len() > 0 {
 				b.WriteByte('\n')
 			}
@@ -202,12 +216,12 @@ func HasThinkingTagLeak(text string) bool {
 	}
 	open := false
 	for i := 0; ; {
-		t, ok := nextTag(text, i, textTags)
+		t, ok := NextThinkingTag(text, i, TextTags)
 		if !ok {
 			return open
 		}
-		i = t.end
-		if !t.closer {
+		i = t.End
+		if !t.Closer {
 			open = true
 			continue
 		}

@@ -1,6 +1,7 @@
 package message
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/clawtap/clawtap/pkg/jsonx"
@@ -32,10 +33,10 @@ const (
 // exec-approval policy block.
 func Text(msg []byte) (string, bool) {
 	var f [nTextFields][]byte
-	if !members(msg, textFields, f[:]) {
+	if !jsonx.Members(msg, textFields, f[:]) {
 		return "", false
 	}
-	return textOf(f[tfRole], f[tfContent], f[tfText], nil)
+	return textOf(f[tfRole], f[tfContent], f[tfText], nil, envelopeChannels)
 }
 
 // RawText is a message's text before any tag stripping or role
@@ -43,29 +44,35 @@ func Text(msg []byte) (string, bool) {
 // "\n", else message.text.
 func RawText(msg []byte) (string, bool) {
 	var f [nTextFields][]byte
-	if !members(msg, textFields, f[:]) {
+	if !jsonx.Members(msg, textFields, f[:]) {
 		return "", false
 	}
 	return rawText(f[tfContent], f[tfText], nil)
 }
 
-// textOf is Text over an already scanned message; memo (may be nil)
-// decodes the text.
-func textOf(role, content, text []byte, memo *jsonx.StrMemo) (string, bool) {
+// textOf is Text over an already scanned message, with the envelope read
+// over channels; memo (may be nil) decodes the text.
+func textOf(role, content, text []byte, memo *jsonx.StrMemo, channels []string) (string, bool) {
 	s, ok := rawText(content, text, memo)
 	if !ok {
 		return "", false
 	}
-	return roleText(role, s), true
+	return roleText(role, s, channels), true
 }
 
-// roleText is Text's post-processing of the raw text, by role.
-func roleText(role []byte, s string) string {
-	if strIs(role, "assistant") {
-		return stripReplyPrefix(stripThinkingTags(s))
+// roleText is Text's post-processing of the raw text, by role, with the
+// envelope read over channels.
+func roleText(role []byte, s string, channels []string) string {
+	if jsonx.StrIs(role, "assistant") {
+		return AssistantText(s)
 	}
-	return stripApprovalPolicy(stripEnvelope(s))
+	return StripApprovalPolicy(StripEnvelope(s, channels))
 }
+
+// AssistantText is Text's post-processing of an assistant's raw text, the
+// same in clawboo and Claw3D: thinking tags stripped (an unpaired tag
+// leaks its body), then a leading [[reply_to_current]] marker.
+func AssistantText(raw string) string { return stripReplyPrefix(stripThinkingTags(raw)) }
 
 // rawText picks the text source shared by extractText and the tag rules
 // of extractThinking. memo (may be nil) decodes the text.
@@ -86,18 +93,18 @@ func rawText(content, text []byte, memo *jsonx.StrMemo) (string, bool) {
 // joinTextBlocks joins the text of {type:"text", text:string} blocks with
 // "\n". ok is false when there is no such block.
 func joinTextBlocks(content []byte, memo *jsonx.StrMemo) (string, bool) {
-	var j joiner
+	var j Joiner
 	eachBlock(content, func(f [nXF][]byte) {
 		if t, ok := blockText(&f, memo); ok {
-			j.add(t)
+			j.Add(t)
 		}
 	})
-	return j.String(), j.n > 0
+	return j.String(), j.Len() > 0
 }
 
 // blockText is the text of a {type:"text", text:string} content block.
 func blockText(f *[nXF][]byte, memo *jsonx.StrMemo) (string, bool) {
-	if !strIs(f[xf2], "text") {
+	if !jsonx.StrIs(f[xf2], "text") {
 		return "", false
 	}
 	return strVia(memo, f[xfT])
@@ -127,17 +134,22 @@ func stripReplyPrefix(s string) string {
 // envelopeChannels are clawboo's nine channel names; a header that starts
 // with one of them followed by a space is an envelope ([C3D]'s extra Zalo,
 // Zalo Personal and BlueBubbles are deliberately absent).
-var envelopeChannels = [...]string{
+var envelopeChannels = []string{
 	"WebChat", "WhatsApp", "Telegram", "Signal", "Slack", "Discord", "iMessage", "Teams", "Matrix",
 }
 
-// stripEnvelope removes a leading "[header]" plus the whitespace after it
+// EnvelopeChannels returns clawboo's nine envelope channel names (a new
+// slice), for a UI that knows these and more.
+func EnvelopeChannels() []string { return slices.Clone(envelopeChannels) }
+
+// StripEnvelope removes a leading "[header]" plus the whitespace after it
 // when the header (the non-empty text up to the first ']'; it may span
 // lines) contains a YYYY-MM-DDTHH:MMZ or YYYY-MM-DD HH:MM stamp or starts
-// with "<Channel> ". The spec writes the envelope as "[header] "; we read
+// with "<Channel> " for one of channels: clawboo's EnvelopeChannels, or
+// Claw3D's twelve. The spec writes the envelope as "[header] "; we read
 // the separator as any run of JS whitespace (possibly none), the form the
 // reference's `^\[([^\]]+)\]\s*` prefix takes.
-func stripEnvelope(s string) string {
+func StripEnvelope(s string, channels []string) string {
 	if len(s) < 3 || s[0] != '[' {
 		return s
 	}
@@ -145,14 +157,14 @@ func stripEnvelope(s string) string {
 	if j < 2 { // no ']' or empty header
 		return s
 	}
-	if !isEnvelopeHeader(s[1:j]) {
+	if !isEnvelopeHeader(s[1:j], channels) {
 		return s
 	}
 	return s[skipSpace(s, j+1):]
 }
 
-func isEnvelopeHeader(h string) bool {
-	for _, c := range envelopeChannels {
+func isEnvelopeHeader(h string, channels []string) bool {
+	for _, c := range channels {
 		if len(h) > len(c) && h[len(c)] == ' ' && h[:len(c)] == c {
 			return true
 		}
@@ -200,7 +212,9 @@ const (
 	policyTail = "Waiting for approved command result.\""
 )
 
-func stripApprovalPolicy(s string) string {
+// StripApprovalPolicy removes that block (both UIs do, for any role but
+// the assistant).
+func StripApprovalPolicy(s string) string {
 	if !strings.HasSuffix(s, policyTail) {
 		return s
 	}

@@ -122,6 +122,9 @@ func TestTextAssistant(t *testing.T) {
 			if got := textOrNull([]byte(asst(c.in))); got != c.want {
 				t.Errorf("Text(assistant %q) = %q, want %q", c.in, got, c.want)
 			}
+			if got := AssistantText(c.in); got != c.want {
+				t.Errorf("AssistantText(%q) = %q, want %q", c.in, got, c.want)
+			}
 		})
 	}
 }
@@ -310,5 +313,29 @@ func TestRawText(t *testing.T) {
 		if got, ok := RawText([]byte(c.msg)); got != c.want || ok != c.ok {
 			t.Errorf("RawText(%s) = %q, %v; want %q, %v", c.msg, got, ok, c.want, c.ok)
 		}
+	}
+}
+
+func TestStripEnvelopeChannels(t *testing.T) {
+	more := append(EnvelopeChannels(), "Zalo")
+	if len(EnvelopeChannels()) != 9 || len(envelopeChannels) != 9 {
+		t.Fatal("EnvelopeChannels must hand out a copy of clawboo's nine")
+	}
+	for _, tc := range []struct{ in, boo, more string }{
+		{"[Zalo A] hi", "[Zalo A] hi", "hi"},
+		{"[Slack A]\n hi", "hi", "hi"},
+		{"[Zalo 2026-01-02 10:00] hi", "hi", "hi"},
+		{"[Zalo]hi", "[Zalo]hi", "[Zalo]hi"},
+	} {
+		if got := StripEnvelope(tc.in, envelopeChannels); got != tc.boo {
+			t.Errorf("StripEnvelope(%q, clawboo) = %q, want %q", tc.in, got, tc.boo)
+		}
+		if got := StripEnvelope(tc.in, more); got != tc.more {
+			t.Errorf("StripEnvelope(%q, +Zalo) = %q, want %q", tc.in, got, tc.more)
+		}
+	}
+	policy := "run\n\nExecution approval policy:\na\nb\nWaiting for approved command result.\""
+	if got := StripApprovalPolicy(policy); got != "run" {
+		t.Errorf("StripApprovalPolicy = %q", got)
 	}
 }

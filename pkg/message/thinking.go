@@ -65,7 +65,7 @@ func firstThinkingKey(f *[nXF][]byte) (string, bool) {
 // antthinking blocks are therefore found by rule 4 alone.
 func Thinking(msg []byte) (string, bool) {
 	var f [nXF][]byte
-	if !members(msg, msgThinkingFields, f[:]) {
+	if !jsonx.Members(msg, msgThinkingFields, f[:]) {
 		return "", false
 	}
 	return thinkingOf(&f)
@@ -80,12 +80,12 @@ var msgBothFields = append(msgThinkingFields[:nXF:nXF], "role")
 // stream is not decoded again.
 func TextAndThinking(msg []byte, texts *jsonx.StrMemo) (text string, hasText bool, thinking string, hasThinking bool) {
 	var both [nXF + 1][]byte
-	if !members(msg, msgBothFields, both[:]) {
+	if !jsonx.Members(msg, msgBothFields, both[:]) {
 		return "", false, "", false
 	}
 	f := (*[nXF][]byte)(both[:nXF])
 	if jsonx.KindOf(f[xf2]) != jsonx.Array {
-		text, hasText = textOf(both[nXF], f[xf2], f[xfT], texts)
+		text, hasText = textOf(both[nXF], f[xf2], f[xfT], texts, envelopeChannels)
 		thinking, hasThinking = thinkingOf(f)
 		return
 	}
@@ -96,7 +96,7 @@ func TextAndThinking(msg []byte, texts *jsonx.StrMemo) (text string, hasText boo
 		raw, hasRaw = str(f[xfT])
 	}
 	if hasRaw {
-		text, hasText = roleText(both[nXF], raw), true
+		text, hasText = roleText(both[nXF], raw, envelopeChannels), true
 	}
 	if blocks != "" {
 		return text, hasText, blocks, true
@@ -113,16 +113,16 @@ func TextAndThinking(msg []byte, texts *jsonx.StrMemo) (text string, hasText boo
 // scanBlocks walks a content array once for Text's joined text blocks
 // (ok is false when there is none) and Thinking's rule 1.
 func scanBlocks(content []byte, texts *jsonx.StrMemo) (text string, ok bool, thinking string) {
-	var tb, th joiner
+	var tb, th Joiner
 	eachBlock(content, func(f [nXF][]byte) {
 		if t, ok := blockText(&f, texts); ok {
-			tb.add(t)
+			tb.Add(t)
 		}
 		if part := blockPart(&f); part != "" {
-			th.add(part)
+			th.Add(part)
 		}
 	})
-	return tb.String(), tb.n > 0, th.String()
+	return tb.String(), tb.Len() > 0, th.String()
 }
 
 // eachBlock calls fn with the scanned members of each object block of a
@@ -131,7 +131,7 @@ func scanBlocks(content []byte, texts *jsonx.StrMemo) (text string, ok bool, thi
 func eachBlock(content []byte, fn func(f [nXF][]byte)) {
 	_ = jsonx.ArrayEach(content, func(e []byte) bool {
 		var f [nXF][]byte
-		if jsonx.KindOf(e) == jsonx.Object && members(e, blockThinkingFields, f[:]) {
+		if jsonx.KindOf(e) == jsonx.Object && jsonx.Members(e, blockThinkingFields, f[:]) {
 			fn(f)
 		}
 		return true
@@ -143,10 +143,10 @@ func tagThinking(raw string) (string, bool) {
 	if strings.IndexByte(raw, '<') < 0 {
 		return "", false
 	}
-	if s, _, _, _ := closedBlocks(raw, textTags); s != "" {
+	if s, _, _, _ := closedBlocks(raw, TextTags); s != "" {
 		return s, true
 	}
-	if s := taggedStream(raw); s != "" {
+	if s := TaggedStream(raw); s != "" {
 		return s, true
 	}
 	return "", false
@@ -173,21 +173,32 @@ func thinkingOf(f *[nXF][]byte) (string, bool) {
 	return tagThinking(raw)
 }
 
-// blockPart is what one content block gives rule 1: a thinking, analysis
-// or reasoning block its first non-empty direct thinking key, else its own
-// trimmed text; any other block its trimmed "thinking" string.
+// blockPart is what one content block gives rule 1.
 func blockPart(f *[nXF][]byte) string {
-	t := f[xf2]
-	if strIs(t, "thinking") || strIs(t, "analysis") || strIs(t, "reasoning") {
-		if s, ok := firstThinkingKey(f); ok {
+	return BlockThinking(f[xf2], f[xfT], f[0], func() string { // f[0] is "thinking"
+		s, _ := firstThinkingKey(f)
+		return s
+	})
+}
+
+// BlockThinking is what one content block gives Thinking's rule 1, given
+// its raw "type", "text" and "thinking" members: a thinking, analysis or
+// reasoning block its first non-empty direct thinking key, else its own
+// trimmed text; any other block its trimmed "thinking" string. The rule
+// is the same in both UIs but for the direct keys, so directKey gives the
+// block's first non-empty one ("" when none); it is called only for those
+// three types.
+func BlockThinking(typ, text, thinking []byte, directKey func() string) string {
+	if jsonx.StrIs(typ, "thinking") || jsonx.StrIs(typ, "analysis") || jsonx.StrIs(typ, "reasoning") {
+		if s := directKey(); s != "" {
 			return s
 		}
-		if s, ok := str(f[xfT]); ok {
+		if s, ok := str(text); ok {
 			return trim(s)
 		}
 		return ""
 	}
-	if s, ok := str(f[0]); ok { // f[0] is "thinking"
+	if s, ok := str(thinking); ok {
 		return trim(s)
 	}
 	return ""
@@ -195,20 +206,23 @@ func blockPart(f *[nXF][]byte) string {
 
 // blockThinking is rule 1.
 func blockThinking(content []byte) string {
-	var j joiner
+	var j Joiner
 	eachBlock(content, func(f [nXF][]byte) {
 		if part := blockPart(&f); part != "" {
-			j.add(part)
+			j.Add(part)
 		}
 	})
 	return j.String()
 }
 
-// taggedStream is rule 4.
-func taggedStream(s string) string {
-	joined, last, hasOpen, closedAfter := closedBlocks(s, streamTags)
+// TaggedStream is Thinking's rule 4, the tagged-stream fallback, over raw
+// text (the same in clawboo and Claw3D): the five stream tag names, and
+// when the last opener has no closer after it, the trimmed tail after
+// that opener; otherwise the closed blocks paired in one pass.
+func TaggedStream(s string) string {
+	joined, last, hasOpen, closedAfter := closedBlocks(s, StreamTags)
 	if hasOpen && !closedAfter {
-		return trim(s[last.end:])
+		return trim(s[last.End:])
 	}
 	return joined
 }

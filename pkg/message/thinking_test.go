@@ -81,3 +81,57 @@ func TestThinking(t *testing.T) {
 		})
 	}
 }
+
+func TestNextThinkingTag(t *testing.T) {
+	s := "a< / THINKING >b<thought><thinker><analysis \t>"
+	var got []ThinkingTag
+	for i := 0; ; {
+		tg, ok := NextThinkingTag(s, i, TextTags)
+		if !ok {
+			break
+		}
+		got = append(got, tg)
+		i = tg.End
+	}
+	want := []ThinkingTag{{Start: 1, End: 15, Closer: true, Name: TagThinking}, {Start: 34, End: 46, Name: TagAnalysis}}
+	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
+		t.Fatalf("text tags of %q = %+v, want %+v", s, got, want)
+	}
+	if tg, ok := NextThinkingTag(s, 15, StreamTags); !ok || tg != (ThinkingTag{Start: 16, End: 25, Name: TagThought}) {
+		t.Fatalf("stream tag = %+v, %v", tg, ok)
+	}
+}
+
+func TestTaggedStream(t *testing.T) {
+	for in, want := range map[string]string{
+		"<think>still planning":                       "still planning",
+		"<thought>a</thought><think>b":                "b",
+		"<thought>a</think> <antthinking>b</thought>": "a\nb",
+		"<think>a</think><think>  ":                   "",
+		"plain":                                       "",
+	} {
+		if got := TaggedStream(in); got != want {
+			t.Errorf("TaggedStream(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestBlockThinking(t *testing.T) {
+	key := func(s string) func() string { return func() string { return s } }
+	for _, tc := range []struct {
+		typ, text, thinking, key, want string
+	}{
+		{`"thinking"`, `" t "`, `"th"`, "k", "k"},
+		{`"reasoning"`, `" t "`, `"th"`, "", "t"},
+		{`"analysis"`, `7`, `"th"`, "", ""},
+		{`"text"`, `"t"`, `" th "`, "k", "th"},
+		{`"text"`, `"t"`, `{"text":"x"}`, "k", ""},
+	} {
+		if got := BlockThinking([]byte(tc.typ), []byte(tc.text), []byte(tc.thinking), key(tc.key)); got != tc.want {
+			t.Errorf("BlockThinking(%s, %s, %s, %q) = %q, want %q", tc.typ, tc.text, tc.thinking, tc.key, got, tc.want)
+		}
+	}
+	if BlockThinking([]byte(`"text"`), nil, nil, func() string { panic("read for a text block") }) != "" {
+		t.Error("a text block without thinking gives nothing")
+	}
+}

@@ -44,9 +44,13 @@ var detailFields = []string{"status", "exitCode", "durationMs", "cwd"}
 // true), joined with " · " —
 // when non-empty, and "```text\n" + output + "\n```" when the trimmed
 // output of Text(msg) is non-empty.
-func ToolLines(msg []byte) []string {
+func ToolLines(msg []byte) []string { return ToolLinesWithChannels(msg, envelopeChannels) }
+
+// ToolLinesWithChannels is ToolLines with the result's output read through
+// the envelope of channels (see StripEnvelope) instead of clawboo's.
+func ToolLinesWithChannels(msg []byte, channels []string) []string {
 	var f [nToolMsgFields][]byte
-	if !members(msg, toolMsgFields, f[:]) {
+	if !jsonx.Members(msg, toolMsgFields, f[:]) {
 		return nil
 	}
 	var lines []string
@@ -56,14 +60,14 @@ func ToolLines(msg []byte) []string {
 				return true
 			}
 			var c [4][]byte
-			if members(e, callFields, c[:]) && strIs(c[0], "toolCall") {
+			if jsonx.Members(e, callFields, c[:]) && jsonx.StrIs(c[0], "toolCall") {
 				lines = append(lines, toolCallLine(c[1], c[2], c[3]))
 			}
 			return true
 		})
 	}
-	if strIs(f[mfRole], "toolResult") || strIs(f[mfRole], "tool") {
-		lines = append(lines, toolResultLine(&f))
+	if jsonx.StrIs(f[mfRole], "toolResult") || jsonx.StrIs(f[mfRole], "tool") {
+		lines = append(lines, toolResultLine(&f, channels))
 	}
 	return lines
 }
@@ -106,7 +110,7 @@ func formatArgs(v []byte) string {
 	return ""
 }
 
-func toolResultLine(f *[nToolMsgFields][]byte) string {
+func toolResultLine(f *[nToolMsgFields][]byte, channels []string) string {
 	var b []byte
 	b = append(b, "[[tool-result]] "...)
 	if n, ok := str(f[mfToolName]); ok && trim(n) != "" {
@@ -127,7 +131,7 @@ func toolResultLine(f *[nToolMsgFields][]byte) string {
 		}
 	}
 	var d [4][]byte
-	if jsonx.KindOf(f[mfDetails]) == jsonx.Object && members(f[mfDetails], detailFields, d[:]) {
+	if jsonx.KindOf(f[mfDetails]) == jsonx.Object && jsonx.Members(f[mfDetails], detailFields, d[:]) {
 		if s, ok := str(d[0]); ok {
 			if s = trim(s); s != "" {
 				sep()
@@ -155,7 +159,7 @@ func toolResultLine(f *[nToolMsgFields][]byte) string {
 		meta = append(meta, "error"...)
 	}
 
-	out, _ := textOf(f[mfRole], f[mfContent], f[mfText], nil)
+	out, _ := textOf(f[mfRole], f[mfContent], f[mfText], nil, channels)
 	out = trim(out)
 
 	if len(meta) > 0 {

@@ -125,3 +125,18 @@ func TestToolLinesNestedArgs(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n--\n"), want)
 	}
 }
+
+func TestToolLinesWithChannels(t *testing.T) {
+	msg := []byte(`{"role":"toolResult","toolName":"read","content":"[Zalo Ann]  body","details":{"status":"ok"}}`)
+	if got := ToolLines(msg); !reflect.DeepEqual(got, []string{"[[tool-result]] read\nok\n```text\n[Zalo Ann]  body\n```"}) {
+		t.Errorf("clawboo channels: %q", got)
+	}
+	got := ToolLinesWithChannels(msg, append(EnvelopeChannels(), "Zalo"))
+	if !reflect.DeepEqual(got, []string{"[[tool-result]] read\nok\n```text\nbody\n```"}) {
+		t.Errorf("with Zalo: %q", got)
+	}
+	only := []byte(`{"role":"tool","toolName":"x","content":"[Zalo Bo]  "}`)
+	if got := ToolLinesWithChannels(only, []string{"Zalo"}); !reflect.DeepEqual(got, []string{"[[tool-result]] x"}) {
+		t.Errorf("envelope-only output: %q", got)
+	}
+}

@@ -63,13 +63,6 @@ func jstr(dst []byte, key, v string) []byte {
 	return jsonx.AppendString(dst, v)
 }
 
-func joptStr(dst []byte, key, v string) []byte {
-	if v == "" {
-		return dst
-	}
-	return jstr(dst, key, v)
-}
-
 // jnum writes a JavaScript number as JSON.stringify does.
 func jnum(dst []byte, key string, f float64) []byte {
 	dst = append(dst, ',', '"')
@@ -122,14 +115,14 @@ func (f *Formatter) AppendEffectJSON(dst []byte, e *Effect) []byte {
 	case EffQueue:
 		dst = jstr(dst, "action", e.Action)
 		dst = jstr(dst, "agentId", e.AgentID)
-		dst = joptStr(dst, "sessionKey", e.SessionKey)
+		dst = jsonx.AppendOptStr(dst, "sessionKey", e.SessionKey)
 		dst = append(dst, `,"patch":`...)
 		dst = f.appendPatch(dst, e.Patch)
 		dst = jint(dst, "patches", e.Count)
 		dst = f.jtime(dst, "frameAt", e.At)
 	case EffFlush:
 		dst = jstr(dst, "action", e.Action)
-		dst = joptStr(dst, "agentId", e.AgentID)
+		dst = jsonx.AppendOptStr(dst, "agentId", e.AgentID)
 		dst = f.jpatches(dst, "writes", e.Patches)
 	case EffDrop:
 		dst = f.jpatches(dst, "dropped", e.Patches)
@@ -144,7 +137,7 @@ func (f *Formatter) AppendEffectJSON(dst []byte, e *Effect) []byte {
 		dst = jstr(dst, "reason", e.Reason)
 	case EffAppend:
 		dst = jstr(dst, "agentId", e.AgentID)
-		dst = joptStr(dst, "sessionKey", e.SessionKey)
+		dst = jsonx.AppendOptStr(dst, "sessionKey", e.SessionKey)
 		dst = jint(dst, "lines", e.Count)
 		dst = f.jtime(dst, "timestamp", e.At)
 		if e.ID != "" { // Claw3D's upsert by entryId
@@ -169,19 +162,19 @@ func (f *Formatter) AppendEffectJSON(dst []byte, e *Effect) []byte {
 		dst = jnum(dst, "outputTokens", e.Output)
 	case EffRequest:
 		dst = jstr(dst, "action", e.Action)
-		dst = joptStr(dst, "agentId", e.AgentID)
-		dst = joptStr(dst, "reason", e.Reason)
+		dst = jsonx.AppendOptStr(dst, "agentId", e.AgentID)
+		dst = jsonx.AppendOptStr(dst, "reason", e.Reason)
 	case EffHistory:
 		dst = jstr(dst, "action", e.Action)
 		dst = jstr(dst, "agentId", e.AgentID)
-		dst = joptStr(dst, "sessionKey", e.SessionKey)
+		dst = jsonx.AppendOptStr(dst, "sessionKey", e.SessionKey)
 		dst = jstr(dst, "runId", e.RunID)
 		dst = jint(dst, "lines", e.Count)
 	case EffGuard:
 		dst = jstr(dst, "action", e.Action)
-		dst = joptStr(dst, "intent", e.Intent)
-		dst = joptStr(dst, "agentId", e.AgentID)
-		dst = joptStr(dst, "runId", e.RunID)
+		dst = jsonx.AppendOptStr(dst, "intent", e.Intent)
+		dst = jsonx.AppendOptStr(dst, "agentId", e.AgentID)
+		dst = jsonx.AppendOptStr(dst, "runId", e.RunID)
 		if e.Action == handler.ClosedRecorded || e.Action == handler.Hazard || e.Action == handler.KeptOpen {
 			if e.Incoming == "" {
 				dst = append(dst, `,"incoming":null`...)
@@ -214,7 +207,7 @@ func (f *Formatter) AppendEffectJSON(dst []byte, e *Effect) []byte {
 			dst = jstr(dst, "command", e.Command.V)
 		}
 		dst = f.jtime(dst, "expiresAt", e.At)
-		dst = joptStr(dst, "reason", e.Reason)
+		dst = jsonx.AppendOptStr(dst, "reason", e.Reason)
 	case EffDiscard:
 		dst = jstr(dst, "agentId", e.AgentID)
 		dst = f.jpatches(dst, "dropped", e.Patches)

@@ -21,19 +21,7 @@ func (f *Formatter) width() int {
 }
 
 // Secs renders a relative time as +1.250s.
-func (f *Formatter) Secs(t int64) string { return secs(f.rel(t)) }
-
-func secs(ms int64) string {
-	sign := "+"
-	if ms < 0 {
-		sign, ms = "-", -ms
-	}
-	frac := strconv.FormatInt(ms%1000, 10)
-	for len(frac) < 3 {
-		frac = "0" + frac
-	}
-	return sign + strconv.FormatInt(ms/1000, 10) + "." + frac + "s"
-}
+func (f *Formatter) Secs(t int64) string { return human.Secs(f.rel(t)) }
 
 // oneLine makes a string printable on one line: JSON-escaped without quotes.
 func oneLine(b []byte) string {
@@ -89,13 +77,13 @@ func (f *Formatter) AppendStepText(dst []byte, s *Step) []byte {
 	st := &f.Style
 	w := f.width()
 	if s.Timer != "" {
-		dst = append(dst, paint(st.Time, secs(f.rel(s.T)))...)
+		dst = append(dst, paint(st.Time, human.Secs(f.rel(s.T)))...)
 		dst = append(dst, "  "...)
 		dst = append(dst, paint(st.Header, "timer "+s.Timer)...)
 		dst = append(dst, paint(st.Dim, " (after #"+strconv.Itoa(s.I)+")")...)
 		dst = append(dst, '\n')
 	} else {
-		dst = append(dst, paint(st.Time, secs(f.rel(s.T)))...)
+		dst = append(dst, paint(st.Time, human.Secs(f.rel(s.T)))...)
 		dst = append(dst, "  "...)
 		hdr := "#" + strconv.Itoa(s.I)
 		if s.Rec != nil {
@@ -199,7 +187,7 @@ func (f *Formatter) valText(v Val, w int) string {
 	case vNum:
 		return numText(v.f)
 	case vTime:
-		return secs(f.rel(v.n))
+		return human.Secs(f.rel(v.n))
 	case vApproval:
 		return human.Clip(string(f.appendApprovalJSON(nil, v.a)), w*2)
 	case vBool:
@@ -358,7 +346,7 @@ func (f *Formatter) effectText(e *Effect) string {
 func (f *Formatter) AppendFinalText(dst []byte, st *State, now int64, closed []handler.ClosedRun, flt StateFilter) []byte {
 	s := &f.Style
 	w := f.width()
-	dst = append(dst, paint(s.Header, "final state of the "+st.ui+" UI at "+secs(f.rel(now)))...)
+	dst = append(dst, paint(s.Header, "final state of the "+st.ui+" UI at "+human.Secs(f.rel(now)))...)
 	dst = append(dst, '\n')
 	field := func(path string, v string) {
 		dst = append(dst, "  "...)
@@ -445,7 +433,7 @@ func (f *Formatter) AppendFinalText(dst []byte, st *State, now int64, closed []h
 		req = appendInt(req, r.Count)
 		if r.LastAt.Valid {
 			req = append(req, " (last "...)
-			req = append(req, secs(f.rel(r.LastAt.V))...)
+			req = append(req, human.Secs(f.rel(r.LastAt.V))...)
 			req = append(req, ')')
 		}
 	}
@@ -461,7 +449,7 @@ func (f *Formatter) AppendFinalText(dst []byte, st *State, now int64, closed []h
 			}
 			cr = append(cr, c.RunID...)
 			cr = append(cr, " until "...)
-			cr = append(cr, secs(f.rel(c.Expiry))...)
+			cr = append(cr, human.Secs(f.rel(c.Expiry))...)
 		}
 		field("closedRuns", human.Clip(string(cr), 4*w))
 	}
