@@ -9,8 +9,10 @@ import (
 )
 
 // patternTimeout bounds one pattern match: the engine backtracks, and a
-// capture is untrusted input.
-const patternTimeout = 250 * time.Millisecond
+// capture (or a --schema) is untrusted input. It is a last resort against a
+// pathological pattern, far above any real match (microseconds), so that a
+// loaded machine never turns a slow match into a different output.
+const patternTimeout = 10 * time.Second
 
 // ecmaRegexp is a schema "pattern" in the dialect JSON Schema prescribes
 // (ECMA-262). The protocol's schema uses lookaheads and \uXXXX escapes that
