@@ -147,10 +147,13 @@ func runFuzz(t *testing.T, data []byte) []byte {
 func checkInvariants(t *testing.T, hs *host, frame string, raws int) {
 	h := hs.h
 	now := hs.clock.now
-	runtime := bytes.Contains([]byte(frame), []byte(`"event":"chat"`)) || bytes.Contains([]byte(frame), []byte(`"event":"agent"`))
+	// Claw3D prunes the fence on agent frames and on chat frames that carry a
+	// session key (a chat frame without one returns before the prune, §4.2).
+	chat := bytes.Contains([]byte(frame), []byte(`"event":"chat"`))
+	runtime := chat && !bytes.Contains([]byte(frame), []byte(`"sessionKey":""`)) || bytes.Contains([]byte(frame), []byte(`"event":"agent"`))
 	for _, c := range h.ClosedRuns() {
 		if runtime && c.ExpiresAt <= now {
-			t.Fatalf("closed run %s expired at %d survived a prune at %d", c.RunID, c.ExpiresAt, now)
+			t.Fatalf("closed run %s expired at %d survived a prune at %d (frame %s)", c.RunID, c.ExpiresAt, now, frame)
 		}
 		if c.ExpiresAt > now+ClosedRunTTLMs {
 			t.Fatalf("closed run %s beyond the TTL", c.RunID)
