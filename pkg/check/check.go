@@ -89,6 +89,8 @@ type Analyzer struct {
 	lastI         int
 	sum           Summary
 
+	texts jsonx.StrMemo // the last streamed text decoded, shared by the agent and chat streams
+
 	// OnFinding receives every finding as it is made; its first error ends
 	// the pass (see err).
 	OnFinding func(f *Finding) error

@@ -126,11 +126,14 @@ func (a *Analyzer) chat(cs *connState, rec *capture.Record, ev *bridge.Event) {
 			return
 		}
 		r.hasChatDelta = true
-		replace := jsonx.Truthy(mustGet(p, "replace")) // any truthy value, as for agent events
+		rv, _ := ev.Member("replace")
+		replace := jsonx.Truthy(rv) // any truthy value, as for agent events
 		var next string
 		have := false
 		if jsonx.KindOf(cp.Message) == jsonx.Object {
-			next, have = message.Text(cp.Message)
+			// Mostly the text the run's agent event just carried: the
+			// memo hands back that string instead of decoding it again.
+			next, have = message.TextVia(cp.Message, &a.texts)
 		}
 		if !have {
 			if dt, ok := cp.DeltaTextString(); ok {
@@ -148,7 +151,7 @@ func (a *Analyzer) chat(cs *connState, rec *capture.Record, ev *bridge.Event) {
 			a.trackText(rec, r, &r.chat, "chat", next, replace)
 		}
 	case "final", "aborted", "error":
-		a.chatTerminal(rec, r, ev.State, p)
+		a.chatTerminal(rec, r, ev, p)
 	}
 }
 
@@ -166,7 +169,8 @@ func chatProblem(p []byte) string {
 	return "has unknown state " + strconv.Quote(st)
 }
 
-func (a *Analyzer) chatTerminal(rec *capture.Record, r *runState, state string, p []byte) {
+func (a *Analyzer) chatTerminal(rec *capture.Record, r *runState, ev *bridge.Event, p []byte) {
+	state := ev.State
 	if r.chatTerm != "" {
 		if state == "error" && r.chatTerm == "error" && r.chatErrors == 1 && isDispatchError(p) {
 			r.chatErrors++
@@ -189,7 +193,7 @@ func (a *Analyzer) chatTerminal(rec *capture.Record, r *runState, state string, 
 	if state == "error" {
 		r.chatErrors = 1
 	}
-	msgRaw, hasMsg := jsonx.Get(p, "message")
+	msgRaw, hasMsg := ev.Member("message")
 	hasMsg = hasMsg && jsonx.KindOf(msgRaw) == jsonx.Object
 	switch state {
 	case "final":
@@ -201,12 +205,14 @@ func (a *Analyzer) chatTerminal(rec *capture.Record, r *runState, state string, 
 		if hasMsg {
 			a.leak(rec, r, msgRaw, "chat aborted")
 		}
-		stop, _ := jsonx.GetStr(p, "stopReason")
+		sv, _ := ev.Member("stopReason")
+		stop, _ := jsonx.Str(sv)
 		a.addRun(RuleRunAborted, 0, rec.Index, rec.T, r, fmt.Sprintf("Run %s was aborted (stopReason %s) after %s.", r.key.id, orNone(stop), ms(rec.T-r.firstT)))
 	case "error":
 		if !r.failed {
 			r.failed = true
-			em, _ := jsonx.GetStr(p, "errorMessage")
+			emv, _ := ev.Member("errorMessage")
+			em, _ := jsonx.Str(emv)
 			kind, _ := jsonx.GetStr(p, "errorKind")
 			a.addRun(RuleRunFailed, 0, rec.Index, rec.T, r, fmt.Sprintf("Run %s failed (chat error%s): %s", r.key.id, kindNote(kind), endSentence(clip(orNone(em), 160))))
 		}
@@ -246,7 +252,7 @@ func (a *Analyzer) agent(cs *connState, rec *capture.Record, ev *bridge.Event) {
 		return
 	}
 	r := a.run(rec, ev)
-	data, _ := jsonx.Get(p, "data")
+	data, _ := ev.Member("data")
 	switch ev.Stream {
 	case "lifecycle":
 		a.lifecycle(rec, r, ev.Phase, data)
@@ -268,8 +274,10 @@ func (a *Analyzer) agent(cs *connState, rec *capture.Record, ev *bridge.Event) {
 	}
 	switch {
 	case ev.Stream == "assistant":
-		replace := jsonx.Truthy(mustGet(data, "replace"))
-		next, ok := jsonx.GetStr(data, "text")
+		rv, _ := ev.DataMember("replace")
+		replace := jsonx.Truthy(rv)
+		tv, _ := ev.DataMember("text")
+		next, ok := a.texts.Str(tv)
 		if !ok {
 			d, dok := jsonx.GetStr(data, "delta")
 			if !dok {
@@ -286,8 +294,10 @@ func (a *Analyzer) agent(cs *connState, rec *capture.Record, ev *bridge.Event) {
 		}
 		a.trackText(rec, r, &r.asst, "agent assistant", next, replace)
 	case bridge.IsReasoningStream(ev.Stream):
-		if next, ok := jsonx.GetStr(data, "text"); ok {
-			a.trackText(rec, r, &r.thk, "agent "+ev.Stream, next, jsonx.Truthy(mustGet(data, "replace")))
+		tv, _ := ev.DataMember("text")
+		if next, ok := jsonx.Str(tv); ok {
+			rv, _ := ev.DataMember("replace")
+			a.trackText(rec, r, &r.thk, "agent "+ev.Stream, next, jsonx.Truthy(rv))
 		}
 	}
 }
