@@ -2,7 +2,6 @@ package report
 
 import (
 	"slices"
-	"strconv"
 	"unicode/utf8"
 
 	"github.com/clawtap/clawtap/pkg/bridge"
@@ -83,6 +82,8 @@ type Builder struct {
 	f   replay.Formatter
 
 	labels    map[string]int32
+	labelKeys map[labelKey]int32
+	lastLabel [TypeInvalid + 1]lastLabel
 	conns     map[int]int
 	lanes     map[laneKey]int
 	runs      map[string]int
@@ -142,6 +143,7 @@ func NewBuilder(opts Options) *Builder {
 	b := &Builder{
 		opts:      opts,
 		labels:    map[string]int32{},
+		labelKeys: map[labelKey]int32{},
 		conns:     map[int]int{},
 		lanes:     map[laneKey]int{},
 		runs:      map[string]int{},
@@ -356,7 +358,7 @@ func (b *Builder) Before(f *pipeline.Frame) error {
 	default:
 		prio = prioKey
 	}
-	row.Label = b.label(labelOf(rec, ev))
+	row.Label = b.labelID(rec, ev, row.Type)
 	run, lane := -1, -1
 	switch ev.Kind {
 	case bridge.RuntimeChat, bridge.RuntimeAgent, bridge.Approval:
@@ -507,7 +509,7 @@ func (b *Builder) After(f *pipeline.Frame) error {
 	}
 
 	// The row, then the body.
-	b.scratch = appendRow(b.scratch[:0], &row)
+	size := rowLen(&row)
 	// Plain rows stop at their share; key rows at 60% of the limit and
 	// critical ones at all of it, so even a capture of nothing but junk
 	// keeps memory bounded.
@@ -518,8 +520,8 @@ func (b *Builder) After(f *pipeline.Frame) error {
 	case prioCritical:
 		rowLimit = b.opts.MaxBytes
 	}
-	if b.rowBytes+len(b.scratch)+2 <= rowLimit {
-		b.rowBytes += len(b.scratch) + 2
+	if b.rowBytes+size+2 <= rowLimit {
+		b.rowBytes += size + 2
 		if row.Type == TypeSend && ev.Kind == bridge.Request {
 			if k := (sendKey{rec.Conn, ev.ID}); b.sends[k].i == rec.Index {
 				si := b.sends[k]
@@ -644,58 +646,6 @@ func typeOf(ev *bridge.Event) int {
 		}
 	}
 	return TypeTraffic
-}
-
-// labelOf names a record in a few words: "chat delta", "agent lifecycle
-// end", "res chat.send", "mark close 1012".
-func labelOf(rec *capture.Record, ev *bridge.Event) string {
-	switch ev.Kind {
-	case bridge.Marker:
-		s := "mark " + rec.Mark
-		if rec.Code != 0 {
-			s += " " + strconv.Itoa(rec.Code)
-		}
-		return s
-	case bridge.Invalid:
-		switch {
-		case rec.Malformed:
-			return "malformed line"
-		case rec.IsRaw || rec.Frame == nil:
-			return "raw message"
-		}
-		return "invalid frame"
-	case bridge.RuntimeChat:
-		s := "chat " + cut(ev.State, 40)
-		if ev.State == "status" && ev.Phase != "" {
-			s += " " + cut(ev.Phase, 40)
-		}
-		return s
-	case bridge.RuntimeAgent:
-		s := "agent " + cut(ev.Stream, 40)
-		if ev.Phase != "" {
-			s += " " + cut(ev.Phase, 40)
-		}
-		return s
-	case bridge.Request:
-		return "req " + cut(ev.Method, 60)
-	case bridge.Response:
-		m := ev.Method
-		if m == "" {
-			m = "(unmatched)"
-		}
-		s := "res " + cut(m, 60)
-		if ev.OK != nil && !*ev.OK {
-			s += " failed"
-			if ev.Code != "" {
-				s += " " + cut(ev.Code, 40)
-			}
-		}
-		return s
-	}
-	if ev.Event == "" {
-		return "event"
-	}
-	return cut(ev.Event, 80)
 }
 
 // cut shortens s to at most n bytes on a UTF-8 boundary, marking the cut.
