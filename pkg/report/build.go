@@ -112,8 +112,11 @@ type Builder struct {
 		run      int
 		replayed bool
 		prio     int8
-		effects  [][]byte
-		diff     [][]byte
+		floor    int    // the least its body can take (bodyFloor)
+		effects  []byte // its effects' texts as JSON strings, comma-separated
+		diff     []byte // its state diff's, likewise
+		nEff     int
+		nDiff    int
 	}
 	pol      policy.Deriver
 	output   []policy.Intent // a chat terminal's intents, for the run's output
@@ -123,6 +126,8 @@ type Builder struct {
 	skippedC []int
 	one      replay.Step
 	scratch  []byte
+	buf      []byte // a body or timer step being written
+	mark     []byte // a marker's line
 }
 
 // NewBuilder returns a Builder. With no Options.Checker it runs pkg/check
@@ -443,7 +448,8 @@ func (b *Builder) Before(f *pipeline.Frame) error {
 	// The replay follows: timer steps due before this record, then the
 	// record's step (Step), then After.
 	b.cur.i, b.cur.run, b.cur.replayed, b.cur.prio = rec.Index, run, false, prio
-	b.cur.effects, b.cur.diff = b.cur.effects[:0], b.cur.diff[:0]
+	b.cur.effects, b.cur.diff, b.cur.nEff, b.cur.nDiff = b.cur.effects[:0], b.cur.diff[:0], 0, 0
+	b.cur.floor = bodyFloor(rec)
 	b.cur.row = row
 	return nil
 }
