@@ -8,6 +8,7 @@ import (
 
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/jsonx"
+	"github.com/clawtap/clawtap/pkg/message"
 )
 
 func TestClassifyTable(t *testing.T) {
@@ -260,6 +261,9 @@ func TestEventPayloadMembersMatchTheParsers(t *testing.T) {
 		`{"type":"event","event":"chat","payload":{"seq":1},"payload":{"state":"x"}}`,
 		`{"type":"event","event":"agent","payload":{"runId":"r","stream":"assistant","data":{"text":"a","replace":1,"r\u0065place":true}}}`,
 		`{"type":"event","event":"agent","payload":{"runId":"r","stream":"assistant","data":{"text":"a","replace":true},"data":{"delta":"b"}}}`,
+		`{"type":"event","event":"chat","payload":{"runId":"r","sessionKey":"agent:a:b","state":"delta","message":{"role":"assistant","content":[{"type":"thinking","thinking":"hm"},{"type":"text","text":"<think>x</think>Hello \u00e9"}]}}}`,
+		`{"type":"event","event":"chat","payload":{"runId":"r","sessionKey":"agent:a:b","state":"delta","message":{"role":"user","content":"[WebChat 2026-01-01 10:00] hi"}}}`,
+		`{"type":"event","event":"agent","payload":{"runId":"r","stream":"assistant","data":{"text":"` + strings.Repeat("long text ", 20) + `"}}}`,
 	}
 	c := NewClassifier()
 	var kept []Event
@@ -295,11 +299,40 @@ func checkMembers(t *testing.T, frame string, ev *Event) {
 			t.Errorf("%s: Member(%q) = %q %v, payload has %q %v", frame, name, v1, ok1, v2, ok2)
 		}
 	}
+	checkDerived(t, frame, ev)
 	for _, name := range []string{"text", "replace", "phase", "delta"} {
 		v1, ok1 := ev.DataMember(name)
 		v2, ok2 := jsonx.GetPath(ev.Payload, "data", name)
 		if ok1 != ok2 || !bytes.Equal(v1, v2) {
 			t.Errorf("%s: DataMember(%q) = %q %v, payload has %q %v", frame, name, v1, ok1, v2, ok2)
+		}
+	}
+}
+
+// checkDerived compares what the event derives once (and keeps) with
+// deriving it from the payload, asked in either order and twice.
+func checkDerived(t *testing.T, frame string, ev *Event) {
+	t.Helper()
+	raw, _ := jsonx.GetPath(ev.Payload, "data", "text")
+	wantDT, wantDTok := jsonx.Str(raw)
+	msg, _ := jsonx.Get(ev.Payload, "message")
+	wantText, wantHas := message.Text(msg)
+	wt, wh, wth, whth := message.TextAndThinking(msg, nil)
+	for round := 0; round < 2; round++ {
+		var memo jsonx.StrMemo
+		if s, ok := ev.DataTextString(&memo); s != wantDT || ok != wantDTok {
+			t.Errorf("%s: DataTextString %q %v, want %q %v", frame, s, ok, wantDT, wantDTok)
+		}
+		if round == 0 {
+			if s, ok := ev.MessageText(nil); s != wantText || ok != wantHas {
+				t.Errorf("%s: MessageText %q %v, want %q %v", frame, s, ok, wantText, wantHas)
+			}
+		}
+		if a, b, c, d := ev.MessageTextAndThinking(&memo); a != wt || b != wh || c != wth || d != whth {
+			t.Errorf("%s: MessageTextAndThinking %q %v %q %v, want %q %v %q %v", frame, a, b, c, d, wt, wh, wth, whth)
+		}
+		if s, ok := ev.MessageText(&memo); s != wantText || ok != wantHas {
+			t.Errorf("%s: MessageText after %q %v, want %q %v", frame, s, ok, wantText, wantHas)
 		}
 	}
 }

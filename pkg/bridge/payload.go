@@ -56,6 +56,7 @@ type members struct {
 	stopReason, errorMessage, model       []byte
 	message, deltaText, replace, data     []byte
 	dataText, dataReplace                 []byte // data.text and data.replace, when data is an object
+	derived                               derived
 }
 
 // read walks a payload object and records its members; like JSON.parse, a

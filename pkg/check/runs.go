@@ -8,7 +8,6 @@ import (
 	"github.com/clawtap/clawtap/pkg/bridge"
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/jsonx"
-	"github.com/clawtap/clawtap/pkg/message"
 )
 
 func (a *Analyzer) lookupRun(conn int, id string) *runState {
@@ -131,9 +130,10 @@ func (a *Analyzer) chat(cs *connState, rec *capture.Record, ev *bridge.Event) {
 		var next string
 		have := false
 		if jsonx.KindOf(cp.Message) == jsonx.Object {
-			// Mostly the text the run's agent event just carried: the
-			// memo hands back that string instead of decoding it again.
-			next, have = message.TextVia(cp.Message, &a.texts)
+			// Derived once per event (the replay's policy did, when it
+			// ran); else mostly the text the run's agent event just
+			// carried, which the memo hands back instead of decoding it.
+			next, have = ev.MessageText(&a.texts)
 		}
 		if !have {
 			if dt, ok := cp.DeltaTextString(); ok {
@@ -276,8 +276,7 @@ func (a *Analyzer) agent(cs *connState, rec *capture.Record, ev *bridge.Event) {
 	case ev.Stream == "assistant":
 		rv, _ := ev.DataMember("replace")
 		replace := jsonx.Truthy(rv)
-		tv, _ := ev.DataMember("text")
-		next, ok := a.texts.Str(tv)
+		next, ok := ev.DataTextString(&a.texts) // decoded once per event
 		if !ok {
 			d, dok := jsonx.GetStr(data, "delta")
 			if !dok {

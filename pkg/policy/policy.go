@@ -112,7 +112,8 @@ func decideChat(dst []Intent, ev *bridge.Event, p *bridge.ChatPayload, texts *js
 		// deltaText and replace (v4) are not read: streamText is the
 		// message's text or absent.
 		patch := Patch{RunID: SetStr(p.RunID), LastActivityAt: SetInt(ts)}
-		text, hasText, thinking, hasThinking := message.TextAndThinking(p.Message, texts)
+		// p.Message is the event's: derived once, for the observers too.
+		text, hasText, thinking, hasThinking := ev.MessageTextAndThinking(texts)
 		if hasText {
 			patch.StreamText = SetStr(text)
 		}
@@ -176,7 +177,7 @@ func decideAgent(dst []Intent, ev *bridge.Event, p *bridge.AgentPayload, texts *
 		}
 		return append(dst, upd)
 	case p.Reasoning:
-		text, ok := texts.Str(p.DataText)
+		text, ok := ev.DataTextString(texts) // p.DataText, decoded once for the observers too
 		if !ok || text == "" {
 			return append(dst, ignore("reasoning stream with no text"))
 		}
@@ -184,7 +185,7 @@ func decideAgent(dst []Intent, ev *bridge.Event, p *bridge.AgentPayload, texts *
 			Patch: Patch{ThinkingTrace: SetStr(text), RunID: SetStr(p.RunID), LastActivityAt: SetInt(ts)}})
 	case p.Stream == "assistant":
 		// data.replace (v4) is not read: an empty replace is an empty text.
-		text, ok := texts.Str(p.DataText)
+		text, ok := ev.DataTextString(texts) // p.DataText, decoded once for the observers too
 		if !ok || text == "" {
 			return append(dst, ignore("assistant stream with no text"))
 		}
