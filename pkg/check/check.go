@@ -70,8 +70,10 @@ type Analyzer struct {
 	conns map[int]*connState
 	runs  map[runKey]*runState
 	live  map[runKey]*runState // runs with no terminal yet
-	order []runKey             // runs in creation order, for the cap
-	head  int                  // order[head:] are live entries
+	// the run run() returned last, while it is in runs
+	lastRun *runState
+	order   []runKey // runs in creation order, for the cap
+	head    int      // order[head:] are live entries
 
 	approvals map[string]*approval
 	apOrder   []string

@@ -19,7 +19,10 @@ func (a *Analyzer) lookupRun(conn int, id string) *runState {
 
 func (a *Analyzer) run(rec *capture.Record, ev *bridge.Event) *runState {
 	k := runKey{rec.Conn, ev.RunID}
-	r := a.runs[k]
+	r := a.lastRun // mostly the run of the frame before
+	if r == nil || r.key != k {
+		r = a.runs[k]
+	}
 	if r == nil {
 		if len(a.order)-a.head >= maxRuns {
 			a.evictOldest()
@@ -30,6 +33,7 @@ func (a *Analyzer) run(rec *capture.Record, ev *bridge.Event) *runState {
 		a.order = append(a.order, k)
 		a.sum.Runs++
 	}
+	a.lastRun = r
 	r.lastI, r.lastT = rec.Index, rec.T
 	if r.agent == "" {
 		r.agent = ev.AgentID
@@ -52,6 +56,9 @@ func (a *Analyzer) evictOldest() {
 			}
 			delete(a.runs, k)
 			delete(a.live, k)
+			if a.lastRun == r {
+				a.lastRun = nil
+			}
 			break
 		}
 	}
@@ -200,7 +207,7 @@ func (a *Analyzer) chatTerminal(rec *capture.Record, r *runState, ev *bridge.Eve
 		if hasMsg {
 			a.leak(rec, r, msgRaw, "chat final")
 		}
-		a.finalText(rec, r, msgRaw, hasMsg)
+		a.finalText(rec, r, ev, hasMsg)
 	case "aborted":
 		if hasMsg {
 			a.leak(rec, r, msgRaw, "chat aborted")

@@ -92,7 +92,13 @@ type Builder struct {
 	sends     map[sendKey]sendInfo
 	sendFIFO  []sendKey
 	agentRun  map[string]int // an agent's latest run, for timer-step transcript lines
-	filters   map[string]*replay.Filter
+	// the last agent and run written to agentRun, and the last run looked
+	// up in runs
+	lastAgent    string
+	lastAgentRun int
+	lastRunID    string
+	lastRun      int
+	filters      map[string]*replay.Filter
 
 	anyClosed bool
 	lastBoot  string
@@ -118,8 +124,6 @@ type Builder struct {
 		nEff     int
 		nDiff    int
 	}
-	pol      policy.Deriver
-	output   []policy.Intent // a chat terminal's intents, for the run's output
 	intents  []replay.Intent // the record's intents, from the pass
 	findings []Finding
 	skipped  int
@@ -235,7 +239,12 @@ func agentOf(ev *bridge.Event) string {
 
 // run returns the run's index, creating it at this record.
 func (b *Builder) run(id, agent, session string, t int64, i, conn int) int {
-	if r, ok := b.runs[id]; ok {
+	r, ok := b.lastRun, id == b.lastRunID && b.lastRunID != ""
+	if !ok {
+		r, ok = b.runs[id]
+	}
+	if ok {
+		b.lastRunID, b.lastRun = id, r
 		acc := &b.racc[r]
 		if !acc.laneFixed && session != "" {
 			b.rep.Runs[r].Lane = b.lane(agent, session, t)
@@ -243,8 +252,9 @@ func (b *Builder) run(id, agent, session string, t int64, i, conn int) int {
 		}
 		return r
 	}
-	r := len(b.rep.Runs)
+	r = len(b.rep.Runs)
 	b.runs[id] = r
+	b.lastRunID, b.lastRun = id, r
 	b.rep.Runs = append(b.rep.Runs, Run{ID: id, Lane: b.lane(agent, session, t), Start: t, End: t, Last: t, FirstI: i, LastI: i, TermI: -1})
 	b.racc = append(b.racc, runAcc{laneFixed: session != ""})
 	b.skel += skelPerItem + len(id)
@@ -402,8 +412,9 @@ func (b *Builder) Before(f *pipeline.Frame) error {
 		r := &b.rep.Runs[run]
 		lane = r.Lane
 		b.runFrame(run, rel, rec.Index, rec.Conn, int(row.Type), ev)
-		if a := agentOf(ev); a != "" {
-			b.agentRun[a] = run
+		if a := agentOf(ev); a != "" && (a != b.lastAgent || run != b.lastAgentRun) {
+			b.agentRun[a] = run // unchanged since the last frame, mostly
+			b.lastAgent, b.lastAgentRun = a, run
 		}
 	}
 	row.Lane, row.Run = int32(lane), int32(run)
@@ -441,8 +452,9 @@ func (b *Builder) Before(f *pipeline.Frame) error {
 	// The text a chat terminal carries for its run: what the gateway
 	// said, whatever the UI does with it.
 	if run >= 0 && !b.opts.NoBodies && b.rep.Runs[run].Output == nil && isChatTerminal(ev) {
-		b.output = b.pol.Append(b.output[:0], ev)
-		b.runOutput(run)
+		if lines, ok := policy.ChatLines(ev); ok { // the lines of its commitChat
+			b.runOutput(run, lines)
+		}
 	}
 
 	// The replay follows: timer steps due before this record, then the

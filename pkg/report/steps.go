@@ -7,7 +7,6 @@ import (
 
 	"github.com/clawtap/clawtap/pkg/handler"
 	"github.com/clawtap/clawtap/pkg/jsonx"
-	"github.com/clawtap/clawtap/pkg/policy"
 	"github.com/clawtap/clawtap/pkg/replay"
 )
 
@@ -221,26 +220,19 @@ func (b *Builder) addLines(run int, lines []replay.Line, via string) {
 
 // runOutput keeps the output lines of the run's first commitChat: what the
 // gateway's terminal said, whether or not the UI committed it.
-func (b *Builder) runOutput(run int) {
+func (b *Builder) runOutput(run int, lines []string) {
 	r := &b.rep.Runs[run]
 	if r.Output != nil {
 		return
 	}
-	for k := range b.output {
-		in := &b.output[k]
-		if in.Kind != policy.CommitChat {
+	r.Output = []string{}
+	for _, l := range lines {
+		l = cut(l, MaxLineText)
+		if !b.room(len(l)+8, prioKey) {
+			r.TranscriptElided++
 			continue
 		}
-		r.Output = []string{}
-		for _, l := range in.Lines {
-			l = cut(l, MaxLineText)
-			if !b.room(len(l)+8, prioKey) {
-				r.TranscriptElided++
-				continue
-			}
-			b.bodyBytes += len(l) + 8
-			r.Output = append(r.Output, l)
-		}
-		return
+		b.bodyBytes += len(l) + 8
+		r.Output = append(r.Output, l)
 	}
 }
