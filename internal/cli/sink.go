@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/clawtap/clawtap/internal/output"
@@ -165,11 +166,20 @@ func (e *Env) WriteCapture(o Output, h capture.Header, recs []capture.Record) er
 // WriteFile writes data to o through the safe writer. It returns the
 // destination's name, or "" when the reader went away (not an error).
 func (e *Env) WriteFile(o Output, data []byte) (string, error) {
+	return e.WriteFileWith(o, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// WriteFileWith is WriteFile with the data written by fn, a piece at a
+// time; fn's error is a write error, and leaves no partial file.
+func (e *Env) WriteFileWith(o Output, fn func(io.Writer) error) (string, error) {
 	d, err := e.Create(o)
 	if err != nil {
 		return "", err
 	}
-	if _, err := d.Write(data); err != nil {
+	if err := fn(d); err != nil {
 		d.Abort()
 		if IsBrokenPipe(err) {
 			return "", nil

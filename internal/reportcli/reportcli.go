@@ -6,8 +6,8 @@ package reportcli
 
 import (
 	"fmt"
+	"io"
 	"path/filepath"
-	"strings"
 
 	"github.com/clawtap/clawtap/internal/cli"
 	"github.com/clawtap/clawtap/internal/output"
@@ -55,24 +55,35 @@ func Run(env *cli.Env, c Config) error {
 	env.ReadSummary(c.Path, r.Stats())
 	rep := b.Report()
 
-	var data []byte
-	if c.Trace {
-		var sb strings.Builder
-		if err := report.WriteTrace(&sb, rep); err != nil {
-			return err
+	// The page (or trace) goes out a piece at a time, never held whole.
+	var size int64
+	written, err := env.WriteFileWith(c.Out, func(w io.Writer) error {
+		cw := &countWriter{w: w}
+		defer func() { size = cw.n }()
+		if c.Trace {
+			return report.WriteTrace(cw, rep)
 		}
-		data = []byte(sb.String())
-	} else {
-		data = report.AppendHTML(nil, rep)
-	}
-	written, err := env.WriteFile(c.Out, data)
+		return report.WriteHTML(cw, rep)
+	})
 	if err != nil || written == "" {
 		return err
 	}
 	s := &rep.Summary
 	env.Infof("wrote %s (%s): %d records, %d connection(s), %d run(s), %d finding(s)%s",
-		written, output.FormatSize(int64(len(data))), s.Records, s.Connections, s.Runs, s.FindingsError+s.FindingsWarn+s.FindingsInfo, elidedNote(s, c.Trace))
+		written, output.FormatSize(size), s.Records, s.Connections, s.Runs, s.FindingsError+s.FindingsWarn+s.FindingsInfo, elidedNote(s, c.Trace))
 	return nil
+}
+
+// countWriter counts the bytes written through it.
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // elidedNote says what --max-bytes left out.

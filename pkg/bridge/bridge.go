@@ -351,7 +351,7 @@ func (f *fields) readPayload(it *jsonx.Iter) {
 			f.id = f.in.str(it.Skip(), slotID)
 		case "data":
 			f.dataPhase, f.hasDataPhase = "", false
-			m.dataText = nil
+			m.dataText, m.dataReplace = nil, nil
 			if it.Peek() != '{' {
 				m.data = it.Skip()
 				continue
@@ -368,6 +368,8 @@ func (f *fields) readPayload(it *jsonx.Iter) {
 					f.dataPhase, f.hasDataPhase = f.strOK(it.Skip(), slotDataPhase)
 				case "text":
 					m.dataText = it.Skip()
+				case "replace":
+					m.dataReplace = it.Skip()
 				default:
 					it.Skip()
 				}

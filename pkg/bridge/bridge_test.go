@@ -1,12 +1,14 @@
 package bridge
 
 import (
+	"bytes"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/jsonx"
+	"github.com/clawtap/clawtap/pkg/message"
 )
 
 func TestClassifyTable(t *testing.T) {
@@ -236,6 +238,7 @@ func FuzzClassify(f *testing.F) {
 		if ok1, ok2 := cev.Agent(&a1), ReadAgentPayload(cev.Payload, &a2); ok1 != ok2 || !reflect.DeepEqual(a1, a2) {
 			t.Fatalf("Event.Agent %v %+v, ReadAgentPayload %v %+v", ok1, a1, ok2, a2)
 		}
+		checkMembers(t, string(b), &cev)
 		line := ev.AppendJSON(nil, Meta{})
 		if _, _, _, _, err := ParseJSON(line); err != nil && ev.Kind != "" {
 			t.Fatalf("classify output %s does not parse back: %v", line, err)
@@ -254,6 +257,13 @@ func TestEventPayloadMembersMatchTheParsers(t *testing.T) {
 		`{"type":"event","event":"agent","payload":{"runId":"r","stream":"assistant","data":{"text":"a","delta":"a","te\u0078t":"ab"}}}`,
 		`{"type":"event","event":"agent","payload":{"runId":"r","stream":"assistant","data":{"text":"a"},"data":{"delta":"b"}}}`,
 		`{"type":"event","event":"agent","payload":{"runId":"r","stream":"assistant","data":{"text":"a"},"d\u0061ta":[{"text":"b"}]}}`,
+		`{"type":"event","event":"chat","payload":{"runId":"r","seq":1,"s\u0065q":2,"replace":false,"replace":true,"agentId":"a"}}`,
+		`{"type":"event","event":"chat","payload":{"seq":1},"payload":{"state":"x"}}`,
+		`{"type":"event","event":"agent","payload":{"runId":"r","stream":"assistant","data":{"text":"a","replace":1,"r\u0065place":true}}}`,
+		`{"type":"event","event":"agent","payload":{"runId":"r","stream":"assistant","data":{"text":"a","replace":true},"data":{"delta":"b"}}}`,
+		`{"type":"event","event":"chat","payload":{"runId":"r","sessionKey":"agent:a:b","state":"delta","message":{"role":"assistant","content":[{"type":"thinking","thinking":"hm"},{"type":"text","text":"<think>x</think>Hello \u00e9"}]}}}`,
+		`{"type":"event","event":"chat","payload":{"runId":"r","sessionKey":"agent:a:b","state":"delta","message":{"role":"user","content":"[WebChat 2026-01-01 10:00] hi"}}}`,
+		`{"type":"event","event":"agent","payload":{"runId":"r","stream":"assistant","data":{"text":"` + strings.Repeat("long text ", 20) + `"}}}`,
 	}
 	c := NewClassifier()
 	var kept []Event
@@ -268,12 +278,62 @@ func TestEventPayloadMembersMatchTheParsers(t *testing.T) {
 		if ok1, ok2 := ev.Agent(&a1), ReadAgentPayload(ev.Payload, &a2); ok1 != ok2 || !reflect.DeepEqual(a1, a2) {
 			t.Errorf("%s: Event.Agent %v %+v, ReadAgentPayload %v %+v", f, ok1, a1, ok2, a2)
 		}
+		checkMembers(t, f, &ev)
 	}
 	// An event kept past the Classifier's next record falls back to parsing
 	// its own payload: the shared buffer belongs to another frame by then.
 	var first ChatPayload
 	if !kept[0].Chat(&first) || first.State != "final" || *first.StopReason != "stop" {
 		t.Fatalf("a kept event must still parse its own payload: %+v", first)
+	}
+}
+
+// checkMembers compares Event.Member and Event.DataMember with walking the
+// payload.
+func checkMembers(t *testing.T, frame string, ev *Event) {
+	t.Helper()
+	for _, name := range []string{"runId", "sessionKey", "state", "seq", "stream", "stopReason", "errorMessage", "model", "message", "deltaText", "replace", "data", "agentId", "nope"} {
+		v1, ok1 := ev.Member(name)
+		v2, ok2 := jsonx.Get(ev.Payload, name)
+		if ok1 != ok2 || !bytes.Equal(v1, v2) {
+			t.Errorf("%s: Member(%q) = %q %v, payload has %q %v", frame, name, v1, ok1, v2, ok2)
+		}
+	}
+	checkDerived(t, frame, ev)
+	for _, name := range []string{"text", "replace", "phase", "delta"} {
+		v1, ok1 := ev.DataMember(name)
+		v2, ok2 := jsonx.GetPath(ev.Payload, "data", name)
+		if ok1 != ok2 || !bytes.Equal(v1, v2) {
+			t.Errorf("%s: DataMember(%q) = %q %v, payload has %q %v", frame, name, v1, ok1, v2, ok2)
+		}
+	}
+}
+
+// checkDerived compares what the event derives once (and keeps) with
+// deriving it from the payload, asked in either order and twice.
+func checkDerived(t *testing.T, frame string, ev *Event) {
+	t.Helper()
+	raw, _ := jsonx.GetPath(ev.Payload, "data", "text")
+	wantDT, wantDTok := jsonx.Str(raw)
+	msg, _ := jsonx.Get(ev.Payload, "message")
+	wantText, wantHas := message.Text(msg)
+	wt, wh, wth, whth := message.TextAndThinking(msg, nil)
+	for round := 0; round < 2; round++ {
+		var memo jsonx.StrMemo
+		if s, ok := ev.DataTextString(&memo); s != wantDT || ok != wantDTok {
+			t.Errorf("%s: DataTextString %q %v, want %q %v", frame, s, ok, wantDT, wantDTok)
+		}
+		if round == 0 {
+			if s, ok := ev.MessageText(nil); s != wantText || ok != wantHas {
+				t.Errorf("%s: MessageText %q %v, want %q %v", frame, s, ok, wantText, wantHas)
+			}
+		}
+		if a, b, c, d := ev.MessageTextAndThinking(&memo); a != wt || b != wh || c != wth || d != whth {
+			t.Errorf("%s: MessageTextAndThinking %q %v %q %v, want %q %v %q %v", frame, a, b, c, d, wt, wh, wth, whth)
+		}
+		if s, ok := ev.MessageText(&memo); s != wantText || ok != wantHas {
+			t.Errorf("%s: MessageText after %q %v, want %q %v", frame, s, ok, wantText, wantHas)
+		}
 	}
 }
 

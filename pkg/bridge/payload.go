@@ -55,7 +55,8 @@ type members struct {
 	runID, sessionKey, state, seq, stream []byte
 	stopReason, errorMessage, model       []byte
 	message, deltaText, replace, data     []byte
-	dataText                              []byte // data.text, when data is an object
+	dataText, dataReplace                 []byte // data.text and data.replace, when data is an object
+	derived                               derived
 }
 
 // read walks a payload object and records its members; like JSON.parse, a
@@ -90,11 +91,14 @@ func (m *members) read(p []byte) {
 		case "replace":
 			m.replace = v
 		case "data":
-			m.data, m.dataText = v, nil
+			m.data, m.dataText, m.dataReplace = v, nil, nil
 			if jsonx.KindOf(v) == jsonx.Object {
 				_ = jsonx.ObjectEach(v, func(k, v []byte) bool {
-					if string(key(k)) == "text" {
+					switch string(key(k)) {
+					case "text":
 						m.dataText = v
+					case "replace":
+						m.dataReplace = v
 					}
 					return true
 				})
@@ -230,4 +234,65 @@ func ReadAgentPayload(p []byte, a *AgentPayload) bool {
 	var m members
 	m.read(p)
 	return m.agent(a, nil)
+}
+
+// Member returns the raw value of the payload's member name, as
+// jsonx.Get(ev.Payload, name) does: from the members captured while
+// classifying when it is one of them (runId, sessionKey, state, seq,
+// stream, stopReason, errorMessage, model, message, deltaText, replace,
+// data), so the payload is not walked again.
+func (ev *Event) Member(name string) ([]byte, bool) {
+	m := ev.captured()
+	if m == nil {
+		return jsonx.Get(ev.Payload, name)
+	}
+	var v []byte
+	switch name {
+	case "runId":
+		v = m.runID
+	case "sessionKey":
+		v = m.sessionKey
+	case "state":
+		v = m.state
+	case "seq":
+		v = m.seq
+	case "stream":
+		v = m.stream
+	case "stopReason":
+		v = m.stopReason
+	case "errorMessage":
+		v = m.errorMessage
+	case "model":
+		v = m.model
+	case "message":
+		v = m.message
+	case "deltaText":
+		v = m.deltaText
+	case "replace":
+		v = m.replace
+	case "data":
+		v = m.data
+	default:
+		return jsonx.Get(ev.Payload, name)
+	}
+	return v, v != nil
+}
+
+// DataMember returns the raw value of the payload's data.name, as
+// jsonx.GetPath(ev.Payload, "data", name) does: from the members captured
+// while classifying for data.text and data.replace.
+func (ev *Event) DataMember(name string) ([]byte, bool) {
+	m := ev.captured()
+	var v []byte
+	switch {
+	case m == nil:
+		return jsonx.GetPath(ev.Payload, "data", name)
+	case name == "text":
+		v = m.dataText
+	case name == "replace":
+		v = m.dataReplace
+	default:
+		return jsonx.GetPath(ev.Payload, "data", name)
+	}
+	return v, v != nil
 }

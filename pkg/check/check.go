@@ -70,8 +70,10 @@ type Analyzer struct {
 	conns map[int]*connState
 	runs  map[runKey]*runState
 	live  map[runKey]*runState // runs with no terminal yet
-	order []runKey             // runs in creation order, for the cap
-	head  int                  // order[head:] are live entries
+	// the run run() returned last, while it is in runs
+	lastRun *runState
+	order   []runKey // runs in creation order, for the cap
+	head    int      // order[head:] are live entries
 
 	approvals map[string]*approval
 	apOrder   []string
@@ -88,6 +90,8 @@ type Analyzer struct {
 	firstT, lastT int64
 	lastI         int
 	sum           Summary
+
+	texts jsonx.StrMemo // the last streamed text decoded, shared by the agent and chat streams
 
 	// OnFinding receives every finding as it is made; its first error ends
 	// the pass (see err).

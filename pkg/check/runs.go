@@ -8,7 +8,6 @@ import (
 	"github.com/clawtap/clawtap/pkg/bridge"
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/jsonx"
-	"github.com/clawtap/clawtap/pkg/message"
 )
 
 func (a *Analyzer) lookupRun(conn int, id string) *runState {
@@ -20,7 +19,10 @@ func (a *Analyzer) lookupRun(conn int, id string) *runState {
 
 func (a *Analyzer) run(rec *capture.Record, ev *bridge.Event) *runState {
 	k := runKey{rec.Conn, ev.RunID}
-	r := a.runs[k]
+	r := a.lastRun // mostly the run of the frame before
+	if r == nil || r.key != k {
+		r = a.runs[k]
+	}
 	if r == nil {
 		if len(a.order)-a.head >= maxRuns {
 			a.evictOldest()
@@ -31,6 +33,7 @@ func (a *Analyzer) run(rec *capture.Record, ev *bridge.Event) *runState {
 		a.order = append(a.order, k)
 		a.sum.Runs++
 	}
+	a.lastRun = r
 	r.lastI, r.lastT = rec.Index, rec.T
 	if r.agent == "" {
 		r.agent = ev.AgentID
@@ -53,6 +56,9 @@ func (a *Analyzer) evictOldest() {
 			}
 			delete(a.runs, k)
 			delete(a.live, k)
+			if a.lastRun == r {
+				a.lastRun = nil
+			}
 			break
 		}
 	}
@@ -126,11 +132,15 @@ func (a *Analyzer) chat(cs *connState, rec *capture.Record, ev *bridge.Event) {
 			return
 		}
 		r.hasChatDelta = true
-		replace := jsonx.Truthy(mustGet(p, "replace")) // any truthy value, as for agent events
+		rv, _ := ev.Member("replace")
+		replace := jsonx.Truthy(rv) // any truthy value, as for agent events
 		var next string
 		have := false
 		if jsonx.KindOf(cp.Message) == jsonx.Object {
-			next, have = message.Text(cp.Message)
+			// Derived once per event (the replay's policy did, when it
+			// ran); else mostly the text the run's agent event just
+			// carried, which the memo hands back instead of decoding it.
+			next, have = ev.MessageText(&a.texts)
 		}
 		if !have {
 			if dt, ok := cp.DeltaTextString(); ok {
@@ -148,7 +158,7 @@ func (a *Analyzer) chat(cs *connState, rec *capture.Record, ev *bridge.Event) {
 			a.trackText(rec, r, &r.chat, "chat", next, replace)
 		}
 	case "final", "aborted", "error":
-		a.chatTerminal(rec, r, ev.State, p)
+		a.chatTerminal(rec, r, ev, p)
 	}
 }
 
@@ -166,7 +176,8 @@ func chatProblem(p []byte) string {
 	return "has unknown state " + strconv.Quote(st)
 }
 
-func (a *Analyzer) chatTerminal(rec *capture.Record, r *runState, state string, p []byte) {
+func (a *Analyzer) chatTerminal(rec *capture.Record, r *runState, ev *bridge.Event, p []byte) {
+	state := ev.State
 	if r.chatTerm != "" {
 		if state == "error" && r.chatTerm == "error" && r.chatErrors == 1 && isDispatchError(p) {
 			r.chatErrors++
@@ -189,24 +200,26 @@ func (a *Analyzer) chatTerminal(rec *capture.Record, r *runState, state string, 
 	if state == "error" {
 		r.chatErrors = 1
 	}
-	msgRaw, hasMsg := jsonx.Get(p, "message")
+	msgRaw, hasMsg := ev.Member("message")
 	hasMsg = hasMsg && jsonx.KindOf(msgRaw) == jsonx.Object
 	switch state {
 	case "final":
 		if hasMsg {
 			a.leak(rec, r, msgRaw, "chat final")
 		}
-		a.finalText(rec, r, msgRaw, hasMsg)
+		a.finalText(rec, r, ev, hasMsg)
 	case "aborted":
 		if hasMsg {
 			a.leak(rec, r, msgRaw, "chat aborted")
 		}
-		stop, _ := jsonx.GetStr(p, "stopReason")
+		sv, _ := ev.Member("stopReason")
+		stop, _ := jsonx.Str(sv)
 		a.addRun(RuleRunAborted, 0, rec.Index, rec.T, r, fmt.Sprintf("Run %s was aborted (stopReason %s) after %s.", r.key.id, orNone(stop), ms(rec.T-r.firstT)))
 	case "error":
 		if !r.failed {
 			r.failed = true
-			em, _ := jsonx.GetStr(p, "errorMessage")
+			emv, _ := ev.Member("errorMessage")
+			em, _ := jsonx.Str(emv)
 			kind, _ := jsonx.GetStr(p, "errorKind")
 			a.addRun(RuleRunFailed, 0, rec.Index, rec.T, r, fmt.Sprintf("Run %s failed (chat error%s): %s", r.key.id, kindNote(kind), endSentence(clip(orNone(em), 160))))
 		}
@@ -246,7 +259,7 @@ func (a *Analyzer) agent(cs *connState, rec *capture.Record, ev *bridge.Event) {
 		return
 	}
 	r := a.run(rec, ev)
-	data, _ := jsonx.Get(p, "data")
+	data, _ := ev.Member("data")
 	switch ev.Stream {
 	case "lifecycle":
 		a.lifecycle(rec, r, ev.Phase, data)
@@ -268,8 +281,9 @@ func (a *Analyzer) agent(cs *connState, rec *capture.Record, ev *bridge.Event) {
 	}
 	switch {
 	case ev.Stream == "assistant":
-		replace := jsonx.Truthy(mustGet(data, "replace"))
-		next, ok := jsonx.GetStr(data, "text")
+		rv, _ := ev.DataMember("replace")
+		replace := jsonx.Truthy(rv)
+		next, ok := ev.DataTextString(&a.texts) // decoded once per event
 		if !ok {
 			d, dok := jsonx.GetStr(data, "delta")
 			if !dok {
@@ -286,8 +300,10 @@ func (a *Analyzer) agent(cs *connState, rec *capture.Record, ev *bridge.Event) {
 		}
 		a.trackText(rec, r, &r.asst, "agent assistant", next, replace)
 	case bridge.IsReasoningStream(ev.Stream):
-		if next, ok := jsonx.GetStr(data, "text"); ok {
-			a.trackText(rec, r, &r.thk, "agent "+ev.Stream, next, jsonx.Truthy(mustGet(data, "replace")))
+		tv, _ := ev.DataMember("text")
+		if next, ok := jsonx.Str(tv); ok {
+			rv, _ := ev.DataMember("replace")
+			a.trackText(rec, r, &r.thk, "agent "+ev.Stream, next, jsonx.Truthy(rv))
 		}
 	}
 }

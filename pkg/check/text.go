@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/clawtap/clawtap/pkg/bridge"
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/jsonx"
 	"github.com/clawtap/clawtap/pkg/message"
@@ -88,7 +89,7 @@ func tailQuote(s string, n int) string {
 var silentTokens = []string{"NO_REPLY", "HEARTBEAT_OK"}
 
 // finalText compares a chat final's text with the last streamed chat text.
-func (a *Analyzer) finalText(rec *capture.Record, r *runState, msg []byte, hasMsg bool) {
+func (a *Analyzer) finalText(rec *capture.Record, r *runState, ev *bridge.Event, hasMsg bool) {
 	if !r.chat.set {
 		return // no delta: /status and other non-agent runs, or no chat stream seen
 	}
@@ -100,7 +101,7 @@ func (a *Analyzer) finalText(rec *capture.Record, r *runState, msg []byte, hasMs
 		a.addRun(RuleFinalTextMismatch, 0, rec.Index, rec.T, r, fmt.Sprintf("Chat final of run %s carries no message, but %d chars were streamed (ending %s).", r.key.id, len(streamed), tailQuote(streamed, 30)))
 		return
 	}
-	final, ok := message.Text(msg)
+	final, ok := ev.MessageText(nil) // the message's, derived once per event
 	if !ok {
 		return
 	}

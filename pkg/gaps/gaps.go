@@ -166,7 +166,8 @@ func (t *Tracker) Observe(dst []Finding, i int, ts int64, conn int, dir string, 
 		}
 	}
 	if (ev.Kind == bridge.RuntimeAgent || ev.Kind == bridge.RuntimeChat) && ev.RunID != "" {
-		seq, ok := jsonx.Int(mustGet(ev.Payload, "seq"))
+		raw, _ := ev.Member("seq") // captured by the classifier: no second walk
+		seq, ok := jsonx.Int(raw)
 		if !ok {
 			return dst
 		}

@@ -119,6 +119,9 @@ func TestAppendStringRoundTrips(t *testing.T) {
 		if string(enc) != string(want) {
 			t.Errorf("AppendString(%q) = %s, encoding/json gives %s", s, enc, want)
 		}
+		if b := AppendBytes([]byte("x"), []byte(s)); string(b) != "x"+string(enc) {
+			t.Errorf("AppendBytes(%q) = %s, AppendString gives %s", s, b[1:], enc)
+		}
 	}
 }
 

@@ -16,6 +16,10 @@ const hexDigits = "0123456789abcdef"
 // \udxxx escape, as JSON.stringify writes it.
 func AppendString(dst []byte, s string) []byte { return appendString(dst, s, true) }
 
+// AppendBytes is AppendString for a string held in a byte slice, without
+// converting it.
+func AppendBytes(dst, s []byte) []byte { return appendString(dst, s, true) }
+
 // AppendStringMinimal appends s as a JSON string escaping only what JSON
 // requires — the quote, the backslash and control characters — as
 // JavaScript's JSON.stringify does; invalid UTF-8 becomes U+FFFD and a

@@ -31,12 +31,17 @@ const (
 // and then a leading [[reply_to_current]] / [reply_to_current] marker. Any
 // other role (or none) loses a leading channel envelope and a trailing
 // exec-approval policy block.
-func Text(msg []byte) (string, bool) {
+func Text(msg []byte) (string, bool) { return TextVia(msg, nil) }
+
+// TextVia is Text with the text decoded through memo (nil: without one):
+// a text spelt like the one the memo decoded last is not decoded again —
+// a chat delta repeats the cumulative text its agent event carried.
+func TextVia(msg []byte, memo *jsonx.StrMemo) (string, bool) {
 	var f [nTextFields][]byte
 	if !jsonx.Members(msg, textFields, f[:]) {
 		return "", false
 	}
-	return textOf(f[tfRole], f[tfContent], f[tfText], nil, envelopeChannels)
+	return textOf(f[tfRole], f[tfContent], f[tfText], memo, envelopeChannels)
 }
 
 // RawText is a message's text before any tag stripping or role

@@ -90,6 +90,7 @@ type Tracker struct {
 	closer map[string]closing
 	// terminalStep: the runs whose terminal this step was.
 	stepRuns []*Run
+	last     *Run // the run run() returned last, while it is in byID
 }
 
 type closing struct {
@@ -112,9 +113,15 @@ func (t *Tracker) Runs() []*Run { return t.runs }
 func (t *Tracker) UI() string { return t.ui }
 
 func (t *Tracker) run(id, agent, session string, i int) *Run {
-	r := t.byID[id]
+	r := t.last // mostly the run of the step before
+	if r == nil || r.ID != id {
+		r = t.byID[id]
+	}
 	if r == nil {
 		if len(t.runs) >= MaxRuns {
+			if t.runs[0] == t.last {
+				t.last = nil
+			}
 			delete(t.byID, t.runs[0].ID)
 			t.runs[0] = nil
 			t.runs = t.runs[1:]
@@ -124,6 +131,7 @@ func (t *Tracker) run(id, agent, session string, i int) *Run {
 		t.byID[id] = r
 		t.runs = append(t.runs, r)
 	}
+	t.last = r
 	if r.AgentID == "" {
 		r.AgentID = agent
 	}

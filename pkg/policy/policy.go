@@ -112,7 +112,8 @@ func decideChat(dst []Intent, ev *bridge.Event, p *bridge.ChatPayload, texts *js
 		// deltaText and replace (v4) are not read: streamText is the
 		// message's text or absent.
 		patch := Patch{RunID: SetStr(p.RunID), LastActivityAt: SetInt(ts)}
-		text, hasText, thinking, hasThinking := message.TextAndThinking(p.Message, texts)
+		// p.Message is the event's: derived once, for the observers too.
+		text, hasText, thinking, hasThinking := ev.MessageTextAndThinking(texts)
 		if hasText {
 			patch.StreamText = SetStr(text)
 		}
@@ -121,13 +122,10 @@ func decideChat(dst []Intent, ev *bridge.Event, p *bridge.ChatPayload, texts *js
 		}
 		return append(dst, Intent{Kind: QueueLivePatch, Plane: PlaneWork, AgentID: ev.AgentID, SessionKey: ev.SessionKey, HasSessionKey: ev.HasSessionKey, Patch: patch})
 	case "final":
-		text, hasText := message.Text(p.Message)
+		var text string
+		commit.Lines, text = finalLines(ev, p)
 		commit.Patch = closedPatch(StatusIdle)
 		commit.Patch.LastActivityAt = SetInt(ts)
-		if hasText && text != "" {
-			commit.Lines = append(commit.Lines, text)
-		}
-		commit.Lines = append(commit.Lines, message.ToolLines(p.Message)...)
 		commit.Cost = ChatCostOf(p, text)
 		dst = append(dst, clear, commit)
 		if _, ok := message.Thinking(p.Message); !ok {
@@ -144,6 +142,38 @@ func decideChat(dst []Intent, ev *bridge.Event, p *bridge.ChatPayload, texts *js
 		}
 		return append(dst, clear, commit)
 	}
+}
+
+// finalLines are a chat final's lines to commit: its text, when it has
+// one, then its tool lines; and its text.
+func finalLines(ev *bridge.Event, p *bridge.ChatPayload) ([]string, string) {
+	lines := []string{}
+	text, hasText := ev.MessageText(nil) // p.Message's, derived once for the observers too
+	if hasText && text != "" {
+		lines = append(lines, text)
+	}
+	return append(lines, message.ToolLines(p.Message)...), text
+}
+
+// ChatLines returns the lines of the commitChat intent Append derives for
+// ev, a chat final, aborted or error (none for the last two), without the
+// rest of Append's work; false when Append derives no commitChat for it.
+func ChatLines(ev *bridge.Event) ([]string, bool) {
+	if ev.Kind != bridge.RuntimeChat {
+		return nil, false
+	}
+	var p bridge.ChatPayload
+	if !ev.Chat(&p) || ev.AgentID == "" {
+		return nil, false
+	}
+	switch p.State {
+	case "final":
+		lines, _ := finalLines(ev, &p)
+		return lines, true
+	case "aborted", "error":
+		return []string{}, true
+	}
+	return nil, false
 }
 
 func decideAgent(dst []Intent, ev *bridge.Event, p *bridge.AgentPayload, texts *jsonx.StrMemo) []Intent {
@@ -176,7 +206,7 @@ func decideAgent(dst []Intent, ev *bridge.Event, p *bridge.AgentPayload, texts *
 		}
 		return append(dst, upd)
 	case p.Reasoning:
-		text, ok := texts.Str(p.DataText)
+		text, ok := ev.DataTextString(texts) // p.DataText, decoded once for the observers too
 		if !ok || text == "" {
 			return append(dst, ignore("reasoning stream with no text"))
 		}
@@ -184,7 +214,7 @@ func decideAgent(dst []Intent, ev *bridge.Event, p *bridge.AgentPayload, texts *
 			Patch: Patch{ThinkingTrace: SetStr(text), RunID: SetStr(p.RunID), LastActivityAt: SetInt(ts)}})
 	case p.Stream == "assistant":
 		// data.replace (v4) is not read: an empty replace is an empty text.
-		text, ok := texts.Str(p.DataText)
+		text, ok := ev.DataTextString(texts) // p.DataText, decoded once for the observers too
 		if !ok || text == "" {
 			return append(dst, ignore("assistant stream with no text"))
 		}

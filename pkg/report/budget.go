@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"strconv"
 
 	"github.com/clawtap/clawtap/pkg/bridge"
@@ -89,39 +90,78 @@ func (b *Builder) evict(prio int8, need int) {
 // it saves formatting work once the budget is spent.
 func (b *Builder) wantBody() bool { return !b.opts.NoBodies && b.canFit(256, b.cur.prio) }
 
+// bodyFloor is the least a record's body can take of the budget: its
+// frame's text (escaping only lengthens it; a cut frame counts nothing)
+// and the members every body has.
+func bodyFloor(rec *capture.Record) int {
+	n := 0
+	switch {
+	case rec.Mark != "": // its line is written later
+	case rec.Frame != nil:
+		n = len(rec.Frame)
+	default:
+		n = len(rec.Raw)
+	}
+	if n > MaxFrameText {
+		n = 0
+	}
+	return len(`{"i":,"line":,"frame":"","intents":[]}`) + intLen(int64(rec.Index)) + intLen(int64(rec.Line)) + n + 2
+}
+
+// bodyMayFit reports whether the current record's body may still be kept.
+// When even its floor does not fit as a critical body, it never will:
+// what critical bodies cannot evict (the skeleton, the rows, the critical
+// bodies and the transcripts) only grows while the pass runs. Its replay
+// details are then not written at all.
+func (b *Builder) bodyMayFit() bool { return b.canFit(b.cur.floor, prioCritical) }
+
 // body serialises the record's details and keeps them if they fit.
 func (b *Builder) body(rec *capture.Record, ev *bridge.Event, prio int8) {
 	if !b.canFit(128, prio) {
 		b.rep.Summary.BodiesElided++
 		return
 	}
-	var text string
+	var raw []byte // the frame's text; cut, when longer than MaxFrameText
 	switch {
 	case rec.Mark != "":
-		l := rec.AppendJSON(nil)
-		text = string(l[:len(l)-1])
+		b.mark = rec.AppendJSON(b.mark[:0])
+		raw = b.mark[:len(b.mark)-1]
 	case rec.Frame != nil:
-		text = string(rec.Frame)
+		raw = rec.Frame
 	default:
-		text = string(rec.Raw)
+		raw = rec.Raw
 	}
-	cutBytes := 0
-	if len(text) > MaxFrameText {
-		c := cut(text, MaxFrameText)
-		cutBytes = len(text) - (len(c) - len("…"))
-		text = c
+	cutText, cutBytes := "", 0
+	if len(raw) > MaxFrameText {
+		cutText = cut(string(raw), MaxFrameText)
+		cutBytes = len(raw) - (len(cutText) - len("…"))
 		b.rep.Summary.FramesCut++
 	}
-	var j []byte
+	// A body that cannot fit even before its intents are written is not
+	// written: room would refuse it all the same.
+	floor := len(`{"i":,"line":,"frame":"","intents":[]}`) + intLen(int64(rec.Index)) + intLen(int64(rec.Line)) + 2 +
+		len(b.cur.effects) + len(b.cur.diff)
+	if cutBytes > 0 {
+		floor += len(cutText)
+	} else {
+		floor += len(raw)
+	}
+	if !b.canFit(floor, prio) {
+		b.rep.Summary.BodiesElided++
+		return
+	}
+	j := b.buf[:0]
 	j = append(j, `{"i":`...)
 	j = strconv.AppendInt(j, int64(rec.Index), 10)
 	j = append(j, `,"line":`...)
 	j = strconv.AppendInt(j, int64(rec.Line), 10)
 	j = append(j, `,"frame":`...)
-	j = jsonx.AppendString(j, text)
 	if cutBytes > 0 {
+		j = jsonx.AppendString(j, cutText)
 		j = append(j, `,"cut":`...)
 		j = strconv.AppendInt(j, int64(cutBytes), 10)
+	} else {
+		j = jsonx.AppendBytes(j, raw)
 	}
 	if ev.Kind == bridge.Invalid && ev.Reason != "" {
 		j = append(j, `,"reason":`...)
@@ -138,31 +178,22 @@ func (b *Builder) body(rec *capture.Record, ev *bridge.Event, prio int8) {
 	if !b.cur.replayed {
 		j = append(j, `,"replayed":false`...)
 	}
-	if len(b.cur.effects) > 0 {
+	if b.cur.nEff > 0 {
 		j = append(j, `,"effects":[`...)
-		for k, e := range b.cur.effects {
-			if k > 0 {
-				j = append(j, ',')
-			}
-			j = append(j, e...)
-		}
+		j = append(j, b.cur.effects...)
 		j = append(j, ']')
 	}
-	if len(b.cur.diff) > 0 {
+	if b.cur.nDiff > 0 {
 		j = append(j, `,"diff":[`...)
-		for k, d := range b.cur.diff {
-			if k > 0 {
-				j = append(j, ',')
-			}
-			j = append(j, d...)
-		}
+		j = append(j, b.cur.diff...)
 		j = append(j, ']')
 	}
 	j = append(j, '}')
+	b.buf = j
 	if !b.room(len(j)+2, prio) {
 		b.rep.Summary.BodiesElided++
 		return
 	}
 	b.keep(slot{k: len(b.rep.Bodies)}, prio, len(j)+2)
-	b.rep.Bodies = append(b.rep.Bodies, Body{I: rec.Index, Prio: prio, JSON: j})
+	b.rep.Bodies = append(b.rep.Bodies, Body{I: rec.Index, Prio: prio, JSON: bytes.Clone(j)})
 }

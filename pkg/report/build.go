@@ -2,7 +2,6 @@ package report
 
 import (
 	"slices"
-	"strconv"
 	"unicode/utf8"
 
 	"github.com/clawtap/clawtap/pkg/bridge"
@@ -83,6 +82,8 @@ type Builder struct {
 	f   replay.Formatter
 
 	labels    map[string]int32
+	labelKeys map[labelKey]int32
+	lastLabel [TypeInvalid + 1]lastLabel
 	conns     map[int]int
 	lanes     map[laneKey]int
 	runs      map[string]int
@@ -91,7 +92,13 @@ type Builder struct {
 	sends     map[sendKey]sendInfo
 	sendFIFO  []sendKey
 	agentRun  map[string]int // an agent's latest run, for timer-step transcript lines
-	filters   map[string]*replay.Filter
+	// the last agent and run written to agentRun, and the last run looked
+	// up in runs
+	lastAgent    string
+	lastAgentRun int
+	lastRunID    string
+	lastRun      int
+	filters      map[string]*replay.Filter
 
 	anyClosed bool
 	lastBoot  string
@@ -111,17 +118,20 @@ type Builder struct {
 		run      int
 		replayed bool
 		prio     int8
-		effects  [][]byte
-		diff     [][]byte
+		floor    int    // the least its body can take (bodyFloor)
+		effects  []byte // its effects' texts as JSON strings, comma-separated
+		diff     []byte // its state diff's, likewise
+		nEff     int
+		nDiff    int
 	}
-	pol      policy.Deriver
-	output   []policy.Intent // a chat terminal's intents, for the run's output
 	intents  []replay.Intent // the record's intents, from the pass
 	findings []Finding
 	skipped  int
 	skippedC []int
 	one      replay.Step
 	scratch  []byte
+	buf      []byte // a body or timer step being written
+	mark     []byte // a marker's line
 }
 
 // NewBuilder returns a Builder. With no Options.Checker it runs pkg/check
@@ -142,6 +152,7 @@ func NewBuilder(opts Options) *Builder {
 	b := &Builder{
 		opts:      opts,
 		labels:    map[string]int32{},
+		labelKeys: map[labelKey]int32{},
 		conns:     map[int]int{},
 		lanes:     map[laneKey]int{},
 		runs:      map[string]int{},
@@ -228,7 +239,12 @@ func agentOf(ev *bridge.Event) string {
 
 // run returns the run's index, creating it at this record.
 func (b *Builder) run(id, agent, session string, t int64, i, conn int) int {
-	if r, ok := b.runs[id]; ok {
+	r, ok := b.lastRun, id == b.lastRunID && b.lastRunID != ""
+	if !ok {
+		r, ok = b.runs[id]
+	}
+	if ok {
+		b.lastRunID, b.lastRun = id, r
 		acc := &b.racc[r]
 		if !acc.laneFixed && session != "" {
 			b.rep.Runs[r].Lane = b.lane(agent, session, t)
@@ -236,8 +252,9 @@ func (b *Builder) run(id, agent, session string, t int64, i, conn int) int {
 		}
 		return r
 	}
-	r := len(b.rep.Runs)
+	r = len(b.rep.Runs)
 	b.runs[id] = r
+	b.lastRunID, b.lastRun = id, r
 	b.rep.Runs = append(b.rep.Runs, Run{ID: id, Lane: b.lane(agent, session, t), Start: t, End: t, Last: t, FirstI: i, LastI: i, TermI: -1})
 	b.racc = append(b.racc, runAcc{laneFixed: session != ""})
 	b.skel += skelPerItem + len(id)
@@ -356,7 +373,7 @@ func (b *Builder) Before(f *pipeline.Frame) error {
 	default:
 		prio = prioKey
 	}
-	row.Label = b.label(labelOf(rec, ev))
+	row.Label = b.labelID(rec, ev, row.Type)
 	run, lane := -1, -1
 	switch ev.Kind {
 	case bridge.RuntimeChat, bridge.RuntimeAgent, bridge.Approval:
@@ -395,8 +412,9 @@ func (b *Builder) Before(f *pipeline.Frame) error {
 		r := &b.rep.Runs[run]
 		lane = r.Lane
 		b.runFrame(run, rel, rec.Index, rec.Conn, int(row.Type), ev)
-		if a := agentOf(ev); a != "" {
-			b.agentRun[a] = run
+		if a := agentOf(ev); a != "" && (a != b.lastAgent || run != b.lastAgentRun) {
+			b.agentRun[a] = run // unchanged since the last frame, mostly
+			b.lastAgent, b.lastAgentRun = a, run
 		}
 	}
 	row.Lane, row.Run = int32(lane), int32(run)
@@ -434,14 +452,16 @@ func (b *Builder) Before(f *pipeline.Frame) error {
 	// The text a chat terminal carries for its run: what the gateway
 	// said, whatever the UI does with it.
 	if run >= 0 && !b.opts.NoBodies && b.rep.Runs[run].Output == nil && isChatTerminal(ev) {
-		b.output = b.pol.Append(b.output[:0], ev)
-		b.runOutput(run)
+		if lines, ok := policy.ChatLines(ev); ok { // the lines of its commitChat
+			b.runOutput(run, lines)
+		}
 	}
 
 	// The replay follows: timer steps due before this record, then the
 	// record's step (Step), then After.
 	b.cur.i, b.cur.run, b.cur.replayed, b.cur.prio = rec.Index, run, false, prio
-	b.cur.effects, b.cur.diff = b.cur.effects[:0], b.cur.diff[:0]
+	b.cur.effects, b.cur.diff, b.cur.nEff, b.cur.nDiff = b.cur.effects[:0], b.cur.diff[:0], 0, 0
+	b.cur.floor = bodyFloor(rec)
 	b.cur.row = row
 	return nil
 }
@@ -507,7 +527,7 @@ func (b *Builder) After(f *pipeline.Frame) error {
 	}
 
 	// The row, then the body.
-	b.scratch = appendRow(b.scratch[:0], &row)
+	size := rowLen(&row)
 	// Plain rows stop at their share; key rows at 60% of the limit and
 	// critical ones at all of it, so even a capture of nothing but junk
 	// keeps memory bounded.
@@ -518,8 +538,8 @@ func (b *Builder) After(f *pipeline.Frame) error {
 	case prioCritical:
 		rowLimit = b.opts.MaxBytes
 	}
-	if b.rowBytes+len(b.scratch)+2 <= rowLimit {
-		b.rowBytes += len(b.scratch) + 2
+	if b.rowBytes+size+2 <= rowLimit {
+		b.rowBytes += size + 2
 		if row.Type == TypeSend && ev.Kind == bridge.Request {
 			if k := (sendKey{rec.Conn, ev.ID}); b.sends[k].i == rec.Index {
 				si := b.sends[k]
@@ -644,58 +664,6 @@ func typeOf(ev *bridge.Event) int {
 		}
 	}
 	return TypeTraffic
-}
-
-// labelOf names a record in a few words: "chat delta", "agent lifecycle
-// end", "res chat.send", "mark close 1012".
-func labelOf(rec *capture.Record, ev *bridge.Event) string {
-	switch ev.Kind {
-	case bridge.Marker:
-		s := "mark " + rec.Mark
-		if rec.Code != 0 {
-			s += " " + strconv.Itoa(rec.Code)
-		}
-		return s
-	case bridge.Invalid:
-		switch {
-		case rec.Malformed:
-			return "malformed line"
-		case rec.IsRaw || rec.Frame == nil:
-			return "raw message"
-		}
-		return "invalid frame"
-	case bridge.RuntimeChat:
-		s := "chat " + cut(ev.State, 40)
-		if ev.State == "status" && ev.Phase != "" {
-			s += " " + cut(ev.Phase, 40)
-		}
-		return s
-	case bridge.RuntimeAgent:
-		s := "agent " + cut(ev.Stream, 40)
-		if ev.Phase != "" {
-			s += " " + cut(ev.Phase, 40)
-		}
-		return s
-	case bridge.Request:
-		return "req " + cut(ev.Method, 60)
-	case bridge.Response:
-		m := ev.Method
-		if m == "" {
-			m = "(unmatched)"
-		}
-		s := "res " + cut(m, 60)
-		if ev.OK != nil && !*ev.OK {
-			s += " failed"
-			if ev.Code != "" {
-				s += " " + cut(ev.Code, 40)
-			}
-		}
-		return s
-	}
-	if ev.Event == "" {
-		return "event"
-	}
-	return cut(ev.Event, 80)
 }
 
 // cut shortens s to at most n bytes on a UTF-8 boundary, marking the cut.

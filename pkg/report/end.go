@@ -345,7 +345,7 @@ func (b *Builder) trim() {
 	sum := &rep.Summary
 	bodies, timers := rep.Bodies, rep.Timers
 	rep.Bodies, rep.Timers = nil, nil
-	skel := len(AppendData(nil, rep)) + 1024 // room for the counts and notes written below
+	skel := dataLen(rep) + 1024 // room for the counts and notes written below
 	rep.Bodies, rep.Timers = bodies, timers
 	b.skel, b.rowBytes = skel, 0
 	b.bodyBytes = b.levels[prioPlain] + b.levels[prioKey] + b.levels[prioCritical]

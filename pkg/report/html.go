@@ -66,6 +66,13 @@ func EscapeData(dst, data []byte) []byte {
 // its stylesheet, script and data inline. A Content-Security-Policy allows
 // only this page's own style and script (by hash) and no network at all.
 func AppendHTML(dst []byte, r *Report) []byte {
+	dst = appendHead(dst, r)
+	dst = EscapeData(dst, AppendData(nil, r))
+	return appendTail(dst)
+}
+
+// appendHead appends the page up to its data.
+func appendHead(dst []byte, r *Report) []byte {
 	title := "clawtap report"
 	if r.Meta.Name != "" {
 		title += " — " + r.Meta.Name
@@ -82,22 +89,46 @@ func AppendHTML(dst []byte, r *Report) []byte {
 	dst = append(dst, "</title>\n<style>"...)
 	dst = append(dst, assetCSS...)
 	dst = append(dst, "</style>\n</head>\n<body>\n<div id=\"app\"><noscript><p>This report needs JavaScript to draw its timeline. Its data is in the clawtap-data element of this file.</p></noscript></div>\n"...)
-	dst = append(dst, "<script type=\"application/json\" id=\"clawtap-data\">\n"...)
-	dst = EscapeData(dst, AppendData(nil, r))
-	dst = append(dst, "</script>\n<script>"...)
-	dst = append(dst, assetJS...)
-	dst = append(dst, "</script>\n</body>\n</html>\n"...)
-	return dst
+	return append(dst, "<script type=\"application/json\" id=\"clawtap-data\">\n"...)
 }
 
-// WriteHTML writes the report page to w.
+// appendTail appends the page after its data.
+func appendTail(dst []byte) []byte {
+	dst = append(dst, "</script>\n<script>"...)
+	dst = append(dst, assetJS...)
+	return append(dst, "</script>\n</body>\n</html>\n"...)
+}
+
+// WriteHTML writes the report page (AppendHTML) to w, a piece at a time:
+// the page is never held whole in memory.
 func WriteHTML(w io.Writer, r *Report) error {
-	_, err := w.Write(AppendHTML(nil, r))
+	var err error
+	write := func(p []byte) {
+		if err == nil {
+			_, err = w.Write(p)
+		}
+	}
+	buf := appendHead(make([]byte, 0, flushAt+4096), r)
+	write(buf)
+	var esc []byte
+	// A piece ends outside any string, so escaping it alone is escaping
+	// it in the whole (EscapeData looks three bytes ahead only inside one).
+	streamData(buf, r, func(p []byte) {
+		esc = EscapeData(esc[:0], p)
+		write(esc)
+	})
+	write(appendTail(esc[:0]))
 	return err
 }
 
-// WriteData writes the embedded data JSON (unescaped) to w.
+// WriteData writes the embedded data JSON (unescaped) to w, a piece at a
+// time.
 func WriteData(w io.Writer, r *Report) error {
-	_, err := w.Write(AppendData(nil, r))
+	var err error
+	streamData(make([]byte, 0, flushAt+4096), r, func(p []byte) {
+		if err == nil {
+			_, err = w.Write(p)
+		}
+	})
 	return err
 }

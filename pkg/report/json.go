@@ -14,7 +14,14 @@ import (
 type jw struct {
 	b []byte
 	n []int // members written at each open level
+	// flush, if set, takes b's bytes at an array element's start (outside
+	// any string) once they reach flushAt, so that writing the data needs
+	// no more memory than that.
+	flush func([]byte)
 }
+
+// flushAt is how much a streaming jw holds before it hands it on.
+var flushAt = 64 << 10
 
 func (w *jw) sep() {
 	if len(w.n) > 0 {
@@ -85,6 +92,10 @@ func (w *jw) raw(v []byte) {
 
 // item starts an array element on a line of its own.
 func (w *jw) item() {
+	if w.flush != nil && len(w.b) >= flushAt {
+		w.flush(w.b)
+		w.b = w.b[:0]
+	}
 	w.sep()
 	w.b = append(w.b, '\n')
 	w.n = append(w.n, -1)
@@ -104,6 +115,29 @@ func (w *jw) kostr(k, v string) {
 // AppendData appends the report's data as one JSON object.
 func AppendData(dst []byte, r *Report) []byte {
 	w := &jw{b: dst}
+	w.data(r)
+	return w.b
+}
+
+// streamData writes the report's data to fn in pieces of about flushAt
+// bytes, each ending outside any string, through buf (reused).
+func streamData(buf []byte, r *Report, fn func([]byte)) {
+	w := &jw{b: buf[:0], flush: fn}
+	w.data(r)
+	if len(w.b) > 0 {
+		fn(w.b)
+	}
+}
+
+// dataLen is len(AppendData(nil, r)), counted without holding the data.
+func dataLen(r *Report) int {
+	n := 0
+	streamData(make([]byte, 0, flushAt+4096), r, func(p []byte) { n += len(p) })
+	return n
+}
+
+// data writes the report's data.
+func (w *jw) data(r *Report) {
 	w.obj()
 	w.kint("report", FormatVersion)
 
@@ -367,7 +401,7 @@ func AppendData(dst []byte, r *Report) []byte {
 	w.end(']')
 	w.b = append(w.b, '\n')
 	w.end('}')
-	return append(w.b, '\n')
+	w.b = append(w.b, '\n')
 }
 
 // appendRow appends [i,t,conn,dir,type,label,lane,run,seq].

@@ -1,12 +1,12 @@
 package report
 
 import (
+	"bytes"
 	"strconv"
 	"unicode/utf8"
 
 	"github.com/clawtap/clawtap/pkg/handler"
 	"github.com/clawtap/clawtap/pkg/jsonx"
-	"github.com/clawtap/clawtap/pkg/policy"
 	"github.com/clawtap/clawtap/pkg/replay"
 )
 
@@ -34,7 +34,7 @@ func (b *Builder) itemText(dst []byte) []byte {
 	for len(s) > 0 && s[len(s)-1] == '\n' {
 		s = s[:len(s)-1]
 	}
-	return jsonx.AppendString(dst, string(s))
+	return jsonx.AppendBytes(dst, s)
 }
 
 func (b *Builder) intentText(dst []byte, in replay.Intent) []byte {
@@ -68,16 +68,24 @@ func (b *Builder) emit(s *replay.Step) error {
 			}
 			b.cur.prio = max(b.cur.prio, p)
 		}
-		if b.wantBody() {
-			b.cur.effects = append(b.cur.effects, b.effectText(nil, e))
+		if b.wantBody() && b.bodyMayFit() {
+			if b.cur.nEff > 0 {
+				b.cur.effects = append(b.cur.effects, ',')
+			}
+			b.cur.effects = b.effectText(b.cur.effects, e)
+			b.cur.nEff++
 		}
 	}
 	if !b.opts.NoBodies {
 		b.transcripts(s.Effects, b.cur.run)
 	}
-	if b.wantBody() {
+	if b.wantBody() && b.bodyMayFit() {
 		for k := range s.Diff {
-			b.cur.diff = append(b.cur.diff, b.diffText(nil, &s.Diff[k]))
+			if b.cur.nDiff > 0 {
+				b.cur.diff = append(b.cur.diff, ',')
+			}
+			b.cur.diff = b.diffText(b.cur.diff, &s.Diff[k])
+			b.cur.nDiff++
 		}
 	}
 	return nil
@@ -111,7 +119,7 @@ func (b *Builder) timerStep(s *replay.Step) {
 		if fs == nil || !fs.Changed() {
 			continue
 		}
-		var j []byte
+		j := b.buf[:0]
 		j = append(j, `{"after":`...)
 		j = strconv.AppendInt(j, int64(s.I), 10)
 		j = append(j, `,"t":`...)
@@ -135,12 +143,13 @@ func (b *Builder) timerStep(s *replay.Step) {
 			j = b.diffText(j, &fs.Diff[k])
 		}
 		j = append(j, "]}"...)
+		b.buf = j
 		if !b.room(len(j)+2, prioPlain) {
 			b.rep.Summary.TimersElided++
 			continue
 		}
 		b.keep(slot{timer: true, k: len(b.rep.Timers)}, prioPlain, len(j)+2)
-		b.rep.Timers = append(b.rep.Timers, Timer{After: s.I, Agent: id, JSON: j})
+		b.rep.Timers = append(b.rep.Timers, Timer{After: s.I, Agent: id, JSON: bytes.Clone(j)})
 	}
 }
 
@@ -211,26 +220,19 @@ func (b *Builder) addLines(run int, lines []replay.Line, via string) {
 
 // runOutput keeps the output lines of the run's first commitChat: what the
 // gateway's terminal said, whether or not the UI committed it.
-func (b *Builder) runOutput(run int) {
+func (b *Builder) runOutput(run int, lines []string) {
 	r := &b.rep.Runs[run]
 	if r.Output != nil {
 		return
 	}
-	for k := range b.output {
-		in := &b.output[k]
-		if in.Kind != policy.CommitChat {
+	r.Output = []string{}
+	for _, l := range lines {
+		l = cut(l, MaxLineText)
+		if !b.room(len(l)+8, prioKey) {
+			r.TranscriptElided++
 			continue
 		}
-		r.Output = []string{}
-		for _, l := range in.Lines {
-			l = cut(l, MaxLineText)
-			if !b.room(len(l)+8, prioKey) {
-				r.TranscriptElided++
-				continue
-			}
-			b.bodyBytes += len(l) + 8
-			r.Output = append(r.Output, l)
-		}
-		return
+		b.bodyBytes += len(l) + 8
+		r.Output = append(r.Output, l)
 	}
 }

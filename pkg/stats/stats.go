@@ -85,6 +85,7 @@ type Collector struct {
 	firstDelta []int64
 	gaps       gaps.Summary
 	st         Stats
+	last       *run // the run looked up last, while it is live
 }
 
 // New returns an empty Collector.
@@ -118,7 +119,11 @@ func (c *Collector) Header(h *capture.Header) {
 }
 
 func countName(m map[string]int, name string) {
-	if _, ok := m[name]; ok || len(m) < maxNames {
+	if len(m) < maxNames {
+		m[name]++
+		return
+	}
+	if _, ok := m[name]; ok {
 		m[name]++
 		return
 	}
@@ -367,6 +372,12 @@ func itoa(n int) string { return string(jsonx.AppendInt(nil, int64(n))) }
 // run returns the run an event belongs to, or nil when the run is over
 // or the event came to another connection than the run's first.
 func (c *Collector) run(rec *capture.Record, ev *bridge.Event) *run {
+	if r := c.last; r != nil && r.id == ev.RunID { // live, not done
+		if r.home != rec.Conn {
+			return nil
+		}
+		return r
+	}
 	if ev.RunID == "" || c.done[ev.RunID] {
 		return nil
 	}
@@ -388,6 +399,7 @@ func (c *Collector) run(rec *capture.Record, ev *bridge.Event) *run {
 		}
 		countName(c.st.Runs.ByAgent, agent)
 	}
+	c.last = r
 	if r.home != rec.Conn {
 		return nil
 	}
@@ -556,6 +568,9 @@ func (c *Collector) finish(r *run, outcome string) {
 	addRate(&c.st.Deltas.Agent, r.agentN, r.agentFirst, r.agentLast)
 	addRate(&c.st.Deltas.Chat, r.chatN, r.chatFirst, r.chatLast)
 	delete(c.runs, r.id)
+	if c.last == r {
+		c.last = nil
+	}
 	if k := slices.Index(c.runOrder, r.id); k >= 0 {
 		c.runOrder = slices.Delete(c.runOrder, k, k+1)
 	}

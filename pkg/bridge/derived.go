@@ -1,0 +1,78 @@
+package bridge
+
+import (
+	"github.com/clawtap/clawtap/pkg/jsonx"
+	"github.com/clawtap/clawtap/pkg/message"
+)
+
+// derived is what the stages that read an event derived from its payload
+// members, kept with them: the Policy decodes a delta's streamed text, and
+// the observers after it in the pass (check) read the same text instead of
+// walking and decoding the payload again. A Classifier resets it with the
+// members.
+type derived struct {
+	dataText   string
+	dataTextOK bool
+	msgText    string
+	msgThink   string
+	msgHasText bool
+	msgHasTh   bool
+	has        uint8 // hasDataText, hasMsgText, hasMsgThinking
+}
+
+const (
+	hasDataText uint8 = 1 << iota
+	hasMsgText
+	hasMsgThinking
+)
+
+// DataTextString is jsonx.Str of the payload's data.text (DataMember),
+// decoded through memo (nil: none; see jsonx.StrMemo) once per event when
+// the classifier captured the payload's members.
+func (ev *Event) DataTextString(memo *jsonx.StrMemo) (string, bool) {
+	m := ev.captured()
+	if m == nil {
+		raw, _ := ev.DataMember("text")
+		return memo.Str(raw)
+	}
+	d := &m.derived
+	if d.has&hasDataText == 0 {
+		d.dataText, d.dataTextOK = memo.Str(m.dataText)
+		d.has |= hasDataText
+	}
+	return d.dataText, d.dataTextOK
+}
+
+// MessageTextAndThinking is message.TextAndThinking of the payload's
+// message (Member("message")) through texts, derived once per event when
+// the classifier captured the payload's members.
+func (ev *Event) MessageTextAndThinking(texts *jsonx.StrMemo) (text string, hasText bool, thinking string, hasThinking bool) {
+	m := ev.captured()
+	if m == nil {
+		raw, _ := ev.Member("message")
+		return message.TextAndThinking(raw, texts)
+	}
+	d := &m.derived
+	if d.has&hasMsgThinking == 0 {
+		d.msgText, d.msgHasText, d.msgThink, d.msgHasTh = message.TextAndThinking(m.message, texts)
+		d.has |= hasMsgText | hasMsgThinking
+	}
+	return d.msgText, d.msgHasText, d.msgThink, d.msgHasTh
+}
+
+// MessageText is message.TextVia of the payload's message through texts,
+// derived once per event (or taken from MessageTextAndThinking) when the
+// classifier captured the payload's members.
+func (ev *Event) MessageText(texts *jsonx.StrMemo) (string, bool) {
+	m := ev.captured()
+	if m == nil {
+		raw, _ := ev.Member("message")
+		return message.TextVia(raw, texts)
+	}
+	d := &m.derived
+	if d.has&hasMsgText == 0 {
+		d.msgText, d.msgHasText = message.TextVia(m.message, texts)
+		d.has |= hasMsgText
+	}
+	return d.msgText, d.msgHasText
+}

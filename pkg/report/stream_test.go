@@ -1,0 +1,54 @@
+package report
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// WriteHTML streams the page AppendHTML builds, byte for byte, however
+// small its pieces; dataLen counts the data AppendData writes.
+func TestWriteHTMLStreamsTheSamePage(t *testing.T) {
+	reports := map[string]*Report{
+		"hostile": buildBytes(t, hostileCapture(true), Options{Name: "evil" + hostile}),
+		// A raw U+2028 in a frame, which the data keeps as it is.
+		"u2028": buildBytes(t, []byte(`{"t":1,"conn":1,"dir":"in","frame":{"type":"event","event":"x`+"\u2028"+`y","payload":{"a":"`+"\u2028\u2029"+`"}}}`+"\n"), Options{}),
+	}
+	names, _ := filepath.Glob(filepath.Join("..", "..", "fixtures", "*.jsonl*"))
+	for _, n := range names {
+		reports[filepath.Base(n)] = buildFile(t, n, Options{MaxBytes: 200 << 10})
+	}
+	defer func(n int) { flushAt = n }(flushAt)
+	for name, r := range reports {
+		want := AppendHTML(nil, r)
+		data := AppendData(nil, r)
+		for _, at := range []int{1, 100, 64 << 10} {
+			flushAt = at
+			var got bytes.Buffer
+			if err := WriteHTML(&got, r); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got.Bytes(), want) {
+				t.Errorf("%s, pieces of %d: WriteHTML differs from AppendHTML", name, at)
+			}
+			got.Reset()
+			if err := WriteData(&got, r); err != nil || !bytes.Equal(got.Bytes(), data) {
+				t.Errorf("%s, pieces of %d: WriteData differs from AppendData (%v)", name, at, err)
+			}
+			if n := dataLen(r); n != len(data) {
+				t.Errorf("%s, pieces of %d: dataLen %d, AppendData %d", name, at, n, len(data))
+			}
+		}
+	}
+	if _, err := os.Stat(filepath.Join("..", "..", "fixtures")); err != nil || len(names) == 0 {
+		t.Fatalf("no fixtures: %v", err)
+	}
+	if w := (failWriter{}); WriteHTML(w, reports["hostile"]) == nil {
+		t.Error("a failing writer's error is lost")
+	}
+}
+
+type failWriter struct{}
+
+func (failWriter) Write(p []byte) (int, error) { return 0, os.ErrClosed }
