@@ -30,12 +30,15 @@ func TestUIModelsOnRealGateway(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cl := h.driver(t, h.url, "driver-uis")
-	fast := send(t, ctx, cl, mainSession, "Answer FAST please.")
+	// Its own session: a run another test left on the main session (one
+	// killed with its gateway, say) must not queue this one behind it.
+	session := "agent:main:uis-" + randHex(4)
+	fast := send(t, ctx, cl, session, "Answer FAST please.")
 	fastEnd := waitChat(t, ctx, cl, fast, "final", "error", "aborted")
 	if fastEnd.State != "final" || fastEnd.text() == "" {
 		t.Fatalf("fast run ended %s with %q", fastEnd.State, fastEnd.text())
 	}
-	tool := send(t, ctx, cl, mainSession, "Now run a TOOL call.")
+	tool := send(t, ctx, cl, session, "Now run a TOOL call.")
 	if p := waitChat(t, ctx, cl, tool, "final", "error", "aborted"); p.State != "final" || p.text() != fakemodel.ToolDoneReply {
 		t.Fatalf("tool run ended %s with %q", p.State, p.text())
 	}
