@@ -28,6 +28,7 @@ func main() {
 	stop := profile(os.Getenv("CLAWTAP_CPUPROFILE"))
 	code := Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
+	heapProfile(os.Getenv("CLAWTAP_MEMPROFILE"))
 	os.Exit(code)
 }
 
@@ -48,6 +49,22 @@ func profile(path string) (stop func()) {
 	return func() {
 		pprof.StopCPUProfile()
 		f.Close()
+	}
+}
+
+// heapProfile writes the heap's profile at the end of the run to path, when
+// set: what a command still held when it finished (bench/README.md).
+func heapProfile(path string) {
+	if path == "" {
+		return
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err == nil {
+		err = pprof.Lookup("heap").WriteTo(f, 0)
+		f.Close()
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "clawtap: warning: CLAWTAP_MEMPROFILE: %v\n", err)
 	}
 }
 
