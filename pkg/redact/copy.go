@@ -16,7 +16,9 @@ func (e *ReadError) Unwrap() error { return e.Err }
 
 // Copy writes the capture src reads to dst, redacted: its header (h when
 // src has none) with note added to the redaction notes, then every record.
-// Read failures are *ReadError; anything else is dst's.
+// The reader reports a source failing mid-stream as the capture's end (a
+// warning and Stats.Truncated, like a cut capture); an error it does
+// return is a *ReadError; anything else is dst's.
 func (r *Redactor) Copy(dst *capture.Writer, src *capture.Reader, h capture.Header, note string) error {
 	if hp := src.Header(); hp != nil {
 		h = *hp

@@ -2,6 +2,7 @@ package redact
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"strings"
 	"testing"
@@ -41,5 +42,48 @@ func TestCopy(t *testing.T) {
 	}
 	if !strings.Contains(got, `"redacted by a test"`) || !strings.Contains(got, `"bare.jsonl"`) {
 		t.Errorf("header without the note or the fallback source:\n%s", got)
+	}
+}
+
+// failingReader hands out its data, then fails instead of ending.
+type failingReader struct {
+	data []byte
+	err  error
+}
+
+func (f *failingReader) Read(p []byte) (int, error) {
+	if len(f.data) == 0 {
+		return 0, f.err
+	}
+	n := copy(p, f.data)
+	f.data = f.data[n:]
+	return n, nil
+}
+
+// A source that fails mid-stream ends the copy the way a cut capture does:
+// the records before the failure are copied, and the reader says why.
+func TestCopyOfAFailingSourceKeepsWhatWasRead(t *testing.T) {
+	boom := errors.New("disk gone")
+	src, err := capture.NewReader(&failingReader{data: []byte(connectLine + "\n" + connectLine + "\n"), err: boom}, capture.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	w, err := capture.NewWriter(&out, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := New(Options{}).Copy(w, src, capture.Header{}, "note"); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if n := strings.Count(out.String(), `"token":"`+Marker+`"`); n != 2 {
+		t.Errorf("%d redacted records copied, want 2:\n%s", n, out.String())
+	}
+	if !src.Stats().Truncated {
+		t.Error("the reader does not say the capture was cut")
+	}
+	if ws := src.Warnings(); len(ws) == 0 || !strings.Contains(ws[len(ws)-1].Msg, "disk gone") {
+		t.Errorf("warnings %v, want the read failure named", ws)
 	}
 }
