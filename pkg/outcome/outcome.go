@@ -384,6 +384,8 @@ func (t *Tracker) End(e *pipeline.End) error {
 // line ends and runs of blank space do not count.
 func norm(s string) string { return strings.Join(strings.Fields(s), " ") }
 
+// clip is s's first MaxText bytes (whole runes), copied: a run keeps
+// its clip to the end of the capture, not the whole text behind it.
 func clip(s string) string {
 	if len(s) <= MaxText {
 		return s
@@ -392,7 +394,7 @@ func clip(s string) string {
 	for cut > 0 && s[cut]&0xC0 == 0x80 {
 		cut--
 	}
-	return s[:cut]
+	return strings.Clone(s[:cut])
 }
 
 func quote(s string) string {
