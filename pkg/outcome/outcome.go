@@ -9,6 +9,7 @@ package outcome
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/clawtap/clawtap/pkg/bridge"
@@ -72,6 +73,8 @@ type Run struct {
 	Bills   int
 	BillI   int // the first bill's record
 	Billing bool
+
+	replyNorm string // norm(Reply), matched against every line appended while it is pending
 }
 
 // MaxText clips the reply kept per run.
@@ -85,6 +88,7 @@ type Tracker struct {
 	pending   map[string][]*Run   // agent → runs whose reply is not committed yet
 	ui        string
 	lastI     int
+	maxRuns   int // MaxRuns; smaller in tests
 	Forgotten int
 	// closer remembers, per run, the record that closed it in the guard.
 	closer map[string]closing
@@ -100,7 +104,7 @@ type closing struct {
 
 // New returns an empty tracker.
 func New() *Tracker {
-	return &Tracker{byID: map[string]*Run{}, recent: map[string][]string{}, pending: map[string][]*Run{}, closer: map[string]closing{}}
+	return &Tracker{maxRuns: MaxRuns, byID: map[string]*Run{}, recent: map[string][]string{}, pending: map[string][]*Run{}, closer: map[string]closing{}}
 }
 
 // Needs: the replay.
@@ -118,14 +122,10 @@ func (t *Tracker) run(id, agent, session string, i int) *Run {
 		r = t.byID[id]
 	}
 	if r == nil {
-		if len(t.runs) >= MaxRuns {
-			if t.runs[0] == t.last {
-				t.last = nil
-			}
-			delete(t.byID, t.runs[0].ID)
+		if len(t.runs) >= t.maxRuns {
+			t.forget(t.runs[0])
 			t.runs[0] = nil
 			t.runs = t.runs[1:]
-			t.Forgotten++
 		}
 		r = &Run{ID: id, AgentID: agent, Session: session, FirstI: i, TerminalI: -1, EndI: -1, CommitI: -1, ClosedBy: -1, GhostI: -1, BillI: -1}
 		t.byID[id] = r
@@ -139,6 +139,19 @@ func (t *Tracker) run(id, agent, session string, i int) *Run {
 		r.Session = session
 	}
 	return r
+}
+
+// forget drops the oldest run and what else refers to it.
+func (t *Tracker) forget(r *Run) {
+	if r == t.last {
+		t.last = nil
+	}
+	delete(t.byID, r.ID)
+	delete(t.closer, r.ID)
+	if list := t.pending[r.AgentID]; len(list) > 0 {
+		t.pending[r.AgentID] = slices.DeleteFunc(list, func(p *Run) bool { return p == r })
+	}
+	t.Forgotten++
 }
 
 // Step follows one replay step.
@@ -186,6 +199,7 @@ func (t *Tracker) frame(r *Run, s *replay.Step, ev *bridge.Event) {
 	msg, _ := bridgeMessage(ev)
 	if text, ok := message.Text(msg); ok && strings.TrimSpace(text) != "" {
 		r.Reply = clip(text)
+		r.replyNorm = norm(r.Reply)
 		if t.recentHas(r.AgentID, norm(text)) {
 			t.commit(r, s.I)
 		} else {
@@ -261,7 +275,7 @@ func (t *Tracker) appended(s *replay.Step, e *replay.Effect) {
 		t.remember(e.AgentID, text)
 		list := t.pending[e.AgentID]
 		for k := 0; k < len(list); k++ {
-			if norm(list[k].Reply) == text || strings.HasPrefix(text, norm(list[k].Reply)) && len(list[k].Reply) >= MaxText {
+			if p := list[k]; p.replyNorm == text || strings.HasPrefix(text, p.replyNorm) && len(p.Reply) >= MaxText {
 				t.commit(list[k], s.I)
 				list = append(list[:k], list[k+1:]...)
 				k--

@@ -1,10 +1,12 @@
 package outcome_test
 
 import (
+	"bytes"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/clawtap/clawtap/internal/synth"
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/outcome"
 	"github.com/clawtap/clawtap/pkg/pipeline"
@@ -68,5 +70,47 @@ func TestSlashCommandOutcome(t *testing.T) {
 		if ui == replay.UIClawboo && (!runs[0].Billing || runs[0].Bills != 1) {
 			t.Errorf("clawboo bills the turn once: %+v", runs[0])
 		}
+	}
+}
+
+// Past its bound the tracker forgets the oldest runs, and with them
+// everything else it kept about them: memory follows the bound, not the
+// capture's length.
+func TestForgottenRunsLeaveNothingBehind(t *testing.T) {
+	var buf bytes.Buffer
+	w, err := capture.NewWriter(&buf, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := synth.Large(w, 20_000, 1); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	r, err := capture.NewReader(&buf, capture.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := outcome.New()
+	const bound = 16
+	tr.SetMaxRuns(bound)
+	if err := pipeline.New(pipeline.Options{}, tr).Run(pipeline.Records(r)); err != nil {
+		t.Fatal(err)
+	}
+	runs := tr.Runs()
+	if len(runs) != bound || tr.Forgotten == 0 {
+		t.Fatalf("%d runs kept, %d forgotten; want %d kept and some forgotten", len(runs), tr.Forgotten, bound)
+	}
+	byID, pending, closers := tr.Held()
+	if byID != bound || pending > bound || closers > bound {
+		t.Errorf("held %d by id, %d pending, %d closings; want at most %d each", byID, pending, closers, bound)
+	}
+	lost := 0
+	for _, run := range runs {
+		if run.LostWhy() != "" {
+			lost++
+		}
+	}
+	if lost == 0 {
+		t.Error("no lost reply among the runs kept: the capture no longer exercises the pending list")
 	}
 }
