@@ -218,6 +218,7 @@ func New(opts Options) (*Analyzer, error) {
 	a.replay = (en[RuleDroppedFinal] || state) && !opts.NoReplay
 	if state && !opts.NoReplay {
 		a.outcomes = outcome.New()
+		a.outcomes.OnForget = a.runFindings
 	}
 	return a, nil
 }

@@ -30,27 +30,33 @@ func uiName(ui string) string {
 
 // stateFindings explains the runs that went wrong in the replay.
 func (a *Analyzer) stateFindings() {
-	ui := uiName(a.outcomes.UI())
 	for _, r := range a.outcomes.Runs() {
-		lost := r.Terminal == "final" && r.Reply != "" && !r.Committed
-		if lost && !(r.Dropped == "guard" && r.ClosedByRun != "" && r.ClosedByRun != r.ID && a.enabled[RuleDroppedFinal]) {
-			a.lostReply(ui, r)
-		}
-		if r.Ghost {
-			a.add(RuleGhostStream, 0, r.GhostI, r.GhostT, r.Conn, nil, r.ID, r.AgentID, r.Session, ghostSentence(ui, r))
-		} else if r.Bubble != "" && !lost {
-			a.add(RuleGhostStream, 0, r.EndI, r.EndT, r.Conn, nil, r.ID, r.AgentID, r.Session, fmt.Sprintf(
-				"After run %s ended, %s still shows a streaming bubble %s for session %s: only an applied commitChat clears it.", r.ID, ui, clipQuote(r.Bubble, 60), r.Session))
-		}
-		if r.Billing && r.Terminal == "final" && !lost {
-			switch {
-			case r.Bills > 1:
-				a.add(RuleBilling, 0, r.TerminalI, r.TerminalT, r.Conn, nil, r.ID, r.AgentID, r.Session, fmt.Sprintf(
-					"%s billed run %s %d times (first at record %d): every commitChat it applies bills the turn, and this run's final was committed more than once (a continuation after an approval, or a final delivered again after the run was reopened).", ui, r.ID, r.Bills, r.BillI))
-			case r.Bills == 0 && r.Committed:
-				a.add(RuleBilling, 0, r.TerminalI, r.TerminalT, r.Conn, nil, r.ID, r.AgentID, r.Session, fmt.Sprintf(
-					"%s committed run %s's reply (record %d) but never billed it: the final carried no cost a UI can record.", ui, r.ID, r.CommitI))
-			}
+		a.runFindings(r)
+	}
+}
+
+// runFindings explains one run, if it went wrong: at the end of the
+// capture, or when the tracker forgets it (outcome.MaxRuns runs later).
+func (a *Analyzer) runFindings(r *outcome.Run) {
+	ui := uiName(a.outcomes.UI())
+	lost := r.Terminal == "final" && r.Reply != "" && !r.Committed
+	if lost && !(r.Dropped == "guard" && r.ClosedByRun != "" && r.ClosedByRun != r.ID && a.enabled[RuleDroppedFinal]) {
+		a.lostReply(ui, r)
+	}
+	if r.Ghost {
+		a.add(RuleGhostStream, 0, r.GhostI, r.GhostT, r.Conn, nil, r.ID, r.AgentID, r.Session, ghostSentence(ui, r))
+	} else if r.Bubble != "" && !lost {
+		a.add(RuleGhostStream, 0, r.EndI, r.EndT, r.Conn, nil, r.ID, r.AgentID, r.Session, fmt.Sprintf(
+			"After run %s ended, %s still shows a streaming bubble %s for session %s: only an applied commitChat clears it.", r.ID, ui, clipQuote(r.Bubble, 60), r.Session))
+	}
+	if r.Billing && r.Terminal == "final" && !lost {
+		switch {
+		case r.Bills > 1:
+			a.add(RuleBilling, 0, r.TerminalI, r.TerminalT, r.Conn, nil, r.ID, r.AgentID, r.Session, fmt.Sprintf(
+				"%s billed run %s %d times (first at record %d): every commitChat it applies bills the turn, and this run's final was committed more than once (a continuation after an approval, or a final delivered again after the run was reopened).", ui, r.ID, r.Bills, r.BillI))
+		case r.Bills == 0 && r.Committed:
+			a.add(RuleBilling, 0, r.TerminalI, r.TerminalT, r.Conn, nil, r.ID, r.AgentID, r.Session, fmt.Sprintf(
+				"%s committed run %s's reply (record %d) but never billed it: the final carried no cost a UI can record.", ui, r.ID, r.CommitI))
 		}
 	}
 }

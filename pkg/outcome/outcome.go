@@ -19,7 +19,7 @@ import (
 )
 
 // MaxRuns bounds the runs remembered; past it the oldest are forgotten
-// (and counted in Tracker.Forgotten).
+// (counted in Tracker.Forgotten, shown to Tracker.OnForget).
 const MaxRuns = 100_000
 
 // recentTexts is how many committed transcript texts are remembered per
@@ -90,6 +90,9 @@ type Tracker struct {
 	lastI     int
 	maxRuns   int // MaxRuns; smaller in tests
 	Forgotten int
+	// OnForget, when set, sees a run just before the tracker forgets it,
+	// so that what the run left so far is judged, not dropped.
+	OnForget func(*Run)
 	// closer remembers, per run, the record that closed it in the guard.
 	closer map[string]closing
 	// terminalStep: the runs whose terminal this step was.
@@ -143,6 +146,9 @@ func (t *Tracker) run(id, agent, session string, i int) *Run {
 
 // forget drops the oldest run and what else refers to it.
 func (t *Tracker) forget(r *Run) {
+	if t.OnForget != nil {
+		t.OnForget(r)
+	}
 	if r == t.last {
 		t.last = nil
 	}

@@ -93,12 +93,22 @@ func TestForgottenRunsLeaveNothingBehind(t *testing.T) {
 	tr := outcome.New()
 	const bound = 16
 	tr.SetMaxRuns(bound)
+	forgotten, forgottenLost := 0, 0
+	tr.OnForget = func(r *outcome.Run) {
+		forgotten++
+		if r.LostWhy() != "" {
+			forgottenLost++
+		}
+	}
 	if err := pipeline.New(pipeline.Options{}, tr).Run(pipeline.Records(r)); err != nil {
 		t.Fatal(err)
 	}
 	runs := tr.Runs()
 	if len(runs) != bound || tr.Forgotten == 0 {
 		t.Fatalf("%d runs kept, %d forgotten; want %d kept and some forgotten", len(runs), tr.Forgotten, bound)
+	}
+	if forgotten != tr.Forgotten || forgottenLost == 0 {
+		t.Errorf("OnForget saw %d runs (%d lost replies), the tracker forgot %d: a forgotten run must be shown first", forgotten, forgottenLost, tr.Forgotten)
 	}
 	byID, pending, closers := tr.Held()
 	if byID != bound || pending > bound || closers > bound {
