@@ -185,7 +185,7 @@ func (t *Tracker) frame(r *Run, s *replay.Step, ev *bridge.Event) {
 	}
 	msg, _ := bridgeMessage(ev)
 	if text, ok := message.Text(msg); ok && strings.TrimSpace(text) != "" {
-		r.Reply = clip(text)
+		r.Reply = strings.Clone(clip(text)) // not the whole message's text
 		if t.recentHas(r.AgentID, norm(text)) {
 			t.commit(r, s.I)
 		} else {
