@@ -527,7 +527,6 @@ func (b *Builder) After(f *pipeline.Frame) error {
 	}
 
 	// The row, then the body.
-	size := rowLen(&row)
 	// Plain rows stop at their share; key rows at 60% of the limit and
 	// critical ones at all of it, so even a capture of nothing but junk
 	// keeps memory bounded.
@@ -538,7 +537,11 @@ func (b *Builder) After(f *pipeline.Frame) error {
 	case prioCritical:
 		rowLimit = b.opts.MaxBytes
 	}
-	if b.rowBytes+size+2 <= rowLimit {
+	size := -1 // unmeasured: it could not fit even at its shortest
+	if b.rowBytes+minRowLen+2 <= rowLimit {
+		size = rowLen(&row)
+	}
+	if size >= 0 && b.rowBytes+size+2 <= rowLimit {
 		b.rowBytes += size + 2
 		pos := b.rep.Rows.add(&row)
 		if row.Type == TypeSend && ev.Kind == bridge.Request {
