@@ -274,7 +274,7 @@ func TestBrowserFixtures(t *testing.T) {
 			}
 
 			// A click on a marker of a connection band shows that record.
-			for _, row := range rep.Rows {
+			for row := range rep.Rows.All() {
 				if row.Type != TypeMarker || rep.Labels[row.Label] == "mark open" {
 					continue
 				}
@@ -428,7 +428,7 @@ func largePage(tb testing.TB, n int) (*Report, []byte) {
 	rep := buildBytes(tb, capt, Options{Name: fmt.Sprintf("large-%d.jsonl", n)})
 	page := AppendHTML(nil, rep)
 	tb.Logf("%d frames: capture %.1f MB generated in %v; report %.1f MB built in %v (%d bodies kept, %d elided, %d rows)",
-		n, float64(len(capt))/1e6, gen, float64(len(page))/1e6, time.Since(t0), rep.Summary.Bodies, rep.Summary.BodiesElided, len(rep.Rows))
+		n, float64(len(capt))/1e6, gen, float64(len(page))/1e6, time.Since(t0), rep.Summary.Bodies, rep.Summary.BodiesElided, rep.Rows.Len())
 	return rep, page
 }
 

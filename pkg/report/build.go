@@ -35,7 +35,7 @@ type sendInfo struct {
 	session string
 	i       int
 	t       int64
-	row     int // index in rows, -1 when the row was elided
+	row     int // where its row's owner is (Rows.add), -1 when the row was elided
 }
 
 // runAcc is what the pass tracks for a run beyond Run.
@@ -401,8 +401,8 @@ func (b *Builder) Before(f *pipeline.Frame) error {
 				}
 				_, existed := b.runs[id]
 				run = b.run(id, bridge.SessionAgentID(si.session), si.session, start, first, rec.Conn)
-				if known && !existed && si.row >= 0 && si.row < len(b.rep.Rows) && b.rep.Rows[si.row].I == si.i {
-					b.rep.Rows[si.row].Run = int32(run)
+				if known && !existed && si.row >= 0 {
+					b.rep.Rows.setRun(si.row, int32(run))
 					b.runFrame(run, si.t, si.i, rec.Conn, TypeSend, ev)
 				}
 			}
@@ -527,7 +527,6 @@ func (b *Builder) After(f *pipeline.Frame) error {
 	}
 
 	// The row, then the body.
-	size := rowLen(&row)
 	// Plain rows stop at their share; key rows at 60% of the limit and
 	// critical ones at all of it, so even a capture of nothing but junk
 	// keeps memory bounded.
@@ -538,16 +537,20 @@ func (b *Builder) After(f *pipeline.Frame) error {
 	case prioCritical:
 		rowLimit = b.opts.MaxBytes
 	}
-	if b.rowBytes+size+2 <= rowLimit {
+	size := -1 // unmeasured: it could not fit even at its shortest
+	if b.rowBytes+minRowLen+2 <= rowLimit {
+		size = rowLen(&row)
+	}
+	if size >= 0 && b.rowBytes+size+2 <= rowLimit {
 		b.rowBytes += size + 2
+		pos := b.rep.Rows.add(&row)
 		if row.Type == TypeSend && ev.Kind == bridge.Request {
 			if k := (sendKey{rec.Conn, ev.ID}); b.sends[k].i == rec.Index {
 				si := b.sends[k]
-				si.row = len(b.rep.Rows)
+				si.row = pos
 				b.sends[k] = si
 			}
 		}
-		b.rep.Rows = append(b.rep.Rows, row)
 	} else {
 		sum.RowsElided++
 	}

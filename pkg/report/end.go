@@ -84,12 +84,6 @@ func (b *Builder) End(e *pipeline.End) error {
 	}
 	sum.Runs = len(rep.Runs)
 
-	// Rows follow their run's final lane.
-	for k := range rep.Rows {
-		if r := rep.Rows[k].Run; r >= 0 {
-			rep.Rows[k].Lane = int32(rep.Runs[r].Lane)
-		}
-	}
 	for k := range rep.Approvals {
 		if r := rep.Approvals[k].Run; r >= 0 {
 			rep.Approvals[k].Lane = rep.Runs[r].Lane
@@ -113,7 +107,12 @@ func (b *Builder) End(e *pipeline.End) error {
 	}
 
 	b.compactLanes()
-	rep.View = viewRange(rep.Rows, b.minT, b.maxT)
+	// Rows follow their run's final lane.
+	rep.Rows.runLane = make([]int, len(rep.Runs))
+	for k := range rep.Runs {
+		rep.Rows.runLane[k] = rep.Runs[k].Lane
+	}
+	rep.View = viewRange(&rep.Rows, b.minT, b.maxT)
 
 	// Lanes: runs stack in tracks when they overlap.
 	byLane := make([][]int, len(rep.Lanes))
@@ -229,7 +228,7 @@ func (b *Builder) compactLanes() {
 	for _, r := range rep.Runs {
 		used[r.Lane] = true
 	}
-	for _, row := range rep.Rows {
+	for row := range rep.Rows.All() {
 		if row.Lane >= 0 && row.Run < 0 {
 			used[row.Lane] = true
 		}
@@ -265,11 +264,7 @@ func (b *Builder) compactLanes() {
 	for k := range rep.Runs {
 		rep.Runs[k].Lane = remap[rep.Runs[k].Lane]
 	}
-	for k := range rep.Rows {
-		if l := rep.Rows[k].Lane; l >= 0 {
-			rep.Rows[k].Lane = int32(remap[l])
-		}
-	}
+	rep.Rows.remap = remap
 	for k := range rep.Findings {
 		if l := rep.Findings[k].Lane; l >= 0 {
 			rep.Findings[k].Lane = remap[l]
@@ -292,13 +287,13 @@ func (b *Builder) compactLanes() {
 // clock jump): a record further from the median than a day and a hundred
 // times the interquartile range is left out of the initial view (it stays
 // on the timeline).
-func viewRange(rows []Row, lo, hi int64) [2]int64 {
-	if len(rows) < 4 {
+func viewRange(rows *Rows, lo, hi int64) [2]int64 {
+	if rows.Len() < 4 {
 		return [2]int64{lo, hi}
 	}
-	ts := make([]int64, len(rows))
-	for k, r := range rows {
-		ts[k] = r.T
+	ts := make([]int64, 0, rows.Len())
+	for r := range rows.All() {
+		ts = append(ts, r.T)
 	}
 	slices.Sort(ts)
 	n := len(ts)

@@ -372,10 +372,10 @@ func (w *jw) data(r *Report) {
 
 	// rows: [i, t, conn, dir, type, label, lane, run, seq]
 	w.key("rows").arr()
-	for k := range r.Rows {
+	for row := range r.Rows.All() {
 		w.item()
 		w.val()
-		w.b = appendRow(w.b, &r.Rows[k])
+		w.b = appendRow(w.b, &row)
 	}
 	w.end(']')
 

@@ -138,6 +138,9 @@ func rowLen(x *Row) int {
 		intLen(int64(x.Label)) + intLen(int64(x.Lane)) + intLen(int64(x.Run)) + intLen(x.Seq)
 }
 
+// minRowLen is the least rowLen: every number one digit.
+const minRowLen = 10 + 9
+
 // intLen is len(strconv.AppendInt(nil, n, 10)).
 func intLen(n int64) int {
 	l := 1

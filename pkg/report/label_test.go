@@ -20,6 +20,9 @@ func TestRowLen(t *testing.T) {
 			t.Errorf("rowLen(%+v) = %d, want %d", r, got, want)
 		}
 	}
+	if n := rowLen(&Row{}); n != minRowLen {
+		t.Errorf("rowLen of the shortest row = %d, minRowLen %d", n, minRowLen)
+	}
 }
 
 func TestLabelID(t *testing.T) {

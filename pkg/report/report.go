@@ -269,7 +269,7 @@ type Report struct {
 	Approvals []Approval
 	Gaps      []Gap
 	Findings  []PinnedFinding
-	Rows      []Row
+	Rows      Rows
 	Bodies    []Body  // sorted by record index
 	Timers    []Timer // replay timer steps that changed something, per agent
 	Follow    int     // the connection replay followed first

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -115,8 +116,8 @@ func TestEveryFixtureGivesValidDeterministicOutput(t *testing.T) {
 				t.Fatal("empty trace")
 			}
 			// Every record is on the timeline (nothing is elided at this size).
-			if len(a.Rows) != a.Summary.Records {
-				t.Errorf("%d rows for %d records", len(a.Rows), a.Summary.Records)
+			if a.Rows.Len() != a.Summary.Records {
+				t.Errorf("%d rows for %d records", a.Rows.Len(), a.Summary.Records)
 			}
 			if a.Summary.BodiesElided != 0 || a.Summary.RowsElided != 0 {
 				t.Errorf("elided at the default limit: %+v", a.Summary)
@@ -261,8 +262,9 @@ func TestApprovalsAndTools(t *testing.T) {
 		t.Errorf("tool calls: %+v", d.Runs[0])
 	}
 	// The chat.send request starts the run.
-	if d.Rows[d.Runs[0].FirstI].Type != TypeSend || d.Rows[d.Runs[0].FirstI].Run != 0 {
-		t.Errorf("run starts at %d: %+v", d.Runs[0].FirstI, d.Rows[d.Runs[0].FirstI])
+	rows := slices.Collect(d.Rows.All())
+	if rows[d.Runs[0].FirstI].Type != TypeSend || rows[d.Runs[0].FirstI].Run != 0 {
+		t.Errorf("run starts at %d: %+v", d.Runs[0].FirstI, rows[d.Runs[0].FirstI])
 	}
 }
 
@@ -424,7 +426,7 @@ func TestSizeLimit(t *testing.T) {
 	for _, b := range r.Bodies {
 		have[b.I] = true
 	}
-	for _, row := range r.Rows {
+	for row := range r.Rows.All() {
 		if row.Type == TypeMarker && !have[row.I] {
 			t.Errorf("marker #%d lost its body", row.I)
 		}
@@ -436,7 +438,7 @@ func TestSizeLimit(t *testing.T) {
 	}
 	keys := func(rep *Report) int {
 		n := 0
-		for _, row := range rep.Rows {
+		for row := range rep.Rows.All() {
 			if row.Type != TypeAgentDelta && row.Type != TypeChatDelta && row.Type != TypeTraffic && row.Type != TypeOther {
 				n++
 			}
@@ -517,7 +519,7 @@ func TestTraceShape(t *testing.T) {
 		t.Error("NoBodies changed the trace")
 	}
 	// One connection thread, two session threads (the runs overlap).
-	if len(threads) != 3 || slices != 2 || findings != len(r.Findings) || instants < len(r.Rows) {
+	if len(threads) != 3 || slices != 2 || findings != len(r.Findings) || instants < r.Rows.Len() {
 		t.Errorf("threads %v, run slices %d, findings %d, instants %d", threads, slices, findings, instants)
 	}
 }

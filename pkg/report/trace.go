@@ -212,8 +212,7 @@ func WriteTrace(w io.Writer, r *Report) error {
 	}
 
 	// Records as instant events.
-	for k := range r.Rows {
-		row := &r.Rows[k]
+	for row := range r.Rows.All() {
 		pid, tid := pidConns, connTid(int(row.Conn))
 		if row.Run >= 0 {
 			run := &r.Runs[row.Run]
