@@ -58,6 +58,17 @@ func (e *Env) OpenEvents(path string) (*Events, error) {
 	return ev, nil
 }
 
+var _ pipeline.AheadSource = (*Events)(nil)
+
+// ClassifyAhead forwards to a capture's source (pipeline.AheadSource), so
+// that the pass has the records classified on the reader's stage; classify
+// NDJSON comes classified already.
+func (ev *Events) ClassifyAhead() {
+	if a, ok := ev.Source.(pipeline.AheadSource); ok {
+		a.ClassifyAhead()
+	}
+}
+
 // Finish reports on stderr what the input stepped over, once, after the
 // pass.
 func (ev *Events) Finish() {
