@@ -11,3 +11,6 @@ func (t *Tracker) Held() (byID, pending, closers int) {
 	}
 	return len(t.byID), pending, len(t.closer)
 }
+
+// Norm is norm, for tests.
+var Norm = norm

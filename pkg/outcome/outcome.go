@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/clawtap/clawtap/pkg/bridge"
 	"github.com/clawtap/clawtap/pkg/message"
@@ -206,7 +207,7 @@ func (t *Tracker) frame(r *Run, s *replay.Step, ev *bridge.Event) {
 	if text, ok := message.Text(msg); ok && strings.TrimSpace(text) != "" {
 		r.Reply = clip(text)
 		r.replyNorm = norm(r.Reply)
-		if t.recentHas(r.AgentID, norm(text)) {
+		if len(t.recent[r.AgentID]) > 0 && t.recentHas(r.AgentID, norm(text)) {
 			t.commit(r, s.I)
 		} else {
 			t.pending[r.AgentID] = append(t.pending[r.AgentID], r)
@@ -402,7 +403,35 @@ func (t *Tracker) End(e *pipeline.End) error {
 
 // norm compares transcript text as Claw3D's display normalisation does:
 // line ends and runs of blank space do not count.
-func norm(s string) string { return strings.Join(strings.Fields(s), " ") }
+func norm(s string) string {
+	if isNorm(s) {
+		return s
+	}
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// isNorm: s has no blank space but single spaces between words (the
+// common case, which norm then need not copy).
+func isNorm(s string) bool {
+	prevSpace := true // no leading space
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= utf8.RuneSelf:
+			return false // let strings.Fields judge Unicode spaces
+		case c == ' ':
+			if prevSpace {
+				return false
+			}
+			prevSpace = true
+		case c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r':
+			return false
+		default:
+			prevSpace = false
+		}
+	}
+	return !prevSpace || s == ""
+}
 
 // clip is s's first MaxText bytes (whole runes), copied: a run keeps
 // its clip to the end of the capture, not the whole text behind it.

@@ -124,3 +124,11 @@ func TestForgottenRunsLeaveNothingBehind(t *testing.T) {
 		t.Error("no lost reply among the runs kept: the capture no longer exercises the pending list")
 	}
 }
+
+func TestNorm(t *testing.T) {
+	for _, s := range []string{"", " ", "a", "a b", " a", "a ", "a  b", "a\nb", "a\tb\r\n", "héllo wörld", "a\u00a0b", "a\u2003 b", "x \u0085y"} {
+		if got, want := outcome.Norm(s), strings.Join(strings.Fields(s), " "); got != want {
+			t.Errorf("Norm(%q) = %q, want %q", s, got, want)
+		}
+	}
+}
