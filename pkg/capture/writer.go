@@ -48,12 +48,18 @@ func Create(path string) (*Writer, error) {
 	return w, nil
 }
 
+// windowSize is the zstd window of the captures clawtap writes. Every
+// reader of a capture holds a window of it in memory; frames repeat
+// within far less than the encoder's default 8 MiB, so 1 MiB costs under
+// 1% in size and saves 7 MiB per reader (diff reads two).
+const windowSize = 1 << 20
+
 // NewWriter writes a capture to dst, compressing it with zstd if asked.
 func NewWriter(dst io.Writer, compress bool) (*Writer, error) {
 	w := &Writer{dst: dst}
 	var out io.Writer = dst
 	if compress {
-		zw, err := zstd.NewWriter(dst, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1))
+		zw, err := zstd.NewWriter(dst, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1), zstd.WithWindowSize(windowSize))
 		if err != nil {
 			return nil, fmt.Errorf("start zstd: %w", err)
 		}
