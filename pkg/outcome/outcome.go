@@ -200,7 +200,12 @@ func (t *Tracker) frame(r *Run, s *replay.Step, ev *bridge.Event) {
 	r.EndI, r.EndT = s.I, s.T
 	first := r.Terminal == ""
 	r.Terminal, r.TerminalI, r.TerminalT = ev.State, s.I, s.T
-	if ev.State != "final" || !first {
+	if !first {
+		return
+	}
+	// Only the first terminal reads who closed the run.
+	defer delete(t.closer, r.ID)
+	if ev.State != "final" {
 		return
 	}
 	msg, _ := bridgeMessage(ev)
