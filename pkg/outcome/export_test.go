@@ -14,3 +14,6 @@ func (t *Tracker) Held() (byID, pending, closers int) {
 
 // Norm is norm, for tests.
 var Norm = norm
+
+// MaxPending is maxPending, for tests.
+const MaxPending = maxPending

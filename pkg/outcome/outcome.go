@@ -23,6 +23,9 @@ import (
 // (counted in Tracker.Forgotten, shown to Tracker.OnForget).
 const MaxRuns = 100_000
 
+// maxPending is how many replies per agent wait to be committed.
+const maxPending = 256
+
 // recentTexts is how many committed transcript texts are remembered per
 // agent, to match a final committed before it arrived (Claw3D's fallback).
 const recentTexts = 64
@@ -211,11 +214,10 @@ func (t *Tracker) frame(r *Run, s *replay.Step, ev *bridge.Event) {
 	msg, _ := bridgeMessage(ev)
 	if text, ok := message.Text(msg); ok && strings.TrimSpace(text) != "" {
 		r.Reply = clip(text)
-		r.replyNorm = norm(r.Reply)
 		if len(t.recent[r.AgentID]) > 0 && t.recentHas(r.AgentID, norm(text)) {
 			t.commit(r, s.I)
 		} else {
-			t.pending[r.AgentID] = append(t.pending[r.AgentID], r)
+			t.wait(r)
 		}
 		t.dropCause(r, s)
 	}
@@ -297,7 +299,21 @@ func (t *Tracker) appended(s *replay.Step, e *replay.Effect) {
 	}
 }
 
+// wait has a run's reply wait for the transcript line that commits it.
+// An agent's oldest waiting reply gives way past maxPending: a reply not
+// committed that many finals later stays lost.
+func (t *Tracker) wait(r *Run) {
+	r.replyNorm = norm(r.Reply)
+	list := t.pending[r.AgentID]
+	if len(list) >= maxPending {
+		list[0].replyNorm = ""
+		list = append(list[:0], list[1:]...)
+	}
+	t.pending[r.AgentID] = append(list, r)
+}
+
 func (t *Tracker) commit(r *Run, i int) {
+	r.replyNorm = "" // no longer waiting
 	if !r.Committed {
 		r.Committed, r.CommitI = true, i
 	}

@@ -125,6 +125,42 @@ func TestForgottenRunsLeaveNothingBehind(t *testing.T) {
 	}
 }
 
+// Replies that are never committed (clawboo loses most) wait a bounded
+// while: the tracker's memory and its work per appended line stay flat.
+func TestWaitingRepliesAreBounded(t *testing.T) {
+	var buf bytes.Buffer
+	w, err := capture.NewWriter(&buf, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := synth.Large(w, 150_000, 1); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	r, err := capture.NewReader(&buf, capture.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := outcome.New()
+	if err := pipeline.New(pipeline.Options{}, tr).Run(pipeline.Records(r)); err != nil {
+		t.Fatal(err)
+	}
+	lost, agents := 0, map[string]bool{}
+	for _, run := range tr.Runs() {
+		agents[run.AgentID] = true
+		if run.LostWhy() != "" {
+			lost++
+		}
+	}
+	_, pending, _ := tr.Held()
+	if lost < 1000 {
+		t.Fatalf("%d lost replies: too few to fill the waiting lists", lost)
+	}
+	if pending >= lost || pending > outcome.MaxPending*len(agents) {
+		t.Errorf("%d replies waiting, want at most %d per agent (%d agents)", pending, outcome.MaxPending, len(agents))
+	}
+}
+
 func TestNorm(t *testing.T) {
 	for _, s := range []string{"", " ", "a", "a b", " a", "a ", "a  b", "a\nb", "a\tb\r\n", "héllo wörld", "a\u00a0b", "a\u2003 b", "x \u0085y"} {
 		if got, want := outcome.Norm(s), strings.Join(strings.Fields(s), " "); got != want {
