@@ -73,16 +73,16 @@ func TestSlashCommandOutcome(t *testing.T) {
 	}
 }
 
-// Past its bound the tracker forgets the oldest runs, and with them
-// everything else it kept about them: memory follows the bound, not the
-// capture's length.
-func TestForgottenRunsLeaveNothingBehind(t *testing.T) {
+// trackLarge runs tr over a generated capture of frames frames, replayed
+// as clawboo (which loses most replies).
+func trackLarge(t *testing.T, tr *outcome.Tracker, frames int) {
+	t.Helper()
 	var buf bytes.Buffer
 	w, err := capture.NewWriter(&buf, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := synth.Large(w, 20_000, 1); err != nil {
+	if err := synth.Large(w, frames, 1); err != nil {
 		t.Fatal(err)
 	}
 	w.Close()
@@ -90,6 +90,15 @@ func TestForgottenRunsLeaveNothingBehind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := pipeline.New(pipeline.Options{}, tr).Run(pipeline.Records(r)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Past its bound the tracker forgets the oldest runs, and with them
+// everything else it kept about them: memory follows the bound, not the
+// capture's length.
+func TestForgottenRunsLeaveNothingBehind(t *testing.T) {
 	tr := outcome.New()
 	const bound = 16
 	tr.SetMaxRuns(bound)
@@ -100,9 +109,7 @@ func TestForgottenRunsLeaveNothingBehind(t *testing.T) {
 			forgottenLost++
 		}
 	}
-	if err := pipeline.New(pipeline.Options{}, tr).Run(pipeline.Records(r)); err != nil {
-		t.Fatal(err)
-	}
+	trackLarge(t, tr, 20_000)
 	runs := tr.Runs()
 	if len(runs) != bound || tr.Forgotten == 0 {
 		t.Fatalf("%d runs kept, %d forgotten; want %d kept and some forgotten", len(runs), tr.Forgotten, bound)
@@ -128,23 +135,8 @@ func TestForgottenRunsLeaveNothingBehind(t *testing.T) {
 // Replies that are never committed (clawboo loses most) wait a bounded
 // while: the tracker's memory and its work per appended line stay flat.
 func TestWaitingRepliesAreBounded(t *testing.T) {
-	var buf bytes.Buffer
-	w, err := capture.NewWriter(&buf, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := synth.Large(w, 150_000, 1); err != nil {
-		t.Fatal(err)
-	}
-	w.Close()
-	r, err := capture.NewReader(&buf, capture.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	tr := outcome.New()
-	if err := pipeline.New(pipeline.Options{}, tr).Run(pipeline.Records(r)); err != nil {
-		t.Fatal(err)
-	}
+	trackLarge(t, tr, 150_000)
 	lost, agents := 0, map[string]bool{}
 	for _, run := range tr.Runs() {
 		agents[run.AgentID] = true
