@@ -1,38 +1,22 @@
 package record
 
 import (
-	"encoding/json"
-	"fmt"
-	"io"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/clawtap/clawtap/internal/capturetest"
 	"github.com/clawtap/clawtap/internal/fakegw"
 	"github.com/clawtap/clawtap/pkg/capture"
 )
 
-// readCapture reads every record of a capture (copies).
-func readCapture(t *testing.T, path string) (*capture.Header, []*capture.Record, capture.Stats) {
-	t.Helper()
-	r, err := capture.Open(path, capture.Options{})
-	if err != nil {
-		t.Fatalf("open %s: %v", path, err)
-	}
-	defer r.Close()
-	var recs []*capture.Record
-	for {
-		rec, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		recs = append(recs, rec.Clone())
-	}
-	return r.Header(), recs, r.Stats()
-}
+// The capture readers the tests share (internal/capturetest).
+var (
+	readCapture = capturetest.Read
+	marks       = capturetest.Marks
+	frameSeqs   = capturetest.FrameSeqs
+	jsonGetStr  = capturetest.Str
+)
 
 // countFrames counts the frames a capture holds so far; -1 when it cannot
 // be opened yet.
@@ -47,45 +31,6 @@ func countFrames(path string) int {
 			return r.Stats().Frames
 		}
 	}
-}
-
-func marks(recs []*capture.Record) []string {
-	var out []string
-	for _, r := range recs {
-		if r.Mark != "" {
-			out = append(out, fmt.Sprintf("%d:%s", r.Conn, r.Mark))
-		}
-	}
-	return out
-}
-
-// frameSeqs returns the frame seqs of "in" events per conn.
-func frameSeqs(recs []*capture.Record) map[int][]int64 {
-	out := map[int][]int64{}
-	for _, r := range recs {
-		if r.Frame == nil || r.Dir != capture.DirIn {
-			continue
-		}
-		var f struct {
-			Seq *int64 `json:"seq"`
-		}
-		if json.Unmarshal(r.Frame, &f) == nil && f.Seq != nil {
-			out[r.Conn] = append(out[r.Conn], *f.Seq)
-		}
-	}
-	return out
-}
-
-func jsonGetStr(b []byte, key string) (string, bool) {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(b, &m) != nil {
-		return "", false
-	}
-	var s string
-	if json.Unmarshal(m[key], &s) != nil {
-		return "", false
-	}
-	return s, true
 }
 
 // chatBurst sends a small streamed run.
