@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -176,21 +175,7 @@ func TestRecordToSpecialFiles(t *testing.T) {
 		t.Errorf("%s is now %v %v", os.DevNull, fi.Mode(), err)
 	}
 
-	fifo := filepath.Join(t.TempDir(), "pipe.jsonl")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	got := make(chan []byte, 1)
-	go func() {
-		f, err := os.Open(fifo)
-		if err != nil {
-			got <- nil
-			return
-		}
-		b, _ := io.ReadAll(f)
-		f.Close()
-		got <- b
-	}()
+	fifo, got := readFIFO(t, filepath.Join(t.TempDir(), "pipe.jsonl"))
 	res = run(t, "", recordArgs(srv.URL, fifo, "--no-device", "--no-reconnect")...)
 	if res.code != 0 {
 		t.Fatalf("fifo: exit %d: %s", res.code, res.stderr)

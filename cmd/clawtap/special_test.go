@@ -77,24 +77,10 @@ func TestWritersWriteIntoFIFOs(t *testing.T) {
 	for _, w := range writers(t) {
 		t.Run(w.name, func(t *testing.T) {
 			dir := t.TempDir()
-			fifo := filepath.Join(dir, "pipe")
-			if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-				t.Fatal(err)
-			}
+			fifo, got := readFIFO(t, filepath.Join(dir, "pipe"))
 			if err := os.Chmod(fifo, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			got := make(chan []byte, 1)
-			go func() {
-				f, err := os.Open(fifo)
-				if err != nil {
-					got <- nil
-					return
-				}
-				b, _ := io.ReadAll(f)
-				f.Close()
-				got <- b
-			}()
 			r := run(t, "", append(w.args, "-o", fifo)...)
 			if r.code != w.code {
 				t.Errorf("exit %d, want %d: %s", r.code, w.code, r.stderr)
@@ -139,4 +125,25 @@ func statT(t *testing.T, path string) syscall.Stat_t {
 		t.Fatal(err)
 	}
 	return st
+}
+
+// readFIFO makes a FIFO at path and reads it whole on another goroutine:
+// got receives what was written (nil when it could not be opened).
+func readFIFO(t *testing.T, path string) (string, <-chan []byte) {
+	t.Helper()
+	if err := syscall.Mkfifo(path, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan []byte, 1)
+	go func() {
+		f, err := os.Open(path)
+		if err != nil {
+			got <- nil
+			return
+		}
+		b, _ := io.ReadAll(f)
+		f.Close()
+		got <- b
+	}()
+	return path, got
 }
