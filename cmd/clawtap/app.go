@@ -83,6 +83,7 @@ capture that failed); 2 usage or I/O trouble; 130 interrupted.`,
 	root.PersistentFlags().StringVar(&a.ColorMode, "color", "auto", "colour: auto (on a terminal, unless NO_COLOR or TERM=dumb), always or never")
 	_ = root.RegisterFlagCompletionFunc("color", cobra.FixedCompletions([]string{"auto", "always", "never"}, cobra.ShellCompDirectiveNoFileComp))
 	root.PersistentFlags().BoolVarP(&a.Quiet, "quiet", "q", false, "no warnings, progress or summaries on stderr")
+	root.PersistentFlags().BoolVar(&a.ShowCredentials, "show-credentials", false, "show the credentials of a capture written without redaction (bare frames, record --no-redact); by default they are redacted as it is read")
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return cli.Usage("run '"+cmd.CommandPath()+" --help' for usage", "%v", err)
 	})

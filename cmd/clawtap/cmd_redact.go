@@ -86,7 +86,7 @@ func (a *app) runRedact(cmd *cobra.Command, in string, f redactFlags) error {
 		return cli.Usage("write to a new file, then replace the original yourself", "output %s is the input", f.out.path)
 	}
 
-	rd, err := a.OpenCapture(in)
+	rd, err := a.OpenCaptureAsWritten(in)
 	if err != nil {
 		return err
 	}

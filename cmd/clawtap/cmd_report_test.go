@@ -181,13 +181,23 @@ func TestReportHelpAndNoRedact(t *testing.T) {
 {"t":1,"conn":1,"mark":"open"}
 {"t":2,"conn":1,"dir":"in","frame":{"type":"event","event":"tick","seq":1,"payload":{"ts":2}}}
 `
+	// By default its credentials are redacted as it is read, and the page
+	// says so; asked for, they are kept, and the page warns.
 	r = run(t, capt, "report", "-", "-o", "-")
-	if r.code != 0 || !strings.Contains(r.stderr, "--no-redact") {
-		t.Errorf("no warning for a --no-redact capture: %d %q", r.code, r.stderr)
+	if r.code != 0 || !strings.Contains(r.stderr, "redacted as it is read") {
+		t.Errorf("no word of the redaction on read: %d %q", r.code, r.stderr)
 	}
 	data, _ := reportData(t, r.stdout)
-	if !strings.Contains(data, `"noRedact":true`) {
-		t.Error("the page does not know the capture is not redacted")
+	if !strings.Contains(data, `"noRedact":false`) || !strings.Contains(data, `"redactedOnRead":true`) {
+		t.Error("the page does not know the capture was redacted as it was read")
+	}
+	r = run(t, capt, "--show-credentials", "report", "-", "-o", "-")
+	if r.code != 0 || !strings.Contains(r.stderr, "--show-credentials keeps its credentials") {
+		t.Errorf("no warning for credentials kept: %d %q", r.code, r.stderr)
+	}
+	data, _ = reportData(t, r.stdout)
+	if !strings.Contains(data, `"noRedact":true`) || strings.Contains(data, `"redactedOnRead"`) {
+		t.Error("the page does not know the capture may show credentials")
 	}
 	if !bytes.Contains([]byte(r.stdout), []byte("<title>clawtap report — stdin</title>")) {
 		t.Error("stdin should be named stdin")

@@ -70,6 +70,9 @@ type Env struct {
 
 	ColorMode string // auto, always, never
 	Quiet     bool
+	// ShowCredentials keeps the credentials of a capture written without
+	// redaction; by default OpenCapture redacts them as it reads.
+	ShowCredentials bool
 
 	// IsTerminal reports whether a stream is a terminal; tests replace it.
 	IsTerminal func(w any) bool

@@ -53,6 +53,7 @@ func (e *Env) OpenEvents(path string) (*Events, error) {
 		closeFn()
 		return nil, err
 	}
+	e.RedactOnRead(path, r)
 	ev.Source = pipeline.Records(r)
 	ev.release = func() { r.Close(); closeFn() }
 	return ev, nil

@@ -10,6 +10,7 @@ import (
 
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/pipeline"
+	"github.com/clawtap/clawtap/pkg/redact"
 )
 
 // DisplayName names an input in messages: its path, or stdin for "-".
@@ -23,6 +24,30 @@ func DisplayName(path string) string {
 // OpenCapture opens a capture for reading ("-" is stdin) with reader
 // warnings on stderr.
 func (e *Env) OpenCapture(path string) (*capture.Reader, error) {
+	r, err := e.OpenCaptureAsWritten(path)
+	if err == nil {
+		e.RedactOnRead(path, r)
+	}
+	return r, err
+}
+
+// RedactOnRead has r redact the credentials of a capture written without
+// redaction as it reads it (redact.OnRead), unless --show-credentials,
+// and says so once.
+func (e *Env) RedactOnRead(path string, r *capture.Reader) {
+	if e.ShowCredentials || !redact.OnRead(r) {
+		return
+	}
+	why := "it has no header saying they were redacted"
+	if r.Header() != nil {
+		why = "it was written without redaction"
+	}
+	e.Warnf("%s: %s: its credentials are redacted as it is read (--show-credentials shows them)", DisplayName(path), why)
+}
+
+// OpenCaptureAsWritten is OpenCapture without redaction on read: for
+// redact itself.
+func (e *Env) OpenCaptureAsWritten(path string) (*capture.Reader, error) {
 	name := DisplayName(path)
 	opts := capture.Options{OnWarning: func(w capture.Warning) {
 		e.Warnf("%s: %s", name, w)

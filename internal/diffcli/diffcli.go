@@ -9,6 +9,7 @@ import (
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/diff"
 	"github.com/clawtap/clawtap/pkg/pipeline"
+	"github.com/clawtap/clawtap/pkg/redact"
 )
 
 // Captures compares the captures at pa and pb and prints the result.
@@ -50,6 +51,9 @@ func UIs(env *cli.Env, path string, uis [2]string, out cli.Output) error {
 		return cli.InputError(path, err)
 	}
 	defer rb.Close()
+	if !env.ShowCredentials {
+		redact.OnRead(rb)
+	}
 	res, err := diff.CompareUIs(pipeline.Records(ra), pipeline.Records(rb), uis)
 	if err != nil {
 		return cli.ReadErr(path, err)

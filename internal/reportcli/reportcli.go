@@ -13,6 +13,7 @@ import (
 	"github.com/clawtap/clawtap/internal/output"
 	"github.com/clawtap/clawtap/pkg/check"
 	"github.com/clawtap/clawtap/pkg/pipeline"
+	"github.com/clawtap/clawtap/pkg/redact"
 	"github.com/clawtap/clawtap/pkg/replay"
 	"github.com/clawtap/clawtap/pkg/report"
 )
@@ -45,9 +46,11 @@ func Run(env *cli.Env, c Config) error {
 	if err != nil {
 		return err
 	}
-	b := report.NewBuilder(report.Options{Name: name, MaxBytes: c.MaxBytes, Checker: report.NewCheck(an), NoBodies: c.Trace})
-	if h := r.Header(); h != nil && h.Redaction != nil && !h.Redaction.Credentials {
-		env.Warnf("%s was recorded with --no-redact: the report may contain credentials (it says so in a banner)", name)
+	unredacted := redact.Unredacted(r.Header())
+	b := report.NewBuilder(report.Options{Name: name, MaxBytes: c.MaxBytes, Checker: report.NewCheck(an), NoBodies: c.Trace,
+		RedactedOnRead: unredacted && !env.ShowCredentials, ShowsCredentials: unredacted && env.ShowCredentials})
+	if unredacted && env.ShowCredentials {
+		env.Warnf("%s was written without redaction and --show-credentials keeps its credentials: the report may show them (it says so in a banner)", name)
 	}
 	if err := pipeline.New(pipeline.Options{Replay: replay.Options{UI: c.UI}}, b).Run(pipeline.Records(r)); err != nil {
 		return cli.ReadErr(c.Path, err)

@@ -16,6 +16,7 @@ import (
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/check"
 	"github.com/clawtap/clawtap/pkg/pipeline"
+	"github.com/clawtap/clawtap/pkg/redact"
 	"github.com/clawtap/clawtap/pkg/replay"
 )
 
@@ -47,6 +48,9 @@ type Config struct {
 	// Now times each capture for the report; nil leaves times out, so the
 	// report is the same bytes on every run.
 	Now func() time.Time
+	// ShowCredentials keeps the credentials of captures written without
+	// redaction in the goldens; by default they are redacted as read.
+	ShowCredentials bool
 }
 
 func (c *Config) diffLimit() int {
@@ -270,6 +274,9 @@ func pass(ctx context.Context, c Capture, ui string, exp *Expectations, cfg *Con
 	defer r.Close()
 	if r.Stats().Empty {
 		return run, nil, errors.New("empty: no records")
+	}
+	if !cfg.ShowCredentials && redact.OnRead(r) && first {
+		res.Notes = append(res.Notes, "written without redaction: its credentials are redacted as it is read (--show-credentials shows them)")
 	}
 	g, err := newGoldenCheck(run.Golden.Path, cfg.diffLimit(), cfg.Update)
 	if err != nil {

@@ -63,7 +63,7 @@ func Run(ctx context.Context, env *cli.Env, c Config) error {
 		style = output.Style{}
 	}
 	rep := &suite.Report{W: s, Format: string(s.Format), Style: style, Timings: timed}
-	cfg := suite.Config{UIs: uis, Update: c.Update, Jobs: c.Jobs}
+	cfg := suite.Config{UIs: uis, Update: c.Update, Jobs: c.Jobs, ShowCredentials: env.ShowCredentials}
 	var start time.Time
 	if timed {
 		cfg.Now = time.Now

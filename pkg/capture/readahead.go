@@ -126,6 +126,18 @@ func (r *Reader) SetStage(fn func(*Batch)) bool {
 	return true
 }
 
+// SetTransform has fn change every record as it is read, before Next (or
+// the stage) sees it, on the goroutine that reads: fn returns the record
+// to use, rec itself or a new one. Call it before the first Next; false
+// when reading has begun.
+func (r *Reader) SetTransform(fn func(rec *Record) *Record) bool {
+	if r.ahead != nil || r.closed || r.stats.Records > 0 {
+		return false
+	}
+	r.transform = fn
+	return true
+}
+
 // Note returns the note the stage (SetStage) left on the batch of the
 // record Next returned last, and the record's index in that batch; nil
 // without a stage or a record.

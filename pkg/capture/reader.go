@@ -87,6 +87,7 @@ type Reader struct {
 
 	ahead      *ahead // the read-ahead, once Next started it
 	stage      func(*Batch)
+	transform  func(*Record) *Record
 	collecting bool      // on the read-ahead's goroutine: warnings go to pending
 	pending    []Warning // warnings met since the last record
 	released   bool
@@ -368,6 +369,11 @@ func (r *Reader) next() (*Record, error) {
 		r.rec = Record{Index: r.stats.Records, Line: n}
 		if why := parse(line, &r.rec); why != "" {
 			r.warn(n, "%s; kept as an invalid record", why)
+		}
+		if r.transform != nil {
+			if out := r.transform(&r.rec); out != &r.rec {
+				r.rec = *out
+			}
 		}
 		r.stats.Records++
 		switch {

@@ -164,6 +164,7 @@ func NewBuilder(opts Options) *Builder {
 	b.sub = pipeline.Group{opts.Checker, opts.Stats}
 	b.f.Width = 120 // as clawtap replay prints them; the frame has the whole text
 	b.rep.Meta.Name = opts.Name
+	b.rep.Meta.NoRedact, b.rep.Meta.RedactedOnRead = opts.ShowsCredentials, opts.RedactedOnRead
 	b.rep.Summary.MaxBytes = opts.MaxBytes
 	return b
 }
@@ -187,7 +188,7 @@ func (b *Builder) Header(h *capture.Header) {
 	if h.Redaction != nil {
 		m.HasRedaction = true
 		m.Credentials, m.Content, m.Marker = h.Redaction.Credentials, h.Redaction.Content, h.Redaction.Marker
-		m.NoRedact = !h.Redaction.Credentials
+		m.NoRedact = m.NoRedact || !h.Redaction.Credentials && !b.opts.RedactedOnRead
 	}
 	if len(h.Notes) > 0 {
 		if s, ok := jsonx.Str(h.Notes); ok {

@@ -161,6 +161,9 @@ func (w *jw) data(r *Report) {
 		w.end('}')
 	}
 	w.kbool("noRedact", m.NoRedact)
+	if m.RedactedOnRead {
+		w.kbool("redactedOnRead", true)
+	}
 	w.kbool("truncated", m.Truncated)
 	w.kostr("ui", m.UI)
 	w.end('}')

@@ -94,6 +94,10 @@ type Options struct {
 	// NoBodies builds the timeline only: no frame text, replay details or
 	// transcripts (what a trace needs).
 	NoBodies bool
+	// The capture was written without redaction (redact.Unredacted), and
+	// its credentials were redacted as it was read (RedactedOnRead) or
+	// kept at the user's request (ShowsCredentials): the banner says which.
+	RedactedOnRead, ShowsCredentials bool
 }
 
 // Finding is one problem pinned on the timeline: the shape of a check
@@ -143,7 +147,8 @@ type Meta struct {
 	Credentials    bool // credentials were redacted
 	Content        bool // content was redacted
 	Marker         string
-	NoRedact       bool   // recorded with --no-redact (redaction.credentials false)
+	NoRedact       bool   // the report may show credentials: the capture was written without redaction, and they were kept
+	RedactedOnRead bool   // the capture was written without redaction; its credentials were redacted as it was read
 	Truncated      bool   // the capture ends early
 	UI             string // the UI model the replay ran (clawboo, claw3d)
 }

@@ -142,6 +142,8 @@
     add(ban, el("strong", null, "Not redacted. "),
       "This capture was recorded with --no-redact (redaction.credentials is false): tokens, signatures and passwords may be in it and in this report. Think twice before attaching it publicly; clawtap redact makes a redacted copy.");
     app.appendChild(ban);
+  } else if (M.redactedOnRead) {
+    app.appendChild(el("div", "banner", "The capture was written without redaction: clawtap redacted its credentials as it read it, so this report shows none (--show-credentials would)."));
   } else if (!M.redaction) {
     app.appendChild(el("div", "banner", "The capture's header does not say what was redacted."));
   }
