@@ -52,6 +52,25 @@ type Dest struct {
 
 // Create opens path for writing under clawtap's output rules. See Dest.
 func Create(path string, opts Options) (*Dest, error) {
+	return create(path, opts, true)
+}
+
+// CheckPath refuses what Create would refuse, leaving nothing behind: for a
+// command that works a long time before it writes (shrink), so that a
+// wrong -o is said at once, not at the end. A device or FIFO is not opened
+// (a FIFO would wait for its reader).
+func CheckPath(path string, opts Options) error {
+	d, err := create(path, opts, false)
+	if err != nil {
+		return err
+	}
+	if d != nil && d.f != nil {
+		d.Abort()
+	}
+	return nil
+}
+
+func create(path string, opts Options, open bool) (*Dest, error) {
 	if path == Stdout || path == "" {
 		w := opts.Stdout
 		if w == nil {
@@ -84,6 +103,9 @@ func Create(path string, opts Options) (*Dest, error) {
 		return createTemp(target, true)
 	case m&fs.ModeCharDevice != 0 || m&fs.ModeNamedPipe != 0:
 		// Written in place: no temporary file, no truncation, no chmod.
+		if !open {
+			return nil, nil
+		}
 		f, err := os.OpenFile(target, os.O_WRONLY, 0)
 		if err != nil {
 			return nil, err

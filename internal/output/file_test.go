@@ -284,3 +284,38 @@ func TestFIFOIsWrittenInPlace(t *testing.T) {
 		t.Fatalf("left behind: %v", extra)
 	}
 }
+
+// CheckPath refuses what Create refuses and leaves nothing behind; a FIFO
+// is not opened (it would wait for a reader).
+func TestCheckPathCreatesNothing(t *testing.T) {
+	dir := t.TempDir()
+	existing := filepath.Join(dir, "a")
+	if err := os.WriteFile(existing, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckPath(existing, Options{}); !errors.Is(err, ErrExists) {
+		t.Errorf("existing: %v", err)
+	}
+	if err := CheckPath(existing, Options{Force: true}); err != nil {
+		t.Errorf("existing with Force: %v", err)
+	}
+	if err := CheckPath(filepath.Join(dir, "new"), Options{}); err != nil {
+		t.Errorf("new: %v", err)
+	}
+	if err := CheckPath(dir, Options{}); err == nil {
+		t.Error("a directory passed")
+	}
+	if err := CheckPath(filepath.Join(dir, "no", "x"), Options{}); err == nil {
+		t.Error("a missing directory passed")
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckPath(fifo, Options{}); err != nil {
+		t.Errorf("fifo: %v", err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 2 {
+		t.Errorf("left behind: %v", ents)
+	}
+}
