@@ -173,3 +173,31 @@ func TestConventionCompletion(t *testing.T) {
 		t.Errorf("capture argument completion: %q", r.stdout)
 	}
 }
+
+// completion: no shell or an unknown one is a usage error naming the
+// shells; -o/--force write the script through the safe writer.
+func TestConventionCompletionCommand(t *testing.T) {
+	for _, args := range [][]string{{"completion"}, {"completion", "tcsh"}} {
+		r := run(t, "", args...)
+		if r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, "bash, zsh, fish, powershell") {
+			t.Errorf("%v: exit %d, stdout %d bytes, stderr %q", args, r.code, len(r.stdout), r.stderr)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "comp.bash")
+	if r := run(t, "", "completion", "bash", "-o", out); r.code != 0 || r.stdout != "" {
+		t.Fatalf("-o: exit %d, %s", r.code, r.stderr)
+	}
+	stdout := run(t, "", "completion", "bash")
+	if b, _ := os.ReadFile(out); string(b) != stdout.stdout || !strings.Contains(stdout.stdout, "bash completion") {
+		t.Errorf("-o wrote %d bytes, stdout has %d", len(b), len(stdout.stdout))
+	}
+	if r := run(t, "", "completion", "zsh", "-o", out); r.code != 2 || !strings.Contains(r.stderr, "already exists") {
+		t.Errorf("existing file without --force: exit %d, %s", r.code, r.stderr)
+	}
+	if r := run(t, "", "completion", "zsh", "--no-descriptions", "-o", out, "--force"); r.code != 0 {
+		t.Errorf("--force: exit %d, %s", r.code, r.stderr)
+	}
+	if b, _ := os.ReadFile(out); !strings.Contains(string(b), "compdef _clawtap") {
+		t.Errorf("--force did not replace the script: %.60q", b)
+	}
+}
