@@ -201,3 +201,18 @@ func TestConventionCompletionCommand(t *testing.T) {
 		t.Errorf("--force did not replace the script: %.60q", b)
 	}
 }
+
+// -o through a dangling symbolic link writes the file the link names
+// (docs/cli.md), as the shell's > does; the link stays.
+func TestOutputThroughDanglingLink(t *testing.T) {
+	dir := t.TempDir()
+	link, target := filepath.Join(dir, "link.txt"), filepath.Join(dir, "target.txt")
+	must(t, os.Symlink("target.txt", link))
+	r := run(t, "", "classify", fixture(t, "demo.jsonl.zst"), "--format", "json", "-o", link, "--force")
+	if b, _ := os.ReadFile(target); r.code != 0 || len(b) == 0 {
+		t.Fatalf("exit %d, %d bytes written: %s", r.code, len(b), r.stderr)
+	}
+	if fi, _ := os.Lstat(link); fi.Mode()&os.ModeSymlink == 0 {
+		t.Error("the link was replaced")
+	}
+}
