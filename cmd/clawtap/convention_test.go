@@ -95,27 +95,30 @@ func TestConventionDefaults(t *testing.T) {
 }
 
 // TestConventionColour: --color always beats NO_COLOR; never beats a
-// terminal; auto colours a terminal unless NO_COLOR or TERM=dumb.
+// terminal; auto colours a terminal unless NO_COLOR or TERM=dumb; in
+// table and text alike.
 func TestConventionColour(t *testing.T) {
 	for _, c := range printing(t) {
-		args := append(append([]string{}, c.args...), "--format", "table")
-		for _, k := range []struct {
-			name  string
-			tty   bool
-			env   map[string]string
-			flag  string
-			color bool
-		}{
-			{"always beats NO_COLOR", false, map[string]string{"NO_COLOR": "1"}, "always", true},
-			{"never beats a terminal", true, nil, "never", false},
-			{"auto on a terminal", true, nil, "auto", true},
-			{"auto with NO_COLOR", true, map[string]string{"NO_COLOR": "1"}, "auto", false},
-			{"auto with TERM=dumb", true, map[string]string{"TERM": "dumb"}, "auto", false},
-			{"auto in a pipe", false, nil, "auto", false},
-		} {
-			r := runEnv(t, k.tty, k.env, append([]string{"--color", k.flag}, args...)...)
-			if has := strings.Contains(r.stdout, "\x1b["); has != k.color {
-				t.Errorf("%s, %s: colour %v, want %v", c.name, k.name, has, k.color)
+		for _, format := range []string{"table", "text"} {
+			args := append(append([]string{}, c.args...), "--format", format)
+			for _, k := range []struct {
+				name  string
+				tty   bool
+				env   map[string]string
+				flag  string
+				color bool
+			}{
+				{"always beats NO_COLOR", false, map[string]string{"NO_COLOR": "1"}, "always", true},
+				{"never beats a terminal", true, nil, "never", false},
+				{"auto on a terminal", true, nil, "auto", true},
+				{"auto with NO_COLOR", true, map[string]string{"NO_COLOR": "1"}, "auto", false},
+				{"auto with TERM=dumb", true, map[string]string{"TERM": "dumb"}, "auto", false},
+				{"auto in a pipe", false, nil, "auto", false},
+			} {
+				r := runEnv(t, k.tty, k.env, append([]string{"--color", k.flag}, args...)...)
+				if has := strings.Contains(r.stdout, "\x1b["); has != k.color {
+					t.Errorf("%s --format %s, %s: colour %v, want %v", c.name, format, k.name, has, k.color)
+				}
 			}
 		}
 	}
