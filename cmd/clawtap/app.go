@@ -90,5 +90,6 @@ capture that failed); 2 usage or I/O trouble; 130 interrupted.`,
 	for _, c := range a.commands() {
 		root.AddCommand(c)
 	}
+	a.completionCmd(root)
 	return root
 }

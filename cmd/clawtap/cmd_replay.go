@@ -145,6 +145,9 @@ func (a *app) runReplay(cmd *cobra.Command, path string, o *replayOpts) error {
 	if win.From.Set && win.To.Set && win.From.IsIndex != win.To.IsIndex {
 		return cli.Usage("give both as indexes or both as offsets", "--from and --to mix an index and an offset")
 	}
+	if win.Reversed() {
+		return cli.Usage("give --from before --to", "--from %s is after --to %s: the window holds nothing", o.from, o.to)
+	}
 	if o.width < 10 {
 		o.width = 10
 	}

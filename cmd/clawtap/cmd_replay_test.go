@@ -141,10 +141,11 @@ func TestReplayFiltersAndWindows(t *testing.T) {
 	fx := fixture(t, "presence-burst.jsonl.zst")
 	all := run(t, "", "replay", fx)
 	steps := strings.Count(all.stdout, "\n") - 1
-	// --agent with an agent that does nothing here: only the final line.
+	// --agent with an agent the replay never met: a usage error, nothing
+	// printed (TestReplayRefusesWhatMatchesNothing).
 	r := run(t, "", "replay", "--agent", "nobody", fx)
-	if strings.Count(r.stdout, "\n") != 1 {
-		t.Fatalf("--agent nobody kept steps:\n%s", r.stdout)
+	if r.code != 2 || r.stdout != "" {
+		t.Fatalf("--agent nobody: exit %d:\n%s", r.code, r.stdout)
 	}
 	// --to 3 stops after record 3: fewer steps, no drain.
 	r = run(t, "", "replay", "--to", "3", fx)
@@ -209,6 +210,38 @@ func TestReplayHelp(t *testing.T) {
 	for _, want := range []string{"--golden", "--update", "--frame-ms", "clawtap replay fixtures/stale-terminal.jsonl.zst", "HAZARD"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("help lacks %q", want)
+		}
+	}
+}
+
+// replay --conn/--agent that name nothing in the capture, and a --from after
+// --to, are usage errors (exit 2) that print nothing and name what exists,
+// not an empty replay with exit 0.
+func TestReplayRefusesWhatMatchesNothing(t *testing.T) {
+	demo := fixture(t, "demo.jsonl.zst")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--conn", "9"}, "no connection 9 in " + demo + " (it has 1)"},
+		{[]string{"--conn", "7", fixture(t, "exec-approval.jsonl.zst")}, "(it has 1, 2)"},
+		{[]string{"--agent", "nobody", "--final"}, `no agent "nobody" in the replay of ` + demo + " (it has main)"},
+		{[]string{"--agent", "nobody", "--format", "json"}, "(it has main)"},
+		{[]string{"--from", "5s", "--to", "1s"}, "--from 5s is after --to 1s"},
+		{[]string{"--from", "5", "--to", "1"}, "--from 5 is after --to 1"},
+	} {
+		args := append([]string{"replay"}, c.args...)
+		if !strings.HasSuffix(args[len(args)-1], ".zst") {
+			args = append(args, demo)
+		}
+		r := run(t, "", args...)
+		if r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, c.want) || strings.Contains(r.stderr, "skipped") {
+			t.Errorf("%v: exit %d, stdout %q, stderr:\n%s", c.args, r.code, r.stdout, r.stderr)
+		}
+	}
+	for _, args := range [][]string{{"--conn", "1"}, {"--agent", "main"}, {"--from", "1s", "--to", "1s"}} {
+		if r := run(t, "", append(append([]string{"replay"}, args...), demo)...); r.code != 0 || r.stdout == "" {
+			t.Errorf("%v: exit %d, %s", args, r.code, r.stderr)
 		}
 	}
 }

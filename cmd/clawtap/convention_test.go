@@ -95,27 +95,30 @@ func TestConventionDefaults(t *testing.T) {
 }
 
 // TestConventionColour: --color always beats NO_COLOR; never beats a
-// terminal; auto colours a terminal unless NO_COLOR or TERM=dumb.
+// terminal; auto colours a terminal unless NO_COLOR or TERM=dumb; in
+// table and text alike.
 func TestConventionColour(t *testing.T) {
 	for _, c := range printing(t) {
-		args := append(append([]string{}, c.args...), "--format", "table")
-		for _, k := range []struct {
-			name  string
-			tty   bool
-			env   map[string]string
-			flag  string
-			color bool
-		}{
-			{"always beats NO_COLOR", false, map[string]string{"NO_COLOR": "1"}, "always", true},
-			{"never beats a terminal", true, nil, "never", false},
-			{"auto on a terminal", true, nil, "auto", true},
-			{"auto with NO_COLOR", true, map[string]string{"NO_COLOR": "1"}, "auto", false},
-			{"auto with TERM=dumb", true, map[string]string{"TERM": "dumb"}, "auto", false},
-			{"auto in a pipe", false, nil, "auto", false},
-		} {
-			r := runEnv(t, k.tty, k.env, append([]string{"--color", k.flag}, args...)...)
-			if has := strings.Contains(r.stdout, "\x1b["); has != k.color {
-				t.Errorf("%s, %s: colour %v, want %v", c.name, k.name, has, k.color)
+		for _, format := range []string{"table", "text"} {
+			args := append(append([]string{}, c.args...), "--format", format)
+			for _, k := range []struct {
+				name  string
+				tty   bool
+				env   map[string]string
+				flag  string
+				color bool
+			}{
+				{"always beats NO_COLOR", false, map[string]string{"NO_COLOR": "1"}, "always", true},
+				{"never beats a terminal", true, nil, "never", false},
+				{"auto on a terminal", true, nil, "auto", true},
+				{"auto with NO_COLOR", true, map[string]string{"NO_COLOR": "1"}, "auto", false},
+				{"auto with TERM=dumb", true, map[string]string{"TERM": "dumb"}, "auto", false},
+				{"auto in a pipe", false, nil, "auto", false},
+			} {
+				r := runEnv(t, k.tty, k.env, append([]string{"--color", k.flag}, args...)...)
+				if has := strings.Contains(r.stdout, "\x1b["); has != k.color {
+					t.Errorf("%s --format %s, %s: colour %v, want %v", c.name, format, k.name, has, k.color)
+				}
 			}
 		}
 	}
@@ -171,5 +174,48 @@ func TestConventionCompletion(t *testing.T) {
 	// A capture argument completes file names with capture extensions.
 	if r := run(t, "", "__complete", "classify", ""); !strings.Contains(r.stdout, "zst") || !strings.Contains(r.stdout, ":8") {
 		t.Errorf("capture argument completion: %q", r.stdout)
+	}
+}
+
+// completion: no shell or an unknown one is a usage error naming the
+// shells; -o/--force write the script through the safe writer.
+func TestConventionCompletionCommand(t *testing.T) {
+	for _, args := range [][]string{{"completion"}, {"completion", "tcsh"}} {
+		r := run(t, "", args...)
+		if r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, "bash, zsh, fish, powershell") {
+			t.Errorf("%v: exit %d, stdout %d bytes, stderr %q", args, r.code, len(r.stdout), r.stderr)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "comp.bash")
+	if r := run(t, "", "completion", "bash", "-o", out); r.code != 0 || r.stdout != "" {
+		t.Fatalf("-o: exit %d, %s", r.code, r.stderr)
+	}
+	stdout := run(t, "", "completion", "bash")
+	if b, _ := os.ReadFile(out); string(b) != stdout.stdout || !strings.Contains(stdout.stdout, "bash completion") {
+		t.Errorf("-o wrote %d bytes, stdout has %d", len(b), len(stdout.stdout))
+	}
+	if r := run(t, "", "completion", "zsh", "-o", out); r.code != 2 || !strings.Contains(r.stderr, "already exists") {
+		t.Errorf("existing file without --force: exit %d, %s", r.code, r.stderr)
+	}
+	if r := run(t, "", "completion", "zsh", "--no-descriptions", "-o", out, "--force"); r.code != 0 {
+		t.Errorf("--force: exit %d, %s", r.code, r.stderr)
+	}
+	if b, _ := os.ReadFile(out); !strings.Contains(string(b), "compdef _clawtap") {
+		t.Errorf("--force did not replace the script: %.60q", b)
+	}
+}
+
+// -o through a dangling symbolic link writes the file the link names
+// (docs/cli.md), as the shell's > does; the link stays.
+func TestOutputThroughDanglingLink(t *testing.T) {
+	dir := t.TempDir()
+	link, target := filepath.Join(dir, "link.txt"), filepath.Join(dir, "target.txt")
+	must(t, os.Symlink("target.txt", link))
+	r := run(t, "", "classify", fixture(t, "demo.jsonl.zst"), "--format", "json", "-o", link, "--force")
+	if b, _ := os.ReadFile(target); r.code != 0 || len(b) == 0 {
+		t.Fatalf("exit %d, %d bytes written: %s", r.code, len(b), r.stderr)
+	}
+	if fi, _ := os.Lstat(link); fi.Mode()&os.ModeSymlink == 0 {
+		t.Error("the link was replaced")
 	}
 }

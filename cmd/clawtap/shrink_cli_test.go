@@ -240,3 +240,29 @@ func TestShrinkUnderClaw3D(t *testing.T) {
 		t.Errorf("replay --ui claw3d on the small capture: exit %d: %s", rp.code, rp.stderr)
 	}
 }
+
+// shrink -o X: an output it could not write (an existing file without
+// --force, a directory, a missing directory) is refused before the search,
+// not after it: no progress line, exit 2; nothing is left behind.
+func TestShrinkRefusesItsOutputFirst(t *testing.T) {
+	in := fixture(t, "demo.jsonl.zst")
+	dir := t.TempDir()
+	existing := filepath.Join(dir, "existing.jsonl")
+	must(t, os.WriteFile(existing, []byte("keep\n"), 0o600))
+	must(t, os.Mkdir(filepath.Join(dir, "sub"), 0o755))
+	for _, out := range []string{existing, filepath.Join(dir, "sub"), filepath.Join(dir, "nodir", "x.jsonl")} {
+		r := run(t, "", "shrink", in, "--rule", "lost-reply", "-o", out)
+		if r.code != 2 || strings.Contains(r.stderr, "shrink: by") || strings.Count(r.stderr, "\n") != 2 {
+			t.Errorf("-o %s: exit %d, stderr:\n%s", out, r.code, r.stderr)
+		}
+	}
+	if b, _ := os.ReadFile(existing); string(b) != "keep\n" {
+		t.Errorf("the existing file changed: %q", b)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 2 {
+		t.Errorf("left behind: %v", ents)
+	}
+	if r := run(t, "", "shrink", in, "--rule", "lost-reply", "-o", existing, "--force"); r.code != 0 || len(lines(t, existing)) < 2 {
+		t.Errorf("--force: exit %d, %s", r.code, r.stderr)
+	}
+}

@@ -1,10 +1,6 @@
 package cli
 
 import (
-	"bufio"
-	"io"
-	"os"
-
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/pipeline"
 )
@@ -24,22 +20,11 @@ type Events struct {
 // OpenEvents opens path ("-" is stdin, compressed or not) as a capture, or
 // as classify NDJSON when its first line is a classified event.
 func (e *Env) OpenEvents(path string) (*Events, error) {
-	var in io.Reader = e.Stdin
-	closeFn := func() {}
-	if path != "-" {
-		f, err := os.Open(path)
-		if err != nil {
-			return nil, InputError(path, err)
-		}
-		in, closeFn = f, func() { f.Close() }
-	}
-	plain, release, err := capture.Decompress(in)
+	br, release, closeFn, err := e.openPlain(path)
 	if err != nil {
-		closeFn()
 		return nil, InputError(path, err)
 	}
 	ev := &Events{path: path, env: e}
-	br := bufio.NewReaderSize(plain, 1<<16)
 	if pipeline.IsClassified(br) {
 		ev.Source, ev.Classified = pipeline.NewClassified(br), true
 		ev.release = func() { release(); closeFn() }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -52,14 +53,52 @@ func (e *Env) OpenCaptureAsWritten(path string) (*capture.Reader, error) {
 	opts := capture.Options{OnWarning: func(w capture.Warning) {
 		e.Warnf("%s: %s", name, w)
 	}}
-	var r *capture.Reader
-	var err error
-	if path == "-" {
-		r, err = capture.NewReader(e.Stdin, opts)
-	} else {
-		r, err = capture.Open(path, opts)
+	br, release, closeFn, err := e.openPlain(path)
+	if err != nil {
+		return nil, InputError(path, err)
 	}
+	if err := RefuseClassified(path, br); err != nil {
+		release()
+		closeFn()
+		return nil, err
+	}
+	// The reader frees the decoder and the file once it no longer reads
+	// them (Release), at Close at the latest.
+	opts.Release = func() { release(); closeFn() }
+	r, err := capture.NewReader(br, opts)
 	return Opened(path, r, err)
+}
+
+// openPlain opens path ("-" is stdin) decompressed, buffered so that the
+// first line can be peeked at; release frees the decoder, closeFn the file.
+func (e *Env) openPlain(path string) (br *bufio.Reader, release, closeFn func(), err error) {
+	var in io.Reader = e.Stdin
+	closeFn = func() {}
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		in, closeFn = f, func() { f.Close() }
+	}
+	plain, release, err := capture.Decompress(in)
+	if err != nil {
+		closeFn()
+		return nil, nil, nil, err
+	}
+	return bufio.NewReaderSize(plain, 1<<16), release, closeFn, nil
+}
+
+// RefuseClassified refuses the NDJSON that 'clawtap classify' prints where
+// a capture is wanted (exit 2): read as a capture, its events are invalid
+// records, one warning each, and the command reports on nothing. Only
+// intents reads classify output (OpenEvents).
+func RefuseClassified(path string, br *bufio.Reader) error {
+	if !pipeline.IsClassified(br) {
+		return nil
+	}
+	return &Error{Code: ExitTrouble, Err: fmt.Errorf("%s is classify output, not a capture", DisplayName(path)),
+		Hint: "give the capture itself (.jsonl or .jsonl.zst); only 'clawtap intents' reads what classify prints"}
 }
 
 // Opened finishes opening a capture: a failure, or an input that holds

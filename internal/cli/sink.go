@@ -50,13 +50,25 @@ func (e *Env) OpenSink(o Output) (*Sink, error) {
 // that fits the command.
 func (e *Env) Create(o Output) (*output.Dest, error) {
 	d, err := output.Create(o.Path, output.Options{Force: o.Force, Stdout: e.Stdout})
+	return d, o.refused(err)
+}
+
+// CheckOutput refuses at once, as Create would, an output that a command
+// working long before it writes (shrink) could not write at the end.
+func (e *Env) CheckOutput(o Output) error {
+	return o.refused(output.CheckPath(o.Path, output.Options{Force: o.Force}))
+}
+
+// refused turns a refusal of the output rules into exit 2 with a hint that
+// fits the command.
+func (o Output) refused(err error) error {
 	switch {
 	case errors.Is(err, output.ErrExists):
-		return nil, Usage("add --force to replace it, or choose another file", "%s already exists", o.Path)
+		return Usage("add --force to replace it, or choose another file", "%s already exists", o.Path)
 	case err != nil:
-		return nil, &Error{Code: ExitTrouble, Err: fmt.Errorf("cannot write %s: %w", o.Path, err), Hint: "run '" + o.Cmd + " --help' for the output rules"}
+		return &Error{Code: ExitTrouble, Err: fmt.Errorf("cannot write %s: %w", o.Path, err), Hint: "run '" + o.Cmd + " --help' for the output rules"}
 	}
-	return d, nil
+	return nil
 }
 
 // Close ends the output after the command: on success (or a finding, whose

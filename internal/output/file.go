@@ -52,6 +52,25 @@ type Dest struct {
 
 // Create opens path for writing under clawtap's output rules. See Dest.
 func Create(path string, opts Options) (*Dest, error) {
+	return create(path, opts, true)
+}
+
+// CheckPath refuses what Create would refuse, leaving nothing behind: for a
+// command that works a long time before it writes (shrink), so that a
+// wrong -o is said at once, not at the end. A device or FIFO is not opened
+// (a FIFO would wait for its reader).
+func CheckPath(path string, opts Options) error {
+	d, err := create(path, opts, false)
+	if err != nil {
+		return err
+	}
+	if d != nil && d.f != nil {
+		d.Abort()
+	}
+	return nil
+}
+
+func create(path string, opts Options, open bool) (*Dest, error) {
 	if path == Stdout || path == "" {
 		w := opts.Stdout
 		if w == nil {
@@ -59,18 +78,14 @@ func Create(path string, opts Options) (*Dest, error) {
 		}
 		return &Dest{w: w}, nil
 	}
-	target := path
-	fi, err := os.Lstat(path)
-	if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-		// Write through the link to what it names, never over the link.
-		resolved, rerr := filepath.EvalSymlinks(path)
-		if rerr != nil {
-			return nil, fmt.Errorf("%s: a symbolic link to nowhere: %w", path, rerr)
-		}
-		target = resolved
-		fi, err = os.Stat(resolved)
-	}
+	// Write through a link to what it names, never over the link.
+	target, fi, err := resolve(path)
 	switch {
+	case errors.Is(err, fs.ErrNotExist) && target != path:
+		if _, derr := os.Stat(filepath.Dir(target)); derr != nil {
+			return nil, fmt.Errorf("%s: a symbolic link to %s, whose directory does not exist", path, target)
+		}
+		return createTemp(target, opts.Force)
 	case errors.Is(err, fs.ErrNotExist):
 		return createTemp(target, opts.Force)
 	case err != nil:
@@ -84,6 +99,9 @@ func Create(path string, opts Options) (*Dest, error) {
 		return createTemp(target, true)
 	case m&fs.ModeCharDevice != 0 || m&fs.ModeNamedPipe != 0:
 		// Written in place: no temporary file, no truncation, no chmod.
+		if !open {
+			return nil, nil
+		}
 		f, err := os.OpenFile(target, os.O_WRONLY, 0)
 		if err != nil {
 			return nil, err
@@ -93,6 +111,37 @@ func Create(path string, opts Options) (*Dest, error) {
 		return nil, fmt.Errorf("%s: is a directory", path)
 	default:
 		return nil, fmt.Errorf("%s: %w", path, ErrNotWritable)
+	}
+}
+
+// resolve follows path's symbolic links to the file they name, which need
+// not exist: a dangling link is written through, creating the file it
+// points to, as the shell's > does (Create refuses it when the directory
+// it points into does not exist).
+func resolve(path string) (string, fs.FileInfo, error) {
+	target := path
+	for hops := 0; ; hops++ {
+		fi, err := os.Lstat(target)
+		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			return target, fi, err
+		}
+		if hops == 40 {
+			return "", nil, fmt.Errorf("%s: too many levels of symbolic links", path)
+		}
+		link, err := os.Readlink(target)
+		if err != nil {
+			return "", nil, err
+		}
+		if !filepath.IsAbs(link) {
+			// Relative to the link's directory as the kernel finds it,
+			// not as the path spells it (a ".." after a linked directory).
+			dir, err := filepath.EvalSymlinks(filepath.Dir(target))
+			if err != nil {
+				return "", nil, err
+			}
+			link = filepath.Join(dir, link)
+		}
+		target = link
 	}
 }
 

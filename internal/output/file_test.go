@@ -284,3 +284,84 @@ func TestFIFOIsWrittenInPlace(t *testing.T) {
 		t.Fatalf("left behind: %v", extra)
 	}
 }
+
+// CheckPath refuses what Create refuses and leaves nothing behind; a FIFO
+// is not opened (it would wait for a reader).
+func TestCheckPathCreatesNothing(t *testing.T) {
+	dir := t.TempDir()
+	existing := filepath.Join(dir, "a")
+	if err := os.WriteFile(existing, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckPath(existing, Options{}); !errors.Is(err, ErrExists) {
+		t.Errorf("existing: %v", err)
+	}
+	if err := CheckPath(existing, Options{Force: true}); err != nil {
+		t.Errorf("existing with Force: %v", err)
+	}
+	if err := CheckPath(filepath.Join(dir, "new"), Options{}); err != nil {
+		t.Errorf("new: %v", err)
+	}
+	if err := CheckPath(dir, Options{}); err == nil {
+		t.Error("a directory passed")
+	}
+	if err := CheckPath(filepath.Join(dir, "no", "x"), Options{}); err == nil {
+		t.Error("a missing directory passed")
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckPath(fifo, Options{}); err != nil {
+		t.Errorf("fifo: %v", err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 2 {
+		t.Errorf("left behind: %v", ents)
+	}
+}
+
+// A dangling link is written through, as the shell's > does: the file it
+// names is created and the link stays; a link into a directory that does
+// not exist is refused, and a loop of links too.
+func TestDanglingSymlinkIsWrittenThrough(t *testing.T) {
+	dir := t.TempDir()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.Mkdir(filepath.Join(dir, "sub"), 0o755))
+	link := filepath.Join(dir, "link.txt")
+	must(os.Symlink("sub/target.txt", link)) // relative, as ln -s makes them
+	for _, force := range []bool{false, true} {
+		d, err := Create(link, Options{Force: force})
+		must(err)
+		mustWrite(t, d, "new")
+		must(d.Commit())
+		if fi, _ := os.Lstat(link); fi.Mode()&os.ModeSymlink == 0 {
+			t.Fatal("the link was replaced by a file")
+		}
+		if got := readFile(t, filepath.Join(dir, "sub", "target.txt")); got != "new" {
+			t.Fatalf("force %v: target holds %q", force, got)
+		}
+		if !force {
+			if _, err := Create(link, Options{}); !errors.Is(err, ErrExists) {
+				t.Fatalf("the target now exists: %v", err)
+			}
+		}
+	}
+	nowhere := filepath.Join(dir, "nowhere.txt")
+	must(os.Symlink(filepath.Join(dir, "missing", "x.txt"), nowhere))
+	if _, err := Create(nowhere, Options{Force: true}); err == nil || !bytes.Contains([]byte(err.Error()), []byte("whose directory does not exist")) {
+		t.Errorf("link into a missing directory: %v", err)
+	}
+	loop := filepath.Join(dir, "loop")
+	must(os.Symlink("loop", loop))
+	if _, err := Create(loop, Options{Force: true}); err == nil {
+		t.Error("a loop of links was accepted")
+	}
+	if ents, _ := os.ReadDir(filepath.Join(dir, "sub")); len(ents) != 1 {
+		t.Errorf("left behind: %v", ents)
+	}
+}

@@ -102,8 +102,14 @@ func (p *Intents) After(f *pipeline.Frame) error {
 				human.Clip(human.Printable(detail), max(width-58, 20))}, " ")...)
 			b = append(b, '\n')
 		default:
-			line := "#" + strconv.Itoa(rec.Index) + " " + human.Offset(rec.T, p.start) + " " + p.f.IntentText(in)
-			b = append(b, human.Clip(human.Printable(line), width)...)
+			lead := "#" + strconv.Itoa(rec.Index) + " " + human.Offset(rec.T, p.start) + " "
+			line := human.Clip(human.Printable(lead+p.f.IntentText(in)), width)
+			// The kind in its colour, as in the table; clipped plain first,
+			// so that colour never changes where a line is cut.
+			if rest, ok := strings.CutPrefix(line, lead+kind); ok {
+				line = lead + p.Style.Paint(kind, intentColor(kind)...) + rest
+			}
+			b = append(b, line...)
 			b = append(b, '\n')
 		}
 		p.buf = b

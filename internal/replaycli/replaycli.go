@@ -51,10 +51,10 @@ func Run(env *cli.Env, c Config) error {
 		}
 		pr.W, pr.Format, pr.Style = s, s.Format, s.Style
 	}
-	p := pipeline.New(pipeline.Options{Replay: c.Replay, Until: pr.Window.To}, &pr)
+	p := pipeline.New(pipeline.Options{Replay: c.Replay, Until: pr.Window.To}, &found{&pr, c})
 	err = cli.ReadErr(c.Path, p.Run(pipeline.Records(r)))
 	env.ReadSummary(c.Path, r.Stats())
-	if n, conns := p.Engine().Skipped(); n > 0 {
+	if n, conns := p.Engine().Skipped(); n > 0 && p.Engine().Replayed() > 0 {
 		name := cli.DisplayName(c.Path)
 		if c.Replay.Conn == 0 {
 			env.Warnf("%s: skipped %d record(s) of connection(s) %s, other clients open at the same time as the replayed one; pick one with --conn N",
@@ -70,6 +70,35 @@ func Run(env *cli.Env, c Config) error {
 		return err
 	}
 	return env.Golden(c.Out.Cmd, "replay", c.Golden, golden.Bytes(), c.Update)
+}
+
+// found refuses, before the final state is printed, a --conn that names no
+// connection of the capture and an --agent the replay never met: usage
+// errors (exit 2) that name what the capture has, instead of an empty
+// replay. The steps printed before are none: every record was skipped, or
+// filtered out.
+type found struct {
+	*output.Replay
+	c Config
+}
+
+func (f *found) End(e *pipeline.End) error {
+	eng := e.Engine
+	if conn := f.c.Replay.Conn; conn != 0 && eng.Replayed() == 0 {
+		_, conns := eng.Skipped()
+		return cli.Usage("pick one of them with --conn N, or drop --conn", "no connection %d in %s (it has %s)", conn, cli.DisplayName(f.c.Path), orNone(joinInts(conns)))
+	}
+	if agent := f.c.Printer.Filter.Agent; agent != "" && eng.State().Agent(agent) == nil {
+		return cli.Usage("give one of them to --agent, or drop it", "no agent %q in the replay of %s (it has %s)", agent, cli.DisplayName(f.c.Path), orNone(strings.Join(eng.State().AgentIDs(), ", ")))
+	}
+	return f.Replay.End(e)
+}
+
+func orNone(list string) string {
+	if list == "" {
+		return "none"
+	}
+	return list
 }
 
 func joinInts(ns []int) string {

@@ -24,6 +24,10 @@ type Config struct {
 // Run shrinks c.In to c.Out.
 func Run(env *cli.Env, c Config) error {
 	in := cli.DisplayName(c.In)
+	// The search takes a while: an output it could not write is refused first.
+	if err := env.CheckOutput(c.Out); err != nil {
+		return err
+	}
 	h, recs, err := env.ReadRecords(c.In)
 	if err != nil {
 		return err

@@ -424,7 +424,7 @@ func (a *Analyzer) End(e *pipeline.End) error {
 			if !ok || end-rq.t <= a.opts.SlowMs {
 				continue
 			}
-			a.add(RuleRequestUnanswered, 0, rq.i, rq.t, n, nil, "", "", "", fmt.Sprintf("Request %s (%s) got no response in the %s until the capture ended.", id, orNone(rq.method), ms(end-rq.t)))
+			a.add(RuleRequestUnanswered, 0, rq.i, rq.t, n, nil, "", "", "", fmt.Sprintf("Request %s (%s) got no response in the %s until the capture ended.", id, method(rq.method), ms(end-rq.t)))
 		}
 	}
 	if truncated {
@@ -484,6 +484,15 @@ func orNone(s string) string {
 		return "(none)"
 	}
 	return s
+}
+
+// method names a request's method in the parentheses after its id:
+// "Request 9 (method unknown) failed", never "Request 9 ((none))".
+func method(m string) string {
+	if m == "" {
+		return "method unknown"
+	}
+	return m
 }
 
 func ms(d int64) string {

@@ -114,7 +114,7 @@ func (a *Analyzer) closeConn(cs *connState, i int, t int64, code int, reason str
 		if !ok {
 			continue
 		}
-		a.add(RuleRequestUnanswered, 0, rq.i, rq.t, cs.n, nil, "", "", "", fmt.Sprintf("Request %s (%s) got no response before connection %d %s.", id, orNone(rq.method), cs.n, how))
+		a.add(RuleRequestUnanswered, 0, rq.i, rq.t, cs.n, nil, "", "", "", fmt.Sprintf("Request %s (%s) got no response before connection %d %s.", id, method(rq.method), cs.n, how))
 		delete(cs.reqs, id)
 	}
 	cs.reqOrder = cs.reqOrder[:0]
@@ -174,7 +174,7 @@ func (a *Analyzer) response(cs *connState, rec *capture.Record, ev *bridge.Event
 			cs.reqOrder = slices.Delete(cs.reqOrder, k, k+1)
 		}
 		if d := rec.T - rq.t; d > a.opts.SlowMs && rq.t > 0 && !waitingMethods[rq.method] {
-			a.add(RuleSlowResponse, 0, rec.Index, rec.T, rec.Conn, nil, "", "", "", fmt.Sprintf("Request %s (%s) was answered after %s (record %d), over --slow-ms %d.", ev.ID, orNone(rq.method), ms(d), rq.i, a.opts.SlowMs))
+			a.add(RuleSlowResponse, 0, rec.Index, rec.T, rec.Conn, nil, "", "", "", fmt.Sprintf("Request %s (%s) was answered after %s (record %d), over --slow-ms %d.", ev.ID, method(rq.method), ms(d), rq.i, a.opts.SlowMs))
 		}
 	}
 	if ev.OK != nil && !*ev.OK {
@@ -185,11 +185,17 @@ func (a *Analyzer) response(cs *connState, rec *capture.Record, ev *bridge.Event
 		if d, ok := jsonx.GetPath(errObj, "details", "code"); ok {
 			detail, _ = jsonx.Str(d)
 		}
-		code := orNone(ev.Code)
-		if detail != "" {
+		code := ev.Code
+		if detail != "" && code != "" {
 			code += "/" + detail
+		} else if detail != "" {
+			code = detail
 		}
-		a.add(RuleRequestFailed, 0, rec.Index, rec.T, rec.Conn, nil, "", "", "", fmt.Sprintf("Request %s (%s) failed with %s: %s", ev.ID, orNone(ev.Method), code, endSentence(clip(msg, 160))))
+		with := " with " + code
+		if code == "" {
+			with = " with no error code"
+		}
+		a.add(RuleRequestFailed, 0, rec.Index, rec.T, rec.Conn, nil, "", "", "", fmt.Sprintf("Request %s (%s) failed%s: %s", ev.ID, method(ev.Method), with, endSentence(clip(msg, 160))))
 	}
 }
 

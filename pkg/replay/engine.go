@@ -125,15 +125,16 @@ type ui interface {
 
 // Engine replays records.
 type Engine struct {
-	opts    Options
-	started bool
-	t0      int64
-	lastI   int
-	conn    int          // the followed connection
-	ended   bool         // the followed connection closed or failed
-	fresh   bool         // the pipeline has not seen a record since it was built
-	seen    map[int]bool // connections seen while following another
-	skipped int
+	opts     Options
+	started  bool
+	t0       int64
+	lastI    int
+	conn     int          // the followed connection
+	ended    bool         // the followed connection closed or failed
+	fresh    bool         // the pipeline has not seen a record since it was built
+	seen     map[int]bool // connections seen while following another
+	skipped  int
+	replayed int // records replayed (not skipped)
 
 	sched  scheduler
 	frames frameClock
@@ -197,6 +198,10 @@ func (e *Engine) Skipped() (int, []int) {
 	slices.Sort(conns)
 	return e.skipped, conns
 }
+
+// Replayed is the number of records replayed: 0 when every record was
+// skipped, as when Options.Conn names no connection of the capture.
+func (e *Engine) Replayed() int { return e.replayed }
 
 // Started reports whether a record has been replayed.
 func (e *Engine) Started() bool { return e.started }
@@ -362,6 +367,7 @@ func (e *Engine) record(rec *capture.Record, ev *bridge.Event, emit func(*Step) 
 		e.conn, e.ended = rec.Conn, false
 	}
 	e.fresh = false
+	e.replayed++
 	if ev != nil {
 		e.ev = *ev
 	} else {

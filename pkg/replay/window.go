@@ -38,6 +38,16 @@ type Window struct {
 	From, To Bound
 }
 
+// Reversed reports whether From comes after To (both set, of one kind):
+// a window that holds nothing.
+func (w *Window) Reversed() bool {
+	f, t := w.From, w.To
+	if !f.Set || !t.Set || f.IsIndex != t.IsIndex {
+		return false
+	}
+	return f.IsIndex && f.Index > t.Index || !f.IsIndex && f.Ms > t.Ms
+}
+
 // Contains reports whether step s of a replay that started at t0 is in the
 // window.
 func (w *Window) Contains(s *Step, t0 int64) bool {
