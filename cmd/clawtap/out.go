@@ -50,20 +50,7 @@ func (a *app) printFlags(cmd *cobra.Command, f *outFlags, human output.Format, e
 }
 
 func (f *outFlags) parsedFormat() (output.Format, error) {
-	for _, x := range f.extra {
-		if strings.EqualFold(f.format, string(x)) {
-			return x, nil
-		}
-	}
-	format, err := output.ParseFormat(f.format)
-	if err != nil {
-		names := strings.Join(output.Formats, "|")
-		for _, x := range f.extra {
-			names += "|" + string(x)
-		}
-		return "", cli.Usage("use --format "+names, "%v", err)
-	}
-	return format, nil
+	return cli.ParseFormat(f.format, f.extra...)
 }
 
 // fileFlags registers -o/--output (def is its default) and --force.
@@ -122,13 +109,7 @@ func uiFlag(cmd *cobra.Command, ui *string) {
 }
 
 // parseUI checks --ui.
-func parseUI(s string) (string, error) {
-	ui, err := replay.ParseUI(s)
-	if err != nil {
-		return "", cli.Usage("use --ui "+strings.Join(replay.UIs, "|"), "%v", err)
-	}
-	return ui, nil
-}
+var parseUI = cli.ParseUI
 
 // completionCmd fits cobra's completion command to the convention: a
 // missing or unknown shell is a usage error, and -o/--force write the
