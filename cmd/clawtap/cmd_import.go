@@ -2,10 +2,12 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strconv"
+	"syscall"
 
 	"github.com/clawtap/clawtap/internal/cli"
 	"github.com/clawtap/clawtap/pkg/capture"
@@ -90,10 +92,14 @@ func (a *app) runImport(cmd *cobra.Command, in string, out *outFlags, format str
 			Format: format, NoRedact: noRedact, Tool: "clawtap " + version, From: name,
 			OnWarning: func(msg string) { a.Warnf("%s: %s", name, msg) },
 		})
-		if errors.Is(err, importer.ErrNoFrames) {
+		var se *capture.StreamError
+		switch {
+		case errors.Is(err, importer.ErrNoFrames):
 			return cli.Trouble(err, "a HAR needs WebSocket entries with _webSocketMessages (save the HAR \"with content\" while the socket is open); JSON Lines need one frame per line")
-		} else if err != nil {
-			return cli.Trouble(err, "")
+		case errors.As(err, &se) || errors.Is(err, syscall.EISDIR):
+			return cli.InputError(in, err)
+		case err != nil:
+			return cli.Trouble(fmt.Errorf("import %s: %w", cli.DisplayName(in), err), "")
 		}
 		return nil
 	})
@@ -106,6 +112,10 @@ func (a *app) runImport(cmd *cobra.Command, in string, out *outFlags, format str
 	} else if st.Redacted > 0 {
 		red = "credentials redacted (" + strconv.Itoa(st.Redacted) + " value(s))"
 	}
-	a.Infof("imported %d frame(s) and %d raw message(s) on %d connection(s) from %s (%s); %d skipped; %s", st.Frames, st.Raw, max(st.Connections, 1), name, st.Format, st.Skipped, red)
+	cut := ""
+	if st.Truncated {
+		cut = "; the input is truncated"
+	}
+	a.Infof("imported %d frame(s) and %d raw message(s) on %d connection(s) from %s (%s); %d skipped%s; %s", st.Frames, st.Raw, max(st.Connections, 1), name, st.Format, st.Skipped, cut, red)
 	return nil
 }

@@ -93,3 +93,24 @@ func TestImportErrors(t *testing.T) {
 		t.Fatal("a failed import left its output behind")
 	}
 }
+
+// A capture cut off mid-stream imports up to the cut, as every other
+// command reads it: a warning naming the file, the count, exit 0.
+func TestImportTruncatedZstd(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out.jsonl")
+	r := run(t, "", "import", fixture(t, "truncated.jsonl.zst"), "-o", out)
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	for _, want := range []string{
+		"warning: truncated.jsonl.zst: the input ends early (unexpected EOF: the zstd stream is cut off); the 22 frame(s) before it are imported\n",
+		"imported 22 frame(s)", "the input is truncated",
+	} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+		}
+	}
+	if r := run(t, "", "stats", out); r.code != 0 || !strings.Contains(r.stdout, `"frames":22,`) {
+		t.Fatalf("stats of the import: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+}

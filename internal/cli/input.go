@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+	"syscall"
 
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/pipeline"
@@ -87,7 +88,19 @@ func EmptyInput(path string) error {
 // InputError turns an open/read failure into exit 2 with a hint.
 func InputError(path string, err error) error {
 	var nc *capture.NotCaptureError
+	var se *capture.StreamError
 	switch {
+	case errors.Is(err, syscall.EISDIR):
+		// Opening a directory works; reading it (or copying it) does not.
+		return &Error{Code: ExitTrouble, Err: fmt.Errorf("%s is a directory", path), Hint: "give a capture file (.jsonl or .jsonl.zst), or - for stdin"}
+	case errors.As(err, &se):
+		// The reader returns a StreamError only when no record was read.
+		what := "the zstd stream is cut off"
+		if !se.CutOff() {
+			what = "the zstd stream is corrupt: " + se.Error()
+		}
+		return &Error{Code: ExitTrouble, Err: fmt.Errorf("%s ends before its first record (%s)", DisplayName(path), what),
+			Hint: "the file was cut short (a recording stopped hard, or a copy or download did not finish); copy it again, or record again"}
 	case errors.As(err, &nc):
 		return &Error{Code: ExitTrouble, Err: fmt.Errorf("not a clawtap capture: %s: %s", DisplayName(path), nc.Why),
 			Hint: "give a capture (.jsonl or .jsonl.zst) written by clawtap, or JSON Lines of gateway frames; clawtap import reads HAR files and other logs"}

@@ -53,6 +53,9 @@ type Stats struct {
 	Raw         int // messages that were not JSON, kept as raw records
 	Skipped     int // lines or messages that could not be used
 	Redacted    int // values replaced by the redactor
+	// Truncated is set when a zstd input ends early (cut off or corrupt):
+	// what came before it is imported.
+	Truncated bool
 }
 
 // ErrNoFrames is returned when the input held nothing to import.
@@ -86,6 +89,17 @@ func Import(src io.Reader, w *capture.Writer, opts Options) (Stats, error) {
 	default:
 		return im.st, fmt.Errorf("unknown format %q (use auto, har or jsonl)", format)
 	}
+	var se *capture.StreamError
+	if errors.As(err, &se) && im.headerDone {
+		// A cut-off capture reads up to the cut in every command; so
+		// does import.
+		what := "the zstd stream is cut off"
+		if !se.CutOff() {
+			what = "the zstd stream is corrupt"
+		}
+		im.warn("the input ends early (%v: %s); the %d frame(s) before it are imported", err, what, im.st.Frames)
+		im.st.Truncated, err = true, nil
+	}
 	if err == nil && !im.headerDone {
 		err = ErrNoFrames
 	}
@@ -101,11 +115,15 @@ func Import(src io.Reader, w *capture.Writer, opts Options) (Stats, error) {
 // minified HAR).
 func detect(br *bufio.Reader) (string, error) {
 	peek, err := br.Peek(br.Size())
-	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+	var se *capture.StreamError
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) && !errors.As(err, &se) {
 		return "", err
 	}
 	peek = bytes.TrimLeft(peek, " \t\r\n\ufeff")
 	if len(peek) == 0 {
+		if se != nil {
+			return "", se // cut off before anything: say so, not "no frames"
+		}
 		return "", ErrNoFrames
 	}
 	line := peek

@@ -32,6 +32,10 @@ func (im *importer) jsonl(src *bufio.Reader) error {
 	tooLong := false
 	for {
 		chunk, err := src.ReadSlice('\n')
+		var se *capture.StreamError
+		if errors.As(err, &se) {
+			return err // the line it cut is not whole: Import says so
+		}
 		if errors.Is(err, bufio.ErrBufferFull) {
 			if !tooLong && len(long)+len(chunk) <= maxLine {
 				long = append(long, chunk...)
