@@ -90,7 +90,7 @@ func (a *app) runImport(cmd *cobra.Command, in string, out *outFlags, format str
 	done, err := a.WriteCaptureWith(out.file(cmd), func(w *capture.Writer) (err error) {
 		st, err = importer.Import(src, w, importer.Options{
 			Format: format, NoRedact: noRedact, Tool: "clawtap " + version, From: name,
-			OnWarning: func(msg string) { a.Warnf("%s: %s", name, msg) },
+			OnWarning: func(msg string) { a.LineWarnf(name, nil, "%s", msg) },
 		})
 		var se *capture.StreamError
 		switch {
@@ -103,6 +103,7 @@ func (a *app) runImport(cmd *cobra.Command, in string, out *outFlags, format str
 		}
 		return nil
 	})
+	a.HiddenWarnings(name)
 	if !done {
 		return err
 	}
@@ -113,7 +114,8 @@ func (a *app) runImport(cmd *cobra.Command, in string, out *outFlags, format str
 		red = "credentials redacted (" + strconv.Itoa(st.Redacted) + " value(s))"
 	}
 	cut := ""
-	if st.Truncated {
+	if st.Cut != "" {
+		a.Warnf("%s: the input ends early (%s); the %d frame(s) before it are imported", name, st.Cut, st.Frames)
 		cut = "; the input is truncated"
 	}
 	a.Infof("imported %d frame(s) and %d raw message(s) on %d connection(s) from %s (%s); %d skipped%s; %s", st.Frames, st.Raw, max(st.Connections, 1), name, st.Format, st.Skipped, cut, red)

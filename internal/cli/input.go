@@ -49,10 +49,7 @@ func (e *Env) RedactOnRead(path string, r *capture.Reader) {
 // OpenCaptureAsWritten is OpenCapture without redaction on read: for
 // redact itself.
 func (e *Env) OpenCaptureAsWritten(path string) (*capture.Reader, error) {
-	name := DisplayName(path)
-	opts := capture.Options{OnWarning: func(w capture.Warning) {
-		e.Warnf("%s: %s", name, w)
-	}}
+	opts := capture.Options{OnWarning: e.CaptureWarnings(DisplayName(path), nil)}
 	var r *capture.Reader
 	var err error
 	if path == "-" {
@@ -125,6 +122,7 @@ func ReadErr(path string, err error) error {
 // ReadSummary reports on stderr what the reader stepped over, once, at the
 // end.
 func (e *Env) ReadSummary(path string, st capture.Stats) {
+	e.HiddenWarnings(DisplayName(path))
 	var parts []string
 	if st.Malformed > 0 {
 		parts = append(parts, fmt.Sprintf("%d unreadable line(s) kept as invalid records", st.Malformed))

@@ -53,9 +53,9 @@ type Stats struct {
 	Raw         int // messages that were not JSON, kept as raw records
 	Skipped     int // lines or messages that could not be used
 	Redacted    int // values replaced by the redactor
-	// Truncated is set when a zstd input ends early (cut off or corrupt):
-	// what came before it is imported.
-	Truncated bool
+	// Cut says why a zstd input ended early (cut off or corrupt), "" when
+	// it did not: what came before the cut is imported.
+	Cut string
 }
 
 // ErrNoFrames is returned when the input held nothing to import.
@@ -92,13 +92,13 @@ func Import(src io.Reader, w *capture.Writer, opts Options) (Stats, error) {
 	var se *capture.StreamError
 	if errors.As(err, &se) && im.headerDone {
 		// A cut-off capture reads up to the cut in every command; so
-		// does import.
-		what := "the zstd stream is cut off"
+		// does import. The caller warns (Stats.Cut), past any cap on
+		// line warnings.
+		im.st.Cut = "the zstd stream is cut off"
 		if !se.CutOff() {
-			what = "the zstd stream is corrupt"
+			im.st.Cut = "the zstd stream is corrupt: " + se.Error()
 		}
-		im.warn("the input ends early (%v: %s); the %d frame(s) before it are imported", err, what, im.st.Frames)
-		im.st.Truncated, err = true, nil
+		err = nil
 	}
 	if err == nil && !im.headerDone {
 		err = ErrNoFrames
