@@ -93,7 +93,10 @@ func (a *app) runImport(cmd *cobra.Command, in string, out *outFlags, format str
 			OnWarning: func(msg string) { a.LineWarnf(name, nil, "%s", msg) },
 		})
 		var se *capture.StreamError
+		var nf *importer.NotFramesError
 		switch {
+		case errors.As(err, &nf):
+			return cli.Trouble(fmt.Errorf("not a HAR or JSON Lines of frames: %s: %s", name, nf.Why()), "import reads a browser HAR export or JSON Lines of WebSocket frames (docs/import.md lists the shapes); give one of those, or --input-format har for a HAR")
 		case errors.Is(err, importer.ErrNoFrames):
 			return cli.Trouble(err, "a HAR needs WebSocket entries with _webSocketMessages (save the HAR \"with content\" while the socket is open); JSON Lines need one frame per line")
 		case errors.As(err, &se) || errors.Is(err, syscall.EISDIR):

@@ -114,3 +114,22 @@ func TestImportTruncatedZstd(t *testing.T) {
 		t.Fatalf("stats of the import: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// A file that is not frames (the README, random bytes) is refused with one
+// line and a hint, exit 2, as the other commands refuse a non-capture.
+func TestImportRefusesNotFrames(t *testing.T) {
+	dir := t.TempDir()
+	random := make([]byte, 200<<10)
+	for i := range random {
+		random[i] = byte(i*7919 + i/13)
+	}
+	rnd := filepath.Join(dir, "random.bin")
+	os.WriteFile(rnd, random, 0o600)
+	for _, in := range []string{filepath.Join(repoRoot(t), "README.md"), rnd} {
+		r := run(t, "", "import", in, "-o", filepath.Join(dir, "out.jsonl.zst"))
+		want := "clawtap: error: not a HAR or JSON Lines of frames: " + filepath.Base(in) + ": none of its first 16 lines is a gateway frame or a capture record ("
+		if r.code != 2 || !strings.HasPrefix(r.stderr, want) || strings.Count(r.stderr, "\n") != 2 || !strings.Contains(r.stderr, "\nclawtap: hint: ") {
+			t.Errorf("%s: exit %d\n%s\nwant exit 2, one line starting %q and a hint", in, r.code, r.stderr, want)
+		}
+	}
+}

@@ -151,11 +151,30 @@ type importer struct {
 	headerDone bool
 	hold       *entryQueue // set while a HAR entry's records are being held
 	held       []*entryQueue
+	// sniffing holds JSON Lines warnings until the first record: an
+	// input that turns out not to be frames gets one error, not a
+	// warning a line (NotFramesError).
+	sniffing  bool
+	heldWarns []string
 }
 
 func (im *importer) warn(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	if im.sniffing && !im.headerDone {
+		im.heldWarns = append(im.heldWarns, msg)
+		return
+	}
 	if im.opts.OnWarning != nil {
-		im.opts.OnWarning(fmt.Sprintf(format, args...))
+		im.opts.OnWarning(msg)
+	}
+}
+
+// flushWarns hands on the warnings held while sniffing.
+func (im *importer) flushWarns() {
+	held := im.heldWarns
+	im.heldWarns, im.sniffing = nil, false
+	for _, msg := range held {
+		im.warn("%s", msg)
 	}
 }
 
@@ -167,6 +186,7 @@ func (im *importer) write(rec *capture.Record) error {
 		return nil
 	}
 	if !im.headerDone {
+		im.flushWarns()
 		im.headerDone = true
 		created := im.opts.Created
 		if created.IsZero() {
