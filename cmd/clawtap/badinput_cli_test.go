@@ -62,7 +62,15 @@ func badInputs(t *testing.T) map[string]string {
 		"empty-stdin.jsonl":    nil,
 		"bad-utf8-stdin.jsonl": []byte(badUTF8Capture),
 	}
-	paths := map[string]string{}
+	demo, err := os.ReadFile(filepath.Join("..", "..", "fixtures", "demo.jsonl.zst"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files["cut.jsonl.zst"] = demo[:1500] // cut before its first whole line
+	paths := map[string]string{"adir": filepath.Join(dir, "adir")}
+	if err := os.Mkdir(paths["adir"], 0o700); err != nil {
+		t.Fatal(err)
+	}
 	for name, b := range files {
 		p := filepath.Join(dir, name)
 		if err := os.WriteFile(p, b, 0o600); err != nil {
@@ -126,6 +134,13 @@ func TestBadInputEveryReadCommand(t *testing.T) {
 		{"empty.jsonl.zst", false, func(n string) string { return "clawtap: error: " + n + " is empty: no records\n" }},
 		{"empty-lines.jsonl", false, func(n string) string { return "clawtap: error: " + n + " is empty: no records\n" }},
 		{"empty-stdin.jsonl", true, func(string) string { return "clawtap: error: stdin is empty: no records\n" }},
+		{"cut.jsonl.zst", false, func(n string) string {
+			return "clawtap: error: " + n + " ends before its first record (the zstd stream is cut off)\n"
+		}},
+		{"cut.jsonl.zst", true, func(string) string {
+			return "clawtap: error: stdin ends before its first record (the zstd stream is cut off)\n"
+		}},
+		{"adir", false, func(n string) string { return "clawtap: error: " + n + " is a directory\n" }},
 	}
 	for _, c := range cases {
 		for _, cmd := range readCommands {
@@ -257,5 +272,30 @@ func TestServeInvalidUTF8(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "record(s) with invalid UTF-8, replaced by U+FFFD") {
 		t.Errorf("stderr:\n%s", stderr)
+	}
+}
+
+// The commands outside readCommands that take a capture say the same one
+// line for a directory and for a zstd stream cut before its first record.
+func TestCutAndDirectoryOtherEntryPoints(t *testing.T) {
+	in := badInputs(t)
+	for _, c := range []struct{ input, want string }{
+		{"adir", " is a directory\n"},
+		{"cut.jsonl.zst", " ends before its first record (the zstd stream is cut off)\n"},
+	} {
+		for _, cmd := range [][]string{
+			{"import", "IN", "-o", "OUT"},
+			{"shrink", "--rule", "seq-gap", "IN", "-o", "OUT"},
+			{"validate", "IN"},
+		} {
+			t.Run(c.input+"/"+cmd[0], func(t *testing.T) {
+				out := filepath.Join(t.TempDir(), "out.jsonl")
+				r := run(t, "", badInputArgs(cmd, in[c.input], "", out)...)
+				first, _, _ := strings.Cut(r.stderr, "clawtap: hint: ")
+				if r.code != cli.ExitTrouble || first != "clawtap: error: "+in[c.input]+c.want || !strings.Contains(r.stderr, "hint: ") {
+					t.Fatalf("exit %d\nstderr: %s\nwant exit 2, one line ending %q and a hint", r.code, r.stderr, c.want)
+				}
+			})
+		}
 	}
 }

@@ -2,10 +2,12 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strconv"
+	"syscall"
 
 	"github.com/clawtap/clawtap/internal/cli"
 	"github.com/clawtap/clawtap/pkg/capture"
@@ -88,15 +90,23 @@ func (a *app) runImport(cmd *cobra.Command, in string, out *outFlags, format str
 	done, err := a.WriteCaptureWith(out.file(cmd), func(w *capture.Writer) (err error) {
 		st, err = importer.Import(src, w, importer.Options{
 			Format: format, NoRedact: noRedact, Tool: "clawtap " + version, From: name,
-			OnWarning: func(msg string) { a.Warnf("%s: %s", name, msg) },
+			OnWarning: func(msg string) { a.LineWarnf(name, nil, "%s", msg) },
 		})
-		if errors.Is(err, importer.ErrNoFrames) {
+		var se *capture.StreamError
+		var nf *importer.NotFramesError
+		switch {
+		case errors.As(err, &nf):
+			return cli.Trouble(fmt.Errorf("not a HAR or JSON Lines of frames: %s: %s", name, nf.Why()), "import reads a browser HAR export or JSON Lines of WebSocket frames (docs/import.md lists the shapes); give one of those, or --input-format har for a HAR")
+		case errors.Is(err, importer.ErrNoFrames):
 			return cli.Trouble(err, "a HAR needs WebSocket entries with _webSocketMessages (save the HAR \"with content\" while the socket is open); JSON Lines need one frame per line")
-		} else if err != nil {
-			return cli.Trouble(err, "")
+		case errors.As(err, &se) || errors.Is(err, syscall.EISDIR):
+			return cli.InputError(in, err)
+		case err != nil:
+			return cli.Trouble(fmt.Errorf("import %s: %w", cli.DisplayName(in), err), "")
 		}
 		return nil
 	})
+	a.HiddenWarnings(name)
 	if !done {
 		return err
 	}
@@ -106,6 +116,11 @@ func (a *app) runImport(cmd *cobra.Command, in string, out *outFlags, format str
 	} else if st.Redacted > 0 {
 		red = "credentials redacted (" + strconv.Itoa(st.Redacted) + " value(s))"
 	}
-	a.Infof("imported %d frame(s) and %d raw message(s) on %d connection(s) from %s (%s); %d skipped; %s", st.Frames, st.Raw, max(st.Connections, 1), name, st.Format, st.Skipped, red)
+	cut := ""
+	if st.Cut != "" {
+		a.Warnf("%s: the input ends early (%s); the %d frame(s) before it are imported", name, st.Cut, st.Frames)
+		cut = "; the input is truncated"
+	}
+	a.Infof("imported %d frame(s) and %d raw message(s) on %d connection(s) from %s (%s); %d skipped%s; %s", st.Frames, st.Raw, max(st.Connections, 1), name, st.Format, st.Skipped, cut, red)
 	return nil
 }

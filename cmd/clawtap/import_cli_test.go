@@ -93,3 +93,43 @@ func TestImportErrors(t *testing.T) {
 		t.Fatal("a failed import left its output behind")
 	}
 }
+
+// A capture cut off mid-stream imports up to the cut, as every other
+// command reads it: a warning naming the file, the count, exit 0.
+func TestImportTruncatedZstd(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out.jsonl")
+	r := run(t, "", "import", fixture(t, "truncated.jsonl.zst"), "-o", out)
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	for _, want := range []string{
+		"warning: truncated.jsonl.zst: the input ends early (the zstd stream is cut off); the 22 frame(s) before it are imported\n",
+		"imported 22 frame(s)", "the input is truncated",
+	} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+		}
+	}
+	if r := run(t, "", "stats", out); r.code != 0 || !strings.Contains(r.stdout, `"frames":22,`) {
+		t.Fatalf("stats of the import: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// A file that is not frames (the README, random bytes) is refused with one
+// line and a hint, exit 2, as the other commands refuse a non-capture.
+func TestImportRefusesNotFrames(t *testing.T) {
+	dir := t.TempDir()
+	random := make([]byte, 200<<10)
+	for i := range random {
+		random[i] = byte(i*7919 + i/13)
+	}
+	rnd := filepath.Join(dir, "random.bin")
+	os.WriteFile(rnd, random, 0o600)
+	for _, in := range []string{filepath.Join(repoRoot(t), "README.md"), rnd} {
+		r := run(t, "", "import", in, "-o", filepath.Join(dir, "out.jsonl.zst"))
+		want := "clawtap: error: not a HAR or JSON Lines of frames: " + filepath.Base(in) + ": none of its first 16 lines is a gateway frame or a capture record ("
+		if r.code != 2 || !strings.HasPrefix(r.stderr, want) || strings.Count(r.stderr, "\n") != 2 || !strings.Contains(r.stderr, "\nclawtap: hint: ") {
+			t.Errorf("%s: exit %d\n%s\nwant exit 2, one line starting %q and a hint", in, r.code, r.stderr, want)
+		}
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/clawtap/clawtap/internal/output"
@@ -78,6 +79,9 @@ type Env struct {
 	IsTerminal func(w any) bool
 	// Getenv reads the environment; tests replace it.
 	Getenv func(string) string
+
+	warnMu sync.Mutex
+	warns  map[string]*warnCount // per input, by display name (LineWarnf)
 }
 
 // NewEnv is an Env on the given streams and the process environment.

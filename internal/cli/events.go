@@ -32,7 +32,7 @@ func (e *Env) OpenEvents(path string) (*Events, error) {
 	}
 	// The capture reader reads ahead from the decoder: it frees the decoder
 	// itself when it is done (Release), and is closed before the file.
-	opts := capture.Options{OnWarning: func(w capture.Warning) { e.Warnf("%s: %s", DisplayName(path), w) }, Release: release}
+	opts := capture.Options{OnWarning: e.CaptureWarnings(DisplayName(path), nil), Release: release}
 	r, err := capture.NewReader(br, opts)
 	if r, err = Opened(path, r, err); err != nil {
 		closeFn()

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+	"syscall"
 
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/pipeline"
@@ -49,10 +50,7 @@ func (e *Env) RedactOnRead(path string, r *capture.Reader) {
 // OpenCaptureAsWritten is OpenCapture without redaction on read: for
 // redact itself.
 func (e *Env) OpenCaptureAsWritten(path string) (*capture.Reader, error) {
-	name := DisplayName(path)
-	opts := capture.Options{OnWarning: func(w capture.Warning) {
-		e.Warnf("%s: %s", name, w)
-	}}
+	opts := capture.Options{OnWarning: e.CaptureWarnings(DisplayName(path), nil)}
 	br, release, closeFn, err := e.openPlain(path)
 	if err != nil {
 		return nil, InputError(path, err)
@@ -126,7 +124,19 @@ func EmptyInput(path string) error {
 // InputError turns an open/read failure into exit 2 with a hint.
 func InputError(path string, err error) error {
 	var nc *capture.NotCaptureError
+	var se *capture.StreamError
 	switch {
+	case errors.Is(err, syscall.EISDIR):
+		// Opening a directory works; reading it (or copying it) does not.
+		return &Error{Code: ExitTrouble, Err: fmt.Errorf("%s is a directory", path), Hint: "give a capture file (.jsonl or .jsonl.zst), or - for stdin"}
+	case errors.As(err, &se):
+		// The reader returns a StreamError only when no record was read.
+		what := "the zstd stream is cut off"
+		if !se.CutOff() {
+			what = "the zstd stream is corrupt: " + se.Error()
+		}
+		return &Error{Code: ExitTrouble, Err: fmt.Errorf("%s ends before its first record (%s)", DisplayName(path), what),
+			Hint: "the file was cut short (a recording stopped hard, or a copy or download did not finish); copy it again, or record again"}
 	case errors.As(err, &nc):
 		return &Error{Code: ExitTrouble, Err: fmt.Errorf("not a clawtap capture: %s: %s", DisplayName(path), nc.Why),
 			Hint: "give a capture (.jsonl or .jsonl.zst) written by clawtap, or JSON Lines of gateway frames; clawtap import reads HAR files and other logs"}
@@ -151,6 +161,7 @@ func ReadErr(path string, err error) error {
 // ReadSummary reports on stderr what the reader stepped over, once, at the
 // end.
 func (e *Env) ReadSummary(path string, st capture.Stats) {
+	e.HiddenWarnings(DisplayName(path))
 	var parts []string
 	if st.Malformed > 0 {
 		parts = append(parts, fmt.Sprintf("%d unreadable line(s) kept as invalid records", st.Malformed))

@@ -16,7 +16,6 @@ import (
 
 	"github.com/clawtap/clawtap/internal/cli"
 	"github.com/clawtap/clawtap/internal/output"
-	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/serve"
 	"github.com/gorilla/websocket"
 )
@@ -198,6 +197,7 @@ func Run(ctx context.Context, env *cli.Env, c Config) error {
 		if err := capt.Err(); err != nil {
 			warnf("%s: %v", name, err)
 		}
+		env.HiddenWarnings(cli.DisplayName(c.File)) // openCapture's name for the input
 		env.ReadSummary(name, capt.Stats())
 		if script.Frames() == 0 {
 			warnf("connection %d has no gateway frames to stream; clients get the handshake and answers only", script.Conn)
@@ -272,7 +272,7 @@ func openCapture(env *cli.Env, file string, conn int, reconnects bool, warnf fun
 	if err != nil {
 		return nil, nil, cli.InputError(file, err)
 	}
-	capt, err := serve.Open(src, func(w capture.Warning) { warnf("%s: %s", name, w) })
+	capt, err := serve.Open(src, env.CaptureWarnings(name, warnf))
 	if err != nil {
 		src.Close()
 		return nil, nil, cli.InputError(file, err)

@@ -191,7 +191,8 @@ func TestEmptyInputs(t *testing.T) {
 		{"0 bytes", nil, false},
 		{"blank lines", []byte("\n \r\n\t\n"), false},
 		{"zstd of nothing", zstdOf(nil), false},
-		{"zstd cut before its first block", zstdOf([]byte(header + "\n"))[:6], true},
+		// A zstd stream cut before its first block is truncated, not
+		// empty: TestZstdCutBeforeFirstRecord.
 		{"a header cut off", []byte(header[:30]), true},
 	}
 	for _, c := range cases {
@@ -260,6 +261,28 @@ func TestInvalidUTF8IsReplaced(t *testing.T) {
 		}
 		if n != 2 { // the header's, and the first record's
 			t.Errorf("warnings %v", warns)
+		}
+	}
+}
+
+// A zstd stream cut before its first whole line is truncated, not empty:
+// NewReader returns a StreamError and no warning.
+func TestZstdCutBeforeFirstRecord(t *testing.T) {
+	header := `{"clawtap":1,"createdAt":"2026-11-22T00:00:00Z","source":{"mode":"record"}}`
+	var many bytes.Buffer
+	for i := 0; i < 200; i++ {
+		many.WriteString(`{"t":1,"conn":1,"dir":"in","frame":{"type":"event","event":"tick","payload":{"n":` + strings.Repeat("1", i%17+1) + `}}}` + "\n")
+	}
+	whole := zstdOf(many.Bytes())
+	for name, data := range map[string][]byte{
+		"before its first block": zstdOf([]byte(header + "\n"))[:6],
+		"in its first block":     whole[:len(whole)/2],
+	} {
+		var warns []Warning
+		_, err := NewReader(bytes.NewReader(data), Options{OnWarning: func(w Warning) { warns = append(warns, w) }})
+		var se *StreamError
+		if !errors.As(err, &se) || !se.CutOff() || len(warns) != 0 {
+			t.Fatalf("%s: err %v (%T), warnings %v; want a cut-off StreamError and no warning", name, err, err, warns)
 		}
 	}
 }

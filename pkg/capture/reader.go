@@ -80,10 +80,12 @@ type Reader struct {
 	rec     Record
 	long    []byte
 	cut     []byte // the unfinished last line, when the input ends mid-line
-	fix     []byte // a line with its invalid UTF-8 replaced
-	stats   Stats
-	warns   []Warning
-	done    bool
+	// streamErr is the read error that ended the input early, if any.
+	streamErr error
+	fix       []byte // a line with its invalid UTF-8 replaced
+	stats     Stats
+	warns     []Warning
+	done      bool
 
 	ahead      *ahead // the read-ahead, once Next started it
 	stage      func(*Batch)
@@ -129,7 +131,33 @@ func Decompress(src io.Reader) (io.Reader, func(), error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("open zstd stream: %w", err)
 	}
-	return zr, zr.Close, nil
+	return zstdStream{zr}, zr.Close, nil
+}
+
+// StreamError is a zstd stream that could not be decoded to its end: cut
+// off (io.ErrUnexpectedEOF) or corrupt. Reads from Decompress's reader
+// return it, so that whoever reads the decompressed bytes can tell a
+// damaged file from a failing read. Its message is the decoder's.
+type StreamError struct{ Err error }
+
+func (e *StreamError) Error() string { return e.Err.Error() }
+func (e *StreamError) Unwrap() error { return e.Err }
+
+// CutOff reports whether the stream ends early rather than being corrupt.
+func (e *StreamError) CutOff() bool { return errors.Is(e.Err, io.ErrUnexpectedEOF) }
+
+// zstdStream marks the decoder's errors as StreamErrors.
+type zstdStream struct{ d *zstd.Decoder }
+
+func (z zstdStream) Read(p []byte) (int, error) {
+	n, err := z.d.Read(p)
+	if err != nil && !errors.Is(err, io.EOF) {
+		var se *StreamError
+		if !errors.As(err, &se) {
+			err = &StreamError{Err: err}
+		}
+	}
+	return n, err
 }
 
 // NewReader reads a capture from src, detecting zstd by its magic bytes.
@@ -281,6 +309,7 @@ func (r *Reader) readLine() ([]byte, error) {
 		}
 		if !errors.Is(err, io.EOF) {
 			r.stats.Truncated = true
+			r.streamErr = err
 			if len(jsonx.TrimSpace(rest)) > 0 {
 				r.cut = rest
 				r.warn(r.line+1, "capture ends mid-line (%d bytes): %v; records before it are complete", len(rest), err)

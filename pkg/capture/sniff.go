@@ -103,7 +103,13 @@ func (r *Reader) start() error {
 // startEOF decides what an input that ended while start was looking is.
 func (r *Reader) startEOF(junk int, first string, firstN int) error {
 	cut := jsonx.TrimSpace(r.cut)
+	var se *StreamError
 	switch {
+	case junk == 0 && errors.As(r.streamErr, &se):
+		// A zstd stream cut off before its first whole line is truncated,
+		// not empty: say so once, instead of the warnings on the way.
+		r.queue = nil
+		return se
 	case junk > 0:
 		what := fmt.Sprintf("none of its %d lines is a capture record or a gateway frame", junk)
 		if junk == 1 {

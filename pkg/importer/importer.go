@@ -53,6 +53,9 @@ type Stats struct {
 	Raw         int // messages that were not JSON, kept as raw records
 	Skipped     int // lines or messages that could not be used
 	Redacted    int // values replaced by the redactor
+	// Cut says why a zstd input ended early (cut off or corrupt), "" when
+	// it did not: what came before the cut is imported.
+	Cut string
 }
 
 // ErrNoFrames is returned when the input held nothing to import.
@@ -86,6 +89,17 @@ func Import(src io.Reader, w *capture.Writer, opts Options) (Stats, error) {
 	default:
 		return im.st, fmt.Errorf("unknown format %q (use auto, har or jsonl)", format)
 	}
+	var se *capture.StreamError
+	if errors.As(err, &se) && im.headerDone {
+		// A cut-off capture reads up to the cut in every command; so
+		// does import. The caller warns (Stats.Cut), past any cap on
+		// line warnings.
+		im.st.Cut = "the zstd stream is cut off"
+		if !se.CutOff() {
+			im.st.Cut = "the zstd stream is corrupt: " + se.Error()
+		}
+		err = nil
+	}
 	if err == nil && !im.headerDone {
 		err = ErrNoFrames
 	}
@@ -101,11 +115,15 @@ func Import(src io.Reader, w *capture.Writer, opts Options) (Stats, error) {
 // minified HAR).
 func detect(br *bufio.Reader) (string, error) {
 	peek, err := br.Peek(br.Size())
-	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+	var se *capture.StreamError
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) && !errors.As(err, &se) {
 		return "", err
 	}
 	peek = bytes.TrimLeft(peek, " \t\r\n\ufeff")
 	if len(peek) == 0 {
+		if se != nil {
+			return "", se // cut off before anything: say so, not "no frames"
+		}
 		return "", ErrNoFrames
 	}
 	line := peek
@@ -133,11 +151,30 @@ type importer struct {
 	headerDone bool
 	hold       *entryQueue // set while a HAR entry's records are being held
 	held       []*entryQueue
+	// sniffing holds JSON Lines warnings until the first record: an
+	// input that turns out not to be frames gets one error, not a
+	// warning a line (NotFramesError).
+	sniffing  bool
+	heldWarns []string
 }
 
 func (im *importer) warn(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	if im.sniffing && !im.headerDone {
+		im.heldWarns = append(im.heldWarns, msg)
+		return
+	}
 	if im.opts.OnWarning != nil {
-		im.opts.OnWarning(fmt.Sprintf(format, args...))
+		im.opts.OnWarning(msg)
+	}
+}
+
+// flushWarns hands on the warnings held while sniffing.
+func (im *importer) flushWarns() {
+	held := im.heldWarns
+	im.heldWarns, im.sniffing = nil, false
+	for _, msg := range held {
+		im.warn("%s", msg)
 	}
 }
 
@@ -149,6 +186,7 @@ func (im *importer) write(rec *capture.Record) error {
 		return nil
 	}
 	if !im.headerDone {
+		im.flushWarns()
 		im.headerDone = true
 		created := im.opts.Created
 		if created.IsZero() {

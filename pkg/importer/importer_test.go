@@ -3,6 +3,7 @@ package importer
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -290,5 +291,29 @@ func TestCompressedInput(t *testing.T) {
 		if pst.Format != zst.Format || strings.Join(frames(plain), "\n") != strings.Join(frames(packed), "\n") || len(packed) == 0 {
 			t.Errorf("%s: compressed input imports %d records as %s, plain %d as %s", pst.Format, len(packed), zst.Format, len(plain), pst.Format)
 		}
+	}
+}
+
+// JSON Lines whose first lines are not frames (a README, random bytes) are
+// refused with one error, without a warning a line; a few junk lines
+// before the frames still warn, in order, and the frames are imported.
+func TestNotFramesIsOneError(t *testing.T) {
+	var readme strings.Builder
+	for i := range 200 {
+		fmt.Fprintf(&readme, "# line %d of prose\n", i)
+	}
+	for _, in := range []string{readme.String(), "a\nb\n", "{\"x\":1}\n" + strings.Repeat("junk\n", 20)} {
+		var out bytes.Buffer
+		w, _ := capture.NewWriter(&out, false)
+		var warns []string
+		_, err := Import(strings.NewReader(in), w, Options{OnWarning: func(m string) { warns = append(warns, m) }})
+		var nf *NotFramesError
+		if !errors.As(err, &nf) || len(warns) != 0 || out.Len() != 0 {
+			t.Errorf("%.20q: err %v, %d warnings, %d bytes written; want a NotFramesError alone", in, err, len(warns), out.Len())
+		}
+	}
+	_, st, warns := importBytes(t, []byte("junk\n{\"x\":1}\n{\"t\":5,\"dir\":\"sideways\",\"data\":{\"type\":\"event\",\"event\":\"tick\"}}\n"), Options{})
+	if st.Frames != 1 || st.Skipped != 2 || len(warns) != 3 || !strings.HasPrefix(warns[0], "line 1:") || !strings.HasPrefix(warns[2], "line 3:") {
+		t.Fatalf("stats %+v warnings %q", st, warns)
 	}
 }

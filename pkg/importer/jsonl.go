@@ -3,9 +3,11 @@ package importer
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/clawtap/clawtap/pkg/capture"
@@ -24,14 +26,45 @@ var (
 	connKeys = []string{"conn", "connection", "connId", "socket"}
 )
 
+// sniffLines is how many lines of JSON Lines may be skipped before the
+// first frame before the input is refused as not frames at all.
+const sniffLines = 16
+
+// NotFramesError is JSON Lines input of which none of the first sniffLines
+// lines (or none at all) is a frame or a capture record: a README, random
+// bytes, a log of another kind. It is refused whole, not line by line.
+type NotFramesError struct {
+	Lines int    // lines skipped
+	All   bool   // the input ended: they were all its lines
+	First string // why the first was skipped, e.g. "line 1: not a JSON object"
+}
+
+func (e *NotFramesError) Error() string { return "not JSON Lines of frames: " + e.Why() }
+
+// Why says why, e.g. "none of its first 16 lines is a gateway frame or a
+// capture record (line 1: not a JSON object)".
+func (e *NotFramesError) Why() string {
+	what := fmt.Sprintf("none of its first %d lines is", e.Lines)
+	if e.All {
+		what = fmt.Sprintf("none of its %d line(s) is", e.Lines)
+	}
+	return fmt.Sprintf("%s a gateway frame or a capture record (%s)", what, e.First)
+}
+
 // jsonl imports one message per line.
 func (im *importer) jsonl(src *bufio.Reader) error {
+	im.sniffing = true
+	defer im.flushWarns() // on the way out without a frame, say why
 	conns := make(map[string]int)
 	line := 0
 	var long []byte
 	tooLong := false
 	for {
 		chunk, err := src.ReadSlice('\n')
+		var se *capture.StreamError
+		if errors.As(err, &se) {
+			return err // the line it cut is not whole: Import says so
+		}
 		if errors.Is(err, bufio.ErrBufferFull) {
 			if !tooLong && len(long)+len(chunk) <= maxLine {
 				long = append(long, chunk...)
@@ -55,6 +88,9 @@ func (im *importer) jsonl(src *bufio.Reader) error {
 				return werr
 			}
 		}
+		if !im.headerDone && im.st.Skipped > 0 && (im.st.Skipped >= sniffLines || errors.Is(err, io.EOF)) {
+			return im.notFrames(errors.Is(err, io.EOF))
+		}
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				return nil
@@ -62,6 +98,16 @@ func (im *importer) jsonl(src *bufio.Reader) error {
 			return err
 		}
 	}
+}
+
+// notFrames drops the warnings held while sniffing for one error.
+func (im *importer) notFrames(all bool) error {
+	first := ""
+	if len(im.heldWarns) > 0 {
+		first, _ = strings.CutSuffix(im.heldWarns[0], "; skipped")
+	}
+	im.heldWarns = nil
+	return &NotFramesError{Lines: im.st.Skipped, All: all, First: first}
 }
 
 func firstMember(obj []byte, keys []string) ([]byte, string) {
