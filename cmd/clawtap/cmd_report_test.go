@@ -203,3 +203,22 @@ func TestReportHelpAndNoRedact(t *testing.T) {
 		t.Error("stdin should be named stdin")
 	}
 }
+
+// report reads the whole capture before it writes: an output it could not
+// write is refused first, before any reading.
+func TestReportRefusesItsOutputFirst(t *testing.T) {
+	dir := t.TempDir()
+	existing := filepath.Join(dir, "r.html")
+	if err := os.WriteFile(existing, []byte("keep"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, out := range []string{existing, dir, filepath.Join(dir, "nodir", "r.html")} {
+		r := run(t, "", "report", filepath.Join(dir, "no-such-capture.jsonl.zst"), "-o", out)
+		if r.code != 2 || strings.Contains(r.stderr, "no-such-capture") {
+			t.Errorf("-o %s: exit %d; the output should be refused before the input is read:\n%s", out, r.code, r.stderr)
+		}
+	}
+	if b, _ := os.ReadFile(existing); string(b) != "keep" {
+		t.Errorf("the existing file changed: %q", b)
+	}
+}

@@ -54,7 +54,7 @@ func (e *Env) Create(o Output) (*output.Dest, error) {
 }
 
 // CheckOutput refuses at once, as Create would, an output that a command
-// working long before it writes (shrink) could not write at the end.
+// working long before it writes (shrink, report) could not write at the end.
 func (e *Env) CheckOutput(o Output) error {
 	return o.refused(output.CheckPath(o.Path, output.Options{Force: o.Force}))
 }

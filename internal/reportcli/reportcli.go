@@ -37,6 +37,11 @@ func Run(env *cli.Env, c Config) error {
 			name = filepath.Base(c.Path)
 		}
 	}
+	// The pass reads the whole capture before a byte is written: refuse an
+	// output it could not write first.
+	if err := env.CheckOutput(c.Out); err != nil {
+		return err
+	}
 	r, err := env.OpenCapture(c.Path)
 	if err != nil {
 		return err
