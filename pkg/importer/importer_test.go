@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -205,6 +207,19 @@ func TestJSONLShapes(t *testing.T) {
 	}
 	if st.Format != FormatJSONL || st.Raw != 1 || st.Skipped != 3 || len(warns) != 3 {
 		t.Fatalf("stats %+v warnings %q", st, warns)
+	}
+}
+
+// A clawtap capture imports whole: its header gives way to the import's
+// (with a word, not as a skipped line), its markers and frames pass.
+func TestImportOfACapture(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "fixtures", "demo.jsonl.zst"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, st, warns := importBytes(t, b, Options{})
+	if st.Skipped != 0 || len(warns) != 1 || !strings.Contains(warns[0], "header") || st.Frames != 36 {
+		t.Errorf("%d records, stats %+v, warnings %q; want its 36 frames and one word about the header", len(recs), st, warns)
 	}
 }
 

@@ -128,6 +128,13 @@ func (im *importer) jsonlLine(n int, b []byte, conns map[string]int) error {
 		im.st.Skipped++
 		return nil
 	}
+	// A clawtap capture's header gives way to the import's own.
+	if _, ok := jsonx.Get(b, "clawtap"); ok {
+		if _, ok := jsonx.Get(b, "source"); ok {
+			im.warn("line %d: a clawtap capture's header; the import writes its own (clawtap redact keeps a capture's header)", n)
+			return nil
+		}
+	}
 	// A clawtap record passes through as it is; a bare gateway frame (a
 	// "type" of req, res or event and no envelope) becomes a frame.
 	_, hasMark := jsonx.Get(b, "mark")
