@@ -74,7 +74,10 @@ func DefaultDirs() []string {
 // recursively for *.jsonl.zst and *.jsonl files (folders whose name starts
 // with a dot are skipped), a file is taken whatever its name, and an
 // argument holding *, ? or [ that names no file is a glob (the shell's
-// job, done here too for CI configs that quote it). The result is sorted
+// job, done here too for CI configs that quote it) whose files count only
+// when they are named like captures, so that a glob over a suite does not
+// take its goldens and expectations; "**" is refused, a folder being
+// searched recursively already. The result is sorted
 // by path and without duplicates. An argument that matches nothing, or two
 // captures that would share a golden file, is an error.
 func Discover(args []string) ([]Capture, error) {
@@ -93,12 +96,19 @@ func Discover(args []string) ([]Capture, error) {
 		}
 		matches := []string{arg}
 		if _, err := os.Lstat(arg); err != nil && strings.ContainsAny(arg, "*?[") {
+			if strings.Contains(arg, "**") {
+				return nil, fmt.Errorf("%s: ** is not a pattern here; name the folder, which is searched recursively (clawtap test %s)", arg, globRoot(arg))
+			}
 			m, gerr := filepath.Glob(arg)
 			if gerr != nil {
 				return nil, fmt.Errorf("bad pattern %q: %w", arg, gerr)
 			}
+			m = slices.DeleteFunc(m, func(p string) bool {
+				fi, err := os.Stat(p)
+				return err == nil && !fi.IsDir() && !isCaptureName(filepath.Base(p))
+			})
 			if len(m) == 0 {
-				return nil, fmt.Errorf("%s matches no file", arg)
+				return nil, fmt.Errorf("%s matches no capture (*.jsonl.zst or *.jsonl) or folder", arg)
 			}
 			matches = m
 		}
@@ -151,4 +161,14 @@ func Discover(args []string) ([]Capture, error) {
 		caps = append(caps, c)
 	}
 	return caps, nil
+}
+
+// globRoot is the folder part of a pattern before its first wildcard.
+func globRoot(pattern string) string {
+	i := strings.IndexAny(pattern, "*?[")
+	dir := filepath.Dir(pattern[:i+1])
+	if dir == "" {
+		return "."
+	}
+	return dir
 }

@@ -51,6 +51,19 @@ func TestDiscover(t *testing.T) {
 	if err != nil || !slices.Equal(paths(caps), []string{j("a.jsonl"), j("b.jsonl.zst")}) {
 		t.Fatalf("glob: %v %v", paths(caps), err)
 	}
+	// A glob over a suite takes its captures, not their goldens and
+	// expectations; a glob that matches only those is an error.
+	caps, err = Discover([]string{j("a*")})
+	if err != nil || !slices.Equal(paths(caps), []string{j("a.jsonl")}) {
+		t.Fatalf("glob over goldens: %v %v", paths(caps), err)
+	}
+	if _, err := Discover([]string{j("*.golden")}); err == nil || !strings.Contains(err.Error(), "no capture") {
+		t.Errorf("a glob of goldens only: %v", err)
+	}
+	// ** is refused with the folder to name instead, not read as *.
+	if _, err := Discover([]string{j("**", "*.jsonl.zst")}); err == nil || !strings.Contains(err.Error(), "clawtap test "+d) {
+		t.Errorf("**: %v", err)
+	}
 	if err := os.Mkdir(j("empty"), 0o755); err != nil {
 		t.Fatal(err)
 	}
