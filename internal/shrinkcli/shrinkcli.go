@@ -41,7 +41,11 @@ func Run(env *cli.Env, c Config) error {
 	var ns *shrink.NotShownError
 	switch {
 	case errors.As(err, &ns):
-		return cli.Usage("run 'clawtap check --rule "+c.Target.Rule+" "+in+"' to see what it reports; shrink keeps a finding, it cannot make one",
+		ui := ""
+		if c.Target.UI != "" {
+			ui = " --ui " + c.Target.UI
+		}
+		return cli.Usage("run 'clawtap check --rule "+c.Target.Rule+ui+" "+in+"' to see what it reports; shrink keeps a finding, it cannot make one",
 			"%s does not show %s: %v", in, c.Target, err)
 	case err != nil:
 		return cli.Trouble(fmt.Errorf("shrink %s: %w", in, err), "")

@@ -115,13 +115,17 @@ type NotShownError struct {
 }
 
 func (e *NotShownError) Error() string {
+	under := ""
+	if e.Target.UI != "" {
+		under = " under " + e.Target.UI
+	}
 	if e.Target.Run == "" {
-		return fmt.Sprintf("check reports no %s finding", e.Target.Rule)
+		return fmt.Sprintf("check reports no %s finding%s", e.Target.Rule, under)
 	}
 	if len(e.Runs) == 0 {
-		return fmt.Sprintf("check reports no %s finding for run %s", e.Target.Rule, e.Target.Run)
+		return fmt.Sprintf("check reports no %s finding for run %s%s", e.Target.Rule, e.Target.Run, under)
 	}
-	return fmt.Sprintf("check reports no %s finding for run %s (it does for run %s)", e.Target.Rule, e.Target.Run, strings.Join(e.Runs, ", "))
+	return fmt.Sprintf("check reports no %s finding for run %s%s (it does for run %s)", e.Target.Rule, e.Target.Run, under, strings.Join(e.Runs, ", "))
 }
 
 func (e *NotShownError) Is(target error) bool { return target == ErrNotShown }
