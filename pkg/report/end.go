@@ -377,7 +377,7 @@ func (b *Builder) trim() {
 		}
 	}
 	sum.Bodies = len(rep.Bodies)
-	mb := strconv.FormatFloat(float64(b.opts.MaxBytes)/1e6, 'f', -1, 64) + " MB"
+	mb := limitText(b.opts.MaxBytes)
 	if sum.BodiesElided > 0 || sum.TimersElided > 0 {
 		rep.Notes = append(rep.Notes, "the details (frame text, intents, effects, state diff) of "+strconv.Itoa(sum.BodiesElided)+" of "+strconv.Itoa(sum.Records)+" record(s), and "+strconv.Itoa(sum.TimersElided)+" replay timer step(s), were elided to keep the report's data under "+mb+" (--max-bytes); markers, findings, run starts and terminals, approvals, tool calls and gaps were kept first. clawtap replay and classify show everything")
 	}
@@ -394,4 +394,18 @@ func (b *Builder) trim() {
 	if elided > 0 {
 		rep.Notes = append(rep.Notes, strconv.Itoa(elided)+" transcript line(s) were elided by the size limit")
 	}
+}
+
+// limitText writes --max-bytes in the unit it was most likely given in
+// (64 KiB, 20 MB), exactly.
+func limitText(n int) string {
+	for _, u := range []struct {
+		size int
+		name string
+	}{{1 << 30, "GiB"}, {1e9, "GB"}, {1 << 20, "MiB"}, {1e6, "MB"}, {1 << 10, "KiB"}, {1e3, "kB"}} {
+		if n%u.size == 0 {
+			return strconv.Itoa(n/u.size) + " " + u.name
+		}
+	}
+	return strconv.Itoa(n) + " bytes"
 }

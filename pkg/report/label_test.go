@@ -62,3 +62,11 @@ func TestLabelID(t *testing.T) {
 		t.Errorf("%d labels for %d distinct records: %q", len(b.rep.Labels), len(recs), b.rep.Labels)
 	}
 }
+
+func TestLimitText(t *testing.T) {
+	for n, want := range map[int]string{64 << 10: "64 KiB", 20_000_000: "20 MB", 5 << 20: "5 MiB", 1_500_000: "1500 kB", 100_001: "100001 bytes", 1 << 30: "1 GiB"} {
+		if got := limitText(n); got != want {
+			t.Errorf("limitText(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
