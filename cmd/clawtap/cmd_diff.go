@@ -110,22 +110,9 @@ func (a *app) runDiff(cmd *cobra.Command, pa, pb string, out *outFlags, opts dif
 // runDiffUIs replays one capture under two UIs (reading it twice) and
 // compares what each left the user with, run by run.
 func (a *app) runDiffUIs(cmd *cobra.Command, args []string, uis [2]string, out *outFlags) error {
-	if len(args) != 1 {
-		return cli.Usage("give one capture with --ui UI,UI", "--ui %s,%s compares one capture under two UIs, got %d captures", uis[0], uis[1], len(args))
-	}
-	path := args[0]
-	if path == "-" {
-		return cli.Usage("save the capture to a file first", "--ui UI,UI reads the capture twice, so it cannot come from stdin")
-	}
-	for k, u := range uis {
-		p, err := parseUI(u)
-		if err != nil {
-			return err
-		}
-		uis[k] = p
-	}
-	if uis[0] == uis[1] {
-		return cli.Usage("name two different UIs, e.g. --ui "+replay.UIClawboo+","+replay.UIClaw3D, "--ui %s,%s compares a UI with itself", uis[0], uis[1])
+	path, uis, err := diffcli.CheckUIs(args, uis, cmd.Flags().Changed)
+	if err != nil {
+		return err
 	}
 	o, err := out.spec(cmd)
 	if err != nil {

@@ -60,3 +60,18 @@ func TestDiffUIsUsage(t *testing.T) {
 		}
 	}
 }
+
+// The flags of an A/B diff have no meaning when one capture's UIs are
+// compared: given anyway, they are a usage error, not silently ignored.
+func TestDiffUIsRefusesABFlags(t *testing.T) {
+	in := fixture(t, "abort.jsonl.zst")
+	for _, flag := range [][]string{{"--merge-deltas"}, {"--structure"}, {"--ignore", "tick"}, {"--all-events"}, {"--context", "5"}, {"--window", "8"}} {
+		r := run(t, "", append([]string{"diff", "--ui", "claw3d,clawboo", in}, flag...)...)
+		if r.code != 2 || !strings.Contains(r.stderr, flag[0]) {
+			t.Errorf("%v: exit %d: %s", flag, r.code, r.stderr)
+		}
+	}
+	if r := run(t, "", "diff", "--ui", "claw3d,clawboo", in); r.code == 2 {
+		t.Errorf("without them: exit 2: %s", r.stderr)
+	}
+}

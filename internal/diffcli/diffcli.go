@@ -10,6 +10,7 @@ import (
 	"github.com/clawtap/clawtap/pkg/diff"
 	"github.com/clawtap/clawtap/pkg/pipeline"
 	"github.com/clawtap/clawtap/pkg/redact"
+	"github.com/clawtap/clawtap/pkg/replay"
 )
 
 // Captures compares the captures at pa and pb and prints the result.
@@ -68,4 +69,37 @@ func UIs(env *cli.Env, path string, uis [2]string, out cli.Output) error {
 		err = cli.ErrFinding
 	}
 	return s.Close(err)
+}
+
+// abFlags are the comparison flags of an A/B diff, which a comparison of
+// UIs has no use for.
+var abFlags = []string{"structure", "merge-deltas", "ignore", "all-events", "context", "window"}
+
+// CheckUIs checks the command line of diff --ui UI,UI: one capture, from a
+// file (it is read twice), two different UIs, and none of the A/B diff's
+// flags (changed says which flags were given). It returns the capture and
+// the UIs' names.
+func CheckUIs(args []string, uis [2]string, changed func(string) bool) (string, [2]string, error) {
+	if len(args) != 1 {
+		return "", uis, cli.Usage("give one capture with --ui UI,UI", "--ui %s,%s compares one capture under two UIs, got %d captures", uis[0], uis[1], len(args))
+	}
+	if args[0] == "-" {
+		return "", uis, cli.Usage("save the capture to a file first", "--ui UI,UI reads the capture twice, so it cannot come from stdin")
+	}
+	for k, u := range uis {
+		p, err := cli.ParseUI(u)
+		if err != nil {
+			return "", uis, err
+		}
+		uis[k] = p
+	}
+	if uis[0] == uis[1] {
+		return "", uis, cli.Usage("name two different UIs, e.g. --ui "+replay.UIClawboo+","+replay.UIClaw3D, "--ui %s,%s compares a UI with itself", uis[0], uis[1])
+	}
+	for _, f := range abFlags {
+		if changed(f) {
+			return "", uis, cli.Usage("drop --"+f+", or diff two captures", "--%s compares two captures step by step; --ui %s,%s compares one capture's outcomes, run by run", f, uis[0], uis[1])
+		}
+	}
+	return args[0], uis, nil
 }
