@@ -584,7 +584,7 @@ func keyList(mask uint8) string {
 }
 
 func malformed(line []byte, rec *Record, why string) string {
-	*rec = Record{Index: rec.Index, Line: rec.Line, Conn: rec.Conn, T: rec.T, Malformed: true, Raw: line}
+	*rec = Record{Index: rec.Index, Line: rec.Line, Conn: rec.Conn, T: rec.T, Malformed: true, Raw: line, Err: why}
 	if rec.Conn <= 0 {
 		rec.Conn = 1
 	}

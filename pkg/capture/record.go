@@ -93,7 +93,7 @@ type Record struct {
 	Server   string // gateway version
 	ConnID   string
 	BootID   string
-	Err      string
+	Err      string // an error marker's message; for a Malformed record, why its line is unreadable
 	Peer     string // proxy mode: the client's address
 	Size     int64  // oversize: the message's length in bytes
 

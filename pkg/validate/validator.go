@@ -157,7 +157,11 @@ func (v *Validator) Record(dst []check.Finding, rec *capture.Record) []check.Fin
 	case rec.IsFrame():
 		v.frame(rec)
 	case rec.Malformed:
-		v.add(rec, RuleUnreadable, nil, fmt.Sprintf("Record %d (line %d) is not a readable capture line, so it cannot be validated.", rec.Index, rec.Line))
+		why := ""
+		if rec.Err != "" {
+			why = " (" + rec.Err + ")"
+		}
+		v.add(rec, RuleUnreadable, nil, fmt.Sprintf("Record %d (line %d) is not a readable capture line%s, so it cannot be validated.", rec.Index, rec.Line, why))
 	default:
 		v.add(rec, RuleUnreadable, nil, fmt.Sprintf("Record %d is a message that is not JSON (%d bytes), so it cannot be validated.", rec.Index, len(rec.Raw)))
 	}
