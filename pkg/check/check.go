@@ -312,6 +312,9 @@ func (a *Analyzer) After(f *pipeline.Frame) error {
 		what := ev.Reason
 		if rec.Malformed {
 			what = "line " + strconv.Itoa(rec.Line) + " is not a capture record"
+			if rec.Err != "" {
+				what += ": " + rec.Err
+			}
 		}
 		a.add(RuleInvalidFrame, 0, rec.Index, rec.T, rec.Conn, nil, "", "", "", capitalize(what)+" ("+strconv.Itoa(rawLen(rec))+" bytes, "+clipQuote(string(rawBytes(rec)), 40)+").")
 	}
