@@ -651,3 +651,30 @@ func TestRecordSummaryFormats(t *testing.T) {
 		t.Errorf("--format yaml: exit %d %s", r.code, r.stderr)
 	}
 }
+
+// Attempts that never reached the gateway are counted apart from the
+// connections that recorded something.
+func TestRecordSummaryCountsFailedAttemptsApart(t *testing.T) {
+	var once sync.Once
+	var srv *fakegw.Server
+	srv = fakegw.New(fakegw.Config{OnHello: func(c *fakegw.Conn) {
+		chatBurst(c, "r")
+		once.Do(func() { go srv.Close() }) // the gateway goes away for good
+	}})
+	defer srv.Close()
+	out := filepath.Join(t.TempDir(), "cap.jsonl")
+	res := run(t, "", "record", "--url", srv.URL, "-o", out, "--no-device", "--duration", "2s", "--format", "json")
+	var line struct {
+		Summary struct {
+			Connections    int `json:"connections"`
+			FailedAttempts int `json:"failedAttempts"`
+		} `json:"summary"`
+	}
+	i := strings.Index(res.stderr, `{"summary"`)
+	if res.code != 0 || i < 0 {
+		t.Fatalf("exit %d:\n%s", res.code, res.stderr)
+	}
+	if err := json.Unmarshal([]byte(strings.SplitN(res.stderr[i:], "\n", 2)[0]), &line); err != nil || line.Summary.Connections != 1 || line.Summary.FailedAttempts < 1 {
+		t.Errorf("summary %+v %v:\n%s", line.Summary, err, res.stderr)
+	}
+}

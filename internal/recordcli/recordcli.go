@@ -268,12 +268,19 @@ func finish(e end) error {
 	case errors.Is(e.cause, errDuration):
 		why, stop = " (--duration reached)", "duration"
 	}
-	e.status.Summary(e.format, fmt.Sprintf("clawtap: recorded %s frames (%s) over %d connection(s) in %s to %s%s", human.Thousands(s.Frames), output.FormatSize(s.Bytes),
-		s.Conns, e.elapsed.Round(100*time.Millisecond), out.Name(), why), []output.Field{
+	// Connections that never opened (attempts while the gateway was away)
+	// are counted apart: they hold no frames.
+	failed := ""
+	if n := s.Conns - s.Opened; n > 0 {
+		failed = fmt.Sprintf(" (and %s that failed)", human.Count(n, "attempt", "attempts"))
+	}
+	e.status.Summary(e.format, fmt.Sprintf("clawtap: recorded %s frames (%s) over %d connection(s)%s in %s to %s%s", human.Thousands(s.Frames), output.FormatSize(s.Bytes),
+		s.Opened, failed, e.elapsed.Round(100*time.Millisecond), out.Name(), why), []output.Field{
 		{Key: "output", Label: "output", Value: out.Name()},
 		{Key: "frames", Label: "frames", Value: s.Frames},
 		{Key: "bytes", Label: "bytes", Value: s.Bytes},
-		{Key: "connections", Label: "connections", Value: s.Conns},
+		{Key: "connections", Label: "connections", Value: s.Opened},
+		{Key: "failedAttempts", Label: "failed attempts", Value: s.Conns - s.Opened},
 		{Key: "elapsedMs", Label: "elapsed (ms)", Value: e.elapsed.Milliseconds()},
 		{Key: "stop", Label: "ended by", Value: stop},
 		{Key: "gaps", Label: "seq gaps", Value: s.Gaps},
