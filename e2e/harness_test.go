@@ -408,6 +408,27 @@ func (hh *harness) record(t *testing.T, name string, extraEnv []string, args ...
 	return p
 }
 
+// proxy starts `clawtap record --listen` on a free loopback port in front
+// of the gateway, writing to path, and waits until it listens; it returns
+// the recorder and the address clients connect to.
+func (hh *harness) proxy(t *testing.T, name, path string) (*proc, string) {
+	t.Helper()
+	port, err := freePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	listen := fmt.Sprintf("127.0.0.1:%d", port)
+	rec := hh.record(t, name, nil, "--listen", listen, "--upstream", hh.url, "-o", path)
+	eventually(t, 15*time.Second, "the proxy to listen", func() bool {
+		c, err := net.Dial("tcp", listen)
+		if err == nil {
+			c.Close()
+		}
+		return err == nil
+	})
+	return rec, listen
+}
+
 func (hh *harness) capPath(name string) string { return filepath.Join(hh.root, "caps", name) }
 
 // waitExit waits for a process to exit and returns its exit code.

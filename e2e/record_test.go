@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -179,20 +178,8 @@ func lastLine(s string) string {
 // proxy does its own handshake; both directions are recorded as it saw
 // them, including the tool events only the sender gets.
 func TestProxyRecordsBothDirections(t *testing.T) {
-	port, err := freePort()
-	if err != nil {
-		t.Fatal(err)
-	}
-	listen := fmt.Sprintf("127.0.0.1:%d", port)
 	path := h.capPath("proxy.jsonl.zst")
-	rec := h.record(t, "record-proxy", nil, "--listen", listen, "--upstream", h.url, "-o", path)
-	eventually(t, 15*time.Second, "the proxy to listen", func() bool {
-		c, err := net.Dial("tcp", listen)
-		if err == nil {
-			c.Close()
-		}
-		return err == nil
-	})
+	rec, listen := h.proxy(t, "record-proxy", path)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -393,20 +380,8 @@ func TestGatewayKilledMidRunRecorderReconnects(t *testing.T) {
 // except in CI, where `make e2e` installs it and a missing one is a failure.
 func TestProxyControlUI(t *testing.T) {
 	chromium := chromiumOrSkip(t)
-	port, err := freePort()
-	if err != nil {
-		t.Fatal(err)
-	}
-	listen := fmt.Sprintf("127.0.0.1:%d", port)
 	path := h.capPath("control-ui.jsonl.zst")
-	rec := h.record(t, "record-ui", nil, "--listen", listen, "--upstream", h.url, "-o", path)
-	eventually(t, 15*time.Second, "the proxy to listen", func() bool {
-		c, err := net.Dial("tcp", listen)
-		if err == nil {
-			c.Close()
-		}
-		return err == nil
-	})
+	rec, listen := h.proxy(t, "record-ui", path)
 	ui := h.browse(t, chromium, "chromium", "http://"+listen+"/#token="+h.token)
 	defer ui.stop(5 * time.Second)
 	// The UI has connected and is talking: hello-ok plus a burst of requests.

@@ -7,7 +7,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"os"
 	"strings"
 	"syscall"
@@ -24,20 +23,8 @@ import (
 // time, for duplicate-terminal: each to a handful of records that check
 // still flags, that replay plays, and that shrink keeps whole.
 func TestShrinkRealGateway(t *testing.T) {
-	port, err := freePort()
-	if err != nil {
-		t.Fatal(err)
-	}
-	listen := fmt.Sprintf("127.0.0.1:%d", port)
 	path := h.capPath("shrink-" + randHex(4) + ".jsonl.zst")
-	rec := h.record(t, "record-shrink", nil, "--listen", listen, "--upstream", h.url, "-o", path)
-	eventually(t, 15*time.Second, "the proxy to listen", func() bool {
-		c, err := net.Dial("tcp", listen)
-		if err == nil {
-			c.Close()
-		}
-		return err == nil
-	})
+	rec, listen := h.proxy(t, "record-shrink", path)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cl := h.driver(t, "ws://"+listen, "shrink-client")

@@ -7,7 +7,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"os"
 	"sort"
 	"strings"
@@ -119,20 +118,8 @@ func fieldKey(f schemaFinding) string {
 // docs/validate.md. A wrong-typed field planted in the capture is then
 // found at its record and pointer, and nothing else changes.
 func TestValidateRealGateway(t *testing.T) {
-	port, err := freePort()
-	if err != nil {
-		t.Fatal(err)
-	}
-	listen := fmt.Sprintf("127.0.0.1:%d", port)
 	path := h.capPath("validate-" + randHex(4) + ".jsonl.zst") // unique: -count=2 runs it again
-	rec := h.record(t, "record-validate", nil, "--listen", listen, "--upstream", h.url, "-o", path)
-	eventually(t, 15*time.Second, "the proxy to listen", func() bool {
-		c, err := net.Dial("tcp", listen)
-		if err == nil {
-			c.Close()
-		}
-		return err == nil
-	})
+	rec, listen := h.proxy(t, "record-validate", path)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
