@@ -28,21 +28,16 @@ var (
 	marks       = capturetest.Marks
 	frameSeqs   = capturetest.FrameSeqs
 	jsonGetStr  = capturetest.Str
+	countFrames = capturetest.CountFrames
 )
+
+// chatBurst sends a small streamed run (fakegw.Conn.ChatBurst).
+func chatBurst(c *fakegw.Conn, run string) { c.ChatBurst(run) }
 
 const recTestToken = "sekrit-gateway-token-0123456789"
 
 func recordArgs(srvURL, out string, extra ...string) []string {
 	return append([]string{"record", "--url", srvURL, "-o", out, "--flush-interval", "20ms"}, extra...)
-}
-
-// chatBurst sends a small streamed run.
-func chatBurst(c *fakegw.Conn, run string) {
-	_ = c.Event("agent", map[string]any{"runId": run, "stream": "lifecycle", "data": map[string]any{"phase": "start"}})
-	_ = c.Event("chat", map[string]any{"runId": run, "sessionKey": "agent:main:main", "state": "delta", "deltaText": "Hel"})
-	_ = c.Event("chat", map[string]any{"runId": run, "sessionKey": "agent:main:main", "state": "delta", "deltaText": "lo"})
-	_ = c.Event("chat", map[string]any{"runId": run, "sessionKey": "agent:main:main", "state": "final",
-		"message": map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "text", "text": "Hello"}}}})
 }
 
 func TestRecordCapturesHandshakeFramesAndMarkers(t *testing.T) {
@@ -400,19 +395,6 @@ func (l *lockedBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
-}
-
-func countFrames(path string) int {
-	r, err := capture.Open(path, capture.Options{})
-	if err != nil {
-		return -1
-	}
-	defer r.Close()
-	for {
-		if _, err := r.Next(); err != nil {
-			return r.Stats().Frames
-		}
-	}
 }
 
 func TestRecordSurvivesSIGKILLAndStopsCleanlyOnSIGTERM(t *testing.T) {

@@ -33,6 +33,21 @@ func Read(t testing.TB, path string) (*capture.Header, []*capture.Record, captur
 	return r.Header(), recs, r.Stats()
 }
 
+// CountFrames counts the frames a capture holds so far; -1 when it cannot
+// be opened yet (a recording that has not written its header).
+func CountFrames(path string) int {
+	r, err := capture.Open(path, capture.Options{})
+	if err != nil {
+		return -1
+	}
+	defer r.Close()
+	for {
+		if _, err := r.Next(); err != nil {
+			return r.Stats().Frames
+		}
+	}
+}
+
 // Marks lists the markers, as "conn:mark".
 func Marks(recs []*capture.Record) []string {
 	var out []string

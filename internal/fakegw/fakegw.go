@@ -498,3 +498,13 @@ func contains(list []string, v string) bool {
 	}
 	return false
 }
+
+// ChatBurst sends a small streamed run on the main session: its lifecycle
+// start, two chat deltas ("Hel", "lo") and the final "Hello".
+func (c *Conn) ChatBurst(run string) {
+	_ = c.Event("agent", map[string]any{"runId": run, "stream": "lifecycle", "data": map[string]any{"phase": "start"}})
+	_ = c.Event("chat", map[string]any{"runId": run, "sessionKey": "agent:main:main", "state": "delta", "deltaText": "Hel"})
+	_ = c.Event("chat", map[string]any{"runId": run, "sessionKey": "agent:main:main", "state": "delta", "deltaText": "lo"})
+	_ = c.Event("chat", map[string]any{"runId": run, "sessionKey": "agent:main:main", "state": "final",
+		"message": map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "text", "text": "Hello"}}}})
+}

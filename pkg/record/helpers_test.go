@@ -16,31 +16,11 @@ var (
 	marks       = capturetest.Marks
 	frameSeqs   = capturetest.FrameSeqs
 	jsonGetStr  = capturetest.Str
+	countFrames = capturetest.CountFrames
 )
 
-// countFrames counts the frames a capture holds so far; -1 when it cannot
-// be opened yet.
-func countFrames(path string) int {
-	r, err := capture.Open(path, capture.Options{})
-	if err != nil {
-		return -1
-	}
-	defer r.Close()
-	for {
-		if _, err := r.Next(); err != nil {
-			return r.Stats().Frames
-		}
-	}
-}
-
-// chatBurst sends a small streamed run.
-func chatBurst(c *fakegw.Conn, run string) {
-	_ = c.Event("agent", map[string]any{"runId": run, "stream": "lifecycle", "data": map[string]any{"phase": "start"}})
-	_ = c.Event("chat", map[string]any{"runId": run, "sessionKey": "agent:main:main", "state": "delta", "deltaText": "Hel"})
-	_ = c.Event("chat", map[string]any{"runId": run, "sessionKey": "agent:main:main", "state": "delta", "deltaText": "lo"})
-	_ = c.Event("chat", map[string]any{"runId": run, "sessionKey": "agent:main:main", "state": "final",
-		"message": map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "text", "text": "Hello"}}}})
-}
+// chatBurst sends a small streamed run (fakegw.Conn.ChatBurst).
+func chatBurst(c *fakegw.Conn, run string) { c.ChatBurst(run) }
 
 func waitFor(t *testing.T, cond func() bool) {
 	t.Helper()
