@@ -41,8 +41,8 @@ side by side. The search box looks through event names, runIds and frame text.
 The replay, its transcript and the findings model clawboo unless --ui claw3d
 says otherwise; the header names the UI.
 
-What the capture redacted stays redacted: the report shows what is in the
-capture. A banner warns when the capture was recorded with --no-redact.
+What the capture redacted stays redacted; one written without redaction is
+redacted as it is read, and a banner says so (red with --show-credentials).
 
 The file is deterministic (the same capture gives the same bytes). Its data is
 limited by --max-bytes (default 20MB): past the limit, frame bodies and replay

@@ -31,8 +31,9 @@ must equal the capture's golden file and check's findings its expectations.
 
 A folder is searched recursively for *.jsonl.zst and *.jsonl captures
 (folders starting with a dot are skipped); a file is taken whatever its name;
-a quoted glob is expanded. With no argument: testdata/ when it exists, else
-the current folder. Beside NAME.jsonl.zst live
+a quoted glob takes the captures it matches (** is refused: name the folder).
+With no argument: testdata/ when it exists, else the current folder. Beside
+NAME.jsonl.zst live
   NAME.golden          what 'clawtap replay --golden' writes (the default UI)
   NAME.<ui>.golden     the same under another UI
   NAME.expect.json     per UI, the findings check must report (rule,
