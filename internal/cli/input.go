@@ -69,6 +69,8 @@ func (e *Env) OpenCaptureAsWritten(path string) (*capture.Reader, error) {
 
 // openPlain opens path ("-" is stdin) decompressed, buffered so that the
 // first line can be peeked at; release frees the decoder, closeFn the file.
+// The buffer is the capture reader's size, so that the reader reads
+// through it rather than copying it into a buffer of its own.
 func (e *Env) openPlain(path string) (br *bufio.Reader, release, closeFn func(), err error) {
 	var in io.Reader = e.Stdin
 	closeFn = func() {}
@@ -84,7 +86,7 @@ func (e *Env) openPlain(path string) (br *bufio.Reader, release, closeFn func(),
 		closeFn()
 		return nil, nil, nil, err
 	}
-	return bufio.NewReaderSize(plain, 1<<16), release, closeFn, nil
+	return bufio.NewReaderSize(plain, capture.ReadBuffer), release, closeFn, nil
 }
 
 // RefuseClassified refuses the NDJSON that 'clawtap classify' prints where

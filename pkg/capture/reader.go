@@ -160,6 +160,10 @@ func (z zstdStream) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// ReadBuffer is the size of the buffer a Reader reads lines from. A
+// *bufio.Reader at least this large given to NewReader is read directly.
+const ReadBuffer = 1 << 20
+
 // NewReader reads a capture from src, detecting zstd by its magic bytes.
 // It reads the first line to find the header; without one it reads on
 // until a line is a capture record or a gateway frame, and returns an
@@ -178,7 +182,7 @@ func NewReader(src io.Reader, opts Options) (*Reader, error) {
 		return nil, err
 	}
 	r := &Reader{opts: opts, release: release}
-	r.br = bufio.NewReaderSize(in, 1<<20)
+	r.br = bufio.NewReaderSize(in, ReadBuffer)
 	if err := r.start(); err != nil {
 		r.releaseDecoder()
 		return nil, err
