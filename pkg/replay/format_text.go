@@ -103,32 +103,22 @@ func (f *Formatter) AppendStepText(dst []byte, s *Step) []byte {
 	}
 	for _, in := range s.Intents {
 		dst = append(dst, "  → "...)
-		dst = append(dst, paint(st.Intent, human.Clip(f.IntentText(in), w))...)
+		dst = f.AppendIntentLine(dst, in)
 		dst = append(dst, '\n')
 	}
 	for i := range s.Effects {
 		e := &s.Effects[i]
-		style := st.Effect
 		mark := "  • "
 		if e.Type == EffGuard {
-			style = st.Guard
 			mark = "  ! "
-			if e.Action == handler.Hazard {
-				style = st.Hazard
-			}
 		}
 		dst = append(dst, mark...)
-		dst = append(dst, paint(style, human.Clip(f.effectText(e), w+40))...)
+		dst = f.AppendEffectLine(dst, e)
 		dst = append(dst, '\n')
 	}
 	for i := range s.Diff {
-		c := &s.Diff[i]
 		dst = append(dst, "  Δ "...)
-		dst = append(dst, paint(st.Path, c.Path.String())...)
-		dst = append(dst, ": "...)
-		dst = append(dst, paint(st.From, f.valText(c.From, w/2))...)
-		dst = append(dst, " → "...)
-		dst = append(dst, paint(st.To, f.valText(c.To, w/2))...)
+		dst = f.AppendChangeLine(dst, &s.Diff[i])
 		dst = append(dst, '\n')
 	}
 	return dst
@@ -158,12 +148,17 @@ func plainText(s string) bool {
 	if s == "" || s == "null" || s == "true" || s == "false" {
 		return false
 	}
-	if _, err := strconv.ParseFloat(s, 64); err == nil {
-		return false
-	}
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == ':' || c == '.' || c == '/' || c == '@') {
+			return false
+		}
+	}
+	// Only a number would read as one. ParseFloat is asked only when s
+	// may be one: its error copies s.
+	switch c := s[0]; {
+	case c >= '0' && c <= '9', c == '.', c == '-', c == 'i', c == 'I', c == 'n', c == 'N':
+		if _, err := strconv.ParseFloat(s, 64); err == nil {
 			return false
 		}
 	}
@@ -181,7 +176,7 @@ func (f *Formatter) valText(v Val, w int) string {
 		if plainText(v.s) {
 			return human.Clip(v.s, w)
 		}
-		return human.Clip(string(jsonx.AppendString(nil, v.s)), w)
+		return quotedClip(v.s, w)
 	case vInt:
 		return strconv.FormatInt(v.n, 10)
 	case vNum:
@@ -203,9 +198,13 @@ func quoteRun(s string) string {
 	return s
 }
 
-func (f *Formatter) patchText(p policy.Patch) string { return string(f.appendPatch(nil, p)) }
+// patchText is p as JSON, its texts cut to n runes (n <= 0: whole).
+func (f *Formatter) patchText(p policy.Patch, n int) string {
+	return string(f.appendPatch(nil, cutPatch(p, n)))
+}
 
-func (f *Formatter) patchesText(ps []handler.AgentPatch) string {
+// patchesText lists patches, their texts cut to n runes (n <= 0: whole).
+func (f *Formatter) patchesText(ps []handler.AgentPatch, n int) string {
 	var b []byte
 	for i := range ps {
 		if i > 0 {
@@ -213,7 +212,7 @@ func (f *Formatter) patchesText(ps []handler.AgentPatch) string {
 		}
 		b = append(b, ps[i].AgentID...)
 		b = append(b, " ← "...)
-		b = f.appendPatch(b, ps[i].Patch)
+		b = f.appendPatch(b, cutPatch(ps[i].Patch, n))
 		if ps[i].Patches > 1 {
 			b = append(b, " ("...)
 			b = strconv.AppendInt(b, int64(ps[i].Patches), 10)
@@ -223,23 +222,25 @@ func (f *Formatter) patchesText(ps []handler.AgentPatch) string {
 	return string(b)
 }
 
-func (f *Formatter) effectText(e *Effect) string {
+// effectText describes an effect; its patches' texts are cut to n runes
+// (n <= 0: whole), for a line clipped to n.
+func (f *Formatter) effectText(e *Effect, n int) string {
 	switch e.Type {
 	case EffQueue:
 		s := "queue " + e.AgentID + " (" + e.Action + ", " + strconv.FormatInt(e.Count, 10) + " pending"
 		if e.At.Valid {
 			s += ", frame at " + f.Secs(e.At.V)
 		}
-		return s + ") " + f.patchText(e.Patch)
+		return s + ") " + f.patchText(e.Patch, n)
 	case EffFlush:
 		if e.Action == "clear" {
-			return "flush (clearPendingLivePatch " + e.AgentID + "): " + f.patchesText(e.Patches)
+			return "flush (clearPendingLivePatch " + e.AgentID + "): " + f.patchesText(e.Patches, n)
 		}
-		return "flush (frame): " + f.patchesText(e.Patches)
+		return "flush (frame): " + f.patchesText(e.Patches, n)
 	case EffDrop:
-		return "drop unflushed: " + f.patchesText(e.Patches)
+		return "drop unflushed: " + f.patchesText(e.Patches, n)
 	case EffWrite:
-		return "write " + e.AgentID + " ← " + f.patchText(e.Patch) + " (" + e.Intent + ")"
+		return "write " + e.AgentID + " ← " + f.patchText(e.Patch, n) + " (" + e.Intent + ")"
 	case EffSkip:
 		return "skip " + e.Intent + " status patch for " + e.AgentID + ": " + e.Reason
 	case EffAppend:
@@ -316,7 +317,7 @@ func (f *Formatter) effectText(e *Effect) string {
 		}
 		return "dispose patch queue (" + e.Reason + "): " + strconv.FormatInt(e.Count, 10) + " pending patch(es) dropped"
 	case EffDiscard:
-		return "discard " + e.AgentID + "'s pending live patch (clearPendingLivePatch): " + f.patchesText(e.Patches)
+		return "discard " + e.AgentID + "'s pending live patch (clearPendingLivePatch): " + f.patchesText(e.Patches, n)
 	case EffActivity:
 		return "markActivity " + e.AgentID
 	case EffMetric:

@@ -128,7 +128,6 @@ type Builder struct {
 	findings []Finding
 	skipped  int
 	skippedC []int
-	one      replay.Step
 	scratch  []byte
 	buf      []byte // a body or timer step being written
 	mark     []byte // a marker's line

@@ -3,34 +3,19 @@ package report
 import (
 	"bytes"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/clawtap/clawtap/pkg/handler"
 	"github.com/clawtap/clawtap/pkg/jsonx"
 	"github.com/clawtap/clawtap/pkg/replay"
 )
 
-// itemText renders one intent, effect or diff entry the way `clawtap
-// replay` prints it, without the line's marker.
-func (b *Builder) itemText(dst []byte) []byte {
-	b.one.Timer, b.one.I, b.one.T = "x", 0, b.rep.T0
+// itemText appends, as a JSON string, the line `clawtap replay` prints
+// for one intent, effect or diff entry (line appends it to the scratch
+// buffer), without its marker.
+func (b *Builder) itemText(dst []byte, line func([]byte) []byte) []byte {
 	b.f.T0 = b.t0
-	b.scratch = b.f.AppendStepText(b.scratch[:0], &b.one)
+	b.scratch = line(b.scratch[:0])
 	s := b.scratch
-	for i, c := range s {
-		if c == '\n' {
-			s = s[i+1:]
-			break
-		}
-	}
-	if len(s) > 2 && s[0] == ' ' && s[1] == ' ' {
-		s = s[2:]
-		_, size := utf8.DecodeRune(s)
-		s = s[size:]
-		if len(s) > 0 && s[0] == ' ' {
-			s = s[1:]
-		}
-	}
 	for len(s) > 0 && s[len(s)-1] == '\n' {
 		s = s[:len(s)-1]
 	}
@@ -38,18 +23,15 @@ func (b *Builder) itemText(dst []byte) []byte {
 }
 
 func (b *Builder) intentText(dst []byte, in replay.Intent) []byte {
-	b.one.Intents, b.one.Effects, b.one.Diff = append(b.one.Intents[:0], in), b.one.Effects[:0], b.one.Diff[:0]
-	return b.itemText(dst)
+	return b.itemText(dst, func(s []byte) []byte { return b.f.AppendIntentLine(s, in) })
 }
 
 func (b *Builder) effectText(dst []byte, e *replay.Effect) []byte {
-	b.one.Intents, b.one.Effects, b.one.Diff = b.one.Intents[:0], append(b.one.Effects[:0], *e), b.one.Diff[:0]
-	return b.itemText(dst)
+	return b.itemText(dst, func(s []byte) []byte { return b.f.AppendEffectLine(s, e) })
 }
 
 func (b *Builder) diffText(dst []byte, c *replay.Change) []byte {
-	b.one.Intents, b.one.Effects, b.one.Diff = b.one.Intents[:0], b.one.Effects[:0], append(b.one.Diff[:0], *c)
-	return b.itemText(dst)
+	return b.itemText(dst, func(s []byte) []byte { return b.f.AppendChangeLine(s, c) })
 }
 
 // emit receives the replay engine's steps.
