@@ -226,6 +226,7 @@ type State struct {
 	ui        string // the UI modelled: clawboo or claw3d
 	cap       int    // transcript lines kept per agent
 	agents    map[string]*Agent
+	agentIDs  []string // sorted, while no agent is added (AgentIDs)
 	chat      map[string]*ChatSession
 	approvals map[string]*Approval
 	cost      map[string]map[string]*Cost
@@ -264,8 +265,15 @@ func (s *State) MetricNames() []string { return sortedKeys(s.metrics) }
 // Agent returns an agent's state, or nil if the agent was never written.
 func (s *State) Agent(id string) *Agent { return s.agents[id] }
 
-// AgentIDs returns every agent id, sorted.
-func (s *State) AgentIDs() []string { return sortedKeys(s.agents) }
+// AgentIDs returns every agent id, sorted. The slice is the state's own,
+// kept until an agent is added (observers ask for it at every step): the
+// caller must not change it.
+func (s *State) AgentIDs() []string {
+	if len(s.agentIDs) != len(s.agents) { // agents are only ever added
+		s.agentIDs = sortedKeys(s.agents)
+	}
+	return s.agentIDs
+}
 
 // Approval returns a pending approval, or nil.
 func (s *State) Approval(id string) *Approval { return s.approvals[id] }
