@@ -94,14 +94,17 @@ type connState struct {
 // Tracker consumes classified records in capture order.
 type Tracker struct {
 	conns   map[int]*connState
-	runs    map[runKey]int64
+	runs    map[runKey]*int64 // the highest payload seq of each run
 	runFIFO []runKey
+	// the run looked up last: a run's frames mostly come one after another
+	lastKey runKey
+	lastSeq *int64
 	sum     Summary
 }
 
 // NewTracker returns an empty Tracker.
 func NewTracker() *Tracker {
-	return &Tracker{conns: map[int]*connState{}, runs: map[runKey]int64{}}
+	return &Tracker{conns: map[int]*connState{}, runs: map[runKey]*int64{}}
 }
 
 // Summary returns the counts so far.
@@ -172,17 +175,23 @@ func (t *Tracker) Observe(dst []Finding, i int, ts int64, conn int, dir string, 
 			return dst
 		}
 		key := runKey{conn, ev.RunID}
-		last, seen := t.runs[key]
-		if seen && seq > last+1 {
+		last := t.lastSeq
+		if last == nil || key != t.lastKey {
+			last = t.runs[key]
+		}
+		switch {
+		case last == nil:
+			last = new(int64)
+			*last = seq
+			t.rememberRun(key, last)
+		case seq > *last+1:
 			t.sum.RunSeqJumps++
-			dst = append(dst, Finding{Kind: RunSeqJump, I: i, T: ts, Conn: conn, RunID: ev.RunID, Expected: last + 1, Received: seq})
+			dst = append(dst, Finding{Kind: RunSeqJump, I: i, T: ts, Conn: conn, RunID: ev.RunID, Expected: *last + 1, Received: seq})
+			fallthrough
+		case seq > *last:
+			*last = seq
 		}
-		if !seen {
-			t.rememberRun(key)
-		}
-		if !seen || seq > last {
-			t.runs[key] = seq
-		}
+		t.lastKey, t.lastSeq = key, last
 	}
 	return dst
 }
@@ -193,12 +202,13 @@ type runKey struct {
 	run  string
 }
 
-func (t *Tracker) rememberRun(key runKey) {
+func (t *Tracker) rememberRun(key runKey, seq *int64) {
 	if len(t.runFIFO) >= maxRuns {
 		delete(t.runs, t.runFIFO[0])
 		t.runFIFO = t.runFIFO[1:]
 	}
 	t.runFIFO = append(t.runFIFO, key)
+	t.runs[key] = seq
 }
 
 func mustGet(obj []byte, keys ...string) []byte {
