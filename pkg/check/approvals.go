@@ -136,11 +136,15 @@ func (a *Analyzer) expire(now int64, i int) {
 		}
 	}
 	for len(a.noChat) > 0 {
-		r := a.runs[a.noChat[0]]
+		r := a.noChatHead // asked at every record: looked up once
+		if r == nil {
+			r = a.runs[a.noChat[0]]
+			a.noChatHead = r
+		}
 		if r != nil && now-r.lifeTermT <= a.opts.GraceMs {
 			break
 		}
-		a.noChat = a.noChat[1:]
+		a.noChat, a.noChatHead = a.noChat[1:], nil
 		if r != nil {
 			a.noChatCheck(r)
 		}

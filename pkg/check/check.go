@@ -82,6 +82,8 @@ type Analyzer struct {
 	unknown map[string]bool
 
 	noChat []runKey // runs whose lifecycle ended without a chat terminal yet, in time order
+	// the run of noChat[0] once looked up, while it stays in runs
+	noChatHead *runState
 
 	replay   bool              // a rule reads the replay (dropped-final, the state rules)
 	outcomes *outcome.Tracker  // the state rules' view of the replay
@@ -366,7 +368,7 @@ func (a *Analyzer) End(e *pipeline.End) error {
 			a.noChatCheck(r)
 		}
 	}
-	a.noChat = nil
+	a.noChat, a.noChatHead = nil, nil
 	// Runs without a terminal, in the order they started.
 	var live []*runState
 	ended := make(map[string]bool)

@@ -59,6 +59,9 @@ func (a *Analyzer) evictOldest() {
 			if a.lastRun == r {
 				a.lastRun = nil
 			}
+			if a.noChatHead == r {
+				a.noChatHead = nil
+			}
 			break
 		}
 	}
