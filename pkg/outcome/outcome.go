@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/clawtap/clawtap/pkg/bridge"
@@ -428,7 +429,23 @@ func norm(s string) string {
 	if isNorm(s) {
 		return s
 	}
-	return strings.Join(strings.Fields(s), " ")
+	// strings.Join(strings.Fields(s), " "), in one copy.
+	b := make([]byte, 0, len(s))
+	gap := false
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if unicode.IsSpace(r) {
+			gap = len(b) > 0
+		} else {
+			if gap {
+				b = append(b, ' ')
+				gap = false
+			}
+			b = append(b, s[i:i+size]...)
+		}
+		i += size
+	}
+	return string(b)
 }
 
 // isNorm: s has no blank space but single spaces between words (the

@@ -154,9 +154,21 @@ func TestWaitingRepliesAreBounded(t *testing.T) {
 }
 
 func TestNorm(t *testing.T) {
-	for _, s := range []string{"", " ", "a", "a b", " a", "a ", "a  b", "a\nb", "a\tb\r\n", "héllo wörld", "a\u00a0b", "a\u2003 b", "x \u0085y"} {
+	for _, s := range []string{"", " ", "a", "a b", " a", "a ", "a  b", "a\nb", "a\tb\r\n", "héllo wörld", "a\u00a0b", "a\u2003 b", "x \u0085y", "\xff \xfe\n\xc3", "  lead\n\n trail  ", "\u3000全角\u3000", "a\x00b \v\fc"} {
 		if got, want := outcome.Norm(s), strings.Join(strings.Fields(s), " "); got != want {
 			t.Errorf("Norm(%q) = %q, want %q", s, got, want)
 		}
 	}
+}
+
+// FuzzNorm holds norm to what it stands for on any text, UTF-8 or not.
+func FuzzNorm(f *testing.F) {
+	for _, s := range []string{"a  b", "\xff \u2003x", " \u0085 "} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := outcome.Norm(s), strings.Join(strings.Fields(s), " "); got != want {
+			t.Errorf("Norm(%q) = %q, want %q", s, got, want)
+		}
+	})
 }
