@@ -164,21 +164,8 @@ func ReadErr(path string, err error) error {
 // end.
 func (e *Env) ReadSummary(path string, st capture.Stats) {
 	e.HiddenWarnings(DisplayName(path))
-	var parts []string
-	if st.Malformed > 0 {
-		parts = append(parts, fmt.Sprintf("%d unreadable line(s) kept as invalid records", st.Malformed))
-	}
-	if st.Oversized > 0 {
-		parts = append(parts, fmt.Sprintf("%d oversized line(s) skipped", st.Oversized))
-	}
-	if st.InvalidUTF8 > 0 {
-		parts = append(parts, fmt.Sprintf("%d record(s) with invalid UTF-8, replaced by U+FFFD", st.InvalidUTF8))
-	}
-	if st.Truncated {
-		parts = append(parts, "the capture is truncated")
-	}
-	if len(parts) > 0 {
-		e.Warnf("%s: %d records read; %s", DisplayName(path), st.Records, strings.Join(parts, "; "))
+	if sum := st.Summary(); sum != "" {
+		e.Warnf("%s: %s", DisplayName(path), sum)
 	}
 }
 

@@ -301,7 +301,9 @@ func pass(ctx context.Context, c Capture, ui string, exp *Expectations, cfg *Con
 		return run, nil, err
 	}
 	if first {
-		res.Notes = append(res.Notes, readNotes(r)...)
+		if sum := r.Stats().Summary(); sum != "" {
+			res.Notes = append(res.Notes, sum) // what the reader stepped over, as the other commands say it
+		}
 	}
 	if n, conns := p.Engine().Skipped(); n > 0 {
 		res.Info = append(res.Info, fmt.Sprintf("%s: the replay skipped %d record(s) of connection(s) %s, other clients open at the same time as the replayed one", ui, n, joinInts(conns)))
@@ -358,28 +360,6 @@ func goldenStatus(same, missing, update bool) Status {
 		return Missing
 	}
 	return Fail
-}
-
-// readNotes says what the reader stepped over, as the other commands do.
-func readNotes(r *capture.Reader) []string {
-	st := r.Stats()
-	var parts []string
-	if st.Malformed > 0 {
-		parts = append(parts, fmt.Sprintf("%d unreadable line(s) kept as invalid records", st.Malformed))
-	}
-	if st.Oversized > 0 {
-		parts = append(parts, fmt.Sprintf("%d oversized line(s) skipped", st.Oversized))
-	}
-	if st.InvalidUTF8 > 0 {
-		parts = append(parts, fmt.Sprintf("%d record(s) with invalid UTF-8, replaced by U+FFFD", st.InvalidUTF8))
-	}
-	if st.Truncated {
-		parts = append(parts, "the capture is truncated")
-	}
-	if len(parts) == 0 {
-		return nil
-	}
-	return []string{fmt.Sprintf("%d records read; %s", st.Records, strings.Join(parts, "; "))}
 }
 
 func joinInts(ns []int) string {

@@ -52,6 +52,28 @@ type Stats struct {
 	Bytes       int64
 }
 
+// Summary says, in one line, what the reader stepped over: "N records
+// read; …", or "" when it read every line as it was.
+func (st Stats) Summary() string {
+	var parts []string
+	if st.Malformed > 0 {
+		parts = append(parts, fmt.Sprintf("%d unreadable line(s) kept as invalid records", st.Malformed))
+	}
+	if st.Oversized > 0 {
+		parts = append(parts, fmt.Sprintf("%d oversized line(s) skipped", st.Oversized))
+	}
+	if st.InvalidUTF8 > 0 {
+		parts = append(parts, fmt.Sprintf("%d record(s) with invalid UTF-8, replaced by U+FFFD", st.InvalidUTF8))
+	}
+	if st.Truncated {
+		parts = append(parts, "the capture is truncated")
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d records read; %s", st.Records, strings.Join(parts, "; "))
+}
+
 // Options tune a Reader.
 type Options struct {
 	MaxLine   int           // 0 means DefaultMaxLine
