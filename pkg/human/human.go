@@ -11,16 +11,25 @@ import (
 )
 
 // Secs renders an offset in ms as +1.250s (or -0.005s).
-func Secs(ms int64) string {
-	sign := "+"
+func Secs(ms int64) string { return string(AppendSecs(nil, ms)) }
+
+// AppendSecs appends Secs(ms).
+func AppendSecs(dst []byte, ms int64) []byte {
+	sign := byte('+')
 	if ms < 0 {
-		sign, ms = "-", -ms
+		sign, ms = '-', -ms
 	}
-	frac := strconv.FormatInt(ms%1000, 10)
-	for len(frac) < 3 {
-		frac = "0" + frac
+	dst = append(dst, sign)
+	dst = strconv.AppendInt(dst, ms/1000, 10)
+	dst = append(dst, '.')
+	switch frac := ms % 1000; { // three digits (negative only for MinInt64)
+	case frac >= 0 && frac < 10:
+		dst = append(dst, "00"...)
+	case frac >= 10 && frac < 100:
+		dst = append(dst, '0')
 	}
-	return sign + strconv.FormatInt(ms/1000, 10) + "." + frac + "s"
+	dst = strconv.AppendInt(dst, ms%1000, 10)
+	return append(dst, 's')
 }
 
 // Offset renders t as an offset from start (+1.250s), or "-" when either
@@ -69,6 +78,21 @@ func Clip(s string, n int) string {
 		c++
 	}
 	return s[:i] + "…"
+}
+
+// ClipBytes is Clip on bytes: b itself, or its first n-1 runes then "…",
+// written over what was cut (so it may share b's array).
+func ClipBytes(b []byte, n int) []byte {
+	if utf8.RuneCount(b) <= n {
+		return b
+	}
+	i, c := 0, 0
+	for i < len(b) && c < n-1 {
+		_, size := utf8.DecodeRune(b[i:])
+		i += size
+		c++
+	}
+	return append(b[:i], "…"...)
 }
 
 // Pad pads s with spaces to n runes, for aligned columns that stream.

@@ -1,10 +1,17 @@
 package human
 
-import "testing"
+import (
+	"math"
+	"testing"
+	"unicode/utf8"
+)
 
 func TestFormats(t *testing.T) {
 	for _, c := range []struct{ got, want string }{
-		{Secs(1250), "+1.250s"}, {Secs(-5), "-0.005s"}, {Secs(0), "+0.000s"},
+		{Secs(1250), "+1.250s"}, {Secs(-5), "-0.005s"}, {Secs(0), "+0.000s"}, {Secs(61_007), "+61.007s"},
+		{Secs(-61_070), "-61.070s"}, {Secs(999), "+0.999s"}, {Secs(math.MaxInt64), "+9223372036854775.807s"},
+		{Secs(math.MinInt64), "--9223372036854775.-808s"}, // -ms overflows; pinned so it never panics
+		{string(AppendSecs([]byte("at "), 40)), "at +0.040s"},
 		{Offset(0, 5), "-"}, {Offset(1500, 1000), "+0.500s"},
 		{Duration(850, 1), "850 ms"}, {Duration(1500, 1), "1.5 s"}, {Duration(1500, 3), "1.500 s"}, {Duration(-3, 1), "0 ms"},
 		{Bytes(999), "999 B"}, {Bytes(1536), "1.5 KiB"}, {Bytes(20 << 20), "20.0 MiB"},
@@ -26,6 +33,14 @@ func FuzzClip(f *testing.F) {
 		c := Clip(s, n)
 		if len([]rune(c)) > n && len([]rune(s)) > n {
 			t.Fatalf("Clip(%q, %d) = %q", s, n, c)
+		}
+		// ClipBytes clips alike, in place after other text.
+		b := append([]byte("x"), s...)
+		if got := ClipBytes(b[1:], n); string(got) != c {
+			t.Fatalf("ClipBytes(%q, %d) = %q, Clip gives %q", s, n, got, c)
+		}
+		if utf8.ValidString(s) && utf8.RuneCountInString(c) > n {
+			t.Fatalf("Clip(%q, %d) = %q: more than %d runes", s, n, c, n)
 		}
 	})
 }

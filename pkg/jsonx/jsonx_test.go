@@ -109,7 +109,7 @@ func TestUnquoteMatchesEncodingJSON(t *testing.T) {
 }
 
 func TestAppendStringRoundTrips(t *testing.T) {
-	for _, s := range []string{"", "a\"b\\c", "line\nbreak\ttab", "\x00\x1f\b\f", "<tag>&", "é😀", "bad\xffutf8", "\u2028\u2029"} {
+	for _, s := range []string{"", "commitChat", "a\"b\\c", "line\nbreak\ttab", "\x00\x1f\b\f", "<tag>&", "é😀", "bad\xffutf8", "\u2028\u2029"} {
 		enc := AppendString(nil, s)
 		var got string
 		if err := json.Unmarshal(enc, &got); err != nil {
@@ -118,6 +118,9 @@ func TestAppendStringRoundTrips(t *testing.T) {
 		want, _ := json.Marshal(s)
 		if string(enc) != string(want) {
 			t.Errorf("AppendString(%q) = %s, encoding/json gives %s", s, enc, want)
+		}
+		if Plain(s) && string(enc) != `"`+s+`"` || s == "commitChat" && !Plain(s) {
+			t.Errorf("Plain(%q) = %v, but AppendString gives %s", s, Plain(s), enc)
 		}
 		if b := AppendBytes([]byte("x"), []byte(s)); string(b) != "x"+string(enc) {
 			t.Errorf("AppendBytes(%q) = %s, AppendString gives %s", s, b[1:], enc)

@@ -30,6 +30,17 @@ func AppendStringMinimal[S ~string | ~[]byte](dst []byte, s S) []byte {
 	return appendString(dst, s, false)
 }
 
+// Plain reports whether s is printable ASCII that AppendString writes as
+// it is, between quotes (false for any other text, which it may too).
+func Plain(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !plainHTML[s[i]] {
+			return false
+		}
+	}
+	return true
+}
+
 // plain marks the ASCII bytes copied as they are; html adds <, > and &
 // to what is escaped.
 var plain, plainHTML = func() (t, h [256]bool) {

@@ -16,8 +16,9 @@ import (
 // AppendIntentLine appends the line AppendStepText writes for an intent,
 // without its marker and newline.
 func (f *Formatter) AppendIntentLine(dst []byte, in Intent) []byte {
-	w := f.width()
-	return append(dst, paint(f.Style.Intent, human.Clip(f.IntentText(cutIntent(in, w)), w))...)
+	w, start := f.width(), len(dst)
+	dst = f.appendIntentText(dst, cutIntent(in, w))
+	return paintFrom(clipFrom(dst, start, w), start, f.Style.Intent)
 }
 
 // AppendEffectLine appends the line AppendStepText writes for an effect,
@@ -30,19 +31,36 @@ func (f *Formatter) AppendEffectLine(dst []byte, e *Effect) []byte {
 			style = f.Style.Hazard
 		}
 	}
-	w := f.width() + 40
-	return append(dst, paint(style, human.Clip(f.effectText(e, w), w))...)
+	w, start := f.width()+40, len(dst)
+	dst = f.appendEffect(dst, e, w)
+	return paintFrom(clipFrom(dst, start, w), start, style)
 }
 
 // AppendChangeLine appends the line AppendStepText writes for a diff
 // entry, without its marker and newline.
 func (f *Formatter) AppendChangeLine(dst []byte, c *Change) []byte {
 	st, w := &f.Style, f.width()
-	dst = append(dst, paint(st.Path, c.Path.String())...)
+	start := len(dst)
+	dst = paintFrom(c.Path.append(dst), start, st.Path)
 	dst = append(dst, ": "...)
-	dst = append(dst, paint(st.From, f.valText(c.From, w/2))...)
+	start = len(dst)
+	dst = paintFrom(f.appendVal(dst, c.From, w/2), start, st.From)
 	dst = append(dst, " → "...)
-	return append(dst, paint(st.To, f.valText(c.To, w/2))...)
+	start = len(dst)
+	return paintFrom(f.appendVal(dst, c.To, w/2), start, st.To)
+}
+
+// clipFrom clips what dst holds past start to n runes (human.Clip).
+func clipFrom(dst []byte, start, n int) []byte {
+	return append(dst[:start], human.ClipBytes(dst[start:], n)...)
+}
+
+// paintFrom paints what dst holds past start; plain text stays in place.
+func paintFrom(dst []byte, start int, style func(string) string) []byte {
+	if style == nil {
+		return dst
+	}
+	return append(dst[:start], style(string(dst[start:]))...)
 }
 
 // A line is clipped to n runes, and no text in it starts before its first
@@ -111,7 +129,7 @@ func longIntent(p *policy.Intent, n int) bool {
 	return false
 }
 
-// quotedClip is s as a JSON string, clipped to w runes.
-func quotedClip(s string, w int) string {
-	return human.Clip(string(jsonx.AppendString(nil, cutRunes(s, w))), w)
+// appendQuotedClip appends s as a JSON string, clipped to w runes.
+func appendQuotedClip(dst []byte, s string, w int) []byte {
+	return clipFrom(jsonx.AppendString(dst, cutRunes(s, w)), len(dst), w)
 }

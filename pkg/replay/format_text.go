@@ -8,6 +8,7 @@ import (
 	"github.com/clawtap/clawtap/pkg/handler"
 	"github.com/clawtap/clawtap/pkg/human"
 	"github.com/clawtap/clawtap/pkg/jsonx"
+	"github.com/clawtap/clawtap/pkg/jsstr"
 	"github.com/clawtap/clawtap/pkg/policy"
 )
 
@@ -126,21 +127,32 @@ func (f *Formatter) AppendStepText(dst []byte, s *Step) []byte {
 
 // IntentText renders an intent on one line: its kind, then its fields as
 // compact JSON (times relative to T0); an ignore is "ignore: <reason>".
-func (f *Formatter) IntentText(in Intent) string {
+func (f *Formatter) IntentText(in Intent) string { return string(f.appendIntentText(nil, in)) }
+
+// appendIntentText appends IntentText(in), in place of the intent's JSON.
+func (f *Formatter) appendIntentText(dst []byte, in Intent) []byte {
 	kind := in.IntentKind()
-	b := in.AppendJSONAt(nil, f.T0)
+	start := len(dst)
+	dst = in.AppendJSONAt(dst, f.T0)
+	js := dst[start:]
 	if kind == IgnoreKind {
-		reason, _ := jsonx.GetStr(b, "reason")
-		return "ignore: " + reason
+		reason, _ := jsonx.GetStr(js, "reason") // a copy: dst is written over next
+		return append(append(dst[:start], "ignore: "...), reason...)
 	}
 	// Drop the {"kind":"..." prefix: the kind leads the line instead.
-	rest := b[len(`{"kind":`)+len(jsonx.AppendString(nil, kind)):]
-	if len(rest) > 1 {
-		rest = append([]byte{'{'}, rest[1:]...)
-	} else {
-		rest = nil
+	head := len(`{"kind":`) + len(kind) + 2
+	if !jsonx.Plain(kind) {
+		head = len(`{"kind":`) + len(jsonx.AppendString(nil, kind))
 	}
-	return kind + " " + string(rest)
+	rest := len(js) - head
+	if rest <= 1 {
+		return append(append(dst[:start], kind...), ' ')
+	}
+	js[head] = '{' // the comma after the kind opens the fields
+	n := copy(js, kind)
+	js[n] = ' '
+	copy(js[n+1:], js[head:])
+	return dst[:start+n+1+rest]
 }
 
 // plainText reports whether s prints unambiguously without quotes.
@@ -168,27 +180,30 @@ func plainText(s string) bool {
 // ValueText renders a state value for people, clipped to the width.
 func (f *Formatter) ValueText(v Val) string { return f.valText(v, f.width()) }
 
-func (f *Formatter) valText(v Val, w int) string {
+func (f *Formatter) valText(v Val, w int) string { return string(f.appendVal(nil, v, w)) }
+
+// appendVal appends valText(v, w).
+func (f *Formatter) appendVal(dst []byte, v Val, w int) []byte {
 	switch v.k {
 	case vNull:
-		return "null"
+		return append(dst, "null"...)
 	case vStr:
 		if plainText(v.s) {
-			return human.Clip(v.s, w)
+			return clipFrom(append(dst, cutRunes(v.s, w+1)...), len(dst), w)
 		}
-		return quotedClip(v.s, w)
+		return appendQuotedClip(dst, v.s, w)
 	case vInt:
-		return strconv.FormatInt(v.n, 10)
+		return strconv.AppendInt(dst, v.n, 10)
 	case vNum:
-		return numText(v.f)
+		return jsstr.AppendNumber(dst, v.f)
 	case vTime:
-		return human.Secs(f.rel(v.n))
+		return f.appendSecs(dst, v.n)
 	case vApproval:
-		return human.Clip(string(f.appendApprovalJSON(nil, v.a)), w*2)
+		return clipFrom(f.appendApprovalJSON(dst, v.a), len(dst), w*2)
 	case vBool:
-		return strconv.FormatBool(v.n != 0)
+		return strconv.AppendBool(dst, v.n != 0)
 	}
-	return "?"
+	return append(dst, '?')
 }
 
 func quoteRun(s string) string {
@@ -198,148 +213,250 @@ func quoteRun(s string) string {
 	return s
 }
 
-// patchText is p as JSON, its texts cut to n runes (n <= 0: whole).
-func (f *Formatter) patchText(p policy.Patch, n int) string {
-	return string(f.appendPatch(nil, cutPatch(p, n)))
+// appendPatchText appends p as JSON, its texts cut to n runes (n <= 0:
+// whole).
+func (f *Formatter) appendPatchText(dst []byte, p policy.Patch, n int) []byte {
+	return f.appendPatch(dst, cutPatch(p, n))
 }
 
-// patchesText lists patches, their texts cut to n runes (n <= 0: whole).
-func (f *Formatter) patchesText(ps []handler.AgentPatch, n int) string {
-	var b []byte
+// appendPatchesText lists patches, their texts cut to n runes (n <= 0:
+// whole).
+func (f *Formatter) appendPatchesText(dst []byte, ps []handler.AgentPatch, n int) []byte {
 	for i := range ps {
 		if i > 0 {
-			b = append(b, "; "...)
+			dst = append(dst, "; "...)
 		}
-		b = append(b, ps[i].AgentID...)
-		b = append(b, " ← "...)
-		b = f.appendPatch(b, cutPatch(ps[i].Patch, n))
+		dst = append(dst, ps[i].AgentID...)
+		dst = append(dst, " ← "...)
+		dst = f.appendPatchText(dst, ps[i].Patch, n)
 		if ps[i].Patches > 1 {
-			b = append(b, " ("...)
-			b = strconv.AppendInt(b, int64(ps[i].Patches), 10)
-			b = append(b, " patches)"...)
+			dst = append(dst, " ("...)
+			dst = strconv.AppendInt(dst, int64(ps[i].Patches), 10)
+			dst = append(dst, " patches)"...)
 		}
 	}
-	return string(b)
+	return dst
+}
+
+// appendSecs appends a time as an offset from T0 (+1.250s).
+func (f *Formatter) appendSecs(dst []byte, t int64) []byte { return human.AppendSecs(dst, f.rel(t)) }
+
+// appendQuoted appends s clipped to n runes, Go-quoted.
+func appendQuoted(dst []byte, s string, n int) []byte {
+	return strconv.AppendQuote(dst, human.Clip(s, n))
 }
 
 // effectText describes an effect; its patches' texts are cut to n runes
 // (n <= 0: whole), for a line clipped to n.
-func (f *Formatter) effectText(e *Effect, n int) string {
+func (f *Formatter) effectText(e *Effect, n int) string { return string(f.appendEffect(nil, e, n)) }
+
+// appendEffect appends effectText(e, n).
+func (f *Formatter) appendEffect(b []byte, e *Effect, n int) []byte {
 	switch e.Type {
 	case EffQueue:
-		s := "queue " + e.AgentID + " (" + e.Action + ", " + strconv.FormatInt(e.Count, 10) + " pending"
+		b = append(b, "queue "...)
+		b = append(b, e.AgentID...)
+		b = append(b, " ("...)
+		b = append(b, e.Action...)
+		b = append(b, ", "...)
+		b = strconv.AppendInt(b, e.Count, 10)
+		b = append(b, " pending"...)
 		if e.At.Valid {
-			s += ", frame at " + f.Secs(e.At.V)
+			b = append(b, ", frame at "...)
+			b = f.appendSecs(b, e.At.V)
 		}
-		return s + ") " + f.patchText(e.Patch, n)
+		b = append(b, ") "...)
+		return f.appendPatchText(b, e.Patch, n)
 	case EffFlush:
 		if e.Action == "clear" {
-			return "flush (clearPendingLivePatch " + e.AgentID + "): " + f.patchesText(e.Patches, n)
+			b = append(b, "flush (clearPendingLivePatch "...)
+			b = append(b, e.AgentID...)
+			b = append(b, "): "...)
+		} else {
+			b = append(b, "flush (frame): "...)
 		}
-		return "flush (frame): " + f.patchesText(e.Patches, n)
+		return f.appendPatchesText(b, e.Patches, n)
 	case EffDrop:
-		return "drop unflushed: " + f.patchesText(e.Patches, n)
+		return f.appendPatchesText(append(b, "drop unflushed: "...), e.Patches, n)
 	case EffWrite:
-		return "write " + e.AgentID + " ← " + f.patchText(e.Patch, n) + " (" + e.Intent + ")"
+		b = append(b, "write "...)
+		b = append(b, e.AgentID...)
+		b = append(b, " ← "...)
+		b = f.appendPatchText(b, e.Patch, n)
+		b = append(b, " ("...)
+		b = append(b, e.Intent...)
+		return append(b, ')')
 	case EffSkip:
-		return "skip " + e.Intent + " status patch for " + e.AgentID + ": " + e.Reason
+		b = append(b, "skip "...)
+		b = append(b, e.Intent...)
+		b = append(b, " status patch for "...)
+		b = append(b, e.AgentID...)
+		b = append(b, ": "...)
+		return append(b, e.Reason...)
 	case EffAppend:
-		s := "append " + strconv.FormatInt(e.Count, 10) + " line(s) to " + e.AgentID + " transcript (timestamp " + f.Secs(e.At.V) + ")"
+		b = append(b, "append "...)
+		b = strconv.AppendInt(b, e.Count, 10)
+		b = append(b, " line(s) to "...)
+		b = append(b, e.AgentID...)
+		b = append(b, " transcript (timestamp "...)
+		b = f.appendSecs(b, e.At.V)
+		b = append(b, ')')
 		switch {
 		case e.ID != "" && e.Replaced:
-			s += " replacing entry " + e.ID
+			b = append(b, " replacing entry "...)
+			b = append(b, e.ID...)
 		case e.ID != "":
-			s += " as entry " + e.ID
+			b = append(b, " as entry "...)
+			b = append(b, e.ID...)
 		}
-		return s
+		return b
 	case EffDuplicate:
-		return "duplicate line dropped by the chat store for " + e.AgentID + ": " + strconv.Quote(human.Clip(e.Text, 60))
+		b = append(b, "duplicate line dropped by the chat store for "...)
+		b = append(b, e.AgentID...)
+		b = append(b, ": "...)
+		return appendQuoted(b, e.Text, 60)
 	case EffTrim:
-		return "transcript cap: dropped " + strconv.FormatInt(e.Count, 10) + " oldest line(s) of " + e.AgentID
+		b = append(b, "transcript cap: dropped "...)
+		b = strconv.AppendInt(b, e.Count, 10)
+		b = append(b, " oldest line(s) of "...)
+		return append(b, e.AgentID...)
 	case EffBill:
-		in := "?"
+		b = append(b, "bill "...)
+		b = append(b, e.AgentID...)
+		b = append(b, ' ')
+		b = append(b, e.Model...)
+		b = append(b, ": in "...)
 		if e.Input.Valid {
-			in = numText(e.Input.V)
+			b = jsstr.AppendNumber(b, e.Input.V)
+		} else {
+			b = append(b, '?')
 		}
-		return "bill " + e.AgentID + " " + e.Model + ": in " + in + ", out " + numText(e.Output)
+		b = append(b, ", out "...)
+		return jsstr.AppendNumber(b, e.Output)
 	case EffHistory:
-		return "history refresh answered: merged " + strconv.FormatInt(e.Count, 10) + " line(s) of run " + quoteRun(e.RunID) + " (its final was dropped by the guard) into " + e.AgentID + "'s transcript"
+		b = append(b, "history refresh answered: merged "...)
+		b = strconv.AppendInt(b, e.Count, 10)
+		b = append(b, " line(s) of run "...)
+		b = append(b, quoteRun(e.RunID)...)
+		b = append(b, " (its final was dropped by the guard) into "...)
+		b = append(b, e.AgentID...)
+		return append(b, "'s transcript"...)
 	case EffRequest:
-		s := "request " + e.Action
+		b = append(b, "request "...)
+		b = append(b, e.Action...)
 		if e.AgentID != "" {
-			s += " " + e.AgentID
+			b = append(b, ' ')
+			b = append(b, e.AgentID...)
 		}
 		if e.Reason != "" {
-			s += " (" + e.Reason + ")"
+			b = append(b, " ("...)
+			b = append(b, e.Reason...)
+			b = append(b, ')')
 		}
-		return s
+		return b
 	case EffGuard:
-		switch e.Action {
-		case handler.DroppedClosed:
-			return "guard: dropped " + e.Intent + " for " + e.AgentID + ": run " + e.RunID + " is closed until " + f.Secs(e.At.V)
-		case handler.FailOpen:
-			return "guard: " + e.Intent + " for " + e.AgentID + " has no runId; let through (fail-open)"
-		case handler.ClosedRecorded:
-			s := "guard: run " + e.RunID + " of " + e.AgentID + " recorded closed until " + f.Secs(e.At.V)
-			if e.Incoming != e.RunID {
-				s += " (incoming run " + quoteRun(e.Incoming) + ")"
-			}
-			return s
-		case handler.Hazard:
-			return "HAZARD: " + e.Intent + " for run " + quoteRun(e.Incoming) + " closed the live run " + e.RunID + " of " + e.AgentID +
-				"; " + e.RunID + "'s own terminal will be dropped until " + f.Secs(e.At.V)
-		case handler.KeptOpen:
-			return "guard: run " + e.RunID + " of " + e.AgentID + " stays open (dispatch did not clear it)"
-		case handler.Expired:
-			return "guard: closed run " + e.RunID + " expired (was closed until " + f.Secs(e.At.V) + ")"
-		case handler.Evicted:
-			return "guard: closed run " + e.RunID + " evicted (more than 500 closed runs)"
-		}
-		return "guard: " + e.Action
+		return f.appendGuard(b, e)
 	case EffTimer:
-		hb := ""
+		b = append(b, "timer "...)
+		b = append(b, e.Name...)
+		if e.Action == "fired" {
+			b = append(b, " fired"...)
+		} else {
+			b = append(b, ' ')
+			b = append(b, e.Action...)
+			b = append(b, " for "...)
+			b = f.appendSecs(b, e.At.V)
+		}
 		if e.Heartbeat {
-			hb = " with heartbeat refresh"
+			b = append(b, " with heartbeat refresh"...)
 		}
-		switch e.Action {
-		case "fired":
-			return "timer " + e.Name + " fired" + hb
-		default:
-			return "timer " + e.Name + " " + e.Action + " for " + f.Secs(e.At.V) + hb
-		}
+		return b
 	case EffDispose:
 		if e.Name == "handler" {
-			s := "dispose handler (" + e.Reason + "): " + strconv.FormatInt(e.Count, 10) + " closed run(s) forgotten"
+			b = append(b, "dispose handler ("...)
+			b = append(b, e.Reason...)
+			b = append(b, "): "...)
+			b = strconv.AppendInt(b, e.Count, 10)
+			b = append(b, " closed run(s) forgotten"...)
 			if e.Replaced {
-				s += ", summary refresh timer cancelled"
+				b = append(b, ", summary refresh timer cancelled"...)
 			}
-			return s
+			return b
 		}
-		return "dispose patch queue (" + e.Reason + "): " + strconv.FormatInt(e.Count, 10) + " pending patch(es) dropped"
+		b = append(b, "dispose patch queue ("...)
+		b = append(b, e.Reason...)
+		b = append(b, "): "...)
+		b = strconv.AppendInt(b, e.Count, 10)
+		return append(b, " pending patch(es) dropped"...)
 	case EffDiscard:
-		return "discard " + e.AgentID + "'s pending live patch (clearPendingLivePatch): " + f.patchesText(e.Patches, n)
+		b = append(b, "discard "...)
+		b = append(b, e.AgentID...)
+		b = append(b, "'s pending live patch (clearPendingLivePatch): "...)
+		return f.appendPatchesText(b, e.Patches, n)
 	case EffActivity:
-		return "markActivity " + e.AgentID
+		return append(append(b, "markActivity "...), e.AgentID...)
 	case EffMetric:
-		return "metric " + string(e.Claw3D.AppendJSONAt(nil, f.T0))
+		return e.Claw3D.AppendJSONAt(append(b, "metric "...), f.T0)
 	case EffDecision:
-		return "decision " + string(e.Claw3D.AppendJSONAt(nil, f.T0))
+		return e.Claw3D.AppendJSONAt(append(b, "decision "...), f.T0)
 	case EffLatest:
-		return "latest update " + e.AgentID + ": " + strconv.Quote(human.Clip(e.Text, 60))
+		b = append(b, "latest update "...)
+		b = append(b, e.AgentID...)
+		b = append(b, ": "...)
+		return appendQuoted(b, e.Text, 60)
 	case EffWarn:
-		return "warning: " + e.Text
+		return append(append(b, "warning: "...), e.Text...)
 	case EffApproval:
-		s := "approval " + e.Action + " " + e.ID + " (" + e.AgentID
+		b = append(b, "approval "...)
+		b = append(b, e.Action...)
+		b = append(b, ' ')
+		b = append(b, e.ID...)
+		b = append(b, " ("...)
+		b = append(b, e.AgentID...)
 		if e.Command.Valid {
-			s += ": " + strconv.Quote(human.Clip(e.Command.V, 40))
+			b = append(b, ": "...)
+			b = appendQuoted(b, e.Command.V, 40)
 		}
-		s += ")"
+		b = append(b, ')')
 		if e.At.Valid && (e.Action == "added" || e.Action == "updated") {
-			s += " expires " + f.Secs(e.At.V)
+			b = append(b, " expires "...)
+			b = f.appendSecs(b, e.At.V)
 		}
-		return s
+		return b
 	}
-	return e.Type
+	return append(b, e.Type...)
+}
+
+// appendGuard describes a closed-run guard decision.
+func (f *Formatter) appendGuard(b []byte, e *Effect) []byte {
+	str := func(ss ...string) []byte {
+		for _, s := range ss {
+			b = append(b, s...)
+		}
+		return b
+	}
+	switch e.Action {
+	case handler.DroppedClosed:
+		return f.appendSecs(str("guard: dropped ", e.Intent, " for ", e.AgentID, ": run ", e.RunID, " is closed until "), e.At.V)
+	case handler.FailOpen:
+		return str("guard: ", e.Intent, " for ", e.AgentID, " has no runId; let through (fail-open)")
+	case handler.ClosedRecorded:
+		b = f.appendSecs(str("guard: run ", e.RunID, " of ", e.AgentID, " recorded closed until "), e.At.V)
+		if e.Incoming != e.RunID {
+			b = str(" (incoming run ", quoteRun(e.Incoming), ")")
+		}
+		return b
+	case handler.Hazard:
+		return f.appendSecs(str("HAZARD: ", e.Intent, " for run ", quoteRun(e.Incoming), " closed the live run ", e.RunID, " of ", e.AgentID,
+			"; ", e.RunID, "'s own terminal will be dropped until "), e.At.V)
+	case handler.KeptOpen:
+		return str("guard: run ", e.RunID, " of ", e.AgentID, " stays open (dispatch did not clear it)")
+	case handler.Expired:
+		return append(f.appendSecs(str("guard: closed run ", e.RunID, " expired (was closed until "), e.At.V), ')')
+	case handler.Evicted:
+		return str("guard: closed run ", e.RunID, " evicted (more than 500 closed runs)")
+	}
+	return str("guard: ", e.Action)
 }
 
 // AppendFinalText appends the final state for people: one line per
