@@ -1,6 +1,7 @@
 package jsonx
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -375,5 +376,42 @@ func BenchmarkValidFrame(b *testing.B) {
 		if !Valid(frame) {
 			b.Fatal("invalid")
 		}
+	}
+}
+
+// Every ASCII byte, at every place in and around the eight bytes the
+// writer checks at once, is escaped as encoding/json escapes it (with and
+// without its HTML escaping).
+func TestAppendStringEveryByte(t *testing.T) {
+	for c := 0; c < utf8.RuneSelf; c++ {
+		for n := 1; n <= 20; n++ {
+			for at := 0; at < n; at++ {
+				b := bytes.Repeat([]byte("a"), n)
+				b[at] = byte(c)
+				s := string(b)
+				want, _ := json.Marshal(s)
+				if got := AppendString(nil, s); !bytes.Equal(got, want) {
+					t.Fatalf("AppendString(%q) = %s, encoding/json gives %s", s, got, want)
+				}
+				var min bytes.Buffer
+				enc := json.NewEncoder(&min)
+				enc.SetEscapeHTML(false)
+				_ = enc.Encode(s)
+				if got := AppendStringMinimal(nil, s); !bytes.Equal(got, bytes.TrimSuffix(min.Bytes(), []byte("\n"))) {
+					t.Fatalf("AppendStringMinimal(%q) = %s, encoding/json gives %s", s, got, min.Bytes())
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkAppendString: escaping a streamed reply's text, what every
+// NDJSON line of intents and replay does.
+func BenchmarkAppendString(b *testing.B) {
+	s := strings.Repeat("Here is the plan for the migration: first we copy the tables, then we switch the readers. ", 6)
+	b.SetBytes(int64(len(s)))
+	dst := make([]byte, 0, 1024)
+	for b.Loop() {
+		dst = AppendString(dst[:0], s)
 	}
 }
