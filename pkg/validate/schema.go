@@ -76,6 +76,7 @@ var loadEmbedded = sync.OnceValues(func() (*Schema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("embedded schema: %w", err)
 	}
+	release(snapshotJSON)
 	s.Version = versionField(snapshotVersion, "version")
 	s.Name = SnapshotName()
 	return s, nil
@@ -204,6 +205,7 @@ func parse(b []byte, base string, extra []string) (*Schema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("not JSON: %w", err)
 	}
+	doc = share(doc)
 	top, ok := doc.(map[string]any)
 	if !ok {
 		return nil, errors.New("not a JSON Schema document (not an object)")
@@ -275,6 +277,7 @@ func addFile(c *jsonschema.Compiler, path string) error {
 	if err != nil {
 		return fmt.Errorf("%s: not JSON: %w", path, err)
 	}
+	doc = share(doc)
 	if err := c.AddResource(fileURL(path), doc); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
