@@ -68,12 +68,16 @@ func heapProfile(path string) {
 	}
 }
 
-// allocHeavy gives back Go's default heap growth to a command that
-// allocates much short-lived memory (schema validation decodes every frame
-// into maps): there marking is the GC's cost, and a tighter heap would run
-// it half again as often (validate: 18% more CPU).
+// allocHeavyGC is the heap growth for a command that allocates much
+// short-lived memory (schema validation decodes every frame into maps):
+// there marking is the GC's cost, and gcPercent would run it twice as
+// often (validate: 18% more CPU). Three quarters of the live heap keeps
+// validate's peak RSS under 50 MB for about 4% more CPU than Go's default.
+const allocHeavyGC = 75
+
+// allocHeavy gives such a command allocHeavyGC, unless GOGC says otherwise.
 func allocHeavy() {
 	if gcTuned {
-		debug.SetGCPercent(100)
+		debug.SetGCPercent(allocHeavyGC)
 	}
 }
