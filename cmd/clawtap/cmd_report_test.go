@@ -131,6 +131,13 @@ func TestReportMaxBytes(t *testing.T) {
 	if !strings.Contains(data, "--max-bytes") || !strings.Contains(r.stderr, "elided by --max-bytes") {
 		t.Errorf("no elision note: %s", r.stderr)
 	}
+	// A timeline larger than the limit is said to be, on stderr too.
+	big := filepath.Join(dir, "large.jsonl.zst")
+	writeLarge(t, big, 20_000)
+	r = run(t, "", "report", "--max-bytes", "64KiB", big, "-o", filepath.Join(dir, "large.html"))
+	if r.code != 0 || !strings.Contains(r.stderr, "the timeline alone takes") || !strings.Contains(r.stderr, "more than --max-bytes 65.5 kB") {
+		t.Errorf("exit %d, no word of the timeline over the limit: %s", r.code, r.stderr)
+	}
 	for _, c := range []struct {
 		in   string
 		want int

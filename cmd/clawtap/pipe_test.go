@@ -24,21 +24,27 @@ func TestMainHelperProcess(t *testing.T) {
 	os.Exit(Main(strings.Split(args, "\x1f"), os.Stdin, os.Stdout, os.Stderr))
 }
 
-// TestClosedPipeEndsQuietly: `clawtap CMD … | head -1` — every command
-// whose reader leaves early ends quietly, as jq and ripgrep do: a SIGPIPE
-// must not kill it, a write error must not be reported.
-func TestClosedPipeEndsQuietly(t *testing.T) {
-	big := filepath.Join(t.TempDir(), "big.jsonl.zst")
-	w, err := capture.Create(big)
+// writeLarge writes a synth.Large capture of n frames to path.
+func writeLarge(t *testing.T, path string, n int) {
+	t.Helper()
+	w, err := capture.Create(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := synth.Large(w, 20000, 1); err != nil { // far more output than a pipe holds
+	if err := synth.Large(w, n, 1); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestClosedPipeEndsQuietly: `clawtap CMD … | head -1` — every command
+// whose reader leaves early ends quietly, as jq and ripgrep do: a SIGPIPE
+// must not kill it, a write error must not be reported.
+func TestClosedPipeEndsQuietly(t *testing.T) {
+	big := filepath.Join(t.TempDir(), "big.jsonl.zst")
+	writeLarge(t, big, 20_000) // far more output than a pipe holds
 	for _, args := range [][]string{
 		{"classify", big}, {"intents", big}, {"gaps", big}, {"check", big}, {"stats", big},
 		{"replay", "--all", big}, {"diff", big, fixture(t, "demo.jsonl.zst")}, {"validate", big},

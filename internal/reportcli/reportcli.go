@@ -94,8 +94,12 @@ func (c *countWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// elidedNote says what --max-bytes left out.
+// elidedNote says what --max-bytes left out, and when the timeline alone
+// is larger than the limit.
 func elidedNote(s *report.Summary, trace bool) string {
+	if s.Skeleton > 0 && !trace {
+		return fmt.Sprintf("; details of %d of %d record(s) elided, and the timeline alone takes %s, more than --max-bytes %s", s.BodiesElided, s.Records, output.FormatSize(int64(s.Skeleton)), output.FormatSize(int64(s.MaxBytes)))
+	}
 	switch {
 	case trace && s.RowsElided > 0:
 		return fmt.Sprintf("; %d delta or traffic event(s) left out by --max-bytes", s.RowsElided)

@@ -394,6 +394,11 @@ func (b *Builder) trim() {
 	if elided > 0 {
 		rep.Notes = append(rep.Notes, strconv.Itoa(elided)+" transcript line(s) were elided by the size limit")
 	}
+	if b.over(0) > 0 {
+		sum.Skeleton = b.skel
+		rep.Notes = append(rep.Notes, "the timeline itself (its connections, runs, approvals, gaps, findings and the rows of key records) takes "+
+			strconv.FormatFloat(float64(b.skel)/1e6, 'f', 1, 64)+" MB, more than "+mb+" (--max-bytes): it is never elided, so this report is larger than the limit")
+	}
 }
 
 // limitText writes --max-bytes in the unit it was most likely given in

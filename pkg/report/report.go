@@ -169,6 +169,10 @@ type Summary struct {
 	Bodies, BodiesElided, FramesCut, RowsElided            int
 	TimersElided                                           int
 	MaxBytes                                               int
+	// Skeleton is the size of the data without bodies, timer steps and
+	// transcripts, when that alone is more than MaxBytes (0 otherwise):
+	// the timeline is never elided, so the report is larger than asked.
+	Skeleton int
 }
 
 // Conn is one connection's life: a band on the timeline.

@@ -410,6 +410,26 @@ func large(t testing.TB, n int) []byte {
 	return buf.Bytes()
 }
 
+// A timeline that alone outgrows the limit is kept whole, and the report
+// says so instead of quietly being larger than asked.
+func TestSkeletonOverTheLimit(t *testing.T) {
+	r := buildBytes(t, large(t, 20_000), Options{Name: "large", MaxBytes: MinMaxBytes})
+	data := AppendData(nil, r)
+	if len(data) <= MinMaxBytes {
+		t.Fatalf("data is %d bytes: the test needs a timeline over %d", len(data), MinMaxBytes)
+	}
+	if r.Summary.Skeleton <= MinMaxBytes || r.Summary.Skeleton < len(data)-len(data)/20 || r.Summary.Skeleton > len(data)+2048 {
+		t.Errorf("Skeleton %d for %d bytes of data, limit %d", r.Summary.Skeleton, len(data), MinMaxBytes)
+	}
+	notes := strings.Join(r.Notes, " ")
+	if !strings.Contains(notes, "more than 64 KiB (--max-bytes): it is never elided, so this report is larger than the limit") {
+		t.Errorf("notes: %q", notes)
+	}
+	if r.Summary.Bodies != 0 || len(r.Timers) != 0 {
+		t.Errorf("bodies %d, timers %d kept over the limit", r.Summary.Bodies, len(r.Timers))
+	}
+}
+
 func TestSizeLimit(t *testing.T) {
 	capt := large(t, 10_000)
 	const limit = 500_000
@@ -420,6 +440,9 @@ func TestSizeLimit(t *testing.T) {
 	}
 	if r.Summary.BodiesElided == 0 || len(r.Notes) == 0 || !strings.Contains(strings.Join(r.Notes, " "), "--max-bytes") {
 		t.Fatalf("nothing elided or no note: %+v %q", r.Summary, r.Notes)
+	}
+	if r.Summary.Skeleton != 0 || strings.Contains(strings.Join(r.Notes, " "), "larger than the limit") {
+		t.Errorf("the timeline fits, but the report says it does not: %d, %q", r.Summary.Skeleton, r.Notes)
 	}
 	// Key records keep their bodies longest: every marker has its body.
 	have := map[int]bool{}
