@@ -113,7 +113,12 @@ func bodyFloor(rec *capture.Record) int {
 // what critical bodies cannot evict (the skeleton, the rows, the critical
 // bodies and the transcripts) only grows while the pass runs. Its replay
 // details are then not written at all.
-func (b *Builder) bodyMayFit() bool { return b.canFit(b.cur.floor, prioCritical) }
+func (b *Builder) bodyMayFit() bool {
+	if b.cur.floor < 0 {
+		b.cur.floor = bodyFloor(b.cur.rec)
+	}
+	return b.canFit(b.cur.floor, prioCritical)
+}
 
 // body serialises the record's details and keeps them if they fit.
 func (b *Builder) body(rec *capture.Record, ev *bridge.Event, prio int8) {

@@ -118,7 +118,8 @@ type Builder struct {
 		run      int
 		replayed bool
 		prio     int8
-		floor    int    // the least its body can take (bodyFloor)
+		rec      *capture.Record
+		floor    int    // the least its body can take (bodyFloor), once asked (-1 before)
 		effects  []byte // its effects' texts as JSON strings, comma-separated
 		diff     []byte // its state diff's, likewise
 		nEff     int
@@ -461,7 +462,7 @@ func (b *Builder) Before(f *pipeline.Frame) error {
 	// record's step (Step), then After.
 	b.cur.i, b.cur.run, b.cur.replayed, b.cur.prio = rec.Index, run, false, prio
 	b.cur.effects, b.cur.diff, b.cur.nEff, b.cur.nDiff = b.cur.effects[:0], b.cur.diff[:0], 0, 0
-	b.cur.floor = bodyFloor(rec)
+	b.cur.rec, b.cur.floor = rec, -1
 	b.cur.row = row
 	return nil
 }

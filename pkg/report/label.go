@@ -1,6 +1,7 @@
 package report
 
 import (
+	"math/bits"
 	"strconv"
 
 	"github.com/clawtap/clawtap/pkg/bridge"
@@ -143,14 +144,23 @@ const minRowLen = 10 + 9
 
 // intLen is len(strconv.AppendInt(nil, n, 10)).
 func intLen(n int64) int {
-	l := 1
-	u := uint64(n)
+	u, sign := uint64(n), 0
 	if n < 0 {
-		l, u = 2, uint64(-n) // -MinInt64 wraps to itself, which is right as a uint64
+		u, sign = uint64(-n), 1 // -MinInt64 wraps to itself, which is right as a uint64
 	}
-	for u >= 10 {
-		u /= 10
-		l++
+	u |= 1                          // as many digits (0 has one), never a power of ten above 1
+	d := bits.Len64(u) * 1233 >> 12 // log10(2) ≈ 1233/4096: u has d or d+1 digits
+	if u >= pow10[d] {
+		d++
 	}
-	return l
+	return sign + d
 }
+
+// pow10[d] is 10^d.
+var pow10 = func() (p [20]uint64) {
+	p[0] = 1
+	for i := 1; i < len(p); i++ {
+		p[i] = p[i-1] * 10
+	}
+	return
+}()

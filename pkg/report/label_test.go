@@ -10,7 +10,14 @@ import (
 )
 
 func TestRowLen(t *testing.T) {
-	for _, n := range []int64{0, 1, 9, 10, 99, 100, -1, -9, -10, 1 << 40, math.MaxInt64, math.MinInt64, math.MinInt64 + 1} {
+	ns := []int64{0, 1, 9, 10, 99, 100, -1, -9, -10, 1 << 40, math.MaxInt64, math.MinInt64, math.MinInt64 + 1}
+	for p := int64(1); p <= math.MaxInt64/10; p *= 10 {
+		ns = append(ns, p-1, p, p+1, -p+1, -p, -p-1, 2*p-1, 2*p)
+	}
+	for i := 0; i < 63; i++ {
+		ns = append(ns, 1<<i-1, 1<<i, -1<<i)
+	}
+	for _, n := range ns {
 		if got, want := intLen(n), len(strconv.FormatInt(n, 10)); got != want {
 			t.Errorf("intLen(%d) = %d, want %d", n, got, want)
 		}
