@@ -307,6 +307,17 @@ func TestSuiteTrouble(t *testing.T) {
 	if !strings.Contains(string(x), "not a clawtap capture") || !strings.Contains(string(x), `unknown key &#34;runid&#34;`) {
 		t.Errorf("report does not say why:\n%s", x)
 	}
+	// classify's output is not a capture: no golden is made from it.
+	cdir := t.TempDir()
+	c := run(t, "", "classify", "--format", "json", fixture(t, "demo.jsonl.zst"))
+	os.WriteFile(filepath.Join(cdir, "demo-classified.jsonl"), []byte(c.stdout), 0o600)
+	r = runEnv(t, false, nil, "test", "--update", "--format", "text", cdir)
+	if r.code != 2 || !strings.Contains(r.stdout, "an event as 'clawtap classify' prints it") {
+		t.Errorf("classify output: exit %d\n%s", r.code, r.stdout)
+	}
+	if m, _ := filepath.Glob(filepath.Join(cdir, "*.golden")); len(m) != 0 {
+		t.Errorf("a golden was made from classify output: %v", m)
+	}
 	for _, args := range [][]string{{"test", "-j", "0", dir}, {"test", "--ui", "nope", dir}, {"test", filepath.Join(dir, "none")}, {"test", "-"}, {"test", "--format", "xml", dir}} {
 		if r := runEnv(t, false, nil, args...); r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, "clawtap: hint:") {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, r.code, r.stdout, r.stderr)

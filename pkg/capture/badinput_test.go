@@ -103,6 +103,8 @@ func TestNotACapture(t *testing.T) {
 		{"too much junk before a frame", []byte(junk + `{"type":"event","event":"tick"}` + "\n"), "none of its first 16 lines"},
 		{"a huge junk line before a frame", []byte(strings.Repeat("x", sniffBytes) + "\n" + `{"type":"event","event":"tick"}` + "\n"), "none of its first 1 lines"},
 		{"only oversized lines", []byte(strings.Repeat("y", 2000) + "\n"), "longer than 1000 bytes"},
+		// A classified marker has the "t", "conn" and "mark" of a record.
+		{"classify output", []byte(`{"i":0,"t":1,"conn":1,"kind":"marker","mark":"open"}` + "\n" + `{"i":1,"t":2,"conn":1,"dir":"in","kind":"unknown","event":"x"}` + "\n"), "its first line is an event as 'clawtap classify' prints it"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

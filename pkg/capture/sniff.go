@@ -77,6 +77,9 @@ func (r *Reader) start() error {
 		if junk == 0 && r.isHeader(line) {
 			return r.flushHeld()
 		}
+		if junk == 0 && ClassifiedLine(line) {
+			return &NotCaptureError{Why: "no header, and its first line is an event as 'clawtap classify' prints it: give the capture it was made from"}
+		}
 		var scratch Record
 		why := parse(repaired(line, &r.fix), &scratch)
 		if why == "" {
@@ -123,6 +126,28 @@ func (r *Reader) startEOF(junk int, first string, firstN int) error {
 	// ended before it wrote anything whole.
 	r.stats.Empty = true
 	return r.flushHeld()
+}
+
+// ClassifiedLine reports whether line is an event as 'clawtap classify'
+// prints it: a JSON object with a "kind" and none of a capture's or a
+// frame's keys. A classified marker keeps its "mark"; a capture's records
+// never have a "kind".
+func ClassifiedLine(line []byte) bool {
+	line = jsonx.TrimSpace(line)
+	if jsonx.KindOf(line) != jsonx.Object {
+		return false
+	}
+	var kind, other bool
+	_ = jsonx.ObjectEach(line, func(k, v []byte) bool {
+		switch string(k) {
+		case "kind":
+			kind = true
+		case "clawtap", "frame", "raw", "type":
+			other = true
+		}
+		return true
+	})
+	return kind && !other
 }
 
 // lineWhy says why the first line that was neither a record nor a frame is

@@ -12,10 +12,9 @@ import (
 	"github.com/clawtap/clawtap/pkg/jsonx"
 )
 
-// IsClassified peeks at the first non-blank line of br, consuming nothing:
-// it reports a JSON object with a "kind" and none of a capture's or a
-// frame's keys (a classified marker keeps its "mark"; a capture's records
-// never have a "kind"), as 'clawtap classify' prints.
+// IsClassified peeks at the first non-blank line of br, consuming nothing,
+// and reports whether it is an event as 'clawtap classify' prints it
+// (capture.ClassifiedLine).
 func IsClassified(br *bufio.Reader) bool {
 	for n := 4096; ; n *= 4 {
 		peek, err := br.Peek(n)
@@ -35,20 +34,7 @@ func IsClassified(br *bufio.Reader) bool {
 				line = trimmed
 			}
 		}
-		if jsonx.KindOf(line) != jsonx.Object {
-			return false
-		}
-		var kind, other bool
-		_ = jsonx.ObjectEach(line, func(k, v []byte) bool {
-			switch string(k) {
-			case "kind":
-				kind = true
-			case "clawtap", "frame", "raw", "type":
-				other = true
-			}
-			return true
-		})
-		return kind && !other
+		return capture.ClassifiedLine(line)
 	}
 }
 
