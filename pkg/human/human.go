@@ -68,31 +68,39 @@ func Bytes(n int64) string {
 
 // Clip shortens s to at most n runes, the last one "…" when it cut.
 func Clip(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
+	if cut, over := clipAt(s, n); over {
+		return s[:cut] + "…"
 	}
-	i, c := 0, 0
-	for i < len(s) && c < n-1 {
-		_, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-		c++
-	}
-	return s[:i] + "…"
+	return s
 }
 
 // ClipBytes is Clip on bytes: b itself, or its first n-1 runes then "…",
 // written over what was cut (so it may share b's array).
 func ClipBytes(b []byte, n int) []byte {
-	if utf8.RuneCount(b) <= n {
-		return b
+	if cut, over := clipAt(b, n); over {
+		return append(b[:cut], "…"...)
 	}
-	i, c := 0, 0
-	for i < len(b) && c < n-1 {
-		_, size := utf8.DecodeRune(b[i:])
+	return b
+}
+
+// clipAt reports whether s has more than n runes, and if so the length of
+// its first n-1, where Clip cuts it. It allocates nothing, whatever s is.
+func clipAt[S ~string | ~[]byte](s S, n int) (cut int, over bool) {
+	if n < 0 {
+		return 0, true
+	}
+	var r [utf8.UTFMax]byte
+	for i, c := 0, 0; i < len(s); c++ {
+		if c == n-1 {
+			cut = i
+		}
+		if c == n {
+			return cut, true
+		}
+		_, size := utf8.DecodeRune(r[:copy(r[:], s[i:min(i+utf8.UTFMax, len(s))])])
 		i += size
-		c++
 	}
-	return append(b[:i], "…"...)
+	return 0, false
 }
 
 // Pad pads s with spaces to n runes, for aligned columns that stream.

@@ -16,6 +16,7 @@ func TestFormats(t *testing.T) {
 		{Duration(850, 1), "850 ms"}, {Duration(1500, 1), "1.5 s"}, {Duration(1500, 3), "1.500 s"}, {Duration(-3, 1), "0 ms"},
 		{Bytes(999), "999 B"}, {Bytes(1536), "1.5 KiB"}, {Bytes(20 << 20), "20.0 MiB"},
 		{Clip("héllo", 5), "héllo"}, {Clip("héllo!", 5), "héll…"}, {Pad("é", 3), "é  "},
+		{Clip("", 0), ""}, {Clip("a", 0), "…"}, {Clip("", -1), "…"}, {Clip("ab", 1), "…"}, {Clip("a", 1), "a"}, {Clip("\xffa\xff", 2), "\xff…"},
 		{Flat("a\nb\tc"), "a b c"}, {Printable("a\x01\nb"), "a� b"},
 	} {
 		if c.got != c.want {
