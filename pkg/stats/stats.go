@@ -85,7 +85,58 @@ type Collector struct {
 	firstDelta []int64
 	gaps       gaps.Summary
 	st         Stats
-	last       *run // the run looked up last, while it is live
+	recent     [4]*run // the live runs looked up last: the frames of interleaved runs
+	recentAt   int
+	// the frames' event names, chat states and agent streams, counted in
+	// front of their maps (see tally)
+	events, chatStates, agentStreams tally
+}
+
+// tally counts names into a map with countName, the names of the last
+// frames in front of it: most frames repeat one of a few names (deltas
+// alternate agent and chat), which is compared with those instead of
+// hashed. A name met anew is counted in the map at once, so it gets its
+// place there (or "(other)") in the order countName gives it; the frames
+// that repeat it are counted in front until flush.
+type tally struct {
+	m     map[string]int
+	names [2]string
+	keys  [2]string // where each name counts: itself or "(other)"
+	n     [2]int    // frames counted in front
+	set   [2]bool
+	next  int
+}
+
+func (t *tally) add(name string) {
+	for i := range t.names {
+		if t.set[i] && t.names[i] == name {
+			t.n[i]++
+			return
+		}
+	}
+	i := t.next
+	t.next = (t.next + 1) % len(t.names)
+	t.flushOne(i)
+	countName(t.m, name)
+	key := name
+	if _, ok := t.m[name]; !ok {
+		key = "(other)"
+	}
+	t.names[i], t.keys[i], t.set[i] = name, key, true
+}
+
+func (t *tally) flushOne(i int) {
+	if t.n[i] > 0 {
+		t.m[t.keys[i]] += t.n[i]
+		t.n[i] = 0
+	}
+}
+
+// flush brings the counts in front into the map.
+func (t *tally) flush() {
+	for i := range t.n {
+		t.flushOne(i)
+	}
 }
 
 // New returns an empty Collector.
@@ -99,6 +150,7 @@ func New() *Collector {
 	s.Frames.Events = map[string]int{}
 	s.Frames.AgentStreams = map[string]int{}
 	s.Frames.ChatStates = map[string]int{}
+	c.events.m, c.chatStates.m, c.agentStreams.m = s.Frames.Events, s.Frames.ChatStates, s.Frames.AgentStreams
 	s.Frames.Lifecycle = map[string]int{}
 	s.Methods = map[string]*Calls{}
 	s.Runs.ByAgent = map[string]int{}
@@ -208,17 +260,17 @@ func (c *Collector) record(rec *capture.Record, ev *bridge.Event) {
 		s.Frames.Responses++
 		c.response(ci, rec, ev)
 	default:
-		countName(s.Frames.Events, ev.Event)
+		c.events.add(ev.Event)
 	}
 	switch ev.Kind {
 	case bridge.RuntimeChat:
 		if ev.State != "" {
-			countName(s.Frames.ChatStates, ev.State)
+			c.chatStates.add(ev.State)
 		}
 		c.chat(rec, ev)
 	case bridge.RuntimeAgent:
 		if ev.Stream != "" {
-			countName(s.Frames.AgentStreams, ev.Stream)
+			c.agentStreams.add(ev.Stream)
 		}
 		c.agent(rec, ev)
 	case bridge.Approval, bridge.Unknown:
@@ -372,11 +424,13 @@ func itoa(n int) string { return string(jsonx.AppendInt(nil, int64(n))) }
 // run returns the run an event belongs to, or nil when the run is over
 // or the event came to another connection than the run's first.
 func (c *Collector) run(rec *capture.Record, ev *bridge.Event) *run {
-	if r := c.last; r != nil && r.id == ev.RunID { // live, not done
-		if r.home != rec.Conn {
-			return nil
+	for _, r := range c.recent {
+		if r != nil && r.id == ev.RunID { // live, not done
+			if r.home != rec.Conn {
+				return nil
+			}
+			return r
 		}
-		return r
 	}
 	if ev.RunID == "" || c.done[ev.RunID] {
 		return nil
@@ -399,7 +453,8 @@ func (c *Collector) run(rec *capture.Record, ev *bridge.Event) *run {
 		}
 		countName(c.st.Runs.ByAgent, agent)
 	}
-	c.last = r
+	c.recent[c.recentAt] = r
+	c.recentAt = (c.recentAt + 1) % len(c.recent)
 	if r.home != rec.Conn {
 		return nil
 	}
@@ -568,8 +623,10 @@ func (c *Collector) finish(r *run, outcome string) {
 	addRate(&c.st.Deltas.Agent, r.agentN, r.agentFirst, r.agentLast)
 	addRate(&c.st.Deltas.Chat, r.chatN, r.chatFirst, r.chatLast)
 	delete(c.runs, r.id)
-	if c.last == r {
-		c.last = nil
+	for i := range c.recent {
+		if c.recent[i] == r {
+			c.recent[i] = nil
+		}
 	}
 	if k := slices.Index(c.runOrder, r.id); k >= 0 {
 		c.runOrder = slices.Delete(c.runOrder, k, k+1)
@@ -617,6 +674,9 @@ func (c *Collector) approval(ev *bridge.Event) {
 // Result finishes the summary. Call it once, after the pass ended.
 func (c *Collector) Result() *Stats {
 	s := &c.st
+	c.events.flush()
+	c.chatStates.flush()
+	c.agentStreams.flush()
 	if s.Capture.End >= s.Capture.Start && s.Capture.Start > 0 {
 		s.Capture.DurationMs = s.Capture.End - s.Capture.Start
 	}

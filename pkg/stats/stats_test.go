@@ -2,8 +2,11 @@ package stats
 
 import (
 	"encoding/json"
+	"maps"
+	"math/rand"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/clawtap/clawtap/internal/synth"
@@ -120,5 +123,27 @@ func TestDistribution(t *testing.T) {
 	}
 	if (distribution(nil) != Distribution{}) {
 		t.Fatal("empty distribution")
+	}
+}
+
+// A tally ends with the map countName alone would have made, whatever the
+// order of names and however many there are (past maxNames, "(other)").
+func TestTallyCountsAsCountName(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	for _, distinct := range []int{1, 3, maxNames - 1, maxNames + 40} {
+		want, got := map[string]int{}, map[string]int{}
+		tl := tally{m: got}
+		for i := 0; i < 20_000; i++ {
+			name := "n" + strconv.Itoa(rng.Intn(distinct))
+			if rng.Intn(3) > 0 {
+				name = []string{"agent", "chat", ""}[rng.Intn(3)] // repeated names, the empty one too
+			}
+			countName(want, name)
+			tl.add(name)
+		}
+		tl.flush()
+		if !maps.Equal(got, want) {
+			t.Fatalf("%d names: the tally's map differs from countName's (%d and %d names)", distinct, len(got), len(want))
+		}
 	}
 }
