@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/clawtap/clawtap/internal/recent"
 	"github.com/clawtap/clawtap/pkg/bridge"
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/human"
@@ -71,9 +72,9 @@ type Analyzer struct {
 	runs  map[runKey]*runState
 	live  map[runKey]*runState // runs with no terminal yet
 	// the run run() returned last, while it is in runs
-	lastRun *runState
-	order   []runKey // runs in creation order, for the cap
-	head    int      // order[head:] are live entries
+	lastRuns recent.Cache[runKey, *runState] // the runs looked up last: the frames of interleaved runs
+	order    []runKey                        // runs in creation order, for the cap
+	head     int                             // order[head:] are live entries
 
 	approvals map[string]*approval
 	apOrder   []string

@@ -19,8 +19,8 @@ func (a *Analyzer) lookupRun(conn int, id string) *runState {
 
 func (a *Analyzer) run(rec *capture.Record, ev *bridge.Event) *runState {
 	k := runKey{rec.Conn, ev.RunID}
-	r := a.lastRun // mostly the run of the frame before
-	if r == nil || r.key != k {
+	r, ok := a.lastRuns.Get(k) // mostly a run of the last few frames
+	if !ok {
 		r = a.runs[k]
 	}
 	if r == nil {
@@ -33,7 +33,7 @@ func (a *Analyzer) run(rec *capture.Record, ev *bridge.Event) *runState {
 		a.order = append(a.order, k)
 		a.sum.Runs++
 	}
-	a.lastRun = r
+	a.lastRuns.Put(k, r)
 	r.lastI, r.lastT = rec.Index, rec.T
 	if r.agent == "" {
 		r.agent = ev.AgentID
@@ -56,9 +56,7 @@ func (a *Analyzer) evictOldest() {
 			}
 			delete(a.runs, k)
 			delete(a.live, k)
-			if a.lastRun == r {
-				a.lastRun = nil
-			}
+			a.lastRuns.Forget(k)
 			if a.noChatHead == r {
 				a.noChatHead = nil
 			}

@@ -8,6 +8,7 @@
 package gaps
 
 import (
+	"github.com/clawtap/clawtap/internal/recent"
 	"github.com/clawtap/clawtap/pkg/bridge"
 	"github.com/clawtap/clawtap/pkg/jsonx"
 )
@@ -93,13 +94,11 @@ type connState struct {
 
 // Tracker consumes classified records in capture order.
 type Tracker struct {
-	conns   map[int]*connState
-	runs    map[runKey]*int64 // the highest payload seq of each run
-	runFIFO []runKey
-	// the run looked up last: a run's frames mostly come one after another
-	lastKey runKey
-	lastSeq *int64
-	sum     Summary
+	conns    map[int]*connState
+	runs     map[runKey]*int64 // the highest payload seq of each run
+	runFIFO  []runKey
+	lastRuns recent.Cache[runKey, *int64] // the runs looked up last: the frames of interleaved runs
+	sum      Summary
 }
 
 // NewTracker returns an empty Tracker.
@@ -175,8 +174,8 @@ func (t *Tracker) Observe(dst []Finding, i int, ts int64, conn int, dir string, 
 			return dst
 		}
 		key := runKey{conn, ev.RunID}
-		last := t.lastSeq
-		if last == nil || key != t.lastKey {
+		last, ok := t.lastRuns.Get(key)
+		if !ok {
 			last = t.runs[key]
 		}
 		switch {
@@ -191,7 +190,7 @@ func (t *Tracker) Observe(dst []Finding, i int, ts int64, conn int, dir string, 
 		case seq > *last:
 			*last = seq
 		}
-		t.lastKey, t.lastSeq = key, last
+		t.lastRuns.Put(key, last)
 	}
 	return dst
 }
@@ -205,6 +204,7 @@ type runKey struct {
 func (t *Tracker) rememberRun(key runKey, seq *int64) {
 	if len(t.runFIFO) >= maxRuns {
 		delete(t.runs, t.runFIFO[0])
+		t.lastRuns.Forget(t.runFIFO[0])
 		t.runFIFO = t.runFIFO[1:]
 	}
 	t.runFIFO = append(t.runFIFO, key)

@@ -14,6 +14,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/clawtap/clawtap/internal/recent"
 	"github.com/clawtap/clawtap/pkg/bridge"
 	"github.com/clawtap/clawtap/pkg/message"
 	"github.com/clawtap/clawtap/pkg/pipeline"
@@ -102,7 +103,7 @@ type Tracker struct {
 	closer map[string]closing
 	// terminalStep: the runs whose terminal this step was.
 	stepRuns []*Run
-	last     *Run // the run run() returned last, while it is in byID
+	lastRuns recent.Cache[string, *Run] // the runs run() returned last, while they are in byID
 }
 
 type closing struct {
@@ -125,8 +126,8 @@ func (t *Tracker) Runs() []*Run { return t.runs }
 func (t *Tracker) UI() string { return t.ui }
 
 func (t *Tracker) run(id, agent, session string, i int) *Run {
-	r := t.last // mostly the run of the step before
-	if r == nil || r.ID != id {
+	r, ok := t.lastRuns.Get(id) // mostly a run of the last few steps
+	if !ok {
 		r = t.byID[id]
 	}
 	if r == nil {
@@ -139,7 +140,7 @@ func (t *Tracker) run(id, agent, session string, i int) *Run {
 		t.byID[id] = r
 		t.runs = append(t.runs, r)
 	}
-	t.last = r
+	t.lastRuns.Put(id, r)
 	if r.AgentID == "" {
 		r.AgentID = agent
 	}
@@ -154,9 +155,7 @@ func (t *Tracker) forget(r *Run) {
 	if t.OnForget != nil {
 		t.OnForget(r)
 	}
-	if r == t.last {
-		t.last = nil
-	}
+	t.lastRuns.Forget(r.ID)
 	delete(t.byID, r.ID)
 	delete(t.closer, r.ID)
 	if list := t.pending[r.AgentID]; len(list) > 0 {

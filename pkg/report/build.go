@@ -4,6 +4,7 @@ import (
 	"slices"
 	"unicode/utf8"
 
+	"github.com/clawtap/clawtap/internal/recent"
 	"github.com/clawtap/clawtap/pkg/bridge"
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/gaps"
@@ -92,12 +93,10 @@ type Builder struct {
 	sends     map[sendKey]sendInfo
 	sendFIFO  []sendKey
 	agentRun  map[string]int // an agent's latest run, for timer-step transcript lines
-	// the last agent and run written to agentRun, and the last run looked
-	// up in runs
+	// the last agent and run written to agentRun
 	lastAgent    string
 	lastAgentRun int
-	lastRunID    string
-	lastRun      int
+	recentRuns   recent.Cache[string, int] // the runs looked up last: the frames of interleaved runs
 	filters      map[string]*replay.Filter
 
 	anyClosed bool
@@ -240,12 +239,12 @@ func agentOf(ev *bridge.Event) string {
 
 // run returns the run's index, creating it at this record.
 func (b *Builder) run(id, agent, session string, t int64, i, conn int) int {
-	r, ok := b.lastRun, id == b.lastRunID && b.lastRunID != ""
+	r, ok := b.recentRuns.Get(id)
 	if !ok {
 		r, ok = b.runs[id]
 	}
 	if ok {
-		b.lastRunID, b.lastRun = id, r
+		b.recentRuns.Put(id, r)
 		acc := &b.racc[r]
 		if !acc.laneFixed && session != "" {
 			b.rep.Runs[r].Lane = b.lane(agent, session, t)
@@ -255,7 +254,7 @@ func (b *Builder) run(id, agent, session string, t int64, i, conn int) int {
 	}
 	r = len(b.rep.Runs)
 	b.runs[id] = r
-	b.lastRunID, b.lastRun = id, r
+	b.recentRuns.Put(id, r)
 	b.rep.Runs = append(b.rep.Runs, Run{ID: id, Lane: b.lane(agent, session, t), Start: t, End: t, Last: t, FirstI: i, LastI: i, TermI: -1})
 	b.racc = append(b.racc, runAcc{laneFixed: session != ""})
 	b.skel += skelPerItem + len(id)

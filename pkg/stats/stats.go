@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/clawtap/clawtap/internal/recent"
 	"github.com/clawtap/clawtap/pkg/bridge"
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/gaps"
@@ -85,8 +86,7 @@ type Collector struct {
 	firstDelta []int64
 	gaps       gaps.Summary
 	st         Stats
-	recent     [4]*run // the live runs looked up last: the frames of interleaved runs
-	recentAt   int
+	lastRuns   recent.Cache[string, *run] // the live runs looked up last: the frames of interleaved runs
 	// the frames' event names, chat states and agent streams, counted in
 	// front of their maps (see tally)
 	events, chatStates, agentStreams tally
@@ -424,13 +424,11 @@ func itoa(n int) string { return string(jsonx.AppendInt(nil, int64(n))) }
 // run returns the run an event belongs to, or nil when the run is over
 // or the event came to another connection than the run's first.
 func (c *Collector) run(rec *capture.Record, ev *bridge.Event) *run {
-	for _, r := range c.recent {
-		if r != nil && r.id == ev.RunID { // live, not done
-			if r.home != rec.Conn {
-				return nil
-			}
-			return r
+	if r, ok := c.lastRuns.Get(ev.RunID); ok { // live, not done
+		if r.home != rec.Conn {
+			return nil
 		}
+		return r
 	}
 	if ev.RunID == "" || c.done[ev.RunID] {
 		return nil
@@ -453,8 +451,7 @@ func (c *Collector) run(rec *capture.Record, ev *bridge.Event) *run {
 		}
 		countName(c.st.Runs.ByAgent, agent)
 	}
-	c.recent[c.recentAt] = r
-	c.recentAt = (c.recentAt + 1) % len(c.recent)
+	c.lastRuns.Put(ev.RunID, r)
 	if r.home != rec.Conn {
 		return nil
 	}
@@ -623,11 +620,7 @@ func (c *Collector) finish(r *run, outcome string) {
 	addRate(&c.st.Deltas.Agent, r.agentN, r.agentFirst, r.agentLast)
 	addRate(&c.st.Deltas.Chat, r.chatN, r.chatFirst, r.chatLast)
 	delete(c.runs, r.id)
-	for i := range c.recent {
-		if c.recent[i] == r {
-			c.recent[i] = nil
-		}
-	}
+	c.lastRuns.Forget(r.id)
 	if k := slices.Index(c.runOrder, r.id); k >= 0 {
 		c.runOrder = slices.Delete(c.runOrder, k, k+1)
 	}
