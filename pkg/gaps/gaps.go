@@ -8,9 +8,9 @@
 package gaps
 
 import (
-	"github.com/clawtap/clawtap/internal/recent"
 	"github.com/clawtap/clawtap/pkg/bridge"
 	"github.com/clawtap/clawtap/pkg/jsonx"
+	"github.com/clawtap/clawtap/pkg/recent"
 )
 
 // Finding kinds.
