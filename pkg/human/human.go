@@ -86,8 +86,11 @@ func ClipBytes(b []byte, n int) []byte {
 // clipAt reports whether s has more than n runes, and if so the length of
 // its first n-1, where Clip cuts it. It allocates nothing, whatever s is.
 func clipAt[S ~string | ~[]byte](s S, n int) (cut int, over bool) {
-	if n < 0 {
+	switch {
+	case n < 0:
 		return 0, true
+	case len(s) <= n: // no more runes than bytes
+		return 0, false
 	}
 	var r [utf8.UTFMax]byte
 	for i, c := 0, 0; i < len(s); c++ {
