@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clawtap/clawtap/internal/capturetest"
 	"github.com/clawtap/clawtap/internal/fakegw"
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/gateway"
@@ -52,7 +53,7 @@ func TestRecordFileAppearsAtTheHandshake(t *testing.T) {
 	if b, _ := os.ReadFile(out); len(srv.Connects()) < 6 && string(b) != "old" {
 		t.Errorf("the old file was replaced before the handshake")
 	}
-	waitFor(t, func() bool { return countFrames(out) > 10 })
+	waitFor(t, func() bool { return capturetest.CountFrames(out) > 10 })
 	fi, err := os.Stat(out)
 	if err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("capture mode while recording: %v %v", fi.Mode(), err)
@@ -61,9 +62,9 @@ func TestRecordFileAppearsAtTheHandshake(t *testing.T) {
 	if res.code != 0 {
 		t.Fatalf("exit %d: %s", res.code, res.stderr)
 	}
-	_, recs, st := readCapture(t, out)
-	if st.Truncated || !strings.HasPrefix(strings.Join(marks(recs), " "), "1:open 1:error 1:close") {
-		t.Errorf("stats %+v markers %v", st, marks(recs))
+	_, recs, st := capturetest.Read(t, out)
+	if st.Truncated || !strings.HasPrefix(strings.Join(capturetest.Marks(recs), " "), "1:open 1:error 1:close") {
+		t.Errorf("stats %+v markers %v", st, capturetest.Marks(recs))
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
 		t.Errorf("files: %v", ents)
@@ -143,7 +144,7 @@ func TestRecordSecondSignalAborts(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close() // never reads again: the proxy's close goes unanswered
-	waitFor(t, func() bool { return countFrames(out) >= 3 })
+	waitFor(t, func() bool { return capturetest.CountFrames(out) >= 3 })
 	_ = cmd.Process.Signal(syscall.SIGTERM)
 	waitFor(t, func() bool { return strings.Contains(stderr.String(), "stopping; finishing") })
 	time.Sleep(100 * time.Millisecond)
@@ -157,15 +158,15 @@ func TestRecordSecondSignalAborts(t *testing.T) {
 	if !strings.Contains(stderr.String(), "clawtap: error: aborted; "+out+" is readable up to the last flush") {
 		t.Errorf("stderr %s", stderr)
 	}
-	if _, recs, st := readCapture(t, out); st.Frames != 3 || !st.Truncated || strings.Join(marks(recs), " ") != "1:open 1:hello 1:close" {
-		t.Errorf("after the abort: %+v %v", st, marks(recs))
+	if _, recs, st := capturetest.Read(t, out); st.Frames != 3 || !st.Truncated || strings.Join(capturetest.Marks(recs), " ") != "1:open 1:hello 1:close" {
+		t.Errorf("after the abort: %+v %v", st, capturetest.Marks(recs))
 	}
 }
 
 // TestRecordToSpecialFiles: a FIFO and a character device are written in
 // place: never replaced, removed or chmodded, and no --force needed.
 func TestRecordToSpecialFiles(t *testing.T) {
-	srv := fakegw.New(fakegw.Config{OnHello: func(c *fakegw.Conn) { chatBurst(c, "r"); c.CloseWith(1000, "bye") }})
+	srv := fakegw.New(fakegw.Config{OnHello: func(c *fakegw.Conn) { c.ChatBurst("r"); c.CloseWith(1000, "bye") }})
 	defer srv.Close()
 	res := run(t, "", recordArgs(srv.URL, os.DevNull, "--no-device", "--no-reconnect")...)
 	if res.code != 0 {
@@ -224,7 +225,7 @@ func TestRecordProxyBufferFlag(t *testing.T) {
 		!strings.Contains(res.stderr, "1 message(s) longer than --proxy-buffer were forwarded but not recorded") {
 		t.Errorf("exit %d: %s", res.code, res.stderr)
 	}
-	_, recs, _ := readCapture(t, out)
+	_, recs, _ := capturetest.Read(t, out)
 	found := false
 	for _, r := range recs {
 		if r.Mark == capture.MarkOversize && r.Dir == capture.DirOut && r.Size == int64(len(big)) {
@@ -235,6 +236,6 @@ func TestRecordProxyBufferFlag(t *testing.T) {
 		}
 	}
 	if !found {
-		t.Errorf("no oversize marker: %v", marks(recs))
+		t.Errorf("no oversize marker: %v", capturetest.Marks(recs))
 	}
 }

@@ -22,18 +22,6 @@ import (
 	"github.com/gorilla/websocket"
 )
 
-// The capture readers the tests share (internal/capturetest).
-var (
-	readCapture = capturetest.Read
-	marks       = capturetest.Marks
-	frameSeqs   = capturetest.FrameSeqs
-	jsonGetStr  = capturetest.Str
-	countFrames = capturetest.CountFrames
-)
-
-// chatBurst sends a small streamed run (fakegw.Conn.ChatBurst).
-func chatBurst(c *fakegw.Conn, run string) { c.ChatBurst(run) }
-
 const recTestToken = "sekrit-gateway-token-0123456789"
 
 func recordArgs(srvURL, out string, extra ...string) []string {
@@ -42,7 +30,7 @@ func recordArgs(srvURL, out string, extra ...string) []string {
 
 func TestRecordCapturesHandshakeFramesAndMarkers(t *testing.T) {
 	srv := fakegw.New(fakegw.Config{Token: recTestToken, IssueDeviceTokens: true, OnHello: func(c *fakegw.Conn) {
-		chatBurst(c, "run-1")
+		c.ChatBurst("run-1")
 		time.Sleep(50 * time.Millisecond)
 		_ = c.Event("shutdown", map[string]any{"reason": "gateway stopping"})
 		c.CloseWith(1012, "service restart")
@@ -59,14 +47,14 @@ func TestRecordCapturesHandshakeFramesAndMarkers(t *testing.T) {
 	if err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("capture mode: %v %v", fi.Mode(), err)
 	}
-	h, recs, st := readCapture(t, out)
+	h, recs, st := capturetest.Read(t, out)
 	if st.Truncated || st.Malformed > 0 {
 		t.Fatalf("stats %+v", st)
 	}
 	if h == nil || h.Source.Mode != "record" || h.Source.URL != srv.URL || !strings.HasPrefix(h.Source.Tool, "clawtap ") || h.Redaction == nil || !h.Redaction.Credentials {
 		t.Fatalf("header %+v", h)
 	}
-	if got := strings.Join(marks(recs), " "); got != "1:open 1:hello 1:close" {
+	if got := strings.Join(capturetest.Marks(recs), " "); got != "1:open 1:hello 1:close" {
 		t.Fatalf("markers %s", got)
 	}
 	var hello, closeM *capture.Record
@@ -78,8 +66,8 @@ func TestRecordCapturesHandshakeFramesAndMarkers(t *testing.T) {
 		case r.Mark == capture.MarkClose:
 			closeM = r
 		case r.Frame != nil:
-			ev, _ := jsonGetStr(r.Frame, "event")
-			m, _ := jsonGetStr(r.Frame, "method")
+			ev, _ := capturetest.Str(r.Frame, "event")
+			m, _ := capturetest.Str(r.Frame, "method")
 			kinds = append(kinds, r.Dir+":"+ev+m)
 			if r.T <= 0 || r.Conn != 1 {
 				t.Errorf("frame time/conn: %+v", r)
@@ -96,7 +84,7 @@ func TestRecordCapturesHandshakeFramesAndMarkers(t *testing.T) {
 	if got := strings.Join(kinds, " "); got != want {
 		t.Errorf("frames\n got %s\nwant %s", got, want)
 	}
-	if seqs := frameSeqs(recs)[1]; fmt.Sprint(seqs) != "[1 2 3 4 5]" {
+	if seqs := capturetest.FrameSeqs(recs)[1]; fmt.Sprint(seqs) != "[1 2 3 4 5]" {
 		t.Errorf("seqs %v", seqs)
 	}
 	if strings.Contains(res.stderr, recTestToken) {
@@ -142,8 +130,8 @@ func TestRecordWrongTokenExits2WithHint(t *testing.T) {
 	if strings.Contains(res.stderr, "wrong-token-value") {
 		t.Error("token echoed on stderr")
 	}
-	_, recs, _ := readCapture(t, out)
-	if got := strings.Join(marks(recs), " "); got != "1:open 1:error 1:close" {
+	_, recs, _ := capturetest.Read(t, out)
+	if got := strings.Join(capturetest.Marks(recs), " "); got != "1:open 1:error 1:close" {
 		t.Errorf("markers %s", got)
 	}
 	for _, r := range recs {
@@ -292,7 +280,7 @@ func TestRecordLimits(t *testing.T) {
 	if res.code != 0 || !strings.Contains(res.stderr, "limit reached") {
 		t.Fatalf("exit %d: %s", res.code, res.stderr)
 	}
-	_, recs, st := readCapture(t, out)
+	_, recs, st := capturetest.Read(t, out)
 	if st.Frames != 10 {
 		t.Errorf("frames = %d, want 10", st.Frames)
 	}
@@ -305,7 +293,7 @@ func TestRecordLimits(t *testing.T) {
 	if res.code != 0 {
 		t.Fatalf("exit %d: %s", res.code, res.stderr)
 	}
-	_, recs, _ = readCapture(t, out2)
+	_, recs, _ = capturetest.Read(t, out2)
 	total := 0
 	for _, r := range recs {
 		total += len(r.Frame)
@@ -323,7 +311,7 @@ func TestRecordLimits(t *testing.T) {
 }
 
 func TestRecordStdoutIsPlainJSONL(t *testing.T) {
-	srv := fakegw.New(fakegw.Config{OnHello: func(c *fakegw.Conn) { chatBurst(c, "r"); c.CloseWith(1000, "bye") }})
+	srv := fakegw.New(fakegw.Config{OnHello: func(c *fakegw.Conn) { c.ChatBurst("r"); c.CloseWith(1000, "bye") }})
 	defer srv.Close()
 	res := run(t, "", recordArgs(srv.URL, "-", "--no-device", "--no-reconnect")...)
 	if res.code != 0 {
@@ -409,26 +397,26 @@ func TestRecordSurvivesSIGKILLAndStopsCleanlyOnSIGTERM(t *testing.T) {
 
 	killed := filepath.Join(dir, "killed.jsonl.zst")
 	cmd, _ := startHelper(t, recordArgs(srv.URL, killed, "--no-device", "--quiet")...)
-	waitFor(t, func() bool { return countFrames(killed) >= 53 })
+	waitFor(t, func() bool { return capturetest.CountFrames(killed) >= 53 })
 	_ = cmd.Process.Signal(syscall.SIGKILL)
 	_ = cmd.Wait()
-	_, recs, st := readCapture(t, killed)
+	_, recs, st := capturetest.Read(t, killed)
 	if st.Frames != 53 || st.Malformed != 0 {
 		t.Errorf("after SIGKILL: %+v", st)
 	}
-	if got := strings.Join(marks(recs), " "); got != "1:open 1:hello" {
+	if got := strings.Join(capturetest.Marks(recs), " "); got != "1:open 1:hello" {
 		t.Errorf("markers %s", got)
 	}
 
 	termed := filepath.Join(dir, "termed.jsonl.zst")
 	cmd, stderr := startHelper(t, recordArgs(srv.URL, termed, "--no-device")...)
-	waitFor(t, func() bool { return countFrames(termed) >= 53 })
+	waitFor(t, func() bool { return capturetest.CountFrames(termed) >= 53 })
 	_ = cmd.Process.Signal(syscall.SIGTERM)
 	err := cmd.Wait()
 	if err != nil {
 		t.Fatalf("SIGTERM exit: %v\n%s", err, stderr)
 	}
-	_, recs, st = readCapture(t, termed)
+	_, recs, st = capturetest.Read(t, termed)
 	if st.Truncated || st.Frames != 53 {
 		t.Errorf("after SIGTERM: %+v", st)
 	}
@@ -475,7 +463,7 @@ func TestRecordStatusLineOnTerminal(t *testing.T) {
 // decompressed returns a capture's text.
 func decompressed(t *testing.T, path string) string {
 	t.Helper()
-	h, recs, _ := readCapture(t, path)
+	h, recs, _ := capturetest.Read(t, path)
 	var b strings.Builder
 	hb, _ := json.Marshal(h)
 	b.Write(hb)
@@ -487,7 +475,7 @@ func decompressed(t *testing.T, path string) string {
 
 func TestRecordSecretsNeverReachFileOrStderr(t *testing.T) {
 	srv := fakegw.New(fakegw.Config{Token: recTestToken, IssueDeviceTokens: true, OnHello: func(c *fakegw.Conn) {
-		chatBurst(c, "secret-run")
+		c.ChatBurst("secret-run")
 		c.CloseWith(1000, "bye")
 	}})
 	defer srv.Close()
@@ -508,9 +496,9 @@ func TestRecordSecretsNeverReachFileOrStderr(t *testing.T) {
 			t.Errorf("%q reached the capture or stderr", secret)
 		}
 	}
-	_, recs, _ := readCapture(t, out)
+	_, recs, _ := capturetest.Read(t, out)
 	for _, r := range recs {
-		if m, _ := jsonGetStr(r.Frame, "method"); m == "connect" {
+		if m, _ := capturetest.Str(r.Frame, "method"); m == "connect" {
 			var p struct {
 				Params struct {
 					Auth   map[string]string
@@ -534,7 +522,7 @@ func TestRecordSecretsNeverReachFileOrStderr(t *testing.T) {
 	if res.code != 0 {
 		t.Fatalf("exit %d: %s", res.code, res.stderr)
 	}
-	h, _, _ := readCapture(t, out2)
+	h, _, _ := capturetest.Read(t, out2)
 	text = decompressed(t, out2)
 	if strings.Contains(text, "Hello") || strings.Contains(text, recTestToken) || !h.Redaction.Content {
 		t.Errorf("content not redacted: %v", h.Redaction)
@@ -543,7 +531,7 @@ func TestRecordSecretsNeverReachFileOrStderr(t *testing.T) {
 	// --no-redact is honoured (and says so in the header).
 	out3 := filepath.Join(dir, "raw.jsonl")
 	res = run(t, "", recordArgs(srv.URL, out3, "--token-file", tf, "--no-reconnect", "--no-redact", "--identity-dir", filepath.Join(dir, "id"))...)
-	h, _, _ = readCapture(t, out3)
+	h, _, _ = capturetest.Read(t, out3)
 	if res.code != 0 || !strings.Contains(decompressed(t, out3), recTestToken) || h.Redaction.Credentials {
 		t.Errorf("--no-redact: exit %d, header %+v", res.code, h.Redaction)
 	}
@@ -599,7 +587,7 @@ func TestRecordStoredDeviceTokenRejected(t *testing.T) {
 // --format (json is one {"summary":…} line, table a table, text the
 // sentence); the old --out still names the capture, with a warning.
 func TestRecordSummaryFormats(t *testing.T) {
-	srv := fakegw.New(fakegw.Config{OnHello: func(c *fakegw.Conn) { chatBurst(c, "r"); c.CloseWith(1000, "bye") }})
+	srv := fakegw.New(fakegw.Config{OnHello: func(c *fakegw.Conn) { c.ChatBurst("r"); c.CloseWith(1000, "bye") }})
 	defer srv.Close()
 	dir := t.TempDir()
 	for _, c := range []struct{ format, want string }{
@@ -612,7 +600,7 @@ func TestRecordSummaryFormats(t *testing.T) {
 		if res.code != 0 || !strings.Contains(res.stderr, c.want) || !strings.Contains(res.stderr, "--out is now --output") {
 			t.Fatalf("--format %s: exit %d, stderr:\n%s", c.format, res.code, res.stderr)
 		}
-		if _, recs, _ := readCapture(t, out); len(recs) == 0 {
+		if _, recs, _ := capturetest.Read(t, out); len(recs) == 0 {
 			t.Errorf("--out %s: nothing recorded", out)
 		}
 		if c.format == "json" {
@@ -640,7 +628,7 @@ func TestRecordSummaryCountsFailedAttemptsApart(t *testing.T) {
 	var once sync.Once
 	var srv *fakegw.Server
 	srv = fakegw.New(fakegw.Config{OnHello: func(c *fakegw.Conn) {
-		chatBurst(c, "r")
+		c.ChatBurst("r")
 		once.Do(func() { go srv.Close() }) // the gateway goes away for good
 	}})
 	defer srv.Close()

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clawtap/clawtap/internal/capturetest"
 	"github.com/clawtap/clawtap/internal/fakegw"
 	"github.com/clawtap/clawtap/pkg/capture"
 )
@@ -79,7 +80,7 @@ func BenchmarkRecordFastGateway(b *testing.B) {
 	runtime.GC()
 	runtime.ReadMemStats(&ms)
 	b.ReportMetric(float64(ms.HeapInuse)/(1<<20), "heap-MiB")
-	if got := countFrames(path); got != b.N+3 || st.Gaps != 0 {
+	if got := capturetest.CountFrames(path); got != b.N+3 || st.Gaps != 0 {
 		b.Fatalf("recorded %d frames (want %d sent + 3 handshake), %d gaps", got, b.N, st.Gaps)
 	}
 }
@@ -104,7 +105,7 @@ func TestRecordKeepsUpWithFastGateway(t *testing.T) {
 	h0 := heap()
 	el, path, st := recordBlast(t, n)
 	h1 := heap()
-	got := countFrames(path)
+	got := capturetest.CountFrames(path)
 	if got != n+3 || st.Gaps != 0 || st.Frames != int64(n+3) {
 		t.Fatalf("recorded %d frames (stats %d) for %d sent + 3 handshake; %d gaps", got, st.Frames, n, st.Gaps)
 	}

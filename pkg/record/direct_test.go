@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clawtap/clawtap/internal/capturetest"
 	"github.com/clawtap/clawtap/internal/fakegw"
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/gateway"
@@ -48,7 +49,7 @@ func TestRecordReconnectsWithNewConnAndMarkers(t *testing.T) {
 		helloN++
 		n := helloN
 		mu.Unlock()
-		chatBurst(c, fmt.Sprintf("run-%d", n))
+		c.ChatBurst(fmt.Sprintf("run-%d", n))
 		if n == 1 {
 			_ = c.Event("shutdown", map[string]any{"reason": "gateway stopping"})
 			c.CloseWith(1012, "service restart")
@@ -67,7 +68,7 @@ func TestRecordReconnectsWithNewConnAndMarkers(t *testing.T) {
 	time.Sleep(100 * time.Millisecond)
 	srv.Close()
 	time.Sleep(150 * time.Millisecond)
-	srv2, err := fakegw.NewAt(addr, fakegw.Config{OnHello: func(c *fakegw.Conn) { chatBurst(c, "after") }})
+	srv2, err := fakegw.NewAt(addr, fakegw.Config{OnHello: func(c *fakegw.Conn) { c.ChatBurst("after") }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,11 +83,11 @@ func TestRecordReconnectsWithNewConnAndMarkers(t *testing.T) {
 	if handshakes != 1 {
 		t.Errorf("OnHandshake ran %d times, want once", handshakes)
 	}
-	h, recs, _ := readCapture(t, path)
+	h, recs, _ := capturetest.Read(t, path)
 	if h == nil || h.Source.Mode != "record" || h.Source.Tool != "test" || h.Redaction == nil || !h.Redaction.Credentials {
 		t.Errorf("header %+v", h)
 	}
-	joined := strings.Join(marks(recs), " ")
+	joined := strings.Join(capturetest.Marks(recs), " ")
 	// conn 1 and 2: startup UNAVAILABLE; 3: first session, closed 1012;
 	// 4: second session, dropped; then failed dials; last: after restart.
 	if !strings.HasPrefix(joined, "1:open 1:error 1:close 2:open 2:error 2:close 3:open 3:hello 3:close 4:open 4:hello 4:close") {
@@ -113,7 +114,7 @@ func TestRecordReconnectsWithNewConnAndMarkers(t *testing.T) {
 	}
 	// Each connection's seq restarts at 1 and nothing before the restart
 	// was lost.
-	seqs := frameSeqs(recs)
+	seqs := capturetest.FrameSeqs(recs)
 	for _, c := range []int{3, 4, lastConn} {
 		if fmt.Sprint(seqs[c]) != "[1 2 3 4]" && fmt.Sprint(seqs[c]) != "[1 2 3 4 5]" {
 			t.Errorf("conn %d seqs %v", c, seqs[c])
@@ -142,11 +143,11 @@ func TestRecordFlushIntervalMakesFileReadableWithoutClose(t *testing.T) {
 	waitFor(t, func() bool { return rec.Stats().Frames >= 103 })
 	time.Sleep(100 * time.Millisecond)
 	// Never closed: read what a crash right now would leave behind.
-	_, recs, st := readCapture(t, path)
+	_, recs, st := capturetest.Read(t, path)
 	if st.Frames != 103 || !st.Truncated {
 		t.Errorf("frames %d truncated %v", st.Frames, st.Truncated)
 	}
-	if got := strings.Join(marks(recs), " "); got != "1:open 1:hello" {
+	if got := strings.Join(capturetest.Marks(recs), " "); got != "1:open 1:hello" {
 		t.Errorf("markers %s", got)
 	}
 }
@@ -174,7 +175,7 @@ func (c *stepClock) Sleep(ctx context.Context, d time.Duration) bool {
 
 func TestRecordUsesItsClock(t *testing.T) {
 	srv := fakegw.New(fakegw.Config{Unavailable: 3, OnHello: func(c *fakegw.Conn) {
-		chatBurst(c, "r")
+		c.ChatBurst("r")
 		c.CloseWith(1000, "bye")
 	}})
 	defer srv.Close()
@@ -196,7 +197,7 @@ func TestRecordUsesItsClock(t *testing.T) {
 	if got := fmt.Sprint(clk.sleeps); got != "[60ms 60ms 60ms 1s]" {
 		t.Errorf("waits %s", got)
 	}
-	h, recs, _ := readCapture(t, path)
+	h, recs, _ := capturetest.Read(t, path)
 	if h.CreatedAt != "2026-11-22T03:23:55Z" {
 		t.Errorf("header time %s", h.CreatedAt)
 	}
@@ -223,8 +224,8 @@ func TestRecordGatewayNotRunning(t *testing.T) {
 	if s := rec.Stats(); s.Opened != 0 || s.Conns != 1 || called {
 		t.Errorf("stats %+v, OnHandshake called %v", s, called)
 	}
-	if _, recs, _ := readCapture(t, path); strings.Join(marks(recs), " ") != "1:error" {
-		t.Errorf("markers %v", marks(recs))
+	if _, recs, _ := capturetest.Read(t, path); strings.Join(capturetest.Marks(recs), " ") != "1:error" {
+		t.Errorf("markers %v", capturetest.Marks(recs))
 	}
 }
 

@@ -5,22 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clawtap/clawtap/internal/capturetest"
-	"github.com/clawtap/clawtap/internal/fakegw"
 	"github.com/clawtap/clawtap/pkg/capture"
 )
-
-// The capture readers the tests share (internal/capturetest).
-var (
-	readCapture = capturetest.Read
-	marks       = capturetest.Marks
-	frameSeqs   = capturetest.FrameSeqs
-	jsonGetStr  = capturetest.Str
-	countFrames = capturetest.CountFrames
-)
-
-// chatBurst sends a small streamed run (fakegw.Conn.ChatBurst).
-func chatBurst(c *fakegw.Conn, run string) { c.ChatBurst(run) }
 
 func waitFor(t *testing.T, cond func() bool) {
 	t.Helper()

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clawtap/clawtap/internal/capturetest"
 	"github.com/clawtap/clawtap/internal/fakegw"
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/gateway"
@@ -22,7 +23,7 @@ const testToken = "sekrit-gateway-token-0123456789"
 func TestProxyRelaysAndRecordsBothDirections(t *testing.T) {
 	up := fakegw.New(fakegw.Config{Token: testToken, RequireDevice: true, OnRequest: func(c *fakegw.Conn, r fakegw.Request) {
 		_ = c.Respond(r.ID, true, map[string]any{"runId": "p1", "status": "started"}, nil)
-		chatBurst(c, "p1")
+		c.ChatBurst("p1")
 	}})
 	defer up.Close()
 	rec, w, path := newTestRecorder(t, "proxy.jsonl.zst")
@@ -94,7 +95,7 @@ func TestProxyRelaysAndRecordsBothDirections(t *testing.T) {
 	if handshakes != 1 {
 		t.Errorf("OnHandshake ran %d times, want once", handshakes)
 	}
-	h, recs, _ := readCapture(t, path)
+	h, recs, _ := capturetest.Read(t, path)
 	if h.Source.Mode != "proxy" || h.Source.Listen != ln.Addr().String() || h.Source.URL != up.URL {
 		t.Errorf("header source %+v", h.Source)
 	}
@@ -107,9 +108,9 @@ func TestProxyRelaysAndRecordsBothDirections(t *testing.T) {
 				t.Errorf("open marker %+v", r)
 			}
 		case r.Frame != nil:
-			ev, _ := jsonGetStr(r.Frame, "event")
-			m, _ := jsonGetStr(r.Frame, "method")
-			ty, _ := jsonGetStr(r.Frame, "type")
+			ev, _ := capturetest.Str(r.Frame, "event")
+			m, _ := capturetest.Str(r.Frame, "method")
+			ty, _ := capturetest.Str(r.Frame, "type")
 			byConn[r.Conn] = append(byConn[r.Conn], r.Dir+":"+ty+":"+ev+m)
 			if m == "connect" && (strings.Contains(string(r.Frame), testToken) || !strings.Contains(string(r.Frame), "__CLAWTAP_REDACTED__")) {
 				t.Errorf("connect not redacted: %s", r.Frame)
@@ -215,7 +216,7 @@ func TestProxyForwardsMessagesLargerThanTheBufferWithoutHoldingThem(t *testing.T
 		t.Fatal(err)
 	}
 	w.Close()
-	_, recs, _ := readCapture(t, path)
+	_, recs, _ := capturetest.Read(t, path)
 	var got []string
 	for _, r := range recs {
 		switch {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clawtap/clawtap/internal/capturetest"
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/gorilla/websocket"
 )
@@ -81,7 +82,7 @@ func TestProxyNeverPassesOnACutMessage(t *testing.T) {
 	cancel()
 	<-done
 	w.Close()
-	_, recs, _ := readCapture(t, path)
+	_, recs, _ := capturetest.Read(t, path)
 	var over *capture.Record
 	for _, r := range recs {
 		if r.Mark == capture.MarkOversize {
@@ -89,6 +90,6 @@ func TestProxyNeverPassesOnACutMessage(t *testing.T) {
 		}
 	}
 	if over == nil || over.Dir != capture.DirOut || over.Size <= 1000 || over.Size > int64(len(part)) || !strings.Contains(over.Reason, "ended after") {
-		t.Errorf("oversize marker %+v; markers %v", over, marks(recs))
+		t.Errorf("oversize marker %+v; markers %v", over, capturetest.Marks(recs))
 	}
 }
