@@ -72,7 +72,7 @@ func effectCases() []struct {
 func TestEffectTexts(t *testing.T) {
 	f := &Formatter{T0: 1_000}
 	for _, c := range effectCases() {
-		if got := f.effectText(&c.e, 0); got != c.want {
+		if got := string(f.appendEffect(nil, &c.e, 0)); got != c.want {
 			t.Errorf("%s %s:\n got %q\nwant %q", c.e.Type, c.e.Action, got, c.want)
 		}
 		// Appended after other text, the line is the same.

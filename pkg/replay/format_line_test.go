@@ -37,7 +37,7 @@ func TestCutTextsKeepLines(t *testing.T) {
 				{Type: EffWrite, AgentID: "main", Patch: p, Intent: policy.CommitChat},
 				{Type: EffFlush, Patches: []handler.AgentPatch{{AgentID: "a", Patch: p, Patches: 3}, {AgentID: "b", Patch: p}}},
 			} {
-				if got, want := string(f.AppendEffectLine(nil, &e)), human.Clip(f.effectText(&e, 0), w+40); got != want {
+				if got, want := string(f.AppendEffectLine(nil, &e)), human.Clip(string(f.appendEffect(nil, &e, 0)), w+40); got != want {
 					t.Fatalf("width %d, text %q: effect line\n%q, want\n%q", w, s, got, want)
 				}
 			}

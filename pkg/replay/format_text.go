@@ -21,9 +21,6 @@ func (f *Formatter) width() int {
 	return f.Width
 }
 
-// Secs renders a relative time as +1.250s.
-func (f *Formatter) Secs(t int64) string { return human.Secs(f.rel(t)) }
-
 // oneLine makes a string printable on one line: JSON-escaped without quotes.
 func oneLine(b []byte) string {
 	q := jsonx.AppendString(nil, string(b))
@@ -246,11 +243,8 @@ func appendQuoted(dst []byte, s string, n int) []byte {
 	return strconv.AppendQuote(dst, human.Clip(s, n))
 }
 
-// effectText describes an effect; its patches' texts are cut to n runes
-// (n <= 0: whole), for a line clipped to n.
-func (f *Formatter) effectText(e *Effect, n int) string { return string(f.appendEffect(nil, e, n)) }
-
-// appendEffect appends effectText(e, n).
+// appendEffect appends the description of an effect; its patches' texts
+// are cut to n runes (n <= 0: whole), for a line clipped to n.
 func (f *Formatter) appendEffect(b []byte, e *Effect, n int) []byte {
 	switch e.Type {
 	case EffQueue:
