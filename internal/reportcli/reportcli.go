@@ -57,11 +57,16 @@ func Run(env *cli.Env, c Config) error {
 	if unredacted && env.ShowCredentials {
 		env.Warnf("%s was written without redaction and --show-credentials keeps its credentials: the report may show them (it says so in a banner)", name)
 	}
+	rep := b.Report()
+	defer func() {
+		if err := rep.Close(); err != nil {
+			env.Warnf("%v", err)
+		}
+	}()
 	if err := pipeline.New(pipeline.Options{Replay: replay.Options{UI: c.UI}}, b).Run(pipeline.Records(r)); err != nil {
 		return cli.ReadErr(c.Path, err)
 	}
 	env.ReadSummary(c.Path, r.Stats())
-	rep := b.Report()
 
 	// The page (or trace) goes out a piece at a time, never held whole.
 	var size int64

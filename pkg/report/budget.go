@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bytes"
 	"strconv"
 
 	"github.com/clawtap/clawtap/pkg/bridge"
@@ -26,6 +25,35 @@ func (b *Builder) rowShare() int { return b.opts.MaxBytes * 3 / 10 }
 type slot struct {
 	timer bool
 	k     int
+}
+
+// spool puts a kept body or timer step's JSON in the spool, compacting
+// the spool first when evictions have left it mostly holes.
+func (b *Builder) spool(js []byte) span {
+	sp := b.rep.spool
+	if sp.wantsCompaction() {
+		sp.compact(b.liveSpans())
+	}
+	return sp.put(js)
+}
+
+// liveSpans lists the kept bodies' and timer steps' spans in the order
+// they lie in the spool (each list is in the order it was written).
+func (b *Builder) liveSpans() []*span {
+	bodies, timers := b.rep.Bodies, b.rep.Timers
+	out := make([]*span, 0, len(b.stacks[prioPlain])+len(b.stacks[prioKey])+len(b.stacks[prioCritical]))
+	for len(bodies) > 0 || len(timers) > 0 {
+		var at *span
+		if len(timers) == 0 || len(bodies) > 0 && bodies[0].at.off < timers[0].at.off {
+			at, bodies = &bodies[0].at, bodies[1:]
+		} else {
+			at, timers = &timers[0].at, timers[1:]
+		}
+		if at.n > 0 {
+			out = append(out, at)
+		}
+	}
+	return out
 }
 
 func (b *Builder) keep(s slot, prio int8, size int) {
@@ -69,16 +97,17 @@ func (b *Builder) evict(prio int8, need int) {
 	for len(st) > 0 && need > 0 {
 		s := st[len(st)-1]
 		st = st[:len(st)-1]
-		var n int
+		var at *span
 		if s.timer {
-			n = len(b.rep.Timers[s.k].JSON) + 2
-			b.rep.Timers[s.k].JSON = nil
+			at = &b.rep.Timers[s.k].at
 			b.rep.Summary.TimersElided++
 		} else {
-			n = len(b.rep.Bodies[s.k].JSON) + 2
-			b.rep.Bodies[s.k].JSON = nil
+			at = &b.rep.Bodies[s.k].at
 			b.rep.Summary.BodiesElided++
 		}
+		n := int(at.n) + 2
+		b.rep.spool.drop(*at)
+		at.n = 0
 		b.levels[prio] -= n
 		b.bodyBytes -= n
 		need -= n
@@ -200,5 +229,5 @@ func (b *Builder) body(rec *capture.Record, ev *bridge.Event, prio int8) {
 		return
 	}
 	b.keep(slot{k: len(b.rep.Bodies)}, prio, len(j)+2)
-	b.rep.Bodies = append(b.rep.Bodies, Body{I: rec.Index, Prio: prio, JSON: bytes.Clone(j)})
+	b.rep.Bodies = append(b.rep.Bodies, Body{I: rec.Index, Prio: prio, at: b.spool(j)})
 }

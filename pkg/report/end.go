@@ -367,12 +367,12 @@ func (b *Builder) trim() {
 	}
 	rep.Bodies, rep.Timers = nil, nil
 	for _, x := range bodies {
-		if x.JSON != nil {
+		if x.at.n > 0 {
 			rep.Bodies = append(rep.Bodies, x)
 		}
 	}
 	for _, x := range timers {
-		if x.JSON != nil {
+		if x.at.n > 0 {
 			rep.Timers = append(rep.Timers, x)
 		}
 	}

@@ -65,6 +65,7 @@ func EscapeData(dst, data []byte) []byte {
 // AppendHTML appends the whole report page: one self-contained file with
 // its stylesheet, script and data inline. A Content-Security-Policy allows
 // only this page's own style and script (by hash) and no network at all.
+// Report.Err says whether its details could be read back.
 func AppendHTML(dst []byte, r *Report) []byte {
 	dst = appendHead(dst, r)
 	dst = EscapeData(dst, AppendData(nil, r))
@@ -118,6 +119,9 @@ func WriteHTML(w io.Writer, r *Report) error {
 		write(esc)
 	})
 	write(appendTail(esc[:0]))
+	if err == nil {
+		err = r.Err()
+	}
 	return err
 }
 
@@ -130,5 +134,8 @@ func WriteData(w io.Writer, r *Report) error {
 			_, err = w.Write(p)
 		}
 	})
+	if err == nil {
+		err = r.Err()
+	}
 	return err
 }

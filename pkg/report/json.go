@@ -90,6 +90,12 @@ func (w *jw) raw(v []byte) {
 	w.b = append(w.b, v...)
 }
 
+// spooled writes a value that waits in the spool.
+func (w *jw) spooled(s *spool, at span) {
+	w.val()
+	w.b = s.appendTo(w.b, at)
+}
+
 // item starts an array element on a line of its own.
 func (w *jw) item() {
 	if w.flush != nil && len(w.b) >= flushAt {
@@ -112,7 +118,8 @@ func (w *jw) kostr(k, v string) {
 	}
 }
 
-// AppendData appends the report's data as one JSON object.
+// AppendData appends the report's data as one JSON object (Report.Err says
+// whether its details could be read back).
 func AppendData(dst []byte, r *Report) []byte {
 	w := &jw{b: dst}
 	w.data(r)
@@ -385,14 +392,14 @@ func (w *jw) data(r *Report) {
 	w.key("bodies").arr()
 	for _, x := range r.Bodies {
 		w.item()
-		w.raw(x.JSON)
+		w.spooled(r.spool, x.at)
 	}
 	w.end(']')
 
 	w.key("timers").arr()
 	for _, x := range r.Timers {
 		w.item()
-		w.raw(x.JSON)
+		w.spooled(r.spool, x.at)
 	}
 	w.end(']')
 

@@ -94,6 +94,11 @@ type Options struct {
 	// NoBodies builds the timeline only: no frame text, replay details or
 	// transcripts (what a trace needs).
 	NoBodies bool
+	// TempDir is where the kept details wait until the page is written, in
+	// a file removed at once (or by Report.Close where the system cannot
+	// remove an open file); "" is os.TempDir(). When no file can be made
+	// there they wait in memory.
+	TempDir string
 	// The capture was written without redaction (redact.Unredacted), and
 	// its credentials were redacted as it was read (RedactedOnRead) or
 	// kept at the user's request (ShowsCredentials): the banner says which.
@@ -285,19 +290,55 @@ type Report struct {
 	Notes     []string
 	Stats     []byte   // the StatsSource's JSON object (nil: none)
 	View      [2]int64 // the time range the page opens on (outliers left out)
+
+	spool *spool // where the bodies' and timer steps' JSON wait
 }
 
-// Body is one record's details, already serialised.
+// Body is one record's details, already serialised (Report.JSON reads
+// them).
 type Body struct {
 	I    int
 	Prio int8 // who is elided first when the budget runs short
-	JSON []byte
+	at   span
 }
 
 // Timer is a replay timer step (an animation-frame flush, the summary
-// refresh, the approval sweep) narrowed to one agent, already serialised.
+// refresh, the approval sweep) narrowed to one agent, already serialised
+// (Report.TimerJSON reads it).
 type Timer struct {
 	After int // the record it followed
 	Agent string
-	JSON  []byte
+	at    span
+}
+
+// BodyJSON reads a body's JSON object back from where it waits.
+func (r *Report) BodyJSON(b Body) ([]byte, error) { return r.read(b.at) }
+
+// TimerJSON reads a timer step's JSON object back from where it waits.
+func (r *Report) TimerJSON(t Timer) ([]byte, error) { return r.read(t.at) }
+
+func (r *Report) read(sp span) ([]byte, error) {
+	if r.spool == nil {
+		return nil, nil
+	}
+	js := r.spool.appendTo(nil, sp)
+	return js, r.spool.err
+}
+
+// Err reports a failure to keep or read back the details: a page written
+// meanwhile lacks them. WriteHTML and WriteData return it.
+func (r *Report) Err() error {
+	if r.spool == nil {
+		return nil
+	}
+	return r.spool.err
+}
+
+// Close releases what holds the details until the page is written (a
+// temporary file): call it once the report is written.
+func (r *Report) Close() error {
+	if r.spool == nil {
+		return nil
+	}
+	return r.spool.close()
 }

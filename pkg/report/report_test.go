@@ -37,7 +37,13 @@ func buildUI(t testing.TB, r *capture.Reader, opts Options, ui string) *Report {
 	if err := pipeline.New(pipeline.Options{Replay: replay.Options{UI: ui}}, b).Run(pipeline.Records(r)); err != nil {
 		t.Fatal(err)
 	}
-	return b.Report()
+	rep := b.Report()
+	t.Cleanup(func() {
+		if err := rep.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return rep
 }
 
 func buildFile(t testing.TB, path string, opts Options) *Report {
@@ -226,7 +232,8 @@ func TestRunDetails(t *testing.T) {
 	var found bool
 	for _, b := range r.Bodies {
 		if b.I == second.TermI {
-			found = bytes.Contains(b.JSON, []byte("guard: dropped commitChat"))
+			js, err := r.BodyJSON(b)
+			found = err == nil && bytes.Contains(js, []byte("guard: dropped commitChat"))
 		}
 	}
 	if !found {

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bytes"
 	"strconv"
 
 	"github.com/clawtap/clawtap/pkg/handler"
@@ -131,7 +130,7 @@ func (b *Builder) timerStep(s *replay.Step) {
 			continue
 		}
 		b.keep(slot{timer: true, k: len(b.rep.Timers)}, prioPlain, len(j)+2)
-		b.rep.Timers = append(b.rep.Timers, Timer{After: s.I, Agent: id, JSON: bytes.Clone(j)})
+		b.rep.Timers = append(b.rep.Timers, Timer{After: s.I, Agent: id, at: b.spool(j)})
 	}
 }
 

@@ -1,0 +1,129 @@
+package report
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+)
+
+// The spool gives back what was put, in a file or in memory, across
+// window boundaries, for spans larger than its window, and after
+// compactions that moved them.
+func TestSpoolKeepsWhatWasPut(t *testing.T) {
+	for _, dir := range []string{t.TempDir(), filepath.Join(t.TempDir(), "missing")} {
+		s := &spool{dir: dir}
+		var spans []*span
+		var want [][]byte
+		for k := 0; k < 3000; k++ {
+			n := 1 + k*97%4000
+			if k%500 == 0 {
+				n = spoolChunk + 3 // larger than the window
+			}
+			p := bytes.Repeat([]byte{byte('a' + k%26)}, n)
+			p = append(p, fmt.Sprint(k)...)
+			sp := s.put(p)
+			spans = append(spans, &sp)
+			want = append(want, p)
+			if k%3 != 0 { // evict two thirds, as the budget would
+				s.drop(sp)
+				spans[k].n = 0
+			}
+			if k%700 == 699 {
+				var live []*span
+				for _, sp := range spans {
+					if sp.n > 0 {
+						live = append(live, sp)
+					}
+				}
+				s.compact(live)
+				if s.end != s.live {
+					t.Fatalf("%s: after compaction %d bytes for %d live", dir, s.end, s.live)
+				}
+			}
+		}
+		for k, sp := range spans {
+			if sp.n == 0 {
+				continue
+			}
+			if got := s.appendTo([]byte("x"), *sp); !bytes.Equal(got[1:], want[k]) || got[0] != 'x' {
+				t.Fatalf("%s: span %d read back %d bytes, want %d", dir, k, len(got)-1, len(want[k]))
+			}
+		}
+		if s.err != nil {
+			t.Fatal(s.err)
+		}
+		_, inMemory := s.f.(*memFile)
+		if inMemory != (filepath.Base(dir) == "missing") {
+			t.Errorf("%s: in memory %v", dir, inMemory)
+		}
+		if err := s.close(); err != nil {
+			t.Fatal(err)
+		}
+		if left, _ := filepath.Glob(filepath.Join(dir, "*")); len(left) > 0 {
+			t.Errorf("the spool left %v behind", left)
+		}
+	}
+}
+
+// While a report is built its spool file is already gone from the
+// directory (on systems that allow it), so a killed clawtap leaves
+// nothing; and the pages built with a file, in memory, and compacting at
+// every chance are the same bytes.
+func TestSpoolDoesNotChangeThePage(t *testing.T) {
+	capt := large(t, 8000)
+	dir := t.TempDir()
+	file := buildBytes(t, capt, Options{Name: "large", MaxBytes: 256 << 10, TempDir: dir})
+	if _, ok := file.spool.f.(*os.File); !ok {
+		t.Fatalf("the spool is a %T, not a file in %s", file.spool.f, dir)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "*")); len(left) > 0 && runtime.GOOS != "windows" {
+		t.Errorf("the spool file is still in the directory: %v", left)
+	}
+	mem := buildBytes(t, capt, Options{Name: "large", MaxBytes: 256 << 10, TempDir: filepath.Join(dir, "missing")})
+	if _, ok := mem.spool.f.(*memFile); !ok {
+		t.Fatalf("with no directory the spool is a %T", mem.spool.f)
+	}
+	defer func(n int64) { minHoles = n }(minHoles)
+	minHoles = 0
+	compacted := buildBytes(t, capt, Options{Name: "large", MaxBytes: 256 << 10, TempDir: dir})
+	if compacted.spool.end >= file.spool.end {
+		t.Errorf("compacting at every chance left %d bytes, never compacting %d", compacted.spool.end, file.spool.end)
+	}
+	want := AppendHTML(nil, file)
+	if file.Summary.Bodies == 0 || file.Summary.BodiesElided == 0 {
+		t.Fatalf("the test needs kept and elided bodies: %+v", file.Summary)
+	}
+	for name, r := range map[string]*Report{"in memory": mem, "compacted": compacted} {
+		if got := AppendHTML(nil, r); !bytes.Equal(got, want) {
+			t.Errorf("%s: the page differs from the one spooled to a file", name)
+		}
+	}
+}
+
+// A spool that cannot be read back fails the page's writing rather than
+// writing a page without its details.
+func TestSpoolReadErrorFailsThePage(t *testing.T) {
+	r := buildFile(t, fixturePath(t, "stale-terminal.jsonl.zst"), Options{})
+	if len(r.Bodies) == 0 {
+		t.Fatal("no bodies kept")
+	}
+	r.spool.f = brokenFile{r.spool.f}
+	r.spool.rbuf = r.spool.rbuf[:0]
+	var page bytes.Buffer
+	if err := WriteHTML(&page, r); !errors.Is(err, errBroken) {
+		t.Errorf("WriteHTML: %v, want the spool's read error", err)
+	}
+	if _, err := r.BodyJSON(r.Bodies[0]); !errors.Is(err, errBroken) {
+		t.Errorf("BodyJSON: %v", err)
+	}
+}
+
+var errBroken = errors.New("broken disk")
+
+type brokenFile struct{ spoolFile }
+
+func (brokenFile) ReadAt([]byte, int64) (int, error) { return 0, errBroken }
