@@ -165,7 +165,7 @@ func NewBuilder(opts Options) *Builder {
 	b.rep.Meta.Name = opts.Name
 	b.rep.Meta.NoRedact, b.rep.Meta.RedactedOnRead = opts.ShowsCredentials, opts.RedactedOnRead
 	b.rep.Summary.MaxBytes = opts.MaxBytes
-	b.rep.spool = &spool{dir: opts.TempDir}
+	b.rep.spool = &spool{dir: opts.TempDir, slack: int64(opts.MaxBytes)}
 	return b
 }
 

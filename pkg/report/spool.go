@@ -14,9 +14,10 @@ import (
 // nothing is left behind even if clawtap is killed; when no file can be
 // made it is a slice, which is what the heap held before.
 //
-// Eviction leaves holes; once they outweigh what is live (and 4 MiB), the
-// spool is compacted in place, so it never holds much more than twice
-// what the budget keeps.
+// Eviction leaves holes; once they outweigh both what is live and the
+// limit (--max-bytes, or 4 MiB if more), the spool is compacted in place:
+// it never holds more than twice the limit, and most reports, whose
+// budget fills once, are never compacted.
 
 // span is where one body or timer step lies in the spool; n is 0 once it
 // was elided.
@@ -37,12 +38,13 @@ type spoolFile interface {
 // once when the page is written.
 const spoolChunk = 256 << 10
 
-// minHoles is the least wasted space worth a compaction (a variable for
-// tests).
+// minHoles is the least wasted space worth a compaction, whatever the
+// limit (a variable for tests).
 var minHoles int64 = 4 << 20
 
 type spool struct {
-	dir  string
+	dir   string
+	slack int64 // the holes allowed besides as many as live bytes
 	f    spoolFile
 	name string // the file to remove on close, when it could not be unlinked at once
 	end  int64  // where the next write goes; pending writes included
@@ -95,7 +97,7 @@ func (s *spool) drop(sp span) { s.live -= int64(sp.n) }
 // wantsCompaction reports whether holes outweigh the live bytes.
 func (s *spool) wantsCompaction() bool {
 	holes := s.end - s.live
-	return holes > minHoles && holes > s.live
+	return holes > max(minHoles, s.slack) && holes > s.live
 }
 
 func (s *spool) flush() {
@@ -122,6 +124,10 @@ func (s *spool) appendTo(dst []byte, sp span) []byte {
 	}
 	s.flush()
 	end := sp.off + int64(sp.n)
+	if sp.off < 0 || end > s.end {
+		s.err = fmt.Errorf("report: spooled details at %d+%d lie past the spool's %d bytes", sp.off, sp.n, s.end)
+		return dst
+	}
 	if sp.off < s.roff || end > s.roff+int64(len(s.rbuf)) {
 		if sp.n > spoolChunk {
 			return s.readInto(dst, sp)

@@ -50,7 +50,7 @@ func TestSpoolKeepsWhatWasPut(t *testing.T) {
 				continue
 			}
 			if got := s.appendTo([]byte("x"), *sp); !bytes.Equal(got[1:], want[k]) || got[0] != 'x' {
-				t.Fatalf("%s: span %d read back %d bytes, want %d", dir, k, len(got)-1, len(want[k]))
+				t.Fatalf("%s: span %d read back %d bytes that differ from the %d put", dir, k, len(got)-1, len(want[k]))
 			}
 		}
 		if s.err != nil {
@@ -71,33 +71,37 @@ func TestSpoolKeepsWhatWasPut(t *testing.T) {
 
 // While a report is built its spool file is already gone from the
 // directory (on systems that allow it), so a killed clawtap leaves
-// nothing; and the pages built with a file, in memory, and compacting at
-// every chance are the same bytes.
+// nothing; and the pages built with a file, in memory, compacting early
+// and never compacting are the same bytes.
 func TestSpoolDoesNotChangeThePage(t *testing.T) {
 	capt := large(t, 8000)
 	dir := t.TempDir()
-	file := buildBytes(t, capt, Options{Name: "large", MaxBytes: 256 << 10, TempDir: dir})
+	defer func(n int64) { minHoles = n }(minHoles)
+	build := func(holes int64, dir string) *Report {
+		minHoles = holes
+		return buildBytes(t, capt, Options{Name: "large", MaxBytes: 256 << 10, TempDir: dir})
+	}
+	file := build(4<<20, dir)
 	if _, ok := file.spool.f.(*os.File); !ok {
 		t.Fatalf("the spool is a %T, not a file in %s", file.spool.f, dir)
 	}
 	if left, _ := filepath.Glob(filepath.Join(dir, "*")); len(left) > 0 && runtime.GOOS != "windows" {
 		t.Errorf("the spool file is still in the directory: %v", left)
 	}
-	mem := buildBytes(t, capt, Options{Name: "large", MaxBytes: 256 << 10, TempDir: filepath.Join(dir, "missing")})
-	if _, ok := mem.spool.f.(*memFile); !ok {
-		t.Fatalf("with no directory the spool is a %T", mem.spool.f)
-	}
-	defer func(n int64) { minHoles = n }(minHoles)
-	minHoles = 0
-	compacted := buildBytes(t, capt, Options{Name: "large", MaxBytes: 256 << 10, TempDir: dir})
-	if compacted.spool.end >= file.spool.end {
-		t.Errorf("compacting at every chance left %d bytes, never compacting %d", compacted.spool.end, file.spool.end)
-	}
-	want := AppendHTML(nil, file)
 	if file.Summary.Bodies == 0 || file.Summary.BodiesElided == 0 {
 		t.Fatalf("the test needs kept and elided bodies: %+v", file.Summary)
 	}
-	for name, r := range map[string]*Report{"in memory": mem, "compacted": compacted} {
+	mem := build(4<<20, filepath.Join(dir, "missing"))
+	if _, ok := mem.spool.f.(*memFile); !ok {
+		t.Fatalf("with no directory the spool is a %T", mem.spool.f)
+	}
+	never := build(1<<62, dir)
+	early := build(0, dir) // once the holes pass the limit and the live bytes
+	if early.spool.end >= never.spool.end {
+		t.Errorf("compacting early left %d bytes, never compacting %d", early.spool.end, never.spool.end)
+	}
+	want := AppendHTML(nil, file)
+	for name, r := range map[string]*Report{"in memory": mem, "never compacted": never, "compacted early": early} {
 		if got := AppendHTML(nil, r); !bytes.Equal(got, want) {
 			t.Errorf("%s: the page differs from the one spooled to a file", name)
 		}
