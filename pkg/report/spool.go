@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -205,16 +206,7 @@ func (m *memFile) WriteAt(p []byte, off int64) (int, error) {
 	return copy(m.b[off:], p), nil
 }
 
-func (m *memFile) ReadAt(p []byte, off int64) (int, error) {
-	if off >= int64(len(m.b)) {
-		return 0, io.EOF
-	}
-	n := copy(p, m.b[off:])
-	if n < len(p) {
-		return n, io.EOF
-	}
-	return n, nil
-}
+func (m *memFile) ReadAt(p []byte, off int64) (int, error) { return bytes.NewReader(m.b).ReadAt(p, off) }
 
 func (m *memFile) Truncate(size int64) error {
 	m.b = m.b[:size]
