@@ -46,14 +46,14 @@ var minHoles int64 = 4 << 20
 type spool struct {
 	dir   string
 	slack int64 // the holes allowed besides as many as live bytes
-	f    spoolFile
-	name string // the file to remove on close, when it could not be unlinked at once
-	end  int64  // where the next write goes; pending writes included
-	live int64  // bytes of spans still kept
-	pend []byte // written to f at end-len(pend) when full or read from
-	rbuf []byte // a window of f read ahead, at roff
-	roff int64
-	err  error
+	f     spoolFile
+	name  string // the file to remove on close, when it could not be unlinked at once
+	end   int64  // where the next write goes; pending writes included
+	live  int64  // bytes of spans still kept
+	pend  []byte // written to f at end-len(pend) when full or read from
+	rbuf  []byte // a window of f read ahead, at roff
+	roff  int64
+	err   error
 }
 
 // open makes the spool's file on first use.
@@ -206,7 +206,9 @@ func (m *memFile) WriteAt(p []byte, off int64) (int, error) {
 	return copy(m.b[off:], p), nil
 }
 
-func (m *memFile) ReadAt(p []byte, off int64) (int, error) { return bytes.NewReader(m.b).ReadAt(p, off) }
+func (m *memFile) ReadAt(p []byte, off int64) (int, error) {
+	return bytes.NewReader(m.b).ReadAt(p, off)
+}
 
 func (m *memFile) Truncate(size int64) error {
 	m.b = m.b[:size]
