@@ -67,6 +67,11 @@ func badInputs(t *testing.T) map[string]string {
 		t.Fatal(err)
 	}
 	files["cut.jsonl.zst"] = demo[:1500] // cut before its first whole line
+	// The fixture is one zstd block: flipping the middle third of it makes
+	// the decoder fail on that block, before any line.
+	corrupt := append([]byte(nil), demo...)
+	flip(corrupt[len(demo)/3 : 2*len(demo)/3])
+	files["corrupt.jsonl.zst"] = corrupt
 	paths := map[string]string{"adir": filepath.Join(dir, "adir")}
 	if err := os.Mkdir(paths["adir"], 0o700); err != nil {
 		t.Fatal(err)
@@ -139,6 +144,12 @@ func TestBadInputEveryReadCommand(t *testing.T) {
 		}},
 		{"cut.jsonl.zst", true, func(string) string {
 			return "clawtap: error: stdin ends before its first record (the zstd stream is cut off)\n"
+		}},
+		{"corrupt.jsonl.zst", false, func(n string) string {
+			return "clawtap: error: " + n + " ends before its first record (the zstd stream is corrupt: "
+		}},
+		{"corrupt.jsonl.zst", true, func(string) string {
+			return "clawtap: error: stdin ends before its first record (the zstd stream is corrupt: "
 		}},
 		{"adir", false, func(n string) string { return "clawtap: error: " + n + " is a directory\n" }},
 	}
@@ -297,5 +308,12 @@ func TestCutAndDirectoryOtherEntryPoints(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// flip inverts every bit of b.
+func flip(b []byte) {
+	for i := range b {
+		b[i] ^= 0xff
 	}
 }
