@@ -288,3 +288,53 @@ func TestZstdCutBeforeFirstRecord(t *testing.T) {
 		}
 	}
 }
+
+// A zstd stream that fails after whole lines gives those lines and one
+// warning that says whether the stream was cut off or is corrupt, and
+// whether it broke off at a line's end or inside a line.
+func TestZstdCutOrCorruptAfterRecords(t *testing.T) {
+	var lines strings.Builder
+	lines.WriteString(`{"clawtap":1,"createdAt":"2026-11-22T00:00:00Z","source":{"mode":"record"}}` + "\n")
+	for i := 0; i < 50; i++ {
+		lines.WriteString(`{"t":1,"conn":1,"dir":"in","frame":{"type":"event","event":"tick","payload":{"n":` + strings.Repeat("1", i%17+1) + `}}}` + "\n")
+	}
+	plain := lines.String()
+	end := len(strings.Join(strings.SplitAfter(plain, "\n")[:3], "")) // the header and two records
+	for _, c := range []struct {
+		name         string
+		split        int  // the first block's end, in plain
+		corrupt      bool // the second block corrupt, else cut off
+		line         int  // the warning's line (0: about the stream)
+		prefix, tail string
+	}{
+		{"cut at a line's end", end, false, 0, "capture stream ends early: ", "; records before it are complete"},
+		{"cut inside a line", end + 9, false, 4, "capture ends mid-line (9 bytes): ", "; records before it are complete"},
+		{"corrupt at a line's end", end, true, 0, "the zstd stream is corrupt: ", "; the records before it are read"},
+		{"corrupt inside a line", end + 9, true, 4, "the zstd stream is corrupt mid-line (9 bytes): ", "; the records before it are read"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var b bytes.Buffer
+			enc, _ := zstd.NewWriter(&b)
+			enc.Write([]byte(plain[:c.split]))
+			enc.Flush()
+			second := b.Len()
+			enc.Write([]byte(plain[c.split:]))
+			enc.Close()
+			data := b.Bytes()
+			if c.corrupt {
+				for i := second + (len(data)-second)/3; i < second+2*(len(data)-second)/3; i++ {
+					data[i] ^= 0xff
+				}
+			} else {
+				data = data[:second+(len(data)-second)/2]
+			}
+			r, recs, warns := readWarn(t, data, Options{})
+			if len(recs) != 2 || !r.Stats().Truncated || len(warns) != 1 {
+				t.Fatalf("%d records, stats %+v, warnings %v; want 2, truncated, one warning", len(recs), r.Stats(), warns)
+			}
+			if w := warns[0]; w.Line != c.line || !strings.HasPrefix(w.Msg, c.prefix) || !strings.HasSuffix(w.Msg, c.tail) {
+				t.Fatalf("warning %+v; want line %d, %q…%q", w, c.line, c.prefix, c.tail)
+			}
+		})
+	}
+}

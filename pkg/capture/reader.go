@@ -336,10 +336,18 @@ func (r *Reader) readLine() ([]byte, error) {
 		if !errors.Is(err, io.EOF) {
 			r.stats.Truncated = true
 			r.streamErr = err
-			if len(jsonx.TrimSpace(rest)) > 0 {
+			var se *StreamError
+			corrupt := errors.As(err, &se) && !se.CutOff()
+			switch {
+			case len(jsonx.TrimSpace(rest)) > 0 && corrupt:
+				r.cut = rest
+				r.warn(r.line+1, "the zstd stream is corrupt mid-line (%d bytes): %v; the records before it are read", len(rest), err)
+			case len(jsonx.TrimSpace(rest)) > 0:
 				r.cut = rest
 				r.warn(r.line+1, "capture ends mid-line (%d bytes): %v; records before it are complete", len(rest), err)
-			} else {
+			case corrupt:
+				r.warn(0, "the zstd stream is corrupt: %v; the records before it are read", err)
+			default:
 				r.warn(0, "capture stream ends early: %v; records before it are complete", err)
 			}
 			return nil, io.EOF
