@@ -97,6 +97,8 @@ func (a *app) runImport(cmd *cobra.Command, in string, out *outFlags, format str
 		switch {
 		case errors.As(err, &nf):
 			return cli.Trouble(fmt.Errorf("not a HAR or JSON Lines of frames: %s: %s", name, nf.Why()), "import reads a browser HAR export or JSON Lines of WebSocket frames (docs/import.md lists the shapes); give one of those, or --input-format har for a HAR")
+		case errors.Is(err, importer.ErrHARCutOff):
+			return cli.Trouble(fmt.Errorf("%s ends before its first whole WebSocket entry (%w)", cli.DisplayName(in), err), "the file was cut short (the export, a copy or a download did not finish); save the HAR again from the browser's devtools")
 		case errors.Is(err, importer.ErrNoFrames):
 			return cli.Trouble(err, "a HAR needs WebSocket entries with _webSocketMessages (save the HAR \"with content\" while the socket is open); JSON Lines need one frame per line")
 		case errors.As(err, &se) || errors.Is(err, syscall.EISDIR):

@@ -133,3 +133,59 @@ func TestImportRefusesNotFrames(t *testing.T) {
 		}
 	}
 }
+
+// A HAR cut in the middle of its JSON (a download or copy that did not
+// finish) imports its whole WebSocket entries, as a cut zstd capture
+// does: a warning naming the file with the count, the summary saying the
+// input is truncated, exit 0. Cut inside its first WebSocket entry, it
+// has nothing to import: exit 2 and one line naming the file.
+func TestImportTruncatedHAR(t *testing.T) {
+	// importHAR with a second WebSocket entry, a reconnect after the first.
+	second := `{"startedDateTime": "2026-11-22T03:23:57.000Z", "request": {"url": "ws://127.0.0.1:18789/"}, "_resourceType": "websocket",
+       "_webSocketMessages": [
+         {"type": "receive", "time": 1795317837.001, "opcode": 1, "data": "{\"type\":\"event\",\"event\":\"connect.challenge\",\"payload\":{\"nonce\":\"m\",\"ts\":2}}"},
+         {"type": "send", "time": 1795317837.004, "opcode": 1, "data": "{\"type\":\"req\",\"id\":\"r2\",\"method\":\"connect\",\"params\":{}}"}
+       ]}`
+	har := strings.Replace(importHAR, "]}\n    ]", "]},\n      "+second+"\n    ]", 1)
+	if !strings.Contains(har, `"nonce\":\"m\"`) {
+		t.Fatal("the second entry was not added")
+	}
+	dir := t.TempDir()
+	whole := filepath.Join(dir, "whole.har")
+	os.WriteFile(whole, []byte(har), 0o600)
+	if r := run(t, "", "import", whole, "-o", "-"); r.code != 0 || !strings.Contains(r.stderr, "imported 6 frame(s)") || !strings.Contains(r.stderr, "on 2 connection(s)") {
+		t.Fatalf("the whole HAR: exit %d\n%s", r.code, r.stderr)
+	}
+	cut := filepath.Join(dir, "cut.har")
+	os.WriteFile(cut, []byte(har[:strings.Index(har, `"nonce\":\"m\"`)]), 0o600)
+	out := filepath.Join(dir, "cut.jsonl")
+	r := run(t, "", "import", cut, "-o", out)
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	want := "clawtap: warning: cut.har: the input ends early (the HAR document is cut off); the 4 frame(s) before it are imported\n" +
+		"clawtap: imported 4 frame(s) and 0 raw message(s) on 1 connection(s) from cut.har (har); 0 skipped; the input is truncated; credentials redacted (2 value(s))\n"
+	if r.stderr != want {
+		t.Fatalf("stderr:\n%s\nwant:\n%s", r.stderr, want)
+	}
+	if r := run(t, "", "stats", out); r.code != 0 || !strings.Contains(r.stdout, `"frames":4,`) || r.stderr != "" {
+		t.Fatalf("stats of the import: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	// Only the last brace missing: every entry is imported, and the cut is
+	// still said.
+	os.WriteFile(cut, []byte(strings.TrimSuffix(har, "}")), 0o600)
+	if r := run(t, "", "import", cut, "-o", "-"); r.code != 0 || !strings.Contains(r.stderr, "imported 6 frame(s)") || !strings.Contains(r.stderr, "the input is truncated") {
+		t.Fatalf("the HAR without its last brace: exit %d\n%s", r.code, r.stderr)
+	}
+
+	early := filepath.Join(dir, "early.har")
+	os.WriteFile(early, []byte(har[:strings.Index(har, "hello-ok")]), 0o600)
+	r = run(t, "", "import", early, "-o", filepath.Join(dir, "early.jsonl"))
+	first, _, _ := strings.Cut(r.stderr, "clawtap: hint: ")
+	if r.code != 2 || first != "clawtap: error: "+early+" ends before its first whole WebSocket entry (the HAR document is cut off)\n" || !strings.Contains(r.stderr, "hint: ") {
+		t.Fatalf("exit %d\n%s\nwant exit 2, one line naming the file and a hint", r.code, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "early.jsonl")); err == nil {
+		t.Fatal("a failed import left its output behind")
+	}
+}

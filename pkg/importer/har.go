@@ -45,6 +45,9 @@ func (im *importer) harDoc(src io.Reader) error {
 	dec := json.NewDecoder(src)
 	dec.UseNumber()
 	if err := expectDelim(dec, '{'); err != nil {
+		if errors.Is(err, io.EOF) {
+			return ErrNoFrames // nothing at all, not a cut
+		}
 		return fmt.Errorf("HAR: %w", err)
 	}
 	found := false
@@ -66,6 +69,9 @@ func (im *importer) harDoc(src io.Reader) error {
 	}
 	if !found {
 		return errors.New("HAR: no \"log\" object (is this a HAR file?)")
+	}
+	if _, err := dec.Token(); err != nil { // }, which More does not tell from the end of the input
+		return fmt.Errorf("HAR: %w", err)
 	}
 	return nil
 }

@@ -53,13 +53,19 @@ type Stats struct {
 	Raw         int // messages that were not JSON, kept as raw records
 	Skipped     int // lines or messages that could not be used
 	Redacted    int // values replaced by the redactor
-	// Cut says why a zstd input ended early (cut off or corrupt), "" when
-	// it did not: what came before the cut is imported.
+	// Cut says why the input ended early (a zstd stream cut off or
+	// corrupt, a HAR document cut off), "" when it did not: what came
+	// before the cut is imported.
 	Cut string
 }
 
 // ErrNoFrames is returned when the input held nothing to import.
 var ErrNoFrames = errors.New("no WebSocket frames found")
+
+// ErrHARCutOff is returned for a HAR document that ends before its first
+// whole WebSocket entry. One cut later imports the entries before the cut
+// (Stats.Cut).
+var ErrHARCutOff = errors.New("the HAR document is cut off")
 
 // Import reads src and writes a capture to w: the header, then the records.
 // A zstd-compressed input (by its magic bytes) is decompressed first. It
@@ -90,15 +96,25 @@ func Import(src io.Reader, w *capture.Writer, opts Options) (Stats, error) {
 		return im.st, fmt.Errorf("unknown format %q (use auto, har or jsonl)", format)
 	}
 	var se *capture.StreamError
-	if errors.As(err, &se) && im.headerDone {
-		// A cut-off capture reads up to the cut in every command; so
-		// does import. The caller warns (Stats.Cut), past any cap on
-		// line warnings.
-		im.st.Cut = "the zstd stream is cut off"
-		if !se.CutOff() {
-			im.st.Cut = "the zstd stream is corrupt: " + se.Error()
+	switch {
+	case errors.As(err, &se):
+		if im.headerDone {
+			// A cut-off capture reads up to the cut in every command;
+			// so does import. The caller warns (Stats.Cut), past any
+			// cap on line warnings.
+			im.st.Cut = "the zstd stream is cut off"
+			if !se.CutOff() {
+				im.st.Cut = "the zstd stream is corrupt: " + se.Error()
+			}
+			err = nil
 		}
-		err = nil
+	case format == FormatHAR && (errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF)):
+		// A HAR that breaks off is imported up to its last whole entry,
+		// as a cut capture is.
+		err = ErrHARCutOff
+		if im.headerDone {
+			im.st.Cut, err = ErrHARCutOff.Error(), nil
+		}
 	}
 	if err == nil && !im.headerDone {
 		err = ErrNoFrames

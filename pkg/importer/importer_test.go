@@ -233,8 +233,8 @@ func TestNothingToImport(t *testing.T) {
 	}
 	var out bytes.Buffer
 	w, _ := capture.NewWriter(&out, false)
-	if _, err := Import(strings.NewReader(`{"log":{"entries":[{"_webSocketMessages":[`), w, Options{}); err == nil {
-		t.Error("a cut-off HAR must be an error")
+	if _, err := Import(strings.NewReader(`{"log":{"entries":[{"_webSocketMessages":[`), w, Options{}); !errors.Is(err, ErrHARCutOff) {
+		t.Errorf("a HAR cut off before its first whole entry: %v, want ErrHARCutOff", err)
 	}
 	if _, err := Import(strings.NewReader(`{"not":"a har"}`), w, Options{Format: FormatHAR}); err == nil {
 		t.Error("a JSON object without log must be an error")
@@ -274,11 +274,12 @@ func TestHARInterleavesOverlappingConnections(t *testing.T) {
 	if got, want := order(recs), "a1 a2 a3 b1 b2 a4 b3 c1"; got != want || st.Connections != 3 {
 		t.Fatalf("frames %q (%d connections), want %q", got, st.Connections, want)
 	}
-	// Broken off inside the second entry: the first is written whole.
+	// Broken off inside the second entry: the first is written whole, and
+	// the import says the input was cut.
 	cut := har[:strings.Index(har, "b2")]
-	recs, _, _, err := importBytesErr(t, []byte(cut), Options{NoRedact: true})
-	if got := order(recs); got != "a1 a2 a3 a4" || err == nil {
-		t.Fatalf("truncated HAR gave %q, error %v", got, err)
+	recs, st, _, err := importBytesErr(t, []byte(cut), Options{NoRedact: true})
+	if got := order(recs); got != "a1 a2 a3 a4" || err != nil || st.Cut != "the HAR document is cut off" {
+		t.Fatalf("truncated HAR gave %q, error %v, cut %q", got, err, st.Cut)
 	}
 }
 
