@@ -379,8 +379,8 @@ func TestCorruptZstdAfterRecords(t *testing.T) {
 			case "stats":
 				got = strings.Replace(got, `"truncated":true`, `"truncated":false`, 1)
 			case "check":
-				if !strings.Contains(got, `"rule":"capture-truncated"`) {
-					t.Fatalf("no capture-truncated finding:\n%s", got)
+				if !strings.Contains(got, `"rule":"capture-truncated"`) || !strings.Contains(got, "zstd stream is corrupt after record ") {
+					t.Fatalf("no capture-truncated finding saying the stream is corrupt:\n%s", got)
 				}
 				return // the finding and the summary differ; the rest is checked above
 			}

@@ -48,6 +48,7 @@ type Stats struct {
 	Oversized   int  // lines over MaxLine, skipped
 	InvalidUTF8 int  // records whose invalid UTF-8 bytes were replaced by U+FFFD
 	Truncated   bool // the capture ended mid-line or mid-stream
+	Corrupt     bool // ... because its zstd stream could not be decoded (not merely cut off)
 	Empty       bool // the input held no line at all (0 bytes, blank lines, or a zstd stream of nothing)
 	Bytes       int64
 }
@@ -338,6 +339,7 @@ func (r *Reader) readLine() ([]byte, error) {
 			r.streamErr = err
 			var se *StreamError
 			corrupt := errors.As(err, &se) && !se.CutOff()
+			r.stats.Corrupt = corrupt
 			switch {
 			case len(jsonx.TrimSpace(rest)) > 0 && corrupt:
 				r.cut = rest

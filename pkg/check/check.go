@@ -433,7 +433,10 @@ func (a *Analyzer) End(e *pipeline.End) error {
 			a.add(RuleRequestUnanswered, 0, rq.i, rq.t, n, nil, "", "", "", fmt.Sprintf("Request %s (%s) got no response in the %s until the capture ended.", id, method(rq.method), ms(end-rq.t)))
 		}
 	}
-	if truncated {
+	switch {
+	case truncated && e.Stats.Corrupt:
+		a.add(RuleCaptureTruncated, 0, endI, end, 0, nil, "", "", "", fmt.Sprintf("The capture's zstd stream is corrupt after record %d (the file was damaged after it was written); what follows is lost.", endI))
+	case truncated:
 		a.add(RuleCaptureTruncated, 0, endI, end, 0, nil, "", "", "", fmt.Sprintf("The capture is cut off after record %d (a recorder killed mid-write); what follows is lost.", endI))
 	}
 	return a.err
