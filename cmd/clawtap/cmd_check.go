@@ -89,7 +89,7 @@ runs a folder of captures against their expectations.`,
 			}
 			c := checkcli.Check{Paths: args, Options: opts, FailOn: failOn, UI: ui}
 			if f.schema != "" {
-				allocHeavy()
+				cli.AllocHeavy()
 				if c.Schema, err = checkcli.LoadSchema(strings.TrimPrefix(f.schema, "builtin")); err != nil {
 					return err
 				}

@@ -1,0 +1,37 @@
+package cli
+
+import (
+	"runtime/debug"
+	"testing"
+)
+
+// clawtap's heap growth follows the command unless GOGC was set.
+func TestGCFollowsTheCommandUnlessGOGCIsSet(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	defer func(v bool) { gcTuned = v }(gcTuned)
+	percent := func() int { p := debug.SetGCPercent(-1); debug.SetGCPercent(p); return p }
+
+	t.Setenv("GOGC", "")
+	TuneGC()
+	if p := percent(); p != gcPercent {
+		t.Errorf("default: GOGC=%d, want %d", p, gcPercent)
+	}
+	SmallHeap()
+	if p := percent(); p != smallHeapGC {
+		t.Errorf("a small heap: GOGC=%d, want %d", p, smallHeapGC)
+	}
+	AllocHeavy()
+	if p := percent(); p != allocHeavyGC {
+		t.Errorf("allocation-heavy: GOGC=%d, want %d", p, allocHeavyGC)
+	}
+
+	gcTuned = false
+	debug.SetGCPercent(200)
+	t.Setenv("GOGC", "200")
+	TuneGC()
+	SmallHeap()
+	AllocHeavy()
+	if p := percent(); p != 200 {
+		t.Errorf("GOGC=200 set by the user became %d", p)
+	}
+}
