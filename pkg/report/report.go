@@ -294,8 +294,8 @@ type Report struct {
 	spool *spool // where the bodies' and timer steps' JSON wait
 }
 
-// Body is one record's details, already serialised (Report.JSON reads
-// them).
+// Body is one record's details, already serialised (Report.BodyJSON
+// reads them).
 type Body struct {
 	I    int
 	Prio int8 // who is elided first when the budget runs short

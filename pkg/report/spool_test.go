@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"testing"
 )
 
@@ -99,6 +100,21 @@ func TestSpoolDoesNotChangeThePage(t *testing.T) {
 	early := build(0, dir) // once the holes pass the limit and the live bytes
 	if early.spool.end >= never.spool.end {
 		t.Errorf("compacting early left %d bytes, never compacting %d", early.spool.end, never.spool.end)
+	}
+	// Each body and timer step reads back as its own object.
+	whole := buildBytes(t, capt, Options{Name: "large", TempDir: dir})
+	if whole.Summary.BodiesElided > 0 || len(whole.Bodies) == 0 || len(whole.Timers) == 0 {
+		t.Fatalf("the default limit should keep every body and timer step: %+v", whole.Summary)
+	}
+	for _, b := range whole.Bodies {
+		if js, err := whole.BodyJSON(b); err != nil || !bytes.HasPrefix(js, []byte(`{"i":`+strconv.Itoa(b.I)+`,`)) {
+			t.Fatalf("body of record %d read back as %.40q (%v)", b.I, js, err)
+		}
+	}
+	for _, x := range whole.Timers {
+		if js, err := whole.TimerJSON(x); err != nil || !bytes.HasPrefix(js, []byte(`{"after":`+strconv.Itoa(x.After)+`,`)) {
+			t.Fatalf("timer step after record %d read back as %.40q (%v)", x.After, js, err)
+		}
 	}
 	want := AppendHTML(nil, file)
 	for name, r := range map[string]*Report{"in memory": mem, "never compacted": never, "compacted early": early} {
