@@ -1,6 +1,8 @@
 package bench
 
 import (
+	"github.com/clawtap/clawtap/pkg/check"
+	"github.com/clawtap/clawtap/pkg/pipeline"
 	"path/filepath"
 	"runtime"
 	"testing"
@@ -23,6 +25,27 @@ func (h heapProfile) mib(v uint64) float64 { return float64(v) / (1 << 20) }
 // way in, and at the end (after done, if given).
 func memoryRun(t *testing.T, n int, seed int64, fn func(*capture.Record), done func()) heapProfile {
 	t.Helper()
+	h := memoryRunOf(t, func(w *capture.Writer) error { return synth.Large(w, n, seed) }, n/3, fn, done)
+	if h.frames != n {
+		t.Fatalf("read %d frames, want %d", h.frames, n)
+	}
+	return h
+}
+
+// manyRuns writes synth.ManyRunsEach's capture of runs short runs.
+func manyRuns(runs int, seed int64) func(w *capture.Writer) error {
+	return func(w *capture.Writer) error {
+		if err := w.WriteHeader(synth.NewHeader("many short runs")); err != nil {
+			return err
+		}
+		return synth.ManyRunsEach(runs, seed, w.Write)
+	}
+}
+
+// memoryRunOf is memoryRun over the capture gen writes, sampling the heap
+// at record third as well.
+func memoryRunOf(t *testing.T, gen func(*capture.Writer) error, third int, fn func(*capture.Record), done func()) heapProfile {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("generates a large capture")
 	}
@@ -31,7 +54,7 @@ func memoryRun(t *testing.T, n int, seed int64, fn func(*capture.Record), done f
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := synth.Large(w, n, seed); err != nil {
+	if err := gen(w); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Close(); err != nil {
@@ -59,9 +82,9 @@ func memoryRun(t *testing.T, n int, seed int64, fn func(*capture.Record), done f
 		if rec.IsFrame() {
 			h.frames++
 		}
-		if records++; records%50_000 == 0 || records == n/3 {
+		if records++; records%50_000 == 0 || records == third {
 			v := heap()
-			if records == n/3 {
+			if records == third {
 				h.third = v
 			}
 			h.peak = max(h.peak, v)
@@ -72,8 +95,26 @@ func memoryRun(t *testing.T, n int, seed int64, fn func(*capture.Record), done f
 	}
 	h.end = heap()
 	h.peak = max(h.peak, h.end)
-	if h.frames != n {
-		t.Fatalf("read %d frames, want %d", h.frames, n)
-	}
 	return h
+}
+
+// TestCheckMemoryFlatOverManyRuns: check's tables are bounded by a count of
+// runs (8192), so a capture of 30,000 short runs fills them a third of the
+// way in; the heap must not grow after that.
+func TestCheckMemoryFlatOverManyRuns(t *testing.T) {
+	a, _ := check.New(check.Options{})
+	a.OnFinding = func(*check.Finding) error { return nil } // printed and gone, as in clawtap check
+	p := pipeline.New(pipeline.Options{}, a)
+	h := memoryRunOf(t, manyRuns(30_000, 5), 90_000, func(rec *capture.Record) {
+		if _, err := p.Push(rec, nil); err != nil {
+			t.Fatal(err)
+		}
+	}, func() { p.Close(capture.Stats{}) })
+	if sum := a.Summary(); sum.Runs < 30_000 {
+		t.Fatalf("check saw %d runs, want 30,000: the capture no longer has the runs this test needs", sum.Runs)
+	}
+	if h.end > h.third+2<<20 {
+		t.Fatalf("heap in use grew from %.1f MiB a third in to %.1f MiB at the end: check must not grow with the capture's runs", h.mib(h.third), h.mib(h.end))
+	}
+	t.Logf("heap in use: %.1f MiB a third in, %.1f MiB at the end, peak %.1f MiB", h.mib(h.third), h.mib(h.end), h.mib(h.peak))
 }

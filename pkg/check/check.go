@@ -220,7 +220,9 @@ func New(opts Options) (*Analyzer, error) {
 	}
 	a.replay = (en[RuleDroppedFinal] || state) && !opts.NoReplay
 	if state && !opts.NoReplay {
-		a.outcomes = outcome.New()
+		// The tracker keeps as many runs as the run table: a run is
+		// judged when both have let it go, so memory stays flat.
+		a.outcomes = outcome.NewBounded(maxRuns)
 		a.outcomes.OnForget = a.runFindings
 	}
 	return a, nil

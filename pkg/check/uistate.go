@@ -36,7 +36,7 @@ func (a *Analyzer) stateFindings() {
 }
 
 // runFindings explains one run, if it went wrong: at the end of the
-// capture, or when the tracker forgets it (outcome.MaxRuns runs later).
+// capture, or when the tracker forgets it (maxRuns runs later).
 func (a *Analyzer) runFindings(r *outcome.Run) {
 	ui := uiName(a.outcomes.UI())
 	lost := r.Terminal == "final" && r.Reply != "" && !r.Committed

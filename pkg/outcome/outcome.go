@@ -21,8 +21,9 @@ import (
 	"github.com/clawtap/clawtap/pkg/replay"
 )
 
-// MaxRuns bounds the runs remembered; past it the oldest are forgotten
-// (counted in Tracker.Forgotten, shown to Tracker.OnForget).
+// MaxRuns bounds the runs a tracker from New remembers; past it the oldest
+// are forgotten (counted in Tracker.Forgotten, shown to Tracker.OnForget).
+// NewBounded sets a bound of its own.
 const MaxRuns = 100_000
 
 // maxPending is how many replies per agent wait to be committed.
@@ -111,9 +112,14 @@ type closing struct {
 	run string
 }
 
-// New returns an empty tracker.
-func New() *Tracker {
-	return &Tracker{maxRuns: MaxRuns, byID: map[string]*Run{}, recent: map[string][]string{}, pending: map[string][]*Run{}, closer: map[string]closing{}}
+// New returns an empty tracker that remembers up to MaxRuns runs.
+func New() *Tracker { return NewBounded(MaxRuns) }
+
+// NewBounded returns an empty tracker that remembers up to maxRuns runs
+// (at least 1): a streaming observer, which judges a run when the tracker
+// forgets it (OnForget), holds that many whatever the capture's length.
+func NewBounded(maxRuns int) *Tracker {
+	return &Tracker{maxRuns: max(maxRuns, 1), byID: map[string]*Run{}, recent: map[string][]string{}, pending: map[string][]*Run{}, closer: map[string]closing{}}
 }
 
 // Needs: the replay.
