@@ -11,7 +11,7 @@ import (
 // checkAdapter runs pkg/check's Analyzer as the report's Checker.
 type checkAdapter struct {
 	*check.Analyzer
-	out []Finding
+	sink func(Finding)
 }
 
 // NewCheck returns a Checker backed by pkg/check's Analyzer (nil: the
@@ -22,19 +22,17 @@ func NewCheck(an *check.Analyzer) Checker {
 	}
 	c := &checkAdapter{Analyzer: an}
 	an.OnFinding = func(f *check.Finding) error {
-		c.out = append(c.out, Finding{Rule: f.Rule, Severity: f.Severity.String(), I: f.I, T: f.T, Conn: f.Conn,
-			RunID: f.RunID, AgentID: f.AgentID, SessionKey: f.SessionKey, Message: f.Message})
+		if c.sink != nil {
+			c.sink(Finding{Rule: f.Rule, Severity: f.Severity.String(), I: f.I, T: f.T, Conn: f.Conn,
+				RunID: f.RunID, AgentID: f.AgentID, SessionKey: f.SessionKey, Message: f.Message})
+		}
 		return nil
 	}
 	return c
 }
 
-// Findings returns the findings made since the last call.
-func (c *checkAdapter) Findings() []Finding {
-	fs := c.out
-	c.out = c.out[:0]
-	return fs
-}
+// Sink sets where the findings go as they are made.
+func (c *checkAdapter) Sink(fn func(Finding)) { c.sink = fn }
 
 // statsAdapter runs pkg/stats' Collector as the report's StatsSource.
 type statsAdapter struct{ *stats.Collector }

@@ -258,12 +258,12 @@ func TestBrowserFixtures(t *testing.T) {
 					t.Errorf("run %d: %d record rows, want %d", k, rows, want)
 				}
 				tr := b.str(t, `document.querySelector(".details .transcript").innerText`)
-				for _, l := range run.Transcript {
+				for _, l := range transcript(t, rep, k) {
 					if !strings.Contains(tr, strings.TrimSpace(strings.SplitN(l.Text, "\n", 2)[0])) {
 						t.Errorf("run %d: transcript line %q not shown in %q", k, l.Text, tr)
 					}
 				}
-				for _, l := range run.Output {
+				for _, l := range output(t, rep, k) {
 					if !strings.Contains(tr, strings.TrimSpace(strings.SplitN(l, "\n", 2)[0])) {
 						t.Errorf("run %d: final text %q not shown in %q", k, l, tr)
 					}

@@ -125,10 +125,12 @@ type Builder struct {
 		nDiff    int
 	}
 	intents  []replay.Intent // the record's intents, from the pass
-	findings []Finding
+	inRecord bool            // between a record's Before and After
+	held     []Finding       // the checker's findings made during the record
 	skipped  int
 	skippedC []int
 	scratch  []byte
+	textBuf  []byte // a text on its way to the spool
 	buf      []byte // a body or timer step being written
 	mark     []byte // a marker's line
 }
@@ -161,11 +163,13 @@ func NewBuilder(opts Options) *Builder {
 		filters:   map[string]*replay.Filter{},
 	}
 	b.sub = pipeline.Group{opts.Checker, opts.Stats}
+	opts.Checker.Sink(b.finding)
 	b.f.Width = 120 // as clawtap replay prints them; the frame has the whole text
 	b.rep.Meta.Name = opts.Name
 	b.rep.Meta.NoRedact, b.rep.Meta.RedactedOnRead = opts.ShowsCredentials, opts.RedactedOnRead
 	b.rep.Summary.MaxBytes = opts.MaxBytes
 	b.rep.spool = &spool{dir: opts.TempDir, slack: int64(opts.MaxBytes)}
+	b.rep.text = &spool{dir: opts.TempDir} // only appended to: never compacted
 	return b
 }
 
@@ -281,6 +285,7 @@ func (b *Builder) Before(f *pipeline.Frame) error {
 	if b.done {
 		return nil
 	}
+	b.inRecord = true
 	if err := b.sub.Before(f); err != nil {
 		return err
 	}
@@ -452,7 +457,7 @@ func (b *Builder) Before(f *pipeline.Frame) error {
 
 	// The text a chat terminal carries for its run: what the gateway
 	// said, whatever the UI does with it.
-	if run >= 0 && !b.opts.NoBodies && b.rep.Runs[run].Output == nil && isChatTerminal(ev) {
+	if run >= 0 && !b.opts.NoBodies && !b.rep.Runs[run].hasOutput && isChatTerminal(ev) {
 		if lines, ok := policy.ChatLines(ev); ok { // the lines of its commitChat
 			b.runOutput(run, lines)
 		}
@@ -522,10 +527,14 @@ func (b *Builder) After(f *pipeline.Frame) error {
 	}
 
 	// Findings.
-	for _, fd := range b.opts.Checker.Findings() {
+	for _, fd := range b.held {
 		b.addFinding(fd)
-		prio = prioCritical
+		if fd.I == rec.Index {
+			prio = prioCritical
+		}
 	}
+	clear(b.held)
+	b.held, b.inRecord = b.held[:0], false
 
 	// The row, then the body.
 	// Plain rows stop at their share; key rows at 60% of the limit and

@@ -6,11 +6,25 @@ import (
 
 	"github.com/clawtap/clawtap/pkg/bridge"
 	"github.com/clawtap/clawtap/pkg/gaps"
+	"github.com/clawtap/clawtap/pkg/jsonx"
 	"github.com/clawtap/clawtap/pkg/pipeline"
 )
 
+// finding takes a finding from the checker: one made while a record goes
+// through the pass is held for the record's After, which pins the record;
+// any other goes on the timeline at once.
+func (b *Builder) finding(f Finding) {
+	if b.inRecord {
+		b.held = append(b.held, f)
+		return
+	}
+	b.addFinding(f)
+}
+
+// addFinding pins a finding on the timeline; its message goes to the
+// spool.
 func (b *Builder) addFinding(f Finding) {
-	f.Message = cut(f.Message, 2048)
+	msg := cut(f.Message, 2048)
 	lane, run := -1, -1
 	if f.RunID != "" {
 		if r, ok := b.runs[f.RunID]; ok {
@@ -26,8 +40,15 @@ func (b *Builder) addFinding(f Finding) {
 			lane = l
 		}
 	}
-	b.rep.Findings = append(b.rep.Findings, PinnedFinding{Finding: f, Lane: lane, Run: run})
-	b.skel += skelPerItem + len(f.Message)
+	b.rep.Findings = append(b.rep.Findings, PinnedFinding{Rule: f.Rule, Severity: f.Severity, I: f.I, T: f.T, Conn: f.Conn,
+		RunID: f.RunID, AgentID: f.AgentID, SessionKey: f.SessionKey, Lane: lane, Run: run, msg: b.text(msg).at})
+	b.skel += skelPerItem + len(msg)
+}
+
+// text puts s in the text spool as a JSON string.
+func (b *Builder) text(s string) spooledText {
+	b.textBuf = jsonx.AppendString(b.textBuf[:0], s)
+	return spooledText{at: b.rep.text.put(b.textBuf), n: len(s)}
 }
 
 // End closes the runs and completes the report (see Report); the replay
@@ -36,6 +57,10 @@ func (b *Builder) End(e *pipeline.End) error {
 	if b.done {
 		return nil
 	}
+	for _, f := range b.held { // a pass that stopped within a record
+		b.addFinding(f)
+	}
+	b.held, b.inRecord = nil, false
 	if err := b.sub.End(e); err != nil {
 		return err
 	}
@@ -49,9 +74,6 @@ func (b *Builder) End(e *pipeline.End) error {
 	}
 	sum := &rep.Summary
 	sum.Start, sum.End = b.minT, b.maxT
-	for _, f := range b.opts.Checker.Findings() {
-		b.addFinding(f)
-	}
 
 	// Runs: terminals, ends, counts.
 	for k := range rep.Runs {
@@ -352,17 +374,17 @@ func (b *Builder) trim() {
 	for k := len(rep.Runs) - 1; k >= 0 && b.over(0) > 0; k-- {
 		r := &rep.Runs[k]
 		n := 0
-		for _, l := range r.Transcript {
-			n += len(l.Text) + 48
+		for _, l := range r.transcript {
+			n += l.text.n + 48
 		}
-		for _, l := range r.Output {
-			n += len(l) + 8
+		for _, l := range r.output {
+			n += l.n + 8
 		}
 		if n == 0 {
 			continue
 		}
-		r.TranscriptElided += len(r.Transcript) + len(r.Output)
-		r.Transcript, r.Output = nil, []string{}
+		r.TranscriptElided += len(r.transcript) + len(r.output)
+		r.transcript, r.output, r.hasOutput = nil, nil, true
 		b.skel -= n
 	}
 	rep.Bodies, rep.Timers = nil, nil

@@ -18,6 +18,9 @@ type jw struct {
 	// any string) once they reach flushAt, so that writing the data needs
 	// no more memory than that.
 	flush func([]byte)
+	// measure: spooled values are counted in skipped, not read.
+	measure bool
+	skipped int
 }
 
 // flushAt is how much a streaming jw holds before it hands it on.
@@ -93,6 +96,10 @@ func (w *jw) raw(v []byte) {
 // spooled writes a value that waits in the spool.
 func (w *jw) spooled(s *spool, at span) {
 	w.val()
+	if w.measure {
+		w.skipped += int(at.n)
+		return
+	}
 	w.b = s.appendTo(w.b, at)
 }
 
@@ -136,11 +143,13 @@ func streamData(buf []byte, r *Report, fn func([]byte)) {
 	}
 }
 
-// dataLen is len(AppendData(nil, r)), counted without holding the data.
+// dataLen is len(AppendData(nil, r)), counted without holding the data
+// or reading what waits in the spools.
 func dataLen(r *Report) int {
 	n := 0
-	streamData(make([]byte, 0, flushAt+4096), r, func(p []byte) { n += len(p) })
-	return n
+	w := &jw{b: make([]byte, 0, flushAt+4096), flush: func(p []byte) { n += len(p) }, measure: true}
+	w.data(r)
+	return n + len(w.b) + w.skipped
 }
 
 // data writes the report's data.
@@ -297,19 +306,19 @@ func (w *jw) data(r *Report) {
 		w.kint("approvals", int64(x.Approvals))
 		w.kint("late", int64(x.Late))
 		w.key("transcript").arr()
-		for _, l := range x.Transcript {
+		for _, l := range x.transcript {
 			w.obj()
 			w.kstr("kind", l.Kind)
 			w.kint("t", l.T)
-			w.kstr("text", l.Text)
+			w.key("text").spooled(r.text, l.text.at)
 			w.kostr("via", l.Via)
 			w.end('}')
 		}
 		w.end(']')
-		if x.Output != nil {
+		if x.hasOutput {
 			w.key("output").arr()
-			for _, l := range x.Output {
-				w.str(l)
+			for _, l := range x.output {
+				w.spooled(r.text, l.at)
 			}
 			w.end(']')
 		}
@@ -373,7 +382,7 @@ func (w *jw) data(r *Report) {
 		w.kostr("runId", f.RunID)
 		w.kostr("agentId", f.AgentID)
 		w.kostr("sessionKey", f.SessionKey)
-		w.kstr("message", f.Message)
+		w.key("message").spooled(r.text, f.msg)
 		w.kint("lane", int64(f.Lane))
 		w.kint("run", int64(f.Run))
 		w.end('}')

@@ -22,6 +22,9 @@
 package report
 
 import (
+	"fmt"
+
+	"github.com/clawtap/clawtap/pkg/jsonx"
 	"github.com/clawtap/clawtap/pkg/pipeline"
 )
 
@@ -120,13 +123,15 @@ type Finding struct {
 }
 
 // Checker finds problems in the same pass as the report: an observer of
-// the pass that the report feeds, whose findings it takes after each
-// record and at the end. pkg/check plugs in through NewCheck; a test or
-// another tool may bring its own.
+// the pass that the report feeds. Before the pass, the report hands it
+// the function that takes each finding as it is made (Sink), so that a
+// finding goes to the report's spool at once rather than waiting on the
+// heap; one made while a record goes through the pass is pinned on that
+// record. pkg/check plugs in through NewCheck; a test or another tool may
+// bring its own.
 type Checker interface {
 	pipeline.Observer
-	// Findings returns the findings made since the last call.
-	Findings() []Finding
+	Sink(func(Finding))
 }
 
 // StatsSource gives the header's numbers: an observer of the pass that
@@ -206,7 +211,9 @@ type Lane struct {
 	First               int64
 }
 
-// Run is one run: a bar from its first frame to its terminal.
+// Run is one run: a bar from its first frame to its terminal. Its
+// transcript and output wait in the report's spool (Report.Transcript and
+// Report.Output read them).
 type Run struct {
 	ID                      string // runId
 	Lane, Track             int
@@ -218,9 +225,11 @@ type Run struct {
 	Frames                  int
 	AgentDeltas, ChatDeltas int
 	Tools, Approvals, Late  int
-	Transcript              []Line   // committed by the replayed UI
-	Output                  []string // the output lines of the run's first chat terminal (nil: none)
 	TranscriptElided        int
+
+	transcript []spooledLine // committed by the replayed UI
+	output     []spooledText // the output lines of the run's first chat terminal
+	hasOutput  bool          // it had a chat terminal whose lines were read (output may be empty)
 }
 
 // Line is one committed transcript line of a run.
@@ -229,6 +238,21 @@ type Line struct {
 	T    int64  // relative ms
 	Text string
 	Via  string // "history": merged when the UI's history refresh came back
+}
+
+// spooledText is a text that waits in the report's spool as a JSON
+// string; n is its length in bytes, unescaped.
+type spooledText struct {
+	at span
+	n  int
+}
+
+// spooledLine is a transcript Line whose text waits in the spool.
+type spooledLine struct {
+	Kind string
+	T    int64
+	Via  string
+	text spooledText
 }
 
 // Approval is one exec approval: requested, then resolved (or not).
@@ -265,10 +289,20 @@ type Row struct {
 	Seq   int64 // frame seq; -1 none
 }
 
-// PinnedFinding is a finding placed on the timeline.
+// PinnedFinding is a finding placed on the timeline: a Finding without
+// its message, which waits in the report's spool (Report.Message reads it).
 type PinnedFinding struct {
-	Finding
-	Lane, Run int
+	Rule       string
+	Severity   string
+	I          int
+	T          int64
+	Conn       int
+	RunID      string
+	AgentID    string
+	SessionKey string
+	Lane, Run  int
+
+	msg span // the message as a JSON string
 }
 
 // Report is the whole model.
@@ -292,6 +326,7 @@ type Report struct {
 	View      [2]int64 // the time range the page opens on (outliers left out)
 
 	spool *spool // where the bodies' and timer steps' JSON wait
+	text  *spool // where the findings' messages and the runs' texts wait
 }
 
 // Body is one record's details, already serialised (Report.BodyJSON
@@ -312,33 +347,90 @@ type Timer struct {
 }
 
 // BodyJSON reads a body's JSON object back from where it waits.
-func (r *Report) BodyJSON(b Body) ([]byte, error) { return r.read(b.at) }
+func (r *Report) BodyJSON(b Body) ([]byte, error) { return read(r.spool, b.at) }
 
 // TimerJSON reads a timer step's JSON object back from where it waits.
-func (r *Report) TimerJSON(t Timer) ([]byte, error) { return r.read(t.at) }
+func (r *Report) TimerJSON(t Timer) ([]byte, error) { return read(r.spool, t.at) }
 
-func (r *Report) read(sp span) ([]byte, error) {
-	if r.spool == nil {
+// Message reads a finding's message back from where it waits.
+func (r *Report) Message(f *PinnedFinding) (string, error) { return r.str(f.msg) }
+
+// Transcript reads run k's transcript back from where it waits.
+func (r *Report) Transcript(k int) ([]Line, error) {
+	var lines []Line
+	for _, l := range r.Runs[k].transcript {
+		text, err := r.str(l.text.at)
+		if err != nil {
+			return nil, err
+		}
+		lines = append(lines, Line{Kind: l.Kind, T: l.T, Text: text, Via: l.Via})
+	}
+	return lines, nil
+}
+
+// Output reads the output lines of run k's first chat terminal back from
+// where they wait: what the gateway said, whether or not the UI committed
+// it; nil when the run had no chat terminal.
+func (r *Report) Output(k int) ([]string, error) {
+	run := &r.Runs[k]
+	if !run.hasOutput {
 		return nil, nil
 	}
-	js := r.spool.appendTo(nil, sp)
-	return js, r.spool.err
+	out := []string{}
+	for _, l := range run.output {
+		text, err := r.str(l.at)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, text)
+	}
+	return out, nil
 }
 
-// Err reports a failure to keep or read back the details: a page written
-// meanwhile lacks them. WriteHTML and WriteData return it.
+// str reads a JSON string back from the text spool.
+func (r *Report) str(sp span) (string, error) {
+	js, err := read(r.text, sp)
+	if err != nil || len(js) == 0 {
+		return "", err
+	}
+	s, ok := jsonx.Str(js)
+	if !ok {
+		return "", fmt.Errorf("report: a spooled text is not a JSON string: %.40q", js)
+	}
+	return s, nil
+}
+
+func read(s *spool, sp span) ([]byte, error) {
+	if s == nil {
+		return nil, nil
+	}
+	js := s.appendTo(nil, sp)
+	return js, s.err
+}
+
+// Err reports a failure to keep or read back what waits in the spools
+// (details, messages, transcripts): a page written meanwhile lacks it.
+// WriteHTML, WriteData and WriteTrace return it.
 func (r *Report) Err() error {
-	if r.spool == nil {
-		return nil
+	for _, s := range []*spool{r.spool, r.text} {
+		if s != nil && s.err != nil {
+			return s.err
+		}
 	}
-	return r.spool.err
+	return nil
 }
 
-// Close releases what holds the details until the page is written (a
-// temporary file): call it once the report is written.
+// Close releases what holds the details, messages and transcripts until
+// the page is written (temporary files): call it once the report is
+// written.
 func (r *Report) Close() error {
-	if r.spool == nil {
-		return nil
+	var err error
+	for _, s := range []*spool{r.spool, r.text} {
+		if s != nil {
+			if cerr := s.close(); err == nil {
+				err = cerr
+			}
+		}
 	}
-	return r.spool.close()
+	return err
 }

@@ -206,12 +206,16 @@ func TestClaw3DReport(t *testing.T) {
 	if rep.Meta.UI != replay.UIClaw3D || !bytes.Contains(AppendData(nil, rep), []byte(`"ui":"claw3d"`)) {
 		t.Errorf("the report should name the UI it replayed: %q", rep.Meta.UI)
 	}
-	if len(rep.Runs) != 2 || len(rep.Runs[0].Transcript) != 0 || len(rep.Runs[1].Transcript) == 0 || rep.Runs[1].Transcript[len(rep.Runs[1].Transcript)-1].Text != "Title: Q3 Revenue Review 2026." {
-		t.Fatalf("Claw3D commits the second run's reply, not the first's: %+v", rep.Runs)
+	if len(rep.Runs) != 2 {
+		t.Fatalf("%d runs, want 2", len(rep.Runs))
+	}
+	first, second := transcript(t, rep, 0), transcript(t, rep, 1)
+	if len(first) != 0 || len(second) == 0 || second[len(second)-1].Text != "Title: Q3 Revenue Review 2026." {
+		t.Fatalf("Claw3D commits the second run's reply, not the first's: %+v / %+v", first, second)
 	}
 	var lost bool
 	for _, f := range rep.Findings {
-		lost = lost || f.Rule == "lost-reply" && f.Run == 0 && strings.Contains(f.Message, "Claw3D never shows")
+		lost = lost || f.Rule == "lost-reply" && f.Run == 0 && strings.Contains(message(t, rep, &f), "Claw3D never shows")
 	}
 	if !lost {
 		t.Errorf("the first run's lost reply should be pinned on it: %+v", rep.Findings)
@@ -220,13 +224,13 @@ func TestClaw3DReport(t *testing.T) {
 
 func TestRunDetails(t *testing.T) {
 	r := buildFile(t, fixturePath(t, "stale-terminal.jsonl.zst"), Options{})
-	first := r.Runs[0]
-	if len(first.Transcript) != 1 || first.Transcript[0].Text != "The report covers Q3 revenue." {
-		t.Errorf("committed transcript of run 1: %+v", first.Transcript)
+	if first := transcript(t, r, 0); len(first) != 1 || first[0].Text != "The report covers Q3 revenue." {
+		t.Errorf("committed transcript of run 1: %+v", first)
 	}
 	second := r.Runs[1]
-	if len(second.Transcript) != 0 || len(second.Output) != 1 || second.Output[0] != "Title: Q3 Revenue Review 2026." {
-		t.Errorf("run 2's final is dropped by the guard: the gateway's text is its output, and nothing reaches the transcript: %+v / %+v", second.Transcript, second.Output)
+	tr, out := transcript(t, r, 1), output(t, r, 1)
+	if len(tr) != 0 || len(out) != 1 || out[0] != "Title: Q3 Revenue Review 2026." {
+		t.Errorf("run 2's final is dropped by the guard: the gateway's text is its output, and nothing reaches the transcript: %+v / %+v", tr, out)
 	}
 	// The dropped final's record keeps its body, with the guard's effect.
 	var found bool
@@ -552,4 +556,32 @@ func TestTraceShape(t *testing.T) {
 	if len(threads) != 3 || slices != 2 || findings != len(r.Findings) || instants < r.Rows.Len() {
 		t.Errorf("threads %v, run slices %d, findings %d, instants %d", threads, slices, findings, instants)
 	}
+}
+
+// transcript, output and message read what waits in the report's spool.
+func transcript(t *testing.T, r *Report, k int) []Line {
+	t.Helper()
+	lines, err := r.Transcript(k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lines
+}
+
+func output(t *testing.T, r *Report, k int) []string {
+	t.Helper()
+	out, err := r.Output(k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func message(t *testing.T, r *Report, f *PinnedFinding) string {
+	t.Helper()
+	m, err := r.Message(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }

@@ -51,9 +51,29 @@ type spool struct {
 	end   int64  // where the next write goes; pending writes included
 	live  int64  // bytes of spans still kept
 	pend  []byte // written to f at end-len(pend) when full or read from
-	rbuf  []byte // a window of f read ahead, at roff
-	roff  int64
+	wins  [spoolWindows]window
+	tick  uint64 // for the windows' least recent use
 	err   error
+}
+
+// A spool is read through a few windows of its file: bodies are read in
+// the order they were written (one window serves them), findings' messages
+// in capture order, which interleaves those written while the pass ran
+// with those written at its end (a window each).
+const (
+	spoolWindows = 4
+	windowSize   = spoolChunk / spoolWindows
+)
+
+// window is a piece of the spool's file read ahead.
+type window struct {
+	buf  []byte
+	off  int64
+	used uint64
+}
+
+func (w *window) holds(off, end int64) bool {
+	return off >= w.off && end <= w.off+int64(len(w.buf))
 }
 
 // open makes the spool's file on first use.
@@ -117,8 +137,8 @@ func (s *spool) writeAt(p []byte, off int64) {
 	}
 }
 
-// appendTo appends a span's bytes to dst. Spans are read in the order
-// they were written, so a window read ahead serves most of them.
+// appendTo appends a span's bytes to dst, through the window that holds
+// them, or the least recently used one read anew at the span.
 func (s *spool) appendTo(dst []byte, sp span) []byte {
 	if sp.n <= 0 || s.err != nil {
 		return dst
@@ -129,22 +149,38 @@ func (s *spool) appendTo(dst []byte, sp span) []byte {
 		s.err = fmt.Errorf("report: spooled details at %d+%d lie past the spool's %d bytes", sp.off, sp.n, s.end)
 		return dst
 	}
-	if sp.off < s.roff || end > s.roff+int64(len(s.rbuf)) {
-		if sp.n > spoolChunk {
-			return s.readInto(dst, sp)
+	if sp.n > windowSize {
+		return s.readInto(dst, sp)
+	}
+	s.tick++
+	w := &s.wins[0]
+	for k := range s.wins {
+		if s.wins[k].holds(sp.off, end) {
+			w = &s.wins[k]
+			w.used = s.tick
+			return append(dst, w.buf[sp.off-w.off:end-w.off]...)
 		}
-		if s.rbuf == nil {
-			s.rbuf = make([]byte, spoolChunk)
-		}
-		s.rbuf = s.rbuf[:min(int64(spoolChunk), s.end-sp.off)]
-		s.roff = sp.off
-		if _, err := s.f.ReadAt(s.rbuf, sp.off); err != nil {
-			s.err = fmt.Errorf("report: reading spooled details: %w", err)
-			s.rbuf = s.rbuf[:0]
-			return dst
+		if s.wins[k].used < w.used {
+			w = &s.wins[k]
 		}
 	}
-	return append(dst, s.rbuf[sp.off-s.roff:end-s.roff]...)
+	if w.buf == nil {
+		w.buf = make([]byte, windowSize)
+	}
+	w.buf, w.off, w.used = w.buf[:min(int64(windowSize), s.end-sp.off)], sp.off, s.tick
+	if _, err := s.f.ReadAt(w.buf, sp.off); err != nil {
+		s.err = fmt.Errorf("report: reading spooled details: %w", err)
+		w.buf = w.buf[:0]
+		return dst
+	}
+	return append(dst, w.buf[:sp.n]...)
+}
+
+// forgetWindows drops what the windows read: the file changed under them.
+func (s *spool) forgetWindows() {
+	for k := range s.wins {
+		s.wins[k].buf, s.wins[k].off = s.wins[k].buf[:0], 0
+	}
 }
 
 // readInto reads a span larger than the window straight into dst.
@@ -162,7 +198,7 @@ func (s *spool) readInto(dst []byte, sp span) []byte {
 // (spans must list every live span, sorted by offset), and updates them.
 func (s *spool) compact(spans []*span) {
 	s.flush()
-	s.rbuf, s.roff = s.rbuf[:0], 0
+	s.forgetWindows()
 	var at int64
 	var buf []byte
 	for _, sp := range spans {
@@ -192,7 +228,8 @@ func (s *spool) close() error {
 			err = rerr
 		}
 	}
-	s.f, s.name, s.pend, s.rbuf = nil, "", nil, nil
+	s.f, s.name, s.pend = nil, "", nil
+	s.wins = [spoolWindows]window{}
 	return err
 }
 

@@ -46,7 +46,21 @@ func TestSpoolKeepsWhatWasPut(t *testing.T) {
 				}
 			}
 		}
-		for k, sp := range spans {
+		// In the order they were put, then interleaved from three places
+		// and in a scattered order, as findings' messages are read.
+		n := len(spans)
+		var order []int
+		for k := range spans {
+			order = append(order, k)
+		}
+		for k := 0; k < n/3; k++ {
+			order = append(order, k, n/3+k, 2*n/3+k)
+		}
+		for k := 0; k < n; k++ {
+			order = append(order, k*7919%n)
+		}
+		for _, k := range order {
+			sp := spans[k]
 			if sp.n == 0 {
 				continue
 			}
@@ -132,7 +146,7 @@ func TestSpoolReadErrorFailsThePage(t *testing.T) {
 		t.Fatal("no bodies kept")
 	}
 	r.spool.f = brokenFile{r.spool.f}
-	r.spool.rbuf = r.spool.rbuf[:0]
+	r.spool.forgetWindows()
 	var page bytes.Buffer
 	if err := WriteHTML(&page, r); !errors.Is(err, errBroken) {
 		t.Errorf("WriteHTML: %v, want the spool's read error", err)

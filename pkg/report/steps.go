@@ -195,7 +195,7 @@ func (b *Builder) addLines(run int, lines []replay.Line, via string) {
 			continue
 		}
 		b.bodyBytes += size
-		r.Transcript = append(r.Transcript, Line{Kind: l.Kind, T: b.rel(l.TS), Text: text, Via: via})
+		r.transcript = append(r.transcript, spooledLine{Kind: l.Kind, T: b.rel(l.TS), Via: via, text: b.text(text)})
 	}
 }
 
@@ -203,10 +203,10 @@ func (b *Builder) addLines(run int, lines []replay.Line, via string) {
 // gateway's terminal said, whether or not the UI committed it.
 func (b *Builder) runOutput(run int, lines []string) {
 	r := &b.rep.Runs[run]
-	if r.Output != nil {
+	if r.hasOutput {
 		return
 	}
-	r.Output = []string{}
+	r.hasOutput = true
 	for _, l := range lines {
 		l = cut(l, MaxLineText)
 		if !b.room(len(l)+8, prioKey) {
@@ -214,6 +214,6 @@ func (b *Builder) runOutput(run int, lines []string) {
 			continue
 		}
 		b.bodyBytes += len(l) + 8
-		r.Output = append(r.Output, l)
+		r.output = append(r.output, b.text(l))
 	}
 }

@@ -277,7 +277,8 @@ func WriteTrace(w io.Writer, r *Report) error {
 		t.b = append(t.b, `,"args":{"rule":`...)
 		t.b = jsonx.AppendString(t.b, f.Rule)
 		t.str("severity", f.Severity)
-		t.str("message", f.Message)
+		t.b = append(t.b, `,"message":`...)
+		t.b = r.text.appendTo(t.b, f.msg)
 		t.int("record", int64(f.I))
 		if f.RunID != "" {
 			t.str("runId", f.RunID)
@@ -288,8 +289,10 @@ func WriteTrace(w io.Writer, r *Report) error {
 	if t.err != nil {
 		return t.err
 	}
-	_, err := w.Write(t.b)
-	return err
+	if _, err := w.Write(t.b); err != nil {
+		return err
+	}
+	return r.Err() // a message that could not be read back
 }
 
 func closedText(c *Conn) string {
