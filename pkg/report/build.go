@@ -1,7 +1,6 @@
 package report
 
 import (
-	"slices"
 	"unicode/utf8"
 
 	"github.com/clawtap/clawtap/pkg/bridge"
@@ -39,35 +38,21 @@ type sendInfo struct {
 	row     int // where its row's owner is (Rows.add), -1 when the row was elided
 }
 
-// runAcc is what the pass tracks for a run beyond Run.
-type runAcc struct {
-	chatTerm  string
-	chatT     int64
-	chatI     int
-	lifeTerm  string
-	lifeT     int64
-	lifeI     int
-	hasChat   bool
-	hasLife   bool
-	laneFixed bool // the lane came from a frame with a session key
-	// per connection: the same run seen by several clients has its own
-	// terminal on each
-	conns []connTerm
-}
-
+// connTerm counts a run's chat terminals on one connection: the same run
+// seen by several clients has its own terminal on each.
 type connTerm struct {
-	conn      int
-	terminals int
+	conn      int32
+	terminals int32
 }
 
-func (acc *runAcc) on(conn int) *connTerm {
-	for k := range acc.conns {
-		if acc.conns[k].conn == conn {
-			return &acc.conns[k]
+func (r *Run) on(conn int) *connTerm {
+	for k := range r.conns {
+		if r.conns[k].conn == int32(conn) {
+			return &r.conns[k]
 		}
 	}
-	acc.conns = append(acc.conns, connTerm{conn: conn})
-	return &acc.conns[len(acc.conns)-1]
+	r.conns = append(r.conns, connTerm{conn: int32(conn)})
+	return &r.conns[len(r.conns)-1]
 }
 
 // Builder builds a Report from records in one pass.
@@ -88,7 +73,6 @@ type Builder struct {
 	conns     map[int]int
 	lanes     map[laneKey]int
 	runs      map[string]int
-	racc      []runAcc
 	approvals map[string]int
 	sends     map[sendKey]sendInfo
 	sendFIFO  []sendKey
@@ -250,18 +234,16 @@ func (b *Builder) run(id, agent, session string, t int64, i, conn int) int {
 	}
 	if ok {
 		b.recentRuns.Put(id, r)
-		acc := &b.racc[r]
-		if !acc.laneFixed && session != "" {
-			b.rep.Runs[r].Lane = b.lane(agent, session, t)
-			acc.laneFixed = true
+		if run := &b.rep.Runs[r]; !run.laneFixed && session != "" {
+			run.Lane = b.lane(agent, session, t)
+			run.laneFixed = true
 		}
 		return r
 	}
 	r = len(b.rep.Runs)
 	b.runs[id] = r
 	b.recentRuns.Put(id, r)
-	b.rep.Runs = append(b.rep.Runs, Run{ID: id, Lane: b.lane(agent, session, t), Start: t, End: t, Last: t, FirstI: i, LastI: i, TermI: -1})
-	b.racc = append(b.racc, runAcc{laneFixed: session != ""})
+	b.rep.Runs = append(b.rep.Runs, Run{ID: id, Lane: b.lane(agent, session, t), Start: t, End: t, Last: t, FirstI: i, LastI: i, TermI: -1, laneFixed: session != ""})
 	b.skel += skelPerItem + len(id)
 	return r
 }
@@ -570,9 +552,10 @@ func (b *Builder) After(f *pipeline.Frame) error {
 	return nil
 }
 
-// runFrame counts a frame of a run.
+// runFrame counts a frame of a run. Its terminal is its first chat
+// terminal, or without one its first lifecycle end or error.
 func (b *Builder) runFrame(run int, rel int64, i, conn, typ int, ev *bridge.Event) {
-	r, acc := &b.rep.Runs[run], &b.racc[run]
+	r := &b.rep.Runs[run]
 	r.Frames++
 	if rel < r.Start {
 		r.Start = rel
@@ -583,10 +566,7 @@ func (b *Builder) runFrame(run int, rel int64, i, conn, typ int, ev *bridge.Even
 	if i < r.FirstI {
 		r.FirstI = i
 	}
-	if !slices.Contains(r.Conns, conn) {
-		r.Conns = append(r.Conns, conn)
-	}
-	ct := acc.on(conn)
+	ct := r.on(conn)
 	if ct.terminals > 0 && typ != TypeSend {
 		r.Late++ // after the terminal on its own connection
 	}
@@ -605,15 +585,17 @@ func (b *Builder) runFrame(run int, rel int64, i, conn, typ int, ev *bridge.Even
 		}
 		ct.terminals++
 		r.Terminals = max(r.Terminals, ct.terminals)
-		if !acc.hasChat {
-			acc.hasChat, acc.chatT, acc.chatI, acc.chatTerm = true, rel, i, TypeNames[typ]
+		if !r.hasChat {
+			r.hasChat, r.Terminal, r.End, r.TermI = true, TypeNames[typ], rel, i
 		}
 	case TypeLifecycle:
-		if !acc.hasLife && (ev.Phase == "end" || ev.Phase == "error") {
-			acc.hasLife, acc.lifeT, acc.lifeI = true, rel, i
-			acc.lifeTerm = TermLifecycleEnd
-			if ev.Phase == "error" {
-				acc.lifeTerm = TermLifecycleError
+		if !r.hasLife && (ev.Phase == "end" || ev.Phase == "error") {
+			r.hasLife = true
+			if !r.hasChat {
+				r.Terminal, r.End, r.TermI = TermLifecycleEnd, rel, i
+				if ev.Phase == "error" {
+					r.Terminal = TermLifecycleError
+				}
 			}
 		}
 	}

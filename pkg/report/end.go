@@ -77,16 +77,16 @@ func (b *Builder) End(e *pipeline.End) error {
 
 	// Runs: terminals, ends, counts.
 	for k := range rep.Runs {
-		r, acc := &rep.Runs[k], &b.racc[k]
-		switch {
-		case acc.hasChat:
-			r.Terminal, r.End, r.TermI = acc.chatTerm, acc.chatT, acc.chatI
-		case acc.hasLife:
-			r.Terminal, r.End, r.TermI = acc.lifeTerm, acc.lifeT, acc.lifeI
-		default:
+		r := &rep.Runs[k]
+		if !r.hasChat && !r.hasLife {
 			r.Terminal, r.End = TermNone, b.maxT
 		}
 		r.End = max(r.End, r.Start)
+		r.Conns = make([]int, len(r.conns))
+		for c := range r.conns {
+			r.Conns[c] = int(r.conns[c].conn)
+		}
+		r.conns = nil
 		slices.Sort(r.Conns)
 		switch r.Terminal {
 		case TermFinal:
@@ -100,9 +100,9 @@ func (b *Builder) End(e *pipeline.End) error {
 		default:
 			sum.RunsUnfinished++
 		}
-		sum.AgentDeltas += r.AgentDeltas
-		sum.ChatDeltas += r.ChatDeltas
-		sum.ToolCalls += r.Tools
+		sum.AgentDeltas += int(r.AgentDeltas)
+		sum.ChatDeltas += int(r.ChatDeltas)
+		sum.ToolCalls += int(r.Tools)
 	}
 	sum.Runs = len(rep.Runs)
 
@@ -383,7 +383,7 @@ func (b *Builder) trim() {
 		if n == 0 {
 			continue
 		}
-		r.TranscriptElided += len(r.transcript) + len(r.output)
+		r.TranscriptElided += int32(len(r.transcript) + len(r.output))
 		r.transcript, r.output, r.hasOutput = nil, nil, true
 		b.skel -= n
 	}
@@ -411,7 +411,7 @@ func (b *Builder) trim() {
 	}
 	elided := 0
 	for _, r := range rep.Runs {
-		elided += r.TranscriptElided
+		elided += int(r.TranscriptElided)
 	}
 	if elided > 0 {
 		rep.Notes = append(rep.Notes, strconv.Itoa(elided)+" transcript line(s) were elided by the size limit")

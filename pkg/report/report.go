@@ -215,21 +215,27 @@ type Lane struct {
 // transcript and output wait in the report's spool (Report.Transcript and
 // Report.Output read them).
 type Run struct {
-	ID                      string // runId
-	Lane, Track             int
-	Conns                   []int
-	Start, End, Last        int64 // relative ms; End is the terminal's time, or the capture's end
-	FirstI, LastI, TermI    int
-	Terminal                string
-	Terminals               int // chat terminals seen on one connection (a second one is a bug)
-	Frames                  int
-	AgentDeltas, ChatDeltas int
-	Tools, Approvals, Late  int
-	TranscriptElided        int
+	ID                   string // runId
+	Lane, Track          int
+	Conns                []int // the connections that carried it, sorted (set when the pass ends)
+	Start, End, Last     int64 // relative ms; End is the terminal's time, or the capture's end
+	FirstI, LastI, TermI int
+	Terminal             string
+	// Counts, in 32 bits: the report holds a Run for every run of the
+	// capture.
+	Terminals               int32 // chat terminals seen on one connection (a second one is a bug)
+	Frames                  int32
+	AgentDeltas, ChatDeltas int32
+	Tools, Approvals, Late  int32
+	TranscriptElided        int32
 
+	conns      []connTerm    // while the pass runs: the chat terminals on each connection
 	transcript []spooledLine // committed by the replayed UI
 	output     []spooledText // the output lines of the run's first chat terminal
 	hasOutput  bool          // it had a chat terminal whose lines were read (output may be empty)
+	hasChat    bool          // Terminal, End and TermI are its first chat terminal's
+	hasLife    bool          // … or, without one, its first lifecycle end or error's
+	laneFixed  bool          // the lane came from a frame with a session key
 }
 
 // Line is one committed transcript line of a run.
