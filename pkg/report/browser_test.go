@@ -254,7 +254,7 @@ func TestBrowserFixtures(t *testing.T) {
 					t.Errorf("clicked run %d, details show %q", k, got)
 				}
 				rows := b.num(t, `document.querySelectorAll(".details table.st tr.rec").length`)
-				if want := min(run.Frames, 400); rows != want {
+				if want := min(int(run.Frames), 400); rows != want {
 					t.Errorf("run %d: %d record rows, want %d", k, rows, want)
 				}
 				tr := b.str(t, `document.querySelector(".details .transcript").innerText`)
