@@ -123,6 +123,39 @@ func TestBilledTwice(t *testing.T) {
 	expect(t, analyzeUI(t, s.Records(), Options{Only: []string{RuleBilling}}, false, replay.UIClaw3D))
 }
 
+// A run the tables let go (maxRuns runs later) is judged as one kept to
+// the end: its double bill is still found.
+func TestBilledTwiceJudgedWhenForgotten(t *testing.T) {
+	s := synth.New(42)
+	c := s.Open(synth.ConnOptions{Caps: []string{"tool-events", "approvals"}})
+	s.Advance(500)
+	r := c.ChatSend(mainKey, "Clean the build.")
+	r.Prepare()
+	s.Advance(300)
+	r.Say("Removing it.")
+	a := r.RequestApproval("rm -rf build")
+	s.Advance(50)
+	r.Final()
+	s.Advance(500)
+	a.Resolve(nil, "allow-once", "operator", "removed")
+	s.Advance(100)
+	r.Final()
+	r.End()
+	for k := 0; k <= maxRuns; k++ {
+		s.Advance(500)
+		more := c.ChatSend("agent:ops:main", "Again.")
+		more.Start()
+		more.Say("Yes.")
+		more.End()
+		more.Final()
+	}
+	fs := analyzeUI(t, s.Records(), Options{Only: []string{RuleBilling}}, false, replay.UIClawboo)
+	expect(t, fs, RuleBilling)
+	if fs[0].RunID != r.ID || !strings.Contains(fs[0].Message, "2 times") {
+		t.Fatalf("%s", fs[0].AppendJSON(nil))
+	}
+}
+
 // TestAgentOnlyRunLeavesABubble: clawboo's chat store clears a session's
 // streaming text only on an applied commitChat; a run that ends without a
 // chat terminal leaves the bubble on screen.

@@ -156,8 +156,13 @@ func (t *Tracker) run(id, agent, session string, i int) *Run {
 	return r
 }
 
-// forget drops the oldest run and what else refers to it.
+// bills reports whether the UI the replay models bills a turn per commit.
+func (t *Tracker) bills() bool { return t.ui == replay.UIClawboo }
+
+// forget drops the oldest run and what else refers to it, after showing
+// it, judged as a run kept to the end is, to OnForget.
 func (t *Tracker) forget(r *Run) {
+	r.Billing = t.bills()
 	if t.OnForget != nil {
 		t.OnForget(r)
 	}
@@ -406,9 +411,8 @@ func (t *Tracker) End(e *pipeline.End) error {
 	}
 	st := e.Engine.State()
 	t.ui = st.UI()
-	billing := t.ui == replay.UIClawboo
 	for _, r := range t.runs {
-		r.Billing = billing
+		r.Billing = t.bills()
 	}
 	for _, id := range st.AgentIDs() {
 		if r := t.lastEnded(id); r != nil {

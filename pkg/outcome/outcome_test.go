@@ -102,17 +102,23 @@ func TestForgottenRunsLeaveNothingBehind(t *testing.T) {
 	tr := outcome.New()
 	const bound = 16
 	tr.SetMaxRuns(bound)
-	forgotten, forgottenLost := 0, 0
+	forgotten, forgottenLost, unbilled := 0, 0, 0
 	tr.OnForget = func(r *outcome.Run) {
 		forgotten++
 		if r.LostWhy() != "" {
 			forgottenLost++
+		}
+		if !r.Billing {
+			unbilled++ // clawboo bills: a forgotten run is judged as one kept to the end
 		}
 	}
 	trackLarge(t, tr, 20_000)
 	runs := tr.Runs()
 	if len(runs) != bound || tr.Forgotten == 0 {
 		t.Fatalf("%d runs kept, %d forgotten; want %d kept and some forgotten", len(runs), tr.Forgotten, bound)
+	}
+	if unbilled > 0 {
+		t.Errorf("%d of %d forgotten runs say their UI bills nothing; clawboo bills", unbilled, forgotten)
 	}
 	if forgotten != tr.Forgotten || forgottenLost == 0 {
 		t.Errorf("OnForget saw %d runs (%d lost replies), the tracker forgot %d: a forgotten run must be shown first", forgotten, forgottenLost, tr.Forgotten)
