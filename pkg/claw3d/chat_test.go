@@ -1,6 +1,7 @@
 package claw3d
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -450,5 +451,49 @@ func TestChatCompletionTime(t *testing.T) {
 				t.Fatalf("meta at %d, want %d", e[0].TimestampMs.V, tc.want)
 			}
 		})
+	}
+}
+
+// A final clears its run's tracking and then asks for the history refresh,
+// which Claw3D remembers per run for good; the replay remembers the last
+// maxRefreshed such runs, so its memory stays flat over a long capture,
+// and still asks once per run for those it remembers.
+func TestRefreshedRunsAreBounded(t *testing.T) {
+	hs := running(t, Options{})
+	requests := 0
+	at := int64(10)
+	for k := 0; k < maxRefreshed+50; k++ {
+		run := fmt.Sprintf("r%d", k)
+		hs.feed(at, lifecycle(run, "start"))
+		requests += len(find(hs.feed(at+1, final(run, "answer", 2*k+1)), IntentRequestHistoryRefresh))
+		at += 10
+	}
+	if requests != maxRefreshed+50 {
+		t.Fatalf("%d history refreshes for %d finals without thinking, want one each", requests, maxRefreshed+50)
+	}
+	if n := hs.h.RefreshedRuns(); n != maxRefreshed || hs.h.TrackedRuns() != 0 {
+		t.Fatalf("%d runs remembered for their refresh (%d tracked), want %d and 0", n, hs.h.TrackedRuns(), maxRefreshed)
+	}
+}
+
+// refreshed forgets its oldest run past maxRefreshed, and a run taken
+// back (tracked again) and added anew is not forgotten for its old place.
+func TestRefreshedForgetsTheOldest(t *testing.T) {
+	var r refreshed
+	r.add("a", historyChatFinal)
+	r.add("b", historyChatFinal)
+	if bits := r.take("a"); bits != historyChatFinal || r.has("a", historyChatFinal) {
+		t.Fatalf("take a: %d", bits)
+	}
+	r.add("a", historyRunStart) // a again, at the back
+	for k := 0; k < maxRefreshed-2; k++ {
+		r.add(fmt.Sprintf("x%d", k), historyChatFinal)
+	}
+	if r.len() != maxRefreshed || !r.has("b", historyChatFinal) {
+		t.Fatalf("%d held, b held %v", r.len(), r.has("b", historyChatFinal))
+	}
+	r.add("y", historyChatFinal) // b, the oldest, goes; a's first place is stale
+	if r.len() != maxRefreshed || r.has("b", historyChatFinal) || !r.has("a", historyRunStart) || !r.has("y", historyChatFinal) {
+		t.Fatalf("%d held; b %v, a %v, y %v", r.len(), r.has("b", historyChatFinal), r.has("a", historyRunStart), r.has("y", historyChatFinal))
 	}
 }

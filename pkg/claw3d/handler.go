@@ -156,8 +156,9 @@ type Handler struct {
 
 	// The coordinator's per-run state: the six per-run maps of §4 are one
 	// record per run, deleted together by clearRunTracking.
-	runs     map[string]*runTrack
-	terminal map[string]*runTerminal
+	runs      map[string]*runTrack
+	refreshed refreshed // the refresh requests of runs no longer tracked
+	terminal  map[string]*runTerminal
 	closed   closedRuns
 	fallback map[string]*fallback
 	// thinkingWarned: sessions already warned of a final without thinking.
@@ -225,6 +226,7 @@ func New(deps Deps, opts Options) *Handler {
 
 func (h *Handler) reset() {
 	h.runs = map[string]*runTrack{}
+	h.refreshed.reset()
 	h.terminal = map[string]*runTerminal{}
 	h.closed.reset()
 	h.fallback = map[string]*fallback{}
@@ -398,7 +400,7 @@ func (h *Handler) logWarn(msg string) {
 func (h *Handler) track(runID string) *runTrack {
 	t := h.runs[runID]
 	if t == nil {
-		t = &runTrack{}
+		t = &runTrack{historyRequested: h.refreshed.take(runID)}
 		h.runs[runID] = t
 	}
 	return t
@@ -409,6 +411,7 @@ func (h *Handler) track(runID string) *runTrack {
 func (h *Handler) clearRunTracking(runID string) {
 	h.emit(Intent{Kind: IntentClearRunTracking, RunID: runID})
 	delete(h.runs, runID)
+	h.refreshed.take(runID)
 	if fb := h.fallback[runID]; fb != nil {
 		fb.cancel()
 		delete(h.fallback, runID)
@@ -437,11 +440,17 @@ func (h *Handler) requestHistoryRefresh(agentID, runID, sessionKey, reason strin
 		if reason == RefreshRunStartNoChat {
 			bit = historyRunStart
 		}
-		t := h.track(runID)
-		if t.historyRequested&bit != 0 {
-			return
+		if t := h.runs[runID]; t != nil {
+			if t.historyRequested&bit != 0 {
+				return
+			}
+			t.historyRequested |= bit
+		} else { // its tracking was cleared (a final): kept apart, bounded
+			if h.refreshed.has(runID, bit) {
+				return
+			}
+			h.refreshed.add(runID, bit)
 		}
-		t.historyRequested |= bit
 	}
 	h.emit(Intent{Kind: IntentRequestHistoryRefresh, AgentID: agentID, RunID: runID, SessionKey: sessionKey, Reason: reason, DelayMs: delayMs})
 	req := HistoryRefresh{AgentID: agentID, Reason: reason, SessionKey: sessionKey}
@@ -493,3 +502,7 @@ func (h *Handler) SummaryRefreshPending() bool { return h.summaryCancel != nil }
 // TrackedRuns is the number of runs with tracking state (for tests and
 // memory checks).
 func (h *Handler) TrackedRuns() int { return len(h.runs) }
+
+// RefreshedRuns is the number of runs no longer tracked whose history
+// refresh requests are remembered (for tests and memory checks).
+func (h *Handler) RefreshedRuns() int { return h.refreshed.len() }
