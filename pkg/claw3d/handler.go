@@ -159,8 +159,8 @@ type Handler struct {
 	runs      map[string]*runTrack
 	refreshed refreshed // the refresh requests of runs no longer tracked
 	terminal  map[string]*runTerminal
-	closed   closedRuns
-	fallback map[string]*fallback
+	closed    closedRuns
+	fallback  map[string]*fallback
 	// thinkingWarned: sessions already warned of a final without thinking.
 	thinkingWarned map[string]bool
 	// lastActivityMark: the last markActivity per agent (throttle).
