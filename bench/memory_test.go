@@ -1,8 +1,11 @@
 package bench
 
 import (
+	"github.com/clawtap/clawtap/pkg/bridge"
 	"github.com/clawtap/clawtap/pkg/check"
+	"github.com/clawtap/clawtap/pkg/diff"
 	"github.com/clawtap/clawtap/pkg/pipeline"
+	"github.com/clawtap/clawtap/pkg/replay"
 	"path/filepath"
 	"runtime"
 	"testing"
@@ -117,4 +120,65 @@ func TestCheckMemoryFlatOverManyRuns(t *testing.T) {
 		t.Fatalf("heap in use grew from %.1f MiB a third in to %.1f MiB at the end: check must not grow with the capture's runs", h.mib(h.third), h.mib(h.end))
 	}
 	t.Logf("heap in use: %.1f MiB a third in, %.1f MiB at the end, peak %.1f MiB", h.mib(h.third), h.mib(h.end), h.mib(h.peak))
+}
+
+// TestDiffUIsMemoryFlatOverManyRuns: diff --ui compares each run once both
+// replays let it go, so its heap stays flat over 30,000 runs.
+func TestDiffUIsMemoryFlatOverManyRuns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("generates a large capture")
+	}
+	path := filepath.Join(t.TempDir(), "m.jsonl.zst")
+	w, err := capture.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := manyRuns(30_000, 5)(w); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	open := func() pipeline.AheadSource {
+		r, err := capture.Open(path, capture.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { r.Close() })
+		return pipeline.Records(r)
+	}
+	a := &sampled{AheadSource: open(), at: map[int]*uint64{}}
+	var third, last uint64
+	a.at[90_000], a.at[260_000] = &third, &last
+	res, err := diff.CompareUIs(a, open(), [2]string{replay.UIClawboo, replay.UIClaw3D}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.MetaRuns < 30_000 || third == 0 || last == 0 {
+		t.Fatalf("compared %d runs over %d records, want 30,000 runs past record 260,000: the capture no longer has what this test needs", res.MetaRuns, a.n)
+	}
+	mib := func(v uint64) float64 { return float64(v) / (1 << 20) }
+	if last > third+4<<20 { // a slice that doubles, not a run's worth each
+		t.Fatalf("live heap grew from %.1f MiB at record 90,000 to %.1f MiB at record 260,000: diff --ui must not grow with the capture's runs", mib(third), mib(last))
+	}
+	t.Logf("live heap: %.1f MiB at record 90,000, %.1f MiB at record 260,000", mib(third), mib(last))
+}
+
+// sampled is a source that samples the live heap (after a GC) when it
+// hands out the records named in at.
+type sampled struct {
+	pipeline.AheadSource
+	n  int
+	at map[int]*uint64
+}
+
+func (s *sampled) Next() (*capture.Record, *bridge.Event, error) {
+	if p := s.at[s.n]; p != nil {
+		var ms runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&ms)
+		*p = ms.HeapAlloc
+	}
+	s.n++
+	return s.AheadSource.Next()
 }

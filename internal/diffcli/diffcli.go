@@ -55,16 +55,17 @@ func UIs(env *cli.Env, path string, uis [2]string, out cli.Output) error {
 	if !env.ShowCredentials {
 		redact.OnRead(rb)
 	}
-	res, err := diff.CompareUIs(pipeline.Records(ra), pipeline.Records(rb), uis)
-	if err != nil {
-		return cli.ReadErr(path, err)
-	}
-	env.ReadSummary(path, ra.Stats())
 	s, err := env.OpenSink(out)
 	if err != nil {
 		return err
 	}
-	err = output.DiffUIs(s, s.Format, s.Style, res, path)
+	p := &output.DiffUIs{W: s, Format: s.Format, Style: s.Style, Path: path}
+	res, err := diff.CompareUIs(pipeline.Records(ra), pipeline.Records(rb), uis, p.Run)
+	if err != nil {
+		return s.Close(cli.ReadErr(path, err))
+	}
+	env.ReadSummary(path, ra.Stats())
+	err = p.Summary(res)
 	if err == nil && !res.Equal() {
 		err = cli.ErrFinding
 	}

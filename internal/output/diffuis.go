@@ -11,20 +11,47 @@ import (
 	"github.com/clawtap/clawtap/pkg/human"
 )
 
-// DiffUIs prints a comparison of one capture under two UIs: JSON Lines
-// with one {"run":…} per run then {"summary":…}; text and table show the
-// runs that differ, field by field.
-func DiffUIs(w io.Writer, format Format, style Style, res *diff.UIResult, path string) error {
-	if format == JSON {
-		return writeDiffUIsJSON(w, res)
+// DiffUIs prints a comparison of one capture under two UIs as it goes:
+// JSON Lines with one {"run":…} per run, as each is compared, then
+// {"summary":…}; text and table keep the runs that differ and show them,
+// field by field, under a header once the comparison is over.
+type DiffUIs struct {
+	W      io.Writer
+	Format Format
+	Style  Style
+	Path   string
+
+	differ []diff.RunOutcomes // text and table: the runs that differ
+}
+
+// Run takes one run's comparison.
+func (p *DiffUIs) Run(r *diff.RunOutcomes) error {
+	if p.Format == JSON {
+		b, _ := json.Marshal(map[string]any{"run": r})
+		_, err := p.W.Write(append(b, '\n'))
+		return err
 	}
+	if len(r.Differs) > 0 {
+		p.differ = append(p.differ, *r)
+	}
+	return nil
+}
+
+// Summary ends the output.
+func (p *DiffUIs) Summary(res *diff.UIResult) error {
+	if p.Format == JSON {
+		b, _ := json.Marshal(map[string]any{"summary": res})
+		_, err := p.W.Write(append(b, '\n'))
+		return err
+	}
+	style := p.Style
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s under %s and %s: %d run(s)\n", path, res.UIs[0], res.UIs[1], res.MetaRuns)
-	if format == Table {
+	fmt.Fprintf(&b, "%s under %s and %s: %d run(s)\n", p.Path, res.UIs[0], res.UIs[1], res.MetaRuns)
+	if p.Format == Table {
 		sp := &statsPrinter{w: &b, style: style, table: true}
 		var rows [][]string
-		for k := range res.Runs {
-			r := &res.Runs[k]
+		for k := range p.differ {
+			r := &p.differ[k]
 			for _, f := range r.Differs {
 				rows = append(rows, []string{runLabel(r.RunID), r.AgentID, "#" + strconv.Itoa(r.I), f, outcomeField(f, &r.A), outcomeField(f, &r.B)})
 			}
@@ -37,11 +64,8 @@ func DiffUIs(w io.Writer, format Format, style Style, res *diff.UIResult, path s
 			return sp.err
 		}
 	} else {
-		for k := range res.Runs {
-			r := &res.Runs[k]
-			if len(r.Differs) == 0 {
-				continue
-			}
+		for k := range p.differ {
+			r := &p.differ[k]
 			fmt.Fprintf(&b, "\n%s (agent %s, record #%d):\n", style.Paint("run "+runLabel(r.RunID), Bold...), r.AgentID, r.I)
 			for _, f := range r.Differs {
 				fmt.Fprintf(&b, "  %-7s %s: %s\n", f, res.UIs[0], outcomeField(f, &r.A))
@@ -56,19 +80,7 @@ func DiffUIs(w io.Writer, format Format, style Style, res *diff.UIResult, path s
 		fmt.Fprintf(&b, "%s: %d of %d run(s) end differently (first: run %s, record #%d)\n",
 			style.Paint("different", Bad...), res.Differ, res.MetaRuns, runLabel(res.First.RunID), res.First.I)
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-func writeDiffUIsJSON(w io.Writer, res *diff.UIResult) error {
-	for k := range res.Runs {
-		b, _ := json.Marshal(map[string]any{"run": &res.Runs[k]})
-		if _, err := w.Write(append(b, '\n')); err != nil {
-			return err
-		}
-	}
-	b, _ := json.Marshal(map[string]any{"summary": res})
-	_, err := w.Write(append(b, '\n'))
+	_, err := io.WriteString(p.W, b.String())
 	return err
 }
 

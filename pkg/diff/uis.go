@@ -1,6 +1,8 @@
 package diff
 
 import (
+	"slices"
+
 	"github.com/clawtap/clawtap/pkg/outcome"
 	"github.com/clawtap/clawtap/pkg/pipeline"
 	"github.com/clawtap/clawtap/pkg/replay"
@@ -31,80 +33,178 @@ type RunOutcomes struct {
 
 // UIResult compares two UIs' outcomes of one capture.
 type UIResult struct {
-	UIs      [2]string     `json:"uis"`
-	Runs     []RunOutcomes `json:"-"`
-	Differ   int           `json:"differ"`
-	Same     int           `json:"same"`
-	First    *RunOutcomes  `json:"first,omitempty"`
-	MetaRuns int           `json:"runs"`
+	UIs      [2]string    `json:"uis"`
+	Differ   int          `json:"differ"`
+	Same     int          `json:"same"`
+	First    *RunOutcomes `json:"first,omitempty"`
+	MetaRuns int          `json:"runs"`
 }
 
 // Equal reports whether the UIs left the user with the same outcome of
 // every run.
 func (r *UIResult) Equal() bool { return r.Differ == 0 }
 
-// CompareUIs replays one capture under two UIs (a and b read the same
-// capture, once each) and compares, run by run, what the user ends up
-// with: the reply committed, the agent's status after the run, a ghost or
-// a bubble left behind, and the turns billed where both UIs bill.
-func CompareUIs(a, b pipeline.Source, uis [2]string) (*UIResult, error) {
-	ta, err := outcomes(a, uis[0])
-	if err != nil {
-		return nil, err
+// maxRuns is how many runs each UI's outcome tracker holds, as check's: a
+// run is compared once both replays have let it go.
+const maxRuns = 8192
+
+// CompareUIs replays one capture under two UIs side by side, a record of
+// each at a time (a and b read the same capture), and compares, run by
+// run, what the user ends up with: the reply committed, the agent's status
+// after the run, a ghost or a bubble left behind, and the turns billed
+// where both UIs bill. Each run's pair goes to each (nil: none), in the
+// order the runs first appeared under a, then the runs only b saw; a run
+// is compared as soon as both replays have let it go, so memory stays flat
+// however long the capture.
+func CompareUIs(a, b pipeline.Source, uis [2]string, each func(*RunOutcomes) error) (*UIResult, error) {
+	c := &uiPairs{res: &UIResult{UIs: uis}, each: each}
+	c.waiting[0], c.waiting[1] = map[string][]*uiSide{}, map[string][]*uiSide{}
+	var trackers [2]*outcome.Tracker
+	var passes [2]*pipeline.Pass
+	for k := range trackers {
+		t := outcome.NewBounded(maxRuns)
+		t.OnForget = func(r *outcome.Run) { c.let(k, r) }
+		trackers[k] = t
+		passes[k] = pipeline.New(pipeline.Options{Replay: replay.Options{UI: uis[k]}}, t)
 	}
-	tb, err := outcomes(b, uis[1])
-	if err != nil {
-		return nil, err
-	}
-	res := &UIResult{UIs: uis}
-	byB := map[string]*outcome.Run{}
-	for _, r := range tb.Runs() {
-		byB[r.ID] = r
-	}
-	seen := map[string]bool{}
-	add := func(ra, rb *outcome.Run) {
-		p := RunOutcomes{A: outcomeOf(ra), B: outcomeOf(rb)}
-		for _, r := range []*outcome.Run{ra, rb} {
-			if r != nil {
-				p.RunID, p.AgentID = r.ID, r.AgentID
-				p.I = max(p.I, r.EndI, r.FirstI)
+	srcs := [2]pipeline.Source{a, b}
+	more := [2]bool{true, true}
+	for (more[0] || more[1]) && c.err == nil {
+		for k := range passes {
+			if !more[k] {
+				continue
+			}
+			var err error
+			if more[k], err = passes[k].Next(srcs[k]); err != nil {
+				return nil, err
 			}
 		}
-		p.Differs = differs(&p.A, &p.B)
-		if len(p.Differs) > 0 {
-			res.Differ++
-			if res.First == nil {
-				res.First = &p
-			}
-		} else {
-			res.Same++
-		}
-		res.Runs = append(res.Runs, p)
+		c.emit(false)
 	}
-	for _, r := range ta.Runs() {
-		seen[r.ID] = true
-		add(r, byB[r.ID])
-	}
-	for _, r := range tb.Runs() {
-		if !seen[r.ID] {
-			add(nil, r)
+	for k, t := range trackers { // what each tracker held to the end, in order
+		for _, r := range t.Runs() {
+			c.let(k, r)
 		}
 	}
-	if res.First != nil {
-		first := *res.First
-		res.First = &first
-	}
-	res.MetaRuns = len(res.Runs)
-	return res, nil
+	c.emit(true)
+	return c.res, c.err
 }
 
-func outcomes(src pipeline.Source, ui string) (*outcome.Tracker, error) {
-	t := outcome.New()
-	p := pipeline.New(pipeline.Options{Replay: replay.Options{UI: ui}}, t)
-	if err := p.Run(src); err != nil {
-		return nil, err
+// uiSide is one UI's outcome of a run, once its tracker let the run go.
+type uiSide struct {
+	id, agent string
+	i         int // the run's last terminal record, or its first record
+	seq       int // the order the runs were let go in, on this side
+	o         Outcome
+	mate      *uiSide // the other UI's side, once paired
+}
+
+// uiPairs pairs the two UIs' sides of each run as the trackers let them
+// go: the trackers read the same records, so a run leaves both at about
+// the same record, and few sides ever wait.
+type uiPairs struct {
+	res     *UIResult
+	each    func(*RunOutcomes) error
+	order   []*uiSide               // a's sides in the order let go, from the first not emitted
+	waiting [2]map[string][]*uiSide // sides not paired yet, by run id
+	seq     [2]int
+	err     error
+}
+
+func (c *uiPairs) let(k int, r *outcome.Run) {
+	s := &uiSide{id: r.ID, agent: r.AgentID, i: max(r.EndI, r.FirstI), seq: c.seq[k], o: outcomeOf(r)}
+	c.seq[k]++
+	other := 1 - k
+	if w := c.waiting[other][r.ID]; len(w) > 0 {
+		s.mate, w[0].mate = w[0], s
+		if len(w) == 1 {
+			delete(c.waiting[other], r.ID)
+		} else {
+			c.waiting[other][r.ID] = w[1:]
+		}
+	} else {
+		c.waiting[k][r.ID] = append(c.waiting[k][r.ID], s)
 	}
-	return t, nil
+	if k == 0 {
+		c.order = append(c.order, s)
+	}
+}
+
+// emit compares the runs both sides let go, in a's order; at the end, or
+// once a run has waited for b's side through maxRuns more of a's, it goes
+// alone, and at the end b's runs a never saw follow in b's order.
+func (c *uiPairs) emit(end bool) {
+	n := 0
+	for ; n < len(c.order) && c.err == nil; n++ {
+		s := c.order[n]
+		if s.mate == nil && !end && len(c.order)-n <= maxRuns {
+			break
+		}
+		if s.mate == nil {
+			c.unwait(0, s)
+		}
+		c.pair(s, s.mate)
+	}
+	clear(c.order[:n])
+	c.order = c.order[n:]
+	if !end || c.err != nil {
+		return
+	}
+	var only []*uiSide
+	for _, w := range c.waiting[1] {
+		only = append(only, w...)
+	}
+	slices.SortFunc(only, func(x, y *uiSide) int { return x.seq - y.seq })
+	for _, s := range only {
+		if c.err == nil {
+			c.pair(nil, s)
+		}
+	}
+}
+
+// unwait takes side s of UI k off the waiting list: it goes alone.
+func (c *uiPairs) unwait(k int, s *uiSide) {
+	w := c.waiting[k][s.id]
+	if i := slices.Index(w, s); i >= 0 {
+		w = slices.Delete(w, i, i+1)
+	}
+	if len(w) == 0 {
+		delete(c.waiting[k], s.id)
+	} else {
+		c.waiting[k][s.id] = w
+	}
+}
+
+// pair compares one run's sides (either may be nil) and hands the pair on.
+func (c *uiPairs) pair(a, b *uiSide) {
+	p := RunOutcomes{}
+	for k, s := range []*uiSide{a, b} {
+		if s == nil {
+			continue
+		}
+		if k == 0 {
+			p.A = s.o
+		} else {
+			p.B = s.o
+		}
+		p.RunID, p.AgentID = s.id, s.agent
+		p.I = max(p.I, s.i)
+	}
+	p.Differs = differs(&p.A, &p.B)
+	res := c.res
+	res.MetaRuns++
+	if len(p.Differs) > 0 {
+		res.Differ++
+		if res.First == nil {
+			first := p
+			res.First = &first
+		}
+	} else {
+		res.Same++
+	}
+	if c.each != nil {
+		c.err = c.each(&p)
+	}
 }
 
 func outcomeOf(r *outcome.Run) Outcome {

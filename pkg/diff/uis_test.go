@@ -9,13 +9,26 @@ import (
 	"github.com/clawtap/clawtap/pkg/replay"
 )
 
-func compareUIs(t *testing.T, b []byte, uis [2]string) *UIResult {
+// uiRuns is a comparison of UIs with its runs.
+type uiRuns struct {
+	*UIResult
+	Runs []RunOutcomes
+}
+
+func compareUIs(t *testing.T, b []byte, uis [2]string) uiRuns {
 	t.Helper()
-	res, err := CompareUIs(pipeline.Records(open(t, b)), pipeline.Records(open(t, b)), uis)
+	var runs []RunOutcomes
+	res, err := CompareUIs(pipeline.Records(open(t, b)), pipeline.Records(open(t, b)), uis, func(p *RunOutcomes) error {
+		runs = append(runs, *p)
+		return nil
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return res
+	if len(runs) != res.MetaRuns || res.Same+res.Differ != res.MetaRuns {
+		t.Fatalf("%d runs handed on, %d counted (%d same, %d differ)", len(runs), res.MetaRuns, res.Same, res.Differ)
+	}
+	return uiRuns{res, runs}
 }
 
 func fixtureBytes(t *testing.T, name string) []byte {
