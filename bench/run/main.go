@@ -63,6 +63,7 @@ var paths = []path{
 	{name: "check", args: []string{"check", "--format", "json", "CAPTURE"}, exits: []int{0, 1}},
 	{name: "stats", args: []string{"stats", "--format", "json", "CAPTURE"}},
 	{name: "diff (itself)", args: []string{"diff", "--format", "json", "CAPTURE", "CAPTURE"}, exits: []int{0, 1}},
+	{name: "diff --ui clawboo,claw3d", args: []string{"diff", "--ui", "clawboo,claw3d", "--format", "json", "CAPTURE"}, exits: []int{0, 1}},
 	{name: "validate", args: []string{"validate", "--format", "json", "CAPTURE"}, exits: []int{0, 1}},
 }
 
