@@ -45,9 +45,9 @@ func manyRuns(runs int, seed int64) func(w *capture.Writer) error {
 	}
 }
 
-// memoryRunOf is memoryRun over the capture gen writes, sampling the heap
-// at record third as well.
-func memoryRunOf(t *testing.T, gen func(*capture.Writer) error, third int, fn func(*capture.Record), done func()) heapProfile {
+// writeCapture writes the capture gen makes to a temporary file; in
+// -short mode the test is skipped instead (the capture is large).
+func writeCapture(t *testing.T, gen func(*capture.Writer) error) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("generates a large capture")
@@ -63,6 +63,14 @@ func memoryRunOf(t *testing.T, gen func(*capture.Writer) error, third int, fn fu
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
+	return path
+}
+
+// memoryRunOf is memoryRun over the capture gen writes, sampling the heap
+// at record third as well.
+func memoryRunOf(t *testing.T, gen func(*capture.Writer) error, third int, fn func(*capture.Record), done func()) heapProfile {
+	t.Helper()
+	path := writeCapture(t, gen)
 	r, err := capture.Open(path, capture.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -125,20 +133,7 @@ func TestCheckMemoryFlatOverManyRuns(t *testing.T) {
 // TestDiffUIsMemoryFlatOverManyRuns: diff --ui compares each run once both
 // replays let it go, so its heap stays flat over 30,000 runs.
 func TestDiffUIsMemoryFlatOverManyRuns(t *testing.T) {
-	if testing.Short() {
-		t.Skip("generates a large capture")
-	}
-	path := filepath.Join(t.TempDir(), "m.jsonl.zst")
-	w, err := capture.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := manyRuns(30_000, 5)(w); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
+	path := writeCapture(t, manyRuns(30_000, 5))
 	open := func() pipeline.AheadSource {
 		r, err := capture.Open(path, capture.Options{})
 		if err != nil {

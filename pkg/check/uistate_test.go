@@ -91,10 +91,10 @@ func TestLostReplyNamesTheRecords(t *testing.T) {
 	}
 }
 
-// TestBilledTwice: while an approval is pending clawboo skips the final's
-// status patch, so the run stays open and the continuation's final is
-// committed — and billed — again.
-func TestBilledTwice(t *testing.T) {
+// billedTwice records a run whose final clawboo commits, and bills, twice:
+// while an approval is pending clawboo skips the final's status patch, so
+// the run stays open and the continuation's final is committed again.
+func billedTwice() (*synth.Session, *synth.Conn, *synth.Run) {
 	s := synth.New(42)
 	c := s.Open(synth.ConnOptions{Caps: []string{"tool-events", "approvals"}})
 	s.Advance(500)
@@ -114,6 +114,11 @@ func TestBilledTwice(t *testing.T) {
 	r.Final() // the continuation's final, same runId
 	r.End()
 	s.Advance(2000)
+	return s, c, r
+}
+
+func TestBilledTwice(t *testing.T) {
+	s, _, _ := billedTwice()
 	fs := analyzeUI(t, s.Records(), Options{Only: []string{RuleBilling}}, false, replay.UIClawboo)
 	expect(t, fs, RuleBilling)
 	if !strings.Contains(fs[0].Message, "2 times") {
@@ -126,21 +131,7 @@ func TestBilledTwice(t *testing.T) {
 // A run the tables let go (maxRuns runs later) is judged as one kept to
 // the end: its double bill is still found.
 func TestBilledTwiceJudgedWhenForgotten(t *testing.T) {
-	s := synth.New(42)
-	c := s.Open(synth.ConnOptions{Caps: []string{"tool-events", "approvals"}})
-	s.Advance(500)
-	r := c.ChatSend(mainKey, "Clean the build.")
-	r.Prepare()
-	s.Advance(300)
-	r.Say("Removing it.")
-	a := r.RequestApproval("rm -rf build")
-	s.Advance(50)
-	r.Final()
-	s.Advance(500)
-	a.Resolve(nil, "allow-once", "operator", "removed")
-	s.Advance(100)
-	r.Final()
-	r.End()
+	s, c, r := billedTwice()
 	for k := 0; k <= maxRuns; k++ {
 		s.Advance(500)
 		more := c.ChatSend("agent:ops:main", "Again.")
