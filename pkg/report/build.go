@@ -259,8 +259,6 @@ func (b *Builder) conn(rec *capture.Record, rel int64) *Conn {
 	return &b.rep.Conns[ci]
 }
 
-// Record adds one record. Records must come in capture order; the record
-// is not retained.
 // Before lays the record out on the timeline: its connection, run, lane
 // and approval, before the replay takes it.
 func (b *Builder) Before(f *pipeline.Frame) error {

@@ -5,17 +5,20 @@
 // replay engine — and writes it as one self-contained HTML file or as a
 // Chrome Trace Event file.
 //
-// The model is built in one streaming pass (Builder.Record for every
-// record, then Finish). Memory and output size are bounded by
-// Options.MaxBytes: the timeline skeleton (one small row per record) is
-// always kept while it fits in 30% of the limit (rows of key records
-// always); the bodies (each frame's
-// text, its intents, the replay effects and state diff, the committed
-// transcripts) are kept in capture order until the limit is reached and
-// elided after that, with a note. Records that matter most for a bug report
-// (markers, run starts and terminals, approvals, tool calls, failed
-// responses, gaps, replay guard decisions) keep their bodies longer than
-// plain deltas. See docs/report.md.
+// The model is built in one streaming pass: the Builder is an observer of
+// a pipeline.Pass (Before, Step and After for every record, then End).
+// Output size is bounded by Options.MaxBytes as far as the timeline allows:
+// the timeline skeleton (connections, lanes, runs, approvals, gaps,
+// findings, and one small row per record while rows fit in 30% of the
+// limit; rows of key records always) is never elided; the bodies (each
+// frame's text, its intents, the replay effects and state diff, the
+// committed transcripts) are kept in capture order until the limit is
+// reached and elided after that, with a note. Records that matter most for
+// a bug report (markers, run starts and terminals, approvals, tool calls,
+// failed responses, gaps, replay guard decisions) keep their bodies longer
+// than plain deltas. The bodies, the findings' messages and the runs'
+// transcripts wait in temporary files, not on the heap, so memory holds
+// the skeleton's compact records and the pass's state. See docs/report.md.
 //
 // Nothing reads the wall clock and nothing iterates a map unsorted: the
 // same capture (with the same Options) always gives the same bytes.
