@@ -145,7 +145,7 @@ func TestDiffUIsMemoryFlatOverManyRuns(t *testing.T) {
 	a := &sampled{AheadSource: open(), at: map[int]*uint64{}}
 	var third, last uint64
 	a.at[90_000], a.at[260_000] = &third, &last
-	res, err := diff.CompareUIs(a, open(), [2]string{replay.UIClawboo, replay.UIClaw3D}, nil)
+	res, err := diff.CompareUIs(a, [2]string{replay.UIClawboo, replay.UIClaw3D}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

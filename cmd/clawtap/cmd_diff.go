@@ -40,8 +40,8 @@ changed, only in A, only in B, per kind, and the final state. Both captures
 are read in lock-step; after a divergence the comparison re-synchronises
 within --window steps, so memory stays bounded.
 
---ui UI,UI compares one capture under two UI models instead: both replay
-it, and diff says, run by run, where what the user ends up with differs —
+--ui UI,UI compares one capture under two UI models instead: it is read
+once (a file or -), both replay it, and diff says, run by run, where what the user ends up with differs —
 the reply committed or dropped (and why), the agent's status after the
 run, a ghost run or a streaming bubble left behind, the turns billed. A
 single --ui replays both captures of an A/B diff under that UI.
@@ -107,7 +107,7 @@ func (a *app) runDiff(cmd *cobra.Command, pa, pb string, out *outFlags, opts dif
 	return diffcli.Captures(a.Env, pa, pb, o, opts)
 }
 
-// runDiffUIs replays one capture under two UIs (reading it twice) and
+// runDiffUIs replays one capture under two UIs (reading it once) and
 // compares what each left the user with, run by run.
 func (a *app) runDiffUIs(cmd *cobra.Command, args []string, uis [2]string, out *outFlags) error {
 	path, uis, err := diffcli.CheckUIs(args, uis, cmd.Flags().Changed)

@@ -48,7 +48,6 @@ func TestDiffUIsUsage(t *testing.T) {
 		want string
 	}{
 		{[]string{"diff", "--ui", "clawboo,claw3d", src, src}, "got 2 captures"},
-		{[]string{"diff", "--ui", "clawboo,claw3d", "-"}, "cannot come from stdin"},
 		{[]string{"diff", "--ui", "clawboo,clawboo", src}, "compares a UI with itself"},
 		{[]string{"diff", "--ui", "clawboo,nope", src}, "nope"},
 		{[]string{"diff", "--ui", "nope", src, src}, "nope"},
@@ -58,6 +57,24 @@ func TestDiffUIsUsage(t *testing.T) {
 		if r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, c.want) {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q (want %q)", c.args, r.code, r.stdout, r.stderr, c.want)
 		}
+	}
+}
+
+// diff --ui reads its capture once, so it may come from stdin, and says
+// the same as from the file.
+func TestDiffUIsReadsStdin(t *testing.T) {
+	src := fixture(t, "stale-terminal.jsonl.zst")
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := run(t, "", "diff", "--ui", "clawboo,claw3d", "--format", "json", src)
+	stdin := run(t, string(data), "diff", "--ui", "clawboo,claw3d", "--format", "json", "-")
+	if file.code != 1 || !strings.Contains(file.stdout, `"differs"`) {
+		t.Fatalf("the file: exit %d, want 1 with a run that differs\n%s%s", file.code, file.stdout, file.stderr)
+	}
+	if stdin.code != file.code || stdin.stdout != file.stdout {
+		t.Errorf("stdin: exit %d, want %d\n%s\nthe file said\n%s", stdin.code, file.code, stdin.stdout, file.stdout)
 	}
 }
 

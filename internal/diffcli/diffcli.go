@@ -6,10 +6,8 @@ package diffcli
 import (
 	"github.com/clawtap/clawtap/internal/cli"
 	"github.com/clawtap/clawtap/internal/output"
-	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/diff"
 	"github.com/clawtap/clawtap/pkg/pipeline"
-	"github.com/clawtap/clawtap/pkg/redact"
 	"github.com/clawtap/clawtap/pkg/replay"
 )
 
@@ -39,28 +37,20 @@ func Captures(env *cli.Env, pa, pb string, out cli.Output, opts diff.Options) er
 	return s.Close(err)
 }
 
-// UIs replays the capture at path (a file: it is read twice) under two
-// UIs and prints where what each left the user with differs, run by run.
+// UIs replays the capture at path ("-": stdin) under two UIs and prints
+// where what each left the user with differs, run by run.
 func UIs(env *cli.Env, path string, uis [2]string, out cli.Output) error {
 	ra, err := env.OpenCapture(path)
 	if err != nil {
 		return err
 	}
 	defer ra.Close()
-	rb, err := capture.Open(path, capture.Options{}) // the second read repeats the first's warnings: stay quiet
-	if err != nil {
-		return cli.InputError(path, err)
-	}
-	defer rb.Close()
-	if !env.ShowCredentials {
-		redact.OnRead(rb)
-	}
 	s, err := env.OpenSink(out)
 	if err != nil {
 		return err
 	}
 	p := &output.DiffUIs{W: s, Format: s.Format, Style: s.Style, Path: path}
-	res, err := diff.CompareUIs(pipeline.Records(ra), pipeline.Records(rb), uis, p.Run)
+	res, err := diff.CompareUIs(pipeline.Records(ra), uis, p.Run)
 	if err != nil {
 		return s.Close(cli.ReadErr(path, err))
 	}
@@ -76,16 +66,13 @@ func UIs(env *cli.Env, path string, uis [2]string, out cli.Output) error {
 // UIs has no use for.
 var abFlags = []string{"structure", "merge-deltas", "ignore", "all-events", "context", "window"}
 
-// CheckUIs checks the command line of diff --ui UI,UI: one capture, from a
-// file (it is read twice), two different UIs, and none of the A/B diff's
+// CheckUIs checks the command line of diff --ui UI,UI: one capture (a
+// file or "-"), two different UIs, and none of the A/B diff's
 // flags (changed says which flags were given). It returns the capture and
 // the UIs' names.
 func CheckUIs(args []string, uis [2]string, changed func(string) bool) (string, [2]string, error) {
 	if len(args) != 1 {
 		return "", uis, cli.Usage("give one capture with --ui UI,UI", "--ui %s,%s compares one capture under two UIs, got %d captures", uis[0], uis[1], len(args))
-	}
-	if args[0] == "-" {
-		return "", uis, cli.Usage("save the capture to a file first", "--ui UI,UI reads the capture twice, so it cannot come from stdin")
 	}
 	for k, u := range uis {
 		p, err := cli.ParseUI(u)

@@ -39,7 +39,7 @@ func (a *Analyzer) stateFindings() {
 // capture, or when the tracker forgets it (maxRuns runs later).
 func (a *Analyzer) runFindings(r *outcome.Run) {
 	ui := uiName(a.outcomes.UI())
-	lost := r.Terminal == "final" && r.Reply != "" && !r.Committed
+	lost := r.Terminal == "final" && r.HasReply && !r.Committed
 	if lost && !(r.Dropped == "guard" && r.ClosedByRun != "" && r.ClosedByRun != r.ID && a.enabled[RuleDroppedFinal]) {
 		a.lostReply(ui, r)
 	}

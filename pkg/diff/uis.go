@@ -48,46 +48,49 @@ func (r *UIResult) Equal() bool { return r.Differ == 0 }
 // run is compared once both replays have let it go.
 const maxRuns = 8192
 
-// CompareUIs replays one capture under two UIs side by side, a record of
-// each at a time (a and b read the same capture), and compares, run by
-// run, what the user ends up with: the reply committed, the agent's status
+// CompareUIs replays one capture under two UIs in one read, each record
+// classified once and then replayed by each UI, and compares, run by run,
+// what the user ends up with: the reply committed, the agent's status
 // after the run, a ghost or a bubble left behind, and the turns billed
 // where both UIs bill. Each run's pair goes to each (nil: none), in the
-// order the runs first appeared under a, then the runs only b saw; a run
-// is compared as soon as both replays have let it go, so memory stays flat
-// however long the capture.
-func CompareUIs(a, b pipeline.Source, uis [2]string, each func(*RunOutcomes) error) (*UIResult, error) {
+// order the runs first appeared under the first UI, then the runs only
+// the second saw; a run is compared as soon as both replays have let it
+// go, so memory stays flat however long the capture.
+func CompareUIs(src pipeline.Source, uis [2]string, each func(*RunOutcomes) error) (*UIResult, error) {
 	c := &uiPairs{res: &UIResult{UIs: uis}, each: each}
 	c.waiting[0], c.waiting[1] = map[string][]*uiSide{}, map[string][]*uiSide{}
-	var trackers [2]*outcome.Tracker
-	var passes [2]*pipeline.Pass
-	for k := range trackers {
+	for k := range c.trackers {
 		t := outcome.NewBounded(maxRuns)
 		t.OnForget = func(r *outcome.Run) { c.let(k, r) }
-		trackers[k] = t
-		passes[k] = pipeline.New(pipeline.Options{Replay: replay.Options{UI: uis[k]}}, t)
+		c.trackers[k] = t
 	}
-	srcs := [2]pipeline.Source{a, b}
-	more := [2]bool{true, true}
-	for (more[0] || more[1]) && c.err == nil {
-		for k := range passes {
-			if !more[k] {
-				continue
-			}
-			var err error
-			if more[k], err = passes[k].Next(srcs[k]); err != nil {
-				return nil, err
-			}
-		}
-		c.emit(false)
+	second := pipeline.New(pipeline.Options{Replay: replay.Options{UI: uis[1]}}, c.trackers[1])
+	first := pipeline.New(pipeline.Options{Replay: replay.Options{UI: uis[0]}}, c.trackers[0], pipeline.Feed(second), c)
+	if err := first.Run(src); err != nil {
+		return nil, err
 	}
-	for k, t := range trackers { // what each tracker held to the end, in order
+	return c.res, c.err
+}
+
+// Needs: the pairs come from the trackers, which the pass feeds.
+func (c *uiPairs) Needs() pipeline.Needs { return 0 }
+
+// After compares the runs both replays let go on the way to this record.
+func (c *uiPairs) After(*pipeline.Frame) error {
+	c.emit(false)
+	return c.err
+}
+
+// End compares what each tracker held to the end, in order.
+func (c *uiPairs) End(*pipeline.End) error {
+	c.emit(false)
+	for k, t := range c.trackers {
 		for _, r := range t.Runs() {
 			c.let(k, r)
 		}
 	}
 	c.emit(true)
-	return c.res, c.err
+	return c.err
 }
 
 // uiSide is one UI's outcome of a run, once its tracker let the run go.
@@ -103,12 +106,13 @@ type uiSide struct {
 // go: the trackers read the same records, so a run leaves both at about
 // the same record, and few sides ever wait.
 type uiPairs struct {
-	res     *UIResult
-	each    func(*RunOutcomes) error
-	order   []*uiSide               // a's sides in the order let go, from the first not emitted
-	waiting [2]map[string][]*uiSide // sides not paired yet, by run id
-	seq     [2]int
-	err     error
+	trackers [2]*outcome.Tracker
+	res      *UIResult
+	each     func(*RunOutcomes) error
+	order    []*uiSide               // a's sides in the order let go, from the first not emitted
+	waiting  [2]map[string][]*uiSide // sides not paired yet, by run id
+	seq      [2]int
+	err      error
 }
 
 func (c *uiPairs) let(k int, r *outcome.Run) {
@@ -211,12 +215,12 @@ func outcomeOf(r *outcome.Run) Outcome {
 	if r == nil {
 		return Outcome{}
 	}
-	o := Outcome{Seen: true, Reply: r.Reply != "", Committed: r.Committed, Dropped: r.Dropped, Why: r.LostWhy(), Status: r.Status, Bubble: r.Bubble}
+	o := Outcome{Seen: true, Reply: r.HasReply, Committed: r.Committed, Dropped: r.Dropped, Why: r.LostWhy(), Status: r.Status, Bubble: r.Bubble}
 	if r.Ghost {
 		o.Ghost = r.GhostWhat
 	}
 	if r.Billing {
-		n := r.Bills
+		n := int(r.Bills)
 		o.Billed = &n
 	}
 	return o

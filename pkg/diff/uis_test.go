@@ -18,7 +18,7 @@ type uiRuns struct {
 func compareUIs(t *testing.T, b []byte, uis [2]string) uiRuns {
 	t.Helper()
 	var runs []RunOutcomes
-	res, err := CompareUIs(pipeline.Records(open(t, b)), pipeline.Records(open(t, b)), uis, func(p *RunOutcomes) error {
+	res, err := CompareUIs(pipeline.Records(open(t, b)), uis, func(p *RunOutcomes) error {
 		runs = append(runs, *p)
 		return nil
 	})

@@ -51,8 +51,11 @@ type Run struct {
 	EndI int
 	EndT int64
 	// Reply is the text of the run's chat final, as the gateway sent it
-	// (clipped to MaxText), "" when it had none.
-	Reply string
+	// (clipped to MaxText), while it has not reached the transcript: once
+	// Committed, the transcript holds it and Reply is "". HasReply says
+	// the final carried one.
+	Reply    string
+	HasReply bool
 	// Committed: the reply reached the agent's transcript; CommitI is the
 	// step's record.
 	Committed bool
@@ -77,11 +80,9 @@ type Run struct {
 	Bubble    string
 	// Bills counts the turns billed for the run (clawboo bills on
 	// commitChat; Billing is false for a UI that bills nothing).
-	Bills   int
-	BillI   int // the first bill's record
+	Bills   int32
 	Billing bool
-
-	replyNorm string // norm(Reply), matched against every line appended while it is pending
+	BillI   int // the first bill's record
 }
 
 // MaxText clips the reply kept per run.
@@ -91,8 +92,8 @@ const MaxText = 200
 type Tracker struct {
 	runs      []*Run
 	byID      map[string]*Run
-	recent    map[string][]string // agent → normalized texts committed lately
-	pending   map[string][]*Run   // agent → runs whose reply is not committed yet
+	recent    map[string][]string  // agent → normalized texts committed lately
+	pending   map[string][]waiting // agent → the replies not committed yet
 	ui        string
 	lastI     int
 	maxRuns   int // MaxRuns; smaller in tests
@@ -107,6 +108,13 @@ type Tracker struct {
 	lastRuns recent.Cache[string, *Run] // the runs run() returned last, while they are in byID
 }
 
+// waiting is a run whose reply waits for the transcript line that
+// commits it, with the reply as the transcript would show it.
+type waiting struct {
+	run  *Run
+	norm string
+}
+
 type closing struct {
 	i   int
 	run string
@@ -119,7 +127,7 @@ func New() *Tracker { return NewBounded(MaxRuns) }
 // (at least 1): a streaming observer, which judges a run when the tracker
 // forgets it (OnForget), holds that many whatever the capture's length.
 func NewBounded(maxRuns int) *Tracker {
-	return &Tracker{maxRuns: max(maxRuns, 1), byID: map[string]*Run{}, recent: map[string][]string{}, pending: map[string][]*Run{}, closer: map[string]closing{}}
+	return &Tracker{maxRuns: max(maxRuns, 1), byID: map[string]*Run{}, recent: map[string][]string{}, pending: map[string][]waiting{}, closer: map[string]closing{}}
 }
 
 // Needs: the replay.
@@ -170,7 +178,7 @@ func (t *Tracker) forget(r *Run) {
 	delete(t.byID, r.ID)
 	delete(t.closer, r.ID)
 	if list := t.pending[r.AgentID]; len(list) > 0 {
-		t.pending[r.AgentID] = slices.DeleteFunc(list, func(p *Run) bool { return p == r })
+		t.pending[r.AgentID] = slices.DeleteFunc(list, func(w waiting) bool { return w.run == r })
 	}
 	t.Forgotten++
 }
@@ -224,10 +232,11 @@ func (t *Tracker) frame(r *Run, s *replay.Step, ev *bridge.Event) {
 	}
 	msg, _ := bridgeMessage(ev)
 	if text, ok := message.Text(msg); ok && strings.TrimSpace(text) != "" {
-		r.Reply = clip(text)
+		r.HasReply = true
 		if len(t.recent[r.AgentID]) > 0 && t.recentHas(r.AgentID, norm(text)) {
 			t.commit(r, s.I)
 		} else {
+			r.Reply = clip(text)
 			t.wait(r)
 		}
 		t.dropCause(r, s)
@@ -300,8 +309,8 @@ func (t *Tracker) appended(s *replay.Step, e *replay.Effect) {
 		t.remember(e.AgentID, text)
 		list := t.pending[e.AgentID]
 		for k := 0; k < len(list); k++ {
-			if p := list[k]; p.replyNorm == text || strings.HasPrefix(text, p.replyNorm) && len(p.Reply) >= MaxText {
-				t.commit(list[k], s.I)
+			if w := list[k]; w.norm == text || strings.HasPrefix(text, w.norm) && len(w.run.Reply) >= MaxText {
+				t.commit(w.run, s.I)
 				list = append(list[:k], list[k+1:]...)
 				k--
 			}
@@ -314,17 +323,18 @@ func (t *Tracker) appended(s *replay.Step, e *replay.Effect) {
 // An agent's oldest waiting reply gives way past maxPending: a reply not
 // committed that many finals later stays lost.
 func (t *Tracker) wait(r *Run) {
-	r.replyNorm = norm(r.Reply)
 	list := t.pending[r.AgentID]
 	if len(list) >= maxPending {
-		list[0].replyNorm = ""
+		list[0] = waiting{}
 		list = append(list[:0], list[1:]...)
 	}
-	t.pending[r.AgentID] = append(list, r)
+	t.pending[r.AgentID] = append(list, waiting{r, norm(r.Reply)})
 }
 
+// commit notes that the run's reply reached the transcript, which holds
+// its text from then on.
 func (t *Tracker) commit(r *Run, i int) {
-	r.replyNorm = "" // no longer waiting
+	r.Reply = ""
 	if !r.Committed {
 		r.Committed, r.CommitI = true, i
 	}
@@ -504,7 +514,7 @@ func quote(s string) string {
 // LostWhy says why a run's reply did not reach the transcript, naming the
 // records; "" when it did (or there was none).
 func (r *Run) LostWhy() string {
-	if r.Reply == "" || r.Committed {
+	if !r.HasReply || r.Committed {
 		return ""
 	}
 	var why string

@@ -39,8 +39,11 @@ func TestStreamedRunOutcome(t *testing.T) {
 		t.Fatalf("one run under each UI: %d, %d", len(boo), len(c3d))
 	}
 	b, c := boo[0], c3d[0]
-	if b.Reply == "" || b.Reply != c.Reply || b.Terminal != "final" || b.TerminalI != c.TerminalI {
-		t.Errorf("both UIs see the same final: %q@%d vs %q@%d", b.Reply, b.TerminalI, c.Reply, c.TerminalI)
+	if !b.HasReply || !c.HasReply || b.Terminal != "final" || b.TerminalI != c.TerminalI {
+		t.Errorf("both UIs see the same final: %v@%d vs %v@%d", b.HasReply, b.TerminalI, c.HasReply, c.TerminalI)
+	}
+	if !strings.HasPrefix(b.Reply, "Tide pools are rocky hollows") || c.Reply != "" {
+		t.Errorf("the lost reply's text is kept, the committed one's left to the transcript: %q vs %q", b.Reply, c.Reply)
 	}
 	if b.Committed || b.Dropped != "guard" || b.ClosedByRun != b.ID || b.ClosedBy < 0 || b.ClosedBy >= b.TerminalI {
 		t.Errorf("clawboo: the run's own lifecycle end closes it before the final: %+v", b)
