@@ -77,20 +77,32 @@ func (c *uiPairs) Needs() pipeline.Needs { return 0 }
 
 // After compares the runs both replays let go on the way to this record.
 func (c *uiPairs) After(*pipeline.Frame) error {
-	c.emit(false)
+	c.emit(emitDue)
 	return c.err
 }
 
 // End compares what each tracker held to the end, in order.
 func (c *uiPairs) End(*pipeline.End) error {
-	c.emit(false)
-	for k, t := range c.trackers {
-		for _, r := range t.Runs() {
-			c.let(k, r)
-		}
-	}
-	c.emit(true)
+	c.emit(emitDue)
+	c.drain(c.trackers[0].Runs(), c.trackers[1].Runs())
 	return c.err
+}
+
+// drain lets go of the runs each side held to the end (a's and b's, each
+// in its order) and compares them all. It lets them go in turn, so that
+// most pairs are complete, and compared, as soon as they are made: the end
+// holds a few sides at a time, not every run's of both.
+func (c *uiPairs) drain(a, b []*outcome.Run) {
+	for k := 0; k < max(len(a), len(b)) && c.err == nil; k++ {
+		if k < len(a) {
+			c.let(0, a[k])
+		}
+		if k < len(b) {
+			c.let(1, b[k])
+		}
+		c.emit(emitPaired)
+	}
+	c.emit(emitAll)
 }
 
 // uiSide is one UI's outcome of a run, once its tracker let the run go.
@@ -134,14 +146,24 @@ func (c *uiPairs) let(k int, r *outcome.Run) {
 	}
 }
 
+// What emit compares.
+type emitMode uint8
+
+const (
+	emitDue    emitMode = iota // the pairs made, and a's runs that waited too long, alone
+	emitPaired                 // the pairs made only (the end lets the rest go first)
+	emitAll                    // everything: the capture ended
+)
+
 // emit compares the runs both sides let go, in a's order; at the end, or
 // once a run has waited for b's side through maxRuns more of a's, it goes
 // alone, and at the end b's runs a never saw follow in b's order.
-func (c *uiPairs) emit(end bool) {
+func (c *uiPairs) emit(mode emitMode) {
+	end := mode == emitAll
 	n := 0
 	for ; n < len(c.order) && c.err == nil; n++ {
 		s := c.order[n]
-		if s.mate == nil && !end && len(c.order)-n <= maxRuns {
+		if s.mate == nil && (mode == emitPaired || !end && len(c.order)-n <= maxRuns) {
 			break
 		}
 		if s.mate == nil {

@@ -1,10 +1,13 @@
 package diff
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/clawtap/clawtap/internal/synth"
+	"github.com/clawtap/clawtap/pkg/outcome"
 	"github.com/clawtap/clawtap/pkg/pipeline"
 	"github.com/clawtap/clawtap/pkg/replay"
 )
@@ -106,5 +109,43 @@ func TestUIsAgreeOnPlainRuns(t *testing.T) {
 		if res := compareUIs(t, fixtureBytes(t, name), [2]string{replay.UIClawboo, replay.UIClaw3D}); !res.Equal() {
 			t.Errorf("%s: %d run(s) differ, first %+v", name, res.Differ, res.First)
 		}
+	}
+}
+
+// The end lets go of what both trackers held in turn: a pair is compared
+// as soon as it is made, so the end holds a few sides at a time, and the
+// pairs still come in a's order, then the runs only b saw, in b's.
+func TestDrainComparesPairsAsTheyCome(t *testing.T) {
+	runs := func(ids ...string) []*outcome.Run {
+		var rs []*outcome.Run
+		for k, id := range ids {
+			rs = append(rs, &outcome.Run{ID: id, FirstI: k, EndI: -1, TerminalI: -1})
+		}
+		return rs
+	}
+	var a, b []string
+	for k := range 1000 {
+		a = append(a, fmt.Sprintf("r%d", k))
+	}
+	b = append(append([]string{"r1", "r0"}, a[2:]...), "only-b1", "only-b2")
+	var got []string
+	held := 0
+	c := &uiPairs{res: &UIResult{}}
+	c.waiting[0], c.waiting[1] = map[string][]*uiSide{}, map[string][]*uiSide{}
+	c.each = func(p *RunOutcomes) error {
+		got = append(got, p.RunID)
+		held = max(held, len(c.order)+len(c.waiting[0])+len(c.waiting[1]))
+		return nil
+	}
+	c.drain(runs(a...), runs(b...))
+	want := append(append([]string{}, a...), "only-b1", "only-b2")
+	if !slices.Equal(got, want) {
+		t.Fatalf("compared %d runs in the order %v…, want %v…", len(got), got[:min(5, len(got))], want[:5])
+	}
+	if held > 4 {
+		t.Errorf("the end held %d sides at once: a pair should be compared as soon as it is made", held)
+	}
+	if c.res.MetaRuns != 1002 || c.res.Same != 1000 || c.res.Differ != 2 {
+		t.Errorf("%+v", c.res)
 	}
 }
