@@ -3,11 +3,14 @@ package shrinkcli
 import (
 	"bytes"
 	"errors"
+	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/clawtap/clawtap/internal/cli"
+	"github.com/clawtap/clawtap/internal/synth"
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/check"
 	"github.com/clawtap/clawtap/pkg/shrink"
@@ -35,4 +38,111 @@ func TestRun(t *testing.T) {
 	if !errors.As(err, &ce) || ce.Code != cli.ExitTrouble || !strings.Contains(ce.Hint, "clawtap check --rule seq-gap") {
 		t.Errorf("a finding the capture does not show: %v", err)
 	}
+}
+
+// A capture larger than shrink holds whole is searched in a window before
+// its finding, from a file or from stdin (copied to a temporary file that
+// is gone afterwards), with the same small capture either way.
+func TestRunWindowed(t *testing.T) {
+	defer func(n int64) { inMemory = n }(inMemory)
+	in := filepath.Join(t.TempDir(), "session.jsonl.zst")
+	writeSession(t, in)
+	inMemory = 4 << 20 // of about 10 MB
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	target := shrink.Target{Rule: "seq-gap", SlowMs: check.DefaultSlowMs, IdleMs: check.DefaultIdleMs}
+	windowed, stderr := shrunk(t, in, nil, target)
+	if !strings.Contains(stderr, "searching the ") || !strings.Contains(stderr, "shrink: seq-gap at record ") {
+		t.Errorf("stderr %s", stderr)
+	}
+	if !regexp.MustCompile(`to \d of 2000\d records that still show seq-gap`).MatchString(windowed) {
+		t.Errorf("the note should count the input's records:\n%.300s", windowed)
+	}
+	if n := strings.Count(windowed, "\n"); n > 12 {
+		t.Errorf("%d lines: the window should shrink to a handful of records", n)
+	}
+	data, err := os.ReadFile(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if piped, _ := shrunk(t, "-", data, target); piped != windowed {
+		t.Errorf("from stdin:\n%s\nfrom the file:\n%s", piped, windowed)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("stdin's copy was left behind: %v", left)
+	}
+}
+
+// A finding that needs more than a window may hold before it is searched
+// with the whole capture in memory, as a small capture is, and says so.
+func TestRunWindowTooSmall(t *testing.T) {
+	defer func(n int64) { inMemory = n }(inMemory)
+	in := "../../fixtures/stale-terminal.jsonl.zst"
+	target := shrink.Target{Rule: "dropped-final", SlowMs: check.DefaultSlowMs, IdleMs: check.DefaultIdleMs}
+	whole, _ := shrunk(t, in, nil, target)
+	inMemory = 2000 // bytes of frames: the fixture holds more before its finding
+	fallback, stderr := shrunk(t, in, nil, target)
+	if !strings.Contains(stderr, "reading all 46 records into memory") {
+		t.Errorf("stderr %s", stderr)
+	}
+	if records(t, fallback) != records(t, whole) {
+		t.Errorf("kept other records:\n%s\nwhole:\n%s", fallback, whole)
+	}
+}
+
+// shrunk runs shrink on path (stdin's bytes for "-") and returns the small
+// capture, uncompressed, and stderr.
+func shrunk(t *testing.T, path string, stdin []byte, target shrink.Target) (string, string) {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "small.jsonl")
+	var stderr bytes.Buffer
+	e := cli.NewEnv(bytes.NewReader(stdin), &bytes.Buffer{}, &stderr)
+	if err := Run(e, Config{In: path, Out: cli.Output{Path: out}, Target: target}); err != nil {
+		t.Fatalf("%s: %v\n%s", path, err, stderr.String())
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b), stderr.String()
+}
+
+// writeSession writes a generated session of 20,000 frames with one lost
+// in the middle (a seq-gap there) to path.
+func writeSession(t *testing.T, path string) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := capture.NewWriter(f, true)
+	if err == nil {
+		err = w.WriteHeader(synth.NewHeader("shrink test"))
+	}
+	n := 0
+	if err == nil {
+		err = synth.LargeEach(20_001, 1, func(r *capture.Record) error {
+			if n++; n == 10_000 {
+				return nil // lost
+			}
+			return w.Write(r)
+		})
+	}
+	if err == nil {
+		err = w.Close()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+}
+
+// records is a capture's records, without its header.
+func records(t *testing.T, capture string) string {
+	t.Helper()
+	_, rest, ok := strings.Cut(capture, "\n")
+	if !ok {
+		t.Fatalf("no header in %q", capture)
+	}
+	return rest
 }

@@ -1,6 +1,8 @@
 // Package shrink cuts a capture down to the records that still show one
 // of check's findings: delta debugging (ddmin) over the capture's records
-// held in memory, with a predicate that runs check on each candidate.
+// held in memory, with a predicate that runs check on each candidate. A
+// large capture is read as a stream to find the finding, and only a window
+// of it before the finding is held (window.go).
 //
 // Candidates are coherent captures, not arbitrary record sets: a kept
 // frame keeps its connection's handshake (open and hello markers,
@@ -19,9 +21,11 @@ package shrink
 import (
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 
+	"github.com/clawtap/clawtap/pkg/bridge"
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/check"
 	"github.com/clawtap/clawtap/pkg/pipeline"
@@ -60,6 +64,13 @@ type Options struct {
 	MaxTests int
 	// Progress, if set, is told when each stage of the search ends.
 	Progress func(Progress)
+	// Anchor, when set, is the finding to keep, its I an index of the
+	// records given (Window's): the search checks that they show it,
+	// instead of taking the rule's first finding in them.
+	Anchor *check.Finding
+	// Tested counts the check passes already run for this search (Locate's
+	// and Window's): they count toward MaxTests and in Result.Tests.
+	Tested int
 }
 
 // The stages of a search, in order.
@@ -161,11 +172,20 @@ func Shrink(h *capture.Header, recs []capture.Record, t Target, opts Options) (*
 		return nil, err
 	}
 	pr := newPredicate(h, recs, t)
-	all := make([]int, len(recs))
-	for i := range all {
-		all[i] = i
+	all := indices(len(recs))
+	var shown bool
+	var found check.Finding
+	var runs []string
+	var err error
+	if a := opts.Anchor; a != nil {
+		pr.anchor, pr.anchorI = *a, a.I
+		var f *check.Finding
+		if shown, f, err = pr.test(all); shown {
+			found = *f
+		}
+	} else {
+		shown, found, runs, err = pr.full(all)
 	}
-	shown, found, runs, err := pr.full(all)
 	if err != nil {
 		return nil, err
 	}
@@ -177,7 +197,7 @@ func Shrink(h *capture.Header, recs []capture.Record, t Target, opts Options) (*
 		plan:     p,
 		test:     pr.test,
 		maxTests: opts.MaxTests,
-		tests:    1, // the pass over the whole capture
+		tests:    opts.Tested + 1, // and the pass over the whole capture
 		cache:    map[string]verdict{},
 		mask:     make([]bool, len(recs)),
 		keptRecs: len(recs),
@@ -265,7 +285,6 @@ type predicate struct {
 	h       *capture.Header
 	recs    []capture.Record
 	t       Target
-	buf     []capture.Record
 	replays bool
 	// anchor is the input's finding a candidate must still show: the
 	// same rule and severity, at the same input record (and, for the
@@ -360,10 +379,30 @@ func (pr *predicate) run(idx []int, onFinding func(*check.Finding) error) error 
 		return err
 	}
 	an.OnFinding = onFinding
-	pr.buf = pr.buf[:0]
-	for _, i := range idx {
-		pr.buf = append(pr.buf, pr.recs[i])
-	}
 	opts := pipeline.Options{Replay: replay.Options{UI: pr.t.UI}}
-	return pipeline.New(opts, an).Run(pipeline.Slice(pr.h, pr.buf))
+	return pipeline.New(opts, an).Run(&picked{h: pr.h, recs: pr.recs, idx: idx})
 }
+
+// picked is the records of recs at idx, in order, as a Source: each
+// record's Index is its position among them, as pipeline.Slice numbers
+// them, without a copy of the records.
+type picked struct {
+	h    *capture.Header
+	recs []capture.Record
+	idx  []int
+	k    int
+	rec  capture.Record
+}
+
+func (s *picked) Next() (*capture.Record, *bridge.Event, error) {
+	if s.k >= len(s.idx) {
+		return nil, nil, io.EOF
+	}
+	s.rec = s.recs[s.idx[s.k]]
+	s.rec.Index = s.k
+	s.k++
+	return &s.rec, nil, nil
+}
+
+func (s *picked) Header() *capture.Header { return s.h }
+func (s *picked) Stats() capture.Stats    { return capture.Stats{Records: s.k} }
