@@ -331,24 +331,38 @@ func (pr *predicate) test(idx []int) (bool, *check.Finding, error) {
 // returns the runs the rule fires for, to explain a run that shows
 // nothing.
 func (pr *predicate) full(idx []int) (bool, check.Finding, []string, error) {
-	var hit *check.Finding
-	var runs []string
-	err := pr.run(idx, func(f *check.Finding) error {
-		if pr.matches(f) && hit == nil {
-			c := *f
-			hit = &c
-		}
-		if f.RunID != "" && !slices.Contains(runs, f.RunID) {
-			runs = append(runs, f.RunID)
-		}
-		return nil
-	})
-	if err != nil || hit == nil {
-		slices.Sort(runs)
-		return false, check.Finding{}, runs, err
+	first := firstOf{pr: pr}
+	err := pr.run(idx, first.see)
+	if err != nil || first.hit == nil {
+		return false, check.Finding{}, first.sortedRuns(), err
 	}
-	pr.anchor, pr.anchorI = *hit, hit.I
-	return true, *hit, nil, nil
+	pr.anchor, pr.anchorI = *first.hit, first.hit.I
+	return true, *first.hit, nil, nil
+}
+
+// firstOf keeps, of the findings of a pass over the whole input, the
+// target's first, and the runs the rule fires for (to explain a run that
+// shows nothing).
+type firstOf struct {
+	pr   *predicate
+	hit  *check.Finding
+	runs []string
+}
+
+func (c *firstOf) see(f *check.Finding) error {
+	if c.pr.matches(f) && c.hit == nil {
+		h := *f
+		c.hit = &h
+	}
+	if f.RunID != "" && !slices.Contains(c.runs, f.RunID) {
+		c.runs = append(c.runs, f.RunID)
+	}
+	return nil
+}
+
+func (c *firstOf) sortedRuns() []string {
+	slices.Sort(c.runs)
+	return c.runs
 }
 
 // matches: the target's rule, and its run when one is given.

@@ -241,13 +241,17 @@ func TestEveryFiringRuleShrinks(t *testing.T) {
 func assertOneMinimal(t *testing.T, h *capture.Header, recs []capture.Record, target Target, res *Result) {
 	t.Helper()
 	pr := newPredicate(h, recs, target)
-	all := make([]int, len(recs))
-	for i := range all {
-		all[i] = i
-	}
-	if ok, _, _, err := pr.full(all); !ok || err != nil {
+	if ok, _, _, err := pr.full(indices(len(recs))); !ok || err != nil {
 		t.Fatalf("the input does not show the target (%v)", err)
 	}
+	assertMinimalUnder(t, pr, res)
+}
+
+// assertMinimalUnder checks that the result is a union of units that
+// shows pr's anchor, and that no unit of it can go.
+func assertMinimalUnder(t *testing.T, pr *predicate, res *Result) {
+	t.Helper()
+	recs := pr.recs
 	p := newPlan(recs)
 	mask := make([]bool, len(recs))
 	var units []int

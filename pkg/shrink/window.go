@@ -44,19 +44,8 @@ func Locate(open Opener, t Target) (*Located, error) {
 	if err != nil {
 		return nil, err
 	}
-	pr := newPredicate(nil, nil, t)
-	var hit *check.Finding
-	var runs []string
-	an.OnFinding = func(f *check.Finding) error {
-		if pr.matches(f) && hit == nil {
-			c := *f
-			hit = &c
-		}
-		if f.RunID != "" && !slices.Contains(runs, f.RunID) {
-			runs = append(runs, f.RunID)
-		}
-		return nil
-	}
+	first := firstOf{pr: newPredicate(nil, nil, t)}
+	an.OnFinding = first.see
 	src, done, err := open()
 	if err != nil {
 		return nil, err
@@ -66,11 +55,10 @@ func Locate(open Opener, t Target) (*Located, error) {
 	if err := pipeline.New(pipeline.Options{Replay: replay.Options{UI: t.UI}}, an).Run(size); err != nil {
 		return nil, err
 	}
-	if hit == nil {
-		slices.Sort(runs)
-		return nil, &NotShownError{Target: t, Runs: runs}
+	if first.hit == nil {
+		return nil, &NotShownError{Target: t, Runs: first.sortedRuns()}
 	}
-	return &Located{Finding: *hit, Records: size.n, Bytes: size.bytes}, nil
+	return &Located{Finding: *first.hit, Records: size.n, Bytes: size.bytes}, nil
 }
 
 // sized counts the records a source yields and their bytes.
