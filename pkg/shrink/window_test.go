@@ -39,9 +39,11 @@ func fileOpener(path string) Opener {
 
 // Locate, reading the capture as a stream, finds the finding that the
 // search over the records in memory anchors on, for every rule a fixture
-// fires, under every UI.
+// fires, under every UI; and a window that ends at that finding's record
+// shows it (the fixtures hold no finding judged against a later record,
+// which would need the whole capture).
 func TestLocateFindsTheSearchAnchor(t *testing.T) {
-	cases := 0
+	cases, windowed := 0, 0
 	for _, ui := range replay.UIs {
 		fired := rulesFired(t, ui)
 		for _, name := range sortedKeys(fired) {
@@ -64,11 +66,24 @@ func TestLocateFindsTheSearchAnchor(t *testing.T) {
 					t.Errorf("%s %s %s: located %+v in %d records, the search anchors on %+v in %d", name, rule, ui, at.Finding, at.Records, want, len(recs))
 				}
 				cases++
+				wh, win, anchorI, _, err := Window(fileOpener(fixture(name)), target, at, 1<<30)
+				if err != nil || win == nil {
+					t.Errorf("%s %s %s: no window shows the finding at record %d (%v)", name, rule, ui, at.Finding.I, err)
+					continue
+				}
+				anchor := at.Finding
+				anchor.I = anchorI
+				res, err := Shrink(wh, win, target, Options{Anchor: &anchor})
+				if err != nil || res.Finding.Rule != rule || res.Finding.RunID != at.Finding.RunID || res.Finding.Severity != at.Finding.Severity {
+					t.Errorf("%s %s %s: the window shrinks to %+v (%v), want the located %+v", name, rule, ui, res, err, at.Finding)
+					continue
+				}
+				windowed++
 			}
 		}
 	}
-	if cases < 15 {
-		t.Fatalf("only %d cases ran", cases)
+	if cases < 15 || windowed != cases {
+		t.Fatalf("%d cases ran, %d shrunk in a window", cases, windowed)
 	}
 	_, err := Locate(fileOpener(fixture("demo.jsonl.zst")), Target{Rule: check.RuleSeqGap})
 	var ns *NotShownError
