@@ -52,7 +52,7 @@ func TestRunWindowed(t *testing.T) {
 	t.Setenv("TMPDIR", tmp)
 	target := shrink.Target{Rule: "seq-gap", SlowMs: check.DefaultSlowMs, IdleMs: check.DefaultIdleMs}
 	windowed, stderr := shrunk(t, in, nil, target)
-	if !strings.Contains(stderr, "searching the ") || !strings.Contains(stderr, "shrink: seq-gap at record ") {
+	if !strings.Contains(stderr, "searching a window of ") || !strings.Contains(stderr, "shrink: seq-gap at record ") {
 		t.Errorf("stderr %s", stderr)
 	}
 	if !regexp.MustCompile(`to \d of 2000\d records that still show seq-gap`).MatchString(windowed) {

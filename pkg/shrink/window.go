@@ -31,6 +31,8 @@ type Located struct {
 	Finding check.Finding // its I is the record's index in the capture
 	Records int           // the capture's records
 	Bytes   int64         // their frames' (or raw lines') bytes
+
+	last capture.Record // the capture's last record, where it ends
 }
 
 // Locate reads the capture once through check, with the target's rule
@@ -58,14 +60,17 @@ func Locate(open Opener, t Target) (*Located, error) {
 	if first.hit == nil {
 		return nil, &NotShownError{Target: t, Runs: first.sortedRuns()}
 	}
-	return &Located{Finding: *first.hit, Records: size.n, Bytes: size.bytes}, nil
+	return &Located{Finding: *first.hit, Records: size.n, Bytes: size.bytes, last: size.last}, nil
 }
 
-// sized counts the records a source yields and their bytes.
+// sized counts the records a source yields and their bytes, and keeps
+// the last.
 type sized struct {
 	pipeline.Source
 	n     int
 	bytes int64
+	last  capture.Record
+	lastB []byte // last's frame or raw line, copied
 }
 
 func (s *sized) Next() (*capture.Record, *bridge.Event, error) {
@@ -73,8 +78,22 @@ func (s *sized) Next() (*capture.Record, *bridge.Event, error) {
 	if err == nil {
 		s.n++
 		s.bytes += int64(len(rec.Frame) + len(rec.Raw))
+		s.keepLast(rec)
 	}
 	return rec, ev, err
+}
+
+// keepLast copies rec over the last record kept, reusing one buffer.
+func (s *sized) keepLast(rec *capture.Record) {
+	s.last = *rec
+	switch {
+	case rec.Frame != nil:
+		s.lastB = append(s.lastB[:0], rec.Frame...)
+		s.last.Frame = s.lastB
+	case rec.Raw != nil:
+		s.lastB = append(s.lastB[:0], rec.Raw...)
+		s.last.Raw = s.lastB
+	}
 }
 
 // FirstWindow is the records the first window holds before its finding;
@@ -89,7 +108,10 @@ const (
 // the handshake of every connection still open where the window starts
 // (kept with the connection, as a shrunk capture keeps it; one that closed
 // before would look open to the replay, which follows one connection at a
-// time) and every record from the window's start to the finding's record. A window holds FirstWindow records before the
+// time), every record from the window's start to the finding's record,
+// and the capture's last record when it is on one of those connections,
+// so that the window ends when the capture does (a run's silence before
+// the end is what run-unterminated measures). A window holds FirstWindow records before the
 // finding, then WindowGrowth times as many as the last, and is given up
 // once its frames would take more than maxBytes: recs is then nil. tests
 // counts the check passes run.
@@ -98,6 +120,9 @@ func Window(open Opener, t Target, at *Located, maxBytes int64) (h *capture.Head
 	for span := FirstWindow; ; span *= WindowGrowth {
 		from := max(last-span, 0)
 		h, recs, anchorI, err = readWindow(open, from, last, maxBytes)
+		if recs != nil && at.Records-1 > last {
+			recs = withTail(recs, &at.last, maxBytes)
+		}
 		if err != nil || recs == nil {
 			return nil, nil, 0, tests, err
 		}
@@ -182,6 +207,22 @@ func readWindow(open Opener, from, last int, maxBytes int64) (*capture.Header, [
 		return nil, nil, 0, err
 	}
 	return src.Header(), recs, anchorI, nil
+}
+
+// withTail appends the capture's last record to a window that has a
+// record of its connection (so it needs no handshake of its own), unless
+// it would take the window past maxBytes.
+func withTail(recs []capture.Record, tail *capture.Record, maxBytes int64) []capture.Record {
+	var bytes int64
+	onConn := false
+	for i := range recs {
+		bytes += int64(len(recs[i].Frame) + len(recs[i].Raw))
+		onConn = onConn || recs[i].Conn == tail.Conn
+	}
+	if !onConn || bytes+int64(len(tail.Frame)+len(tail.Raw)) > maxBytes {
+		return recs
+	}
+	return append(recs, *tail.Clone())
 }
 
 func indices(n int) []int {

@@ -142,8 +142,11 @@ func TestWindowBeforeTheFinding(t *testing.T) {
 	if err != nil || recs == nil {
 		t.Fatalf("no window (%v)", err)
 	}
-	if tests != 1 || len(recs) > FirstWindow+20 || len(recs) < FirstWindow || anchorI != len(recs)-1 {
+	if tests != 1 || len(recs) > FirstWindow+20 || len(recs) < FirstWindow || anchorI != len(recs)-2 {
 		t.Errorf("the first window should do: %d tests, %d records, the finding at %d", tests, len(recs), anchorI)
+	}
+	if tail := recs[len(recs)-1]; tail.T != at.last.T || !bytes.Equal(tail.Frame, at.last.Frame) {
+		t.Errorf("the window should end with the capture's last record")
 	}
 	anchor := at.Finding
 	anchor.I = anchorI
@@ -277,4 +280,65 @@ func TestWindowLeavesClosedConnectionsOut(t *testing.T) {
 			t.Fatalf("the window holds connection %d's %q, closed before it", r.Conn, r.Mark)
 		}
 	}
+}
+
+// A run left without a terminal is judged against the capture's end (its
+// silence before it): the window ends with the capture's last record, so
+// the first window shows it, and the shrunk capture keeps that record.
+func TestWindowEndsWhenTheCaptureDoes(t *testing.T) {
+	var recs []capture.Record
+	if err := synth.LargeEach(20_000, 1, func(r *capture.Record) error {
+		recs = append(recs, *r.Clone())
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	cls := bridge.NewClassifier()
+	evs := make([]bridge.Event, len(recs))
+	for i := range recs {
+		evs[i] = cls.Record(&recs[i])
+	}
+	var run string
+	for i := 6000; i < len(recs) && run == ""; i++ {
+		if evs[i].Kind == bridge.RuntimeAgent && evs[i].Phase == "start" {
+			run = evs[i].RunID
+		}
+	}
+	// The run's terminals are lost: it goes silent after its last delta.
+	var kept []capture.Record
+	for i := range recs {
+		ev := &evs[i]
+		terminal := ev.State == "final" || ev.State == "aborted" || ev.State == "error" || ev.Phase == "end" || ev.Phase == "error"
+		if run != "" && ev.RunID == run && terminal {
+			continue
+		}
+		kept = append(kept, recs[i])
+	}
+	_, _, data, err := encode(synth.NewHeader("window test"), kept)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opens := 0
+	target := Target{Rule: check.RuleRunUnterminated, Run: run}
+	at, err := Locate(opener(t, data, &opens), target)
+	if err != nil {
+		t.Fatalf("run %q: %v", run, err)
+	}
+	if at.Records-at.Finding.I < 1000 {
+		t.Fatalf("the run ends at record %d of %d: the session no longer has what this test needs", at.Finding.I, at.Records)
+	}
+	h, win, anchorI, tests, err := Window(opener(t, data, &opens), target, at, 64<<20)
+	if err != nil || win == nil || tests != 1 {
+		t.Fatalf("want the first window: %d records after %d tests (%v)", len(win), tests, err)
+	}
+	anchor := at.Finding
+	anchor.I = anchorI
+	res, err := Shrink(h, win, target, Options{Anchor: &anchor})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last := res.Kept[len(res.Kept)-1]; last != len(win)-1 {
+		t.Errorf("the shrunk capture should end with the capture's last record (%d), kept %v", len(win)-1, res.Kept)
+	}
+	assertMinimalAt(t, h, win, target, anchor, res)
 }
