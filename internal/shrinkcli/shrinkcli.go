@@ -103,7 +103,7 @@ func search(env *cli.Env, src *input, c Config) (*capture.Header, []capture.Reco
 	if recs != nil {
 		env.Infof("shrink: %d records (%s of frames): searching a window of %d of them, up to record %d, %s's", at.Records, human.Bytes(at.Bytes), len(recs), at.Finding.I, c.Target.Rule)
 	} else {
-		env.Warnf("shrink: %s at record %d needs more than the %s of records before it that shrink searches in a window: reading all %d records into memory", c.Target.Rule, at.Finding.I, human.Bytes(inMemory), at.Records)
+		env.Warnf("shrink: %s at record %d shows in no window of at most %s of records before it: reading all %d records into memory", c.Target.Rule, at.Finding.I, human.Bytes(inMemory), at.Records)
 		if h, recs, err = src.readAll(); err != nil {
 			return nil, nil, nil, err
 		}

@@ -111,10 +111,10 @@ const (
 // time), every record from the window's start to the finding's record,
 // and the capture's last record when it is on one of those connections,
 // so that the window ends when the capture does (a run's silence before
-// the end is what run-unterminated measures). A window holds FirstWindow records before the
-// finding, then WindowGrowth times as many as the last, and is given up
-// once its frames would take more than maxBytes: recs is then nil. tests
-// counts the check passes run.
+// the end is what run-unterminated measures). A window holds FirstWindow
+// records before the finding, then WindowGrowth times as many as the
+// last, and is given up once its frames would take more than maxBytes:
+// recs is then nil. tests counts the check passes run.
 func Window(open Opener, t Target, at *Located, maxBytes int64) (h *capture.Header, recs []capture.Record, anchorI, tests int, err error) {
 	last := at.Finding.I
 	for span := FirstWindow; ; span *= WindowGrowth {
