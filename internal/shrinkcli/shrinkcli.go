@@ -122,24 +122,27 @@ func search(env *cli.Env, src *input, c Config) (*capture.Header, []capture.Reco
 }
 
 // input is the capture, opened as often as the search reads it: the
-// first time with the reader's warnings (stdin is copied to a temporary
-// file as it is read), then quietly.
+// first time with the reader's warnings, then quietly. Stdin is copied to
+// a temporary file as it is first read; the file is removed from its
+// directory at once (where the system allows it), so that the copy is
+// gone with the process however it ends.
 type input struct {
 	env    *cli.Env
 	path   string
 	opened bool
 	spool  *os.File // stdin's copy
+	named  bool     // the copy could not be removed while open
 }
 
 func (in *input) open() (pipeline.Source, func(), error) {
 	if !in.opened {
 		in.opened = true
 		if in.path == "-" {
-			f, err := os.CreateTemp("", "clawtap-shrink-*.stdin")
+			f, err := os.CreateTemp("", "clawtap-shrink-*.stdin") // 0600
 			if err != nil {
 				return nil, nil, cli.Trouble(fmt.Errorf("shrink: a copy of stdin: %w", err), "set TMPDIR to a writable directory")
 			}
-			in.spool = f
+			in.spool, in.named = f, os.Remove(f.Name()) != nil
 			stdin := in.env.Stdin
 			in.env.Stdin = io.TeeReader(stdin, f)
 			defer func() { in.env.Stdin = stdin }()
@@ -150,11 +153,17 @@ func (in *input) open() (pipeline.Source, func(), error) {
 		}
 		return pipeline.Records(r), func() { in.env.ReadSummary(in.path, r.Stats()); r.Close() }, nil
 	}
-	path := in.path
+	var r *capture.Reader
+	var err error
 	if in.spool != nil {
-		path = in.spool.Name()
+		end, serr := in.spool.Seek(0, io.SeekEnd)
+		if serr != nil {
+			return nil, nil, cli.Trouble(fmt.Errorf("shrink: the copy of stdin: %w", serr), "")
+		}
+		r, err = capture.NewReader(io.NewSectionReader(in.spool, 0, end), capture.Options{})
+	} else {
+		r, err = capture.Open(in.path, capture.Options{})
 	}
-	r, err := capture.Open(path, capture.Options{})
 	if err != nil {
 		return nil, nil, cli.InputError(in.path, err)
 	}
@@ -187,6 +196,8 @@ func (in *input) readAll() (*capture.Header, []capture.Record, error) {
 func (in *input) close() {
 	if in.spool != nil {
 		in.spool.Close()
-		os.Remove(in.spool.Name())
+		if in.named {
+			os.Remove(in.spool.Name())
+		}
 	}
 }
