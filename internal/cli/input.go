@@ -178,29 +178,6 @@ func (e *Env) CheckStdin(cmd, path string) error {
 	return nil
 }
 
-// ReadRecords reads a whole capture into memory, reporting what the
-// reader stepped over as every command does.
-func (e *Env) ReadRecords(path string) (*capture.Header, []capture.Record, error) {
-	r, err := e.OpenCapture(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer r.Close()
-	var recs []capture.Record
-	for {
-		rec, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, nil, InputError(path, err)
-		}
-		recs = append(recs, *rec.Clone())
-	}
-	e.ReadSummary(path, r.Stats())
-	return r.Header(), recs, nil
-}
-
 // SameFile reports whether out names the input file (never for stdin or
 // stdout), so a command cannot overwrite what it reads.
 func SameFile(in, out string) bool {
