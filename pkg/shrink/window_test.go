@@ -92,11 +92,8 @@ func TestLocateFindsTheSearchAnchor(t *testing.T) {
 	}
 }
 
-// session is a generated session of n frames with one frame lost at
-// record lost (a seq-gap there) and, when dupAt > 0, a copy of the first
-// chat final planted at record dupAt (a duplicate-terminal that needs the
-// original, far before it).
-func session(t *testing.T, n, lost, dupAt int) []byte {
+// generated is synth's session of n frames, held in memory.
+func generated(t *testing.T, n int) []capture.Record {
 	t.Helper()
 	var recs []capture.Record
 	if err := synth.LargeEach(n, 1, func(r *capture.Record) error {
@@ -105,6 +102,16 @@ func session(t *testing.T, n, lost, dupAt int) []byte {
 	}); err != nil {
 		t.Fatal(err)
 	}
+	return recs
+}
+
+// session is a generated session of n frames with one frame lost at
+// record lost (a seq-gap there) and, when dupAt > 0, a copy of the first
+// chat final planted at record dupAt (a duplicate-terminal that needs the
+// original, far before it).
+func session(t *testing.T, n, lost, dupAt int) []byte {
+	t.Helper()
+	recs := generated(t, n)
 	recs = slices.Delete(recs, lost, lost+1)
 	if dupAt > 0 {
 		cls := bridge.NewClassifier()
@@ -220,13 +227,7 @@ func assertMinimalAt(t *testing.T, h *capture.Header, recs []capture.Record, tar
 // and all: kept, it would look open, and the replay, which follows one
 // connection at a time, would skip the one the finding is on.
 func TestWindowLeavesClosedConnectionsOut(t *testing.T) {
-	var recs []capture.Record
-	if err := synth.LargeEach(12_000, 1, func(r *capture.Record) error {
-		recs = append(recs, *r.Clone())
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	recs := generated(t, 12_000)
 	// Connection 1 closes at record 2000 and the session goes on as
 	// connection 2, which opens with a handshake of its own.
 	const at = 2000
@@ -286,13 +287,7 @@ func TestWindowLeavesClosedConnectionsOut(t *testing.T) {
 // silence before it): the window ends with the capture's last record, so
 // the first window shows it, and the shrunk capture keeps that record.
 func TestWindowEndsWhenTheCaptureDoes(t *testing.T) {
-	var recs []capture.Record
-	if err := synth.LargeEach(20_000, 1, func(r *capture.Record) error {
-		recs = append(recs, *r.Clone())
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	recs := generated(t, 20_000)
 	cls := bridge.NewClassifier()
 	evs := make([]bridge.Event, len(recs))
 	for i := range recs {
