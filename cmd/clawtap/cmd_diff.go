@@ -35,22 +35,25 @@ gateways that pace or throttle deltas differently compare equal.
 
 Use it for the same scenario before and after a gateway upgrade, or a good
 against a bad run. The output is the first divergence with the equal steps
-before it and the next steps of both sides, then a summary: steps compared,
-changed, only in A, only in B, per kind, and the final state. Both captures
-are read in lock-step; after a divergence the comparison re-synchronises
-within --window steps, so memory stays bounded.
+before it and the next steps of both sides (--divergences N shows the first
+N, and says how many there are), then a summary: steps compared, changed,
+only in A, only in B, per kind, and the final state. Both captures are read
+in lock-step; after a divergence the comparison re-synchronises within
+--window steps, so memory stays bounded.
 
 --ui UI,UI compares one capture under two UI models instead: it is read
-once (a file or -), both replay it, and diff says, run by run, where what the user ends up with differs —
-the reply committed or dropped (and why), the agent's status after the
-run, a ghost run or a streaming bubble left behind, the turns billed. A
-single --ui replays both captures of an A/B diff under that UI.
+once (a file or -), both replay it, and diff says, run by run, where what
+the user ends up with differs — the reply committed or dropped (and why),
+the agent's status after the run, a ghost run or a streaming bubble left
+behind, the turns billed. A single --ui replays both captures of an A/B
+diff under that UI.
 
 Exit status 0 when the captures (or the UIs) are equivalent, 1 when they
 differ, 2 on trouble.`,
 		Example: `  clawtap diff fixtures/streamed-run.jsonl.zst fixtures/duplicate-final.jsonl.zst
   clawtap redact --content fixtures/tool-run.jsonl.zst -o share.jsonl.zst && clawtap diff --structure fixtures/tool-run.jsonl.zst share.jsonl.zst
   clawtap diff --merge-deltas fixtures/streamed-run.jsonl.zst fixtures/duplicate-final.jsonl.zst
+  clawtap diff --divergences 5 fixtures/streamed-run.jsonl.zst fixtures/duplicate-final.jsonl.zst
   clawtap diff --ignore tick --ignore health --ignore presence fixtures/demo.jsonl.zst fixtures/streamed-run.jsonl.zst
   clawtap diff --format json fixtures/streamed-run.jsonl.zst fixtures/duplicate-final.jsonl.zst | jq .summary
   clawtap diff --ui clawboo,claw3d fixtures/demo.jsonl.zst
@@ -84,6 +87,9 @@ differ, 2 on trouble.`,
 			if opts.Context < 0 || opts.Window < 0 {
 				return cli.Usage("give a positive number", "--context and --window must not be negative")
 			}
+			if opts.Divergences < 1 {
+				return cli.Usage("give 1 or more", "--divergences %d shows no divergence", opts.Divergences)
+			}
 			return a.runDiff(cmd, args[0], args[1], &out, opts)
 		},
 	}
@@ -92,7 +98,8 @@ differ, 2 on trouble.`,
 	cmd.Flags().BoolVar(&keepAll, "all-events", false, "compare every event, tick and health included")
 	cmd.Flags().BoolVar(&opts.Structure, "structure", false, "compare without text (for captures redacted with --content)")
 	cmd.Flags().BoolVar(&opts.MergeDeltas, "merge-deltas", false, "compare each burst of streamed deltas as one step, the last (for captures paced differently)")
-	cmd.Flags().IntVar(&opts.Context, "context", 3, "equal steps shown before the first divergence, and steps of each side after it")
+	cmd.Flags().IntVar(&opts.Context, "context", 3, "equal steps shown before a divergence, and steps of each side after it")
+	cmd.Flags().IntVar(&opts.Divergences, "divergences", 1, "how many divergences to show, the first ones, each in its context")
 	cmd.Flags().IntVar(&opts.Window, "window", 64, "look-ahead (steps) to re-synchronise after a divergence")
 	cmd.Flags().StringVar(&ui, "ui", "", "the UI both replays model; UI,UI compares one capture under two UIs ("+strings.Join(replay.UIs, ", ")+")")
 	_ = cmd.RegisterFlagCompletionFunc("ui", cobra.FixedCompletions(replay.UIPairs(), cobra.ShellCompDirectiveNoFileComp))

@@ -82,7 +82,7 @@ func TestDiffUIsReadsStdin(t *testing.T) {
 // compared: given anyway, they are a usage error, not silently ignored.
 func TestDiffUIsRefusesABFlags(t *testing.T) {
 	in := fixture(t, "abort.jsonl.zst")
-	for _, flag := range [][]string{{"--merge-deltas"}, {"--structure"}, {"--ignore", "tick"}, {"--all-events"}, {"--context", "5"}, {"--window", "8"}} {
+	for _, flag := range [][]string{{"--merge-deltas"}, {"--structure"}, {"--ignore", "tick"}, {"--all-events"}, {"--context", "5"}, {"--window", "8"}, {"--divergences", "2"}} {
 		r := run(t, "", append([]string{"diff", "--ui", "claw3d,clawboo", in}, flag...)...)
 		if r.code != 2 || !strings.Contains(r.stderr, flag[0]) {
 			t.Errorf("%v: exit %d: %s", flag, r.code, r.stderr)
@@ -90,5 +90,30 @@ func TestDiffUIsRefusesABFlags(t *testing.T) {
 	}
 	if r := run(t, "", "diff", "--ui", "claw3d,clawboo", in); r.code == 2 {
 		t.Errorf("without them: exit 2: %s", r.stderr)
+	}
+}
+
+// diff shows the first divergence and says how many more there are;
+// --divergences N shows the first N.
+func TestDiffDivergences(t *testing.T) {
+	a, b := fixture(t, "streamed-run.jsonl.zst"), fixture(t, "duplicate-final.jsonl.zst")
+	r := run(t, "", "diff", "--format", "text", a, b)
+	if r.code != 1 || !strings.Contains(r.stdout, "first divergence after 5 equal step(s)") || !strings.Contains(r.stdout, "2 more divergences not shown: --divergences 3 shows every one") {
+		t.Fatalf("exit %d\n%s", r.code, r.stdout)
+	}
+	r = run(t, "", "diff", "--format", "text", "--divergences", "3", a, b)
+	if r.code != 1 || !strings.Contains(r.stdout, "divergence 3 of 3, after ") || strings.Contains(r.stdout, "not shown") {
+		t.Fatalf("--divergences 3: exit %d\n%s", r.code, r.stdout)
+	}
+	r = run(t, "", "diff", "--format", "json", "--divergences", "2", a, b)
+	if n := strings.Count(r.stdout, `{"divergence":`); r.code != 1 || n != 2 || !strings.Contains(r.stdout, `"divergences":3`) {
+		t.Errorf("JSON: exit %d, %d divergence lines\n%s", r.code, n, r.stdout)
+	}
+	r = run(t, "", "diff", "--format", "table", "--divergences", "2", a, b)
+	if r.code != 1 || !strings.Contains(r.stdout, "divergence 2 of 3") || !strings.Contains(r.stdout, "1 more divergence not shown") {
+		t.Errorf("table: exit %d\n%s", r.code, r.stdout)
+	}
+	if r := run(t, "", "diff", "--divergences", "0", a, b); r.code != 2 || !strings.Contains(r.stderr, "--divergences 0 shows no divergence") {
+		t.Errorf("--divergences 0: exit %d, %s", r.code, r.stderr)
 	}
 }

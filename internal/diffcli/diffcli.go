@@ -64,7 +64,7 @@ func UIs(env *cli.Env, path string, uis [2]string, out cli.Output) error {
 
 // abFlags are the comparison flags of an A/B diff, which a comparison of
 // UIs has no use for.
-var abFlags = []string{"structure", "merge-deltas", "ignore", "all-events", "context", "window"}
+var abFlags = []string{"structure", "merge-deltas", "ignore", "all-events", "context", "window", "divergences"}
 
 // CheckUIs checks the command line of diff --ui UI,UI: one capture (a
 // file or "-"), two different UIs, and none of the A/B diff's

@@ -14,9 +14,9 @@ import (
 )
 
 // Diff prints a comparison of two captures: json is a {"divergence":…}
-// line (when they diverge) and a {"summary":…} line; text shows the first
-// divergence in context and a verdict with counts per kind; table the same
-// as tables. nameA and nameB name the captures.
+// line per divergence kept and a {"summary":…} line; text shows the
+// divergences kept in context and a verdict with counts per kind; table
+// the same as tables. nameA and nameB name the captures.
 func Diff(w io.Writer, format Format, style Style, res *diff.Result, nameA, nameB string) error {
 	switch format {
 	case JSON:
@@ -42,7 +42,7 @@ func toStepJSON(s *diff.Step) *stepJSON {
 }
 
 func writeDiffJSON(w io.Writer, res *diff.Result) error {
-	if d := res.First; d != nil {
+	for _, d := range res.Divergences {
 		type pair struct {
 			A *stepJSON `json:"a"`
 			B *stepJSON `json:"b"`
@@ -78,8 +78,8 @@ func writeDiffJSON(w io.Writer, res *diff.Result) error {
 func writeDiffText(w io.Writer, style Style, res *diff.Result, pa, pb string) error {
 	var b strings.Builder
 	diffHeader(&b, style, res, pa, pb)
-	if d := res.First; d != nil {
-		fmt.Fprintf(&b, "\n%s\n", style.Paint(fmt.Sprintf("first divergence after %d equal step(s):", d.Step), Bold...))
+	for k, d := range res.Divergences {
+		fmt.Fprintf(&b, "\n%s\n", style.Paint(divergenceTitle(res, k), Bold...))
 		for _, p := range d.Context {
 			fmt.Fprintf(&b, "  %s\n", style.Paint("  A "+stepLine(p.A), Faint...))
 			if p.A.I != p.B.I || p.A.T != p.B.T {
@@ -99,6 +99,11 @@ func writeDiffText(w io.Writer, style Style, res *diff.Result, pa, pb string) er
 		if len(d.B) == 0 {
 			fmt.Fprintf(&b, "  %s\n", style.Paint("+ B (ends here)", green...))
 		}
+	}
+	if more := moreDivergences(res); more != "" {
+		fmt.Fprintf(&b, "\n%s\n", style.Paint(more, Faint...))
+	}
+	if len(res.Divergences) > 0 {
 		b.WriteString("\n")
 	}
 	diffVerdict(&b, style, res)
@@ -149,8 +154,8 @@ func writeDiffTable(w io.Writer, style Style, res *diff.Result, pa, pb string) e
 	var b strings.Builder
 	diffHeader(&b, style, res, pa, pb)
 	sp := &statsPrinter{w: &b, style: style, table: true}
-	if d := res.First; d != nil {
-		fmt.Fprintf(&b, "\n%s\n", style.Paint(fmt.Sprintf("first divergence after %d equal step(s):", d.Step), Bold...))
+	for k, d := range res.Divergences {
+		fmt.Fprintf(&b, "\n%s\n", style.Paint(divergenceTitle(res, k), Bold...))
 		var rows [][]string
 		row := func(side, mark string, s *diff.Step) {
 			rows = append(rows, []string{mark + side, "#" + strconv.Itoa(s.I), "+" + secsText(s.T), s.Kind, human.Printable(human.Clip(s.Desc, 120))})
@@ -165,6 +170,9 @@ func writeDiffTable(w io.Writer, style Style, res *diff.Result, pa, pb string) e
 			row("B", "+", &d.B[k])
 		}
 		sp.rows([]string{"side", "record", "time", "kind", "step"}, rows)
+	}
+	if more := moreDivergences(res); more != "" {
+		fmt.Fprintf(&b, "\n%s\n", style.Paint(more, Faint...))
 	}
 	b.WriteString("\n")
 	diffVerdict(&b, style, res)
@@ -182,6 +190,25 @@ func writeDiffTable(w io.Writer, style Style, res *diff.Result, pa, pb string) e
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// divergenceTitle heads divergence k (from 0) of the result.
+func divergenceTitle(res *diff.Result, k int) string {
+	d := res.Divergences[k]
+	if k == 0 {
+		return fmt.Sprintf("first divergence after %d equal step(s):", d.Step)
+	}
+	return fmt.Sprintf("divergence %d of %d, after %d equal step(s):", k+1, res.Parted, d.Step)
+}
+
+// moreDivergences says how many divergences are not shown, and how to see
+// them; "" when none is left out.
+func moreDivergences(res *diff.Result) string {
+	n := res.Parted - len(res.Divergences)
+	if n <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s not shown: --divergences %d shows every one", human.Count(n, "more divergence", "more divergences"), res.Parted)
 }
 
 func versions(v []string) string {

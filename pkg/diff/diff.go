@@ -13,10 +13,11 @@ type Pair struct {
 	A, B *Step
 }
 
-// Divergence is the first place the captures differ.
+// Divergence is a place where the captures part: a step that differs
+// after the first step or after an equal one.
 type Divergence struct {
 	Step    int    // number of aligned steps before it
-	Context []Pair // equal steps just before it
+	Context []Pair // equal steps just before it (since the divergence before)
 	A, B    []Step // the next steps of each side, from the divergence on
 }
 
@@ -37,9 +38,12 @@ type Result struct {
 	OnlyB      int                   `json:"onlyB"`
 	ByKind     map[string]*KindCount `json:"byKind"`
 	FinalState []string              `json:"finalState"` // differences of the replayed state at the end
-	First      *Divergence           `json:"-"`
-	MetaA      Meta                  `json:"-"`
-	MetaB      Meta                  `json:"-"`
+	// Parted counts the divergences; Divergences holds the first of them,
+	// as many as Options.Divergences asks for.
+	Parted      int           `json:"divergences"`
+	Divergences []*Divergence `json:"-"`
+	MetaA       Meta          `json:"-"`
+	MetaB       Meta          `json:"-"`
 }
 
 // queue is a step look-ahead buffer.
@@ -80,8 +84,12 @@ func Compare(a, b pipeline.Source, opts Options) *Result {
 	}
 	qa := &queue{s: newStepper(a, &opts)}
 	qb := &queue{s: newStepper(b, &opts)}
+	if opts.Divergences <= 0 {
+		opts.Divergences = 1
+	}
 	res := &Result{ByKind: map[string]*KindCount{}}
-	var ctx []Pair
+	var ctx []Pair  // the equal steps since the last mismatch, the last Context of them
+	parted := false // the last step compared was a mismatch
 	kc := func(kind string) *KindCount {
 		k := res.ByKind[kind]
 		if k == nil {
@@ -90,20 +98,27 @@ func Compare(a, b pipeline.Source, opts Options) *Result {
 		}
 		return k
 	}
+	// diverge is called at every mismatch: one that follows an equal
+	// step (or starts the comparison) is a new divergence.
 	diverge := func() {
-		if res.First != nil {
+		if parted {
 			return
 		}
-		qa.fill(opts.Context)
-		qb.fill(opts.Context)
-		d := &Divergence{Step: res.Steps, Context: slices.Clone(ctx)}
-		for k := 0; k < len(qa.buf) && k < opts.Context; k++ {
-			d.A = append(d.A, *qa.buf[k])
+		parted = true
+		res.Parted++
+		if len(res.Divergences) < opts.Divergences {
+			qa.fill(opts.Context)
+			qb.fill(opts.Context)
+			d := &Divergence{Step: res.Steps, Context: slices.Clone(ctx)}
+			for k := 0; k < len(qa.buf) && k < opts.Context; k++ {
+				d.A = append(d.A, *qa.buf[k])
+			}
+			for k := 0; k < len(qb.buf) && k < opts.Context; k++ {
+				d.B = append(d.B, *qb.buf[k])
+			}
+			res.Divergences = append(res.Divergences, d)
 		}
-		for k := 0; k < len(qb.buf) && k < opts.Context; k++ {
-			d.B = append(d.B, *qb.buf[k])
-		}
-		res.First = d
+		ctx = ctx[:0]
 	}
 	for {
 		qa.fill(1)
@@ -129,11 +144,12 @@ func Compare(a, b pipeline.Source, opts Options) *Result {
 			pa, pb := qa.pop(), qb.pop()
 			res.Steps++
 			res.Same++
-			if res.First == nil {
-				ctx = append(ctx, Pair{pa, pb})
-				if len(ctx) > opts.Context {
-					ctx = ctx[1:]
+			parted = false
+			if len(res.Divergences) < opts.Divergences {
+				if len(ctx) == opts.Context {
+					ctx = append(ctx[:0], ctx[1:]...)
 				}
+				ctx = append(ctx, Pair{pa, pb})
 			}
 			continue
 		}

@@ -64,12 +64,12 @@ func TestRedactedCopyIsStructurallyEqual(t *testing.T) {
 		cred := redact.New(redact.Options{Salt: []byte("k")})
 		credOnly := encode(t, recs, func(_ int, rec *capture.Record) *capture.Record { return cred.Record(rec) })
 		if res := compare(t, orig, credOnly, Options{}); !res.Equal {
-			t.Errorf("%s: credential redaction changed the semantics: %+v %+v", name, res, res.First)
+			t.Errorf("%s: credential redaction changed the semantics: %+v %+v", name, res, res.Divergences)
 		}
 		cont := redact.New(redact.Options{Content: true, Salt: []byte("k")})
 		content := encode(t, recs, func(_ int, rec *capture.Record) *capture.Record { return cont.Record(rec) })
 		if res := compare(t, orig, content, Options{Structure: true}); !res.Equal {
-			t.Errorf("%s: content redaction is not structurally equal: %+v\n%+v", name, res, res.First)
+			t.Errorf("%s: content redaction is not structurally equal: %+v\n%+v", name, res, res.Divergences)
 		}
 		if res := compare(t, orig, content, Options{}); res.Equal {
 			t.Errorf("%s: content redaction must differ when texts are compared", name)
@@ -99,20 +99,61 @@ func TestPlantedChangeIsReported(t *testing.T) {
 		return &c
 	})
 	res := compare(t, orig, changed, Options{})
-	if res.Equal || res.First == nil || res.First.A[0].I != target || res.First.B[0].I != target {
-		t.Fatalf("want a divergence at record %d: %+v %+v", target, res, res.First)
+	if res.Equal || len(res.Divergences) == 0 || res.Divergences[0].A[0].I != target || res.Divergences[0].B[0].I != target {
+		t.Fatalf("want a divergence at record %d: %+v %+v", target, res, res.Divergences)
 	}
 	if res.Changed != 1 || res.OnlyA != 0 || res.OnlyB != 0 || res.ByKind["chat delta"].Changed != 1 {
 		t.Fatalf("want exactly one changed chat delta: %+v %+v", res, res.ByKind)
 	}
-	if !strings.Contains(res.First.B[0].Desc, "sandy") || len(res.First.Context) != 3 {
-		t.Fatalf("divergence %+v", res.First)
+	if !strings.Contains(res.Divergences[0].B[0].Desc, "sandy") || len(res.Divergences[0].Context) != 3 {
+		t.Fatalf("divergence %+v", res.Divergences[0])
 	}
 	// A dropped record is one step only in A, and the rest re-synchronises.
 	dropped := encode(t, append(append([]capture.Record{}, recs[:target]...), recs[target+1:]...), nil)
 	res = compare(t, orig, dropped, Options{})
 	if res.Equal || res.OnlyA != 1 || res.Changed != 0 || res.OnlyB != 0 {
 		t.Fatalf("dropped record: %+v", res)
+	}
+}
+
+// Two changes with equal steps between them are two divergences: both are
+// counted, the first is kept by default, and Divergences keeps more, each
+// with the equal steps just before it.
+func TestEveryDivergenceCounted(t *testing.T) {
+	recs := synth.StreamedRun().Records()
+	var deltas []int
+	for i := range recs {
+		if bytes.Contains(recs[i].Frame, []byte(`"state":"delta"`)) {
+			deltas = append(deltas, i)
+		}
+	}
+	if len(deltas) < 6 {
+		t.Fatalf("%d chat deltas: the fixture no longer has what this test needs", len(deltas))
+	}
+	first, second := deltas[1], deltas[len(deltas)-2]
+	orig := encode(t, recs, nil)
+	changed := encode(t, recs, func(i int, rec *capture.Record) *capture.Record {
+		if i != first && i != second {
+			return rec
+		}
+		c := *rec
+		c.Frame = bytes.Replace(rec.Frame, []byte(`"text":"`), []byte(`"text":"~`), -1)
+		return &c
+	})
+	res := compare(t, orig, changed, Options{})
+	if res.Parted != 2 || len(res.Divergences) != 1 || res.Divergences[0].A[0].I != first || res.Changed != 2 {
+		t.Fatalf("by default: %d divergences, %d kept, %d changed: %+v", res.Parted, len(res.Divergences), res.Changed, res.Divergences)
+	}
+	res = compare(t, orig, changed, Options{Divergences: 5})
+	if res.Parted != 2 || len(res.Divergences) != 2 {
+		t.Fatalf("%d divergences, %d kept", res.Parted, len(res.Divergences))
+	}
+	d := res.Divergences[1]
+	if d.A[0].I != second || d.B[0].I != second || len(d.Context) != 3 || d.Context[2].A.I != second-1 || d.Step <= res.Divergences[0].Step {
+		t.Errorf("the second divergence: at step %d, context %+v, A %+v", d.Step, d.Context, d.A)
+	}
+	if same := compare(t, orig, orig, Options{Divergences: 5}); same.Parted != 0 || len(same.Divergences) != 0 {
+		t.Errorf("a capture against itself parts %d times", same.Parted)
 	}
 }
 
@@ -150,7 +191,7 @@ func TestSameScenarioDifferentSeeds(t *testing.T) {
 		t.Fatal("the seeds should give different bytes")
 	}
 	if res := compare(t, a, b, Options{}); !res.Equal {
-		t.Fatalf("same scenario, different seeds: %+v\n%+v", res, res.First)
+		t.Fatalf("same scenario, different seeds: %+v\n%+v", res, res.Divergences)
 	}
 }
 
@@ -161,7 +202,7 @@ func TestFixturesDiffer(t *testing.T) {
 		return b
 	}
 	res := compare(t, read("streamed-run"), read("duplicate-final"), Options{})
-	if res.Equal || res.First == nil || len(res.FinalState) == 0 {
+	if res.Equal || len(res.Divergences) == 0 || len(res.FinalState) == 0 {
 		t.Fatalf("%+v", res)
 	}
 	_ = filepath.Join
@@ -202,7 +243,7 @@ func TestMergeDeltas(t *testing.T) {
 	}
 	res := compare(t, orig, less, Options{MergeDeltas: true})
 	if !res.Equal {
-		t.Fatalf("with merged deltas: %+v\n%+v", res, res.First)
+		t.Fatalf("with merged deltas: %+v\n%+v", res, res.Divergences)
 	}
 	if res.ByKind["chat delta"] != nil {
 		t.Fatalf("no delta differs: %+v", res.ByKind)

@@ -92,9 +92,12 @@ type Options struct {
 	// Structure compares without text: message, delta and error texts and
 	// command lines are left out (for captures redacted with --content).
 	Structure bool
-	// Context is how many equal steps before the first divergence are
-	// kept, and how many steps of each side after it. 0 means 3.
+	// Context is how many equal steps before a divergence are kept, and
+	// how many steps of each side after it. 0 means 3.
 	Context int
+	// Divergences is how many divergences are kept, the first ones, each
+	// with its context (Result.Parted counts them all). 0 means 1.
+	Divergences int
 	// Window bounds the look-ahead used to re-synchronise after a
 	// divergence. 0 means 64.
 	Window int
