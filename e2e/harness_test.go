@@ -516,6 +516,44 @@ func chatOf(m gateway.Message) (chatPayload, bool) {
 
 func isTerminal(state string) bool { return state == "final" || state == "aborted" || state == "error" }
 
+// waitIdle waits until the gateway streams no run, as a driver sees it:
+// every run it saw chat events of has ended, and no chat or agent event
+// came for quiet. A run another test left behind must not stream into the
+// next test's capture: the gateway resumes a turn that its SIGKILL cut
+// short under a new run id once it is back (gateway-protocol.md, what
+// real gateways were seen doing), minutes of it for a slow reply.
+func waitIdle(t *testing.T, cl *gateway.Client, quiet, limit time.Duration) {
+	t.Helper()
+	seen, last := 0, time.Now()
+	logged := map[string]bool{}
+	eventually(t, limit, "the gateway to stream no run", func() bool {
+		live := map[string]bool{}
+		n := 0
+		for _, m := range cl.Messages() {
+			if m.Type != "event" || m.Event != "chat" && m.Event != "agent" {
+				continue
+			}
+			n++
+			if p, ok := chatOf(m); ok && p.RunID != "" {
+				live[p.RunID] = !isTerminal(p.State)
+			}
+		}
+		if n != seen {
+			seen, last = n, time.Now()
+		}
+		for run, l := range live {
+			if l {
+				if !logged[run] {
+					logged[run] = true
+					t.Logf("waiting for run %s, which another test left, to end", run)
+				}
+				return false
+			}
+		}
+		return time.Since(last) >= quiet
+	})
+}
+
 // send starts a chat run and returns its runId.
 func send(t *testing.T, ctx context.Context, cl *gateway.Client, session, message string) string {
 	t.Helper()
