@@ -1,6 +1,7 @@
 package shrink
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"slices"
@@ -151,6 +152,72 @@ func FuzzShrink(f *testing.F) {
 		again, err := Shrink(&h, recs, target, Options{MaxTests: bound})
 		if err != nil || !slices.Equal(again.Kept, res.Kept) || again.Tests != res.Tests {
 			t.Fatalf("not deterministic: %v (%d tests) then %v (%d tests), %v", res.Kept, res.Tests, again.Kept, again.Tests, err)
+		}
+	})
+}
+
+// FuzzWindow: whatever the records, Locate finds the finding the search
+// over them in memory anchors on; a window of them, if one shows it, is
+// a valid capture that does, and shrinks to one that still shows the rule;
+// and the same window comes on a second try.
+func FuzzWindow(f *testing.F) {
+	handshake := []byte{0, 1, 2, 3, 4}
+	f.Add(append(slices.Clone(handshake), 8, 5, 6, 10, 10, 10, 7, 7, 10, 15), ruleIndex(check.RuleDuplicateTerminal), uint8(2), uint16(4000))
+	f.Add(append(slices.Clone(handshake), 10, 58, 10, 8, 5, 10, 10, 58), ruleIndex(check.RuleSeqGap), uint8(1), uint16(300))
+	f.Add(append(slices.Clone(handshake), 8, 5, 15, 0, 1, 2, 3, 4, 8, 5, 10, 10), ruleIndex(check.RuleRunInFlight), uint8(3), uint16(2000))
+	rules := check.Rules()
+	f.Fuzz(func(t *testing.T, data []byte, ruleN, first uint8, maxBytes uint16) {
+		recs := fuzzRecords(data)
+		if len(recs) == 0 {
+			return
+		}
+		h := capture.NewHeader(testTime, capture.Source{Mode: "generate"})
+		gh, got, bin, err := encode(h, recs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		open := func() (pipeline.Source, func(), error) {
+			r, err := capture.NewReader(bytes.NewReader(bin), capture.Options{})
+			if err != nil {
+				return nil, nil, err
+			}
+			return pipeline.Records(r), func() { r.Close() }, nil
+		}
+		rule := rules[int(ruleN)%len(rules)].ID
+		target := Target{Rule: rule}
+		at, err := Locate(open, target)
+		if rule == check.RuleCaptureTruncated || errors.Is(err, ErrNotShown) {
+			return
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		pr := newPredicate(gh, got, target)
+		if ok, want, _, err := pr.full(indices(len(got))); !ok || err != nil || want != at.Finding {
+			t.Fatalf("located %+v, the search anchors on %+v (%v)", at.Finding, want, err)
+		}
+		wh, win, anchorI, _, err := window(open, target, at, int64(maxBytes), 1+int(first)%8)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if win == nil {
+			return
+		}
+		if err := validCandidate(*wh, win, indices(len(win))); err != nil {
+			t.Fatalf("window of %d records: %v", len(win), err)
+		}
+		anchor := at.Finding
+		anchor.I = anchorI
+		res, err := Shrink(wh, win, target, Options{Anchor: &anchor, MaxTests: 150})
+		if err != nil {
+			t.Fatalf("the window does not shrink: %v", err)
+		}
+		if fs, err := findings(wh, res.Records(win), rule, ""); err != nil || len(fs) == 0 {
+			t.Fatalf("the result %v shows no %s (%v)", res.Kept, rule, err)
+		}
+		_, again, againI, _, err := window(open, target, at, int64(maxBytes), 1+int(first)%8)
+		if err != nil || againI != anchorI || len(again) != len(win) {
+			t.Fatalf("a second try: %d records, the finding at %d; the first: %d, at %d (%v)", len(again), againI, len(win), anchorI, err)
 		}
 	})
 }

@@ -116,8 +116,14 @@ const (
 // last, and is given up once its frames would take more than maxBytes:
 // recs is then nil. tests counts the check passes run.
 func Window(open Opener, t Target, at *Located, maxBytes int64) (h *capture.Header, recs []capture.Record, anchorI, tests int, err error) {
+	return window(open, t, at, maxBytes, FirstWindow)
+}
+
+// window is Window with a first window of first records (the fuzz test's
+// captures are short).
+func window(open Opener, t Target, at *Located, maxBytes int64, first int) (h *capture.Header, recs []capture.Record, anchorI, tests int, err error) {
 	last := at.Finding.I
-	for span := FirstWindow; ; span *= WindowGrowth {
+	for span := first; ; span *= WindowGrowth {
 		from := max(last-span, 0)
 		h, recs, anchorI, err = readWindow(open, from, last, maxBytes)
 		if recs != nil && at.Records-1 > last {
