@@ -6,10 +6,10 @@ import (
 )
 
 // derived is what the stages that read an event derived from its payload
-// members, kept with them: the Policy decodes a delta's streamed text, and
-// the observers after it in the pass (check) read the same text instead of
-// walking and decoding the payload again. A Classifier resets it with the
-// members.
+// members, kept with them: the Policy reads a chat or agent payload and
+// decodes a delta's streamed text, and the observers after it in the pass
+// (check, the report) read the same instead of converting the members and
+// decoding the payload again. A Classifier resets it with the members.
 type derived struct {
 	dataText   string
 	dataTextOK bool
@@ -17,13 +17,19 @@ type derived struct {
 	msgThink   string
 	msgHasText bool
 	msgHasTh   bool
-	has        uint8 // hasDataText, hasMsgText, hasMsgThinking
+	chatOK     bool
+	agentOK    bool
+	has        uint8 // hasDataText, hasMsgText, hasMsgThinking, hasChat, hasAgent
+	chat       ChatPayload
+	agent      AgentPayload
 }
 
 const (
 	hasDataText uint8 = 1 << iota
 	hasMsgText
 	hasMsgThinking
+	hasChat
+	hasAgent
 )
 
 // DataTextString is jsonx.Str of the payload's data.text (DataMember),

@@ -192,7 +192,13 @@ func (ev *Event) captured() *members {
 // from the members captured while classifying when it can.
 func (ev *Event) Chat(c *ChatPayload) bool {
 	if m := ev.captured(); m != nil {
-		return m.chat(c, ev)
+		d := &m.derived
+		if d.has&hasChat == 0 {
+			d.chatOK = m.chat(&d.chat, ev)
+			d.has |= hasChat
+		}
+		*c = d.chat
+		return d.chatOK
 	}
 	return ReadChatPayload(ev.Payload, c)
 }
@@ -201,7 +207,13 @@ func (ev *Event) Chat(c *ChatPayload) bool {
 // from the members captured while classifying when it can.
 func (ev *Event) Agent(a *AgentPayload) bool {
 	if m := ev.captured(); m != nil {
-		return m.agent(a, ev)
+		d := &m.derived
+		if d.has&hasAgent == 0 {
+			d.agentOK = m.agent(&d.agent, ev)
+			d.has |= hasAgent
+		}
+		*a = d.agent
+		return d.agentOK
 	}
 	return ReadAgentPayload(ev.Payload, a)
 }
