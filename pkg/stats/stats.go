@@ -481,18 +481,28 @@ func (c *Collector) chat(rec *capture.Record, ev *bridge.Event) {
 			}
 			countName(c.st.Errors.ChatErrors, kind)
 		}
-		if msg, ok := jsonx.Get(ev.Payload, "message"); ok {
+		if msg, ok := ev.Member("message"); ok { // captured while classifying: no walk of the payload
 			if u, ok := jsonx.Get(msg, "usage"); ok {
 				r.usage(u)
 			}
 		}
-		if u, ok := jsonx.Get(ev.Payload, "usage"); ok {
+		if u, ok := ev.Member("usage"); ok {
 			r.usage(u)
 		}
-		outcome := map[string]string{"final": "completed", "aborted": "aborted", "error": "failed"}[ev.State]
 		r.lifeEnd = rec.T
-		c.finish(r, outcome)
+		c.finish(r, chatOutcome(ev.State))
 	}
+}
+
+// chatOutcome names how a chat terminal ended its run.
+func chatOutcome(state string) string {
+	switch state {
+	case "final":
+		return "completed"
+	case "aborted":
+		return "aborted"
+	}
+	return "failed"
 }
 
 func firstInt(obj []byte, keys ...string) (int64, bool) {
