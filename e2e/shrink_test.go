@@ -24,6 +24,8 @@ import (
 // still flags, that replay plays, and that shrink keeps whole.
 func TestShrinkRealGateway(t *testing.T) {
 	path := h.capPath("shrink-" + randHex(4) + ".jsonl.zst")
+	// Its capture holds its own runs only (see TestUIModelsOnRealGateway).
+	waitIdle(t, h.driver(t, h.url, "shrink-idle"), 2*time.Second, 2*time.Minute)
 	rec, listen := h.proxy(t, "record-shrink", path)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
