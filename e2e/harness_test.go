@@ -545,7 +545,7 @@ func waitIdle(t *testing.T, cl *gateway.Client, quiet, limit time.Duration) {
 			if l {
 				if !logged[run] {
 					logged[run] = true
-					t.Logf("waiting for run %s, which another test left, to end", run)
+					t.Logf("waiting for run %s to end before going on", run)
 				}
 				return false
 			}

@@ -371,6 +371,9 @@ func TestGatewayKilledMidRunRecorderReconnects(t *testing.T) {
 		t.Errorf("run after restart: %+v", ri)
 	}
 	t.Logf("markers: %s", strings.Join(c.marks(), " "))
+	// The gateway resumes the slow reply the kill cut short, under a new
+	// run id: let it end here rather than stream into the next test.
+	waitIdle(t, cl2, 2*time.Second, 2*time.Minute)
 }
 
 // TestProxyControlUI: the real Control UI, served by the gateway through
