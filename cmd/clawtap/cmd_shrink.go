@@ -42,6 +42,8 @@ they were read. The same input gives the same output on every run.
 
 --ui picks the UI the replay models, for rules that replay (dropped-final);
 --slow-ms and --idle-ms are check's, for the rules they tune.
+A capture of more than 8 MiB of frames is read as a stream to find the
+finding, then searched in a window of the records up to it, not held whole.
 --max-tests bounds the check passes; when it is reached, the smallest
 capture found so far is written, with a warning. Exit status 2 when the
 input does not show the finding at all. Progress goes to stderr (-q

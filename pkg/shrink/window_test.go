@@ -149,6 +149,9 @@ func TestWindowBeforeTheFinding(t *testing.T) {
 	if err != nil || recs == nil {
 		t.Fatalf("no window (%v)", err)
 	}
+	if opens != 1+tests {
+		t.Errorf("the capture was read %d times for %d window(s) and the pass that located the finding", opens, tests)
+	}
 	if tests != 1 || len(recs) > FirstWindow+20 || len(recs) < FirstWindow || anchorI != len(recs)-2 {
 		t.Errorf("the first window should do: %d tests, %d records, the finding at %d", tests, len(recs), anchorI)
 	}
@@ -183,6 +186,9 @@ func TestWindowGrowsUntilItShowsTheFinding(t *testing.T) {
 	h, recs, anchorI, tests, err := Window(opener(t, data, &opens), target, at, 64<<20)
 	if err != nil || recs == nil {
 		t.Fatalf("no window (%v)", err)
+	}
+	if opens != 1+tests {
+		t.Errorf("the capture was read %d times for %d window(s) and the pass that located the finding", opens, tests)
 	}
 	if tests != 2 || len(recs) <= FirstWindow {
 		t.Errorf("want the second window: %d tests, %d records", tests, len(recs))
