@@ -115,40 +115,6 @@ func (b *Builder) evict(prio int8, need int) {
 	b.stacks[prio] = st
 }
 
-// wantBody reports whether the current record's body could still be kept;
-// it saves formatting work once the budget is spent.
-func (b *Builder) wantBody() bool { return !b.opts.NoBodies && b.canFit(256, b.cur.prio) }
-
-// bodyFloor is the least a record's body can take of the budget: its
-// frame's text (escaping only lengthens it; a cut frame counts nothing)
-// and the members every body has.
-func bodyFloor(rec *capture.Record) int {
-	n := 0
-	switch {
-	case rec.Mark != "": // its line is written later
-	case rec.Frame != nil:
-		n = len(rec.Frame)
-	default:
-		n = len(rec.Raw)
-	}
-	if n > MaxFrameText {
-		n = 0
-	}
-	return len(`{"i":,"line":,"frame":"","intents":[]}`) + intLen(int64(rec.Index)) + intLen(int64(rec.Line)) + n + 2
-}
-
-// bodyMayFit reports whether the current record's body may still be kept.
-// When even its floor does not fit as a critical body, it never will:
-// what critical bodies cannot evict (the skeleton, the rows, the critical
-// bodies and the transcripts) only grows while the pass runs. Its replay
-// details are then not written at all.
-func (b *Builder) bodyMayFit() bool {
-	if b.cur.floor < 0 {
-		b.cur.floor = bodyFloor(b.cur.rec)
-	}
-	return b.canFit(b.cur.floor, prioCritical)
-}
-
 // body serialises the record's details and keeps them if they fit.
 func (b *Builder) body(rec *capture.Record, ev *bridge.Event, prio int8) {
 	if !b.canFit(128, prio) {
@@ -171,10 +137,9 @@ func (b *Builder) body(rec *capture.Record, ev *bridge.Event, prio int8) {
 		cutBytes = len(raw) - (len(cutText) - len("…"))
 		b.rep.Summary.FramesCut++
 	}
-	// A body that cannot fit even before its intents are written is not
-	// written: room would refuse it all the same.
-	floor := len(`{"i":,"line":,"frame":"","intents":[]}`) + intLen(int64(rec.Index)) + intLen(int64(rec.Line)) + 2 +
-		len(b.cur.effects) + len(b.cur.diff)
+	// A body that cannot fit even before its intents, effects and diff are
+	// written is not written: room would refuse it all the same.
+	floor := len(`{"i":,"line":,"frame":"","intents":[]}`) + intLen(int64(rec.Index)) + intLen(int64(rec.Line)) + 2
 	if cutBytes > 0 {
 		floor += len(cutText)
 	} else {
@@ -212,15 +177,9 @@ func (b *Builder) body(rec *capture.Record, ev *bridge.Event, prio int8) {
 	if !b.cur.replayed {
 		j = append(j, `,"replayed":false`...)
 	}
-	if b.cur.nEff > 0 {
-		j = append(j, `,"effects":[`...)
-		j = append(j, b.cur.effects...)
-		j = append(j, ']')
-	}
-	if b.cur.nDiff > 0 {
-		j = append(j, `,"diff":[`...)
-		j = append(j, b.cur.diff...)
-		j = append(j, ']')
+	if s := b.cur.step; s != nil {
+		j = appendItems(j, `,"effects":[`, len(s.Effects), func(j []byte, k int) []byte { return b.effectText(j, &s.Effects[k]) })
+		j = appendItems(j, `,"diff":[`, len(s.Diff), func(j []byte, k int) []byte { return b.diffText(j, &s.Diff[k]) })
 	}
 	j = append(j, '}')
 	b.buf = j

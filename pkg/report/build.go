@@ -102,11 +102,10 @@ type Builder struct {
 		replayed bool
 		prio     int8
 		rec      *capture.Record
-		floor    int    // the least its body can take (bodyFloor), once asked (-1 before)
-		effects  []byte // its effects' texts as JSON strings, comma-separated
-		diff     []byte // its state diff's, likewise
-		nEff     int
-		nDiff    int
+		// its replay step, valid until After: its effects and state diff
+		// are written once the body's priority is known and only if the
+		// body may fit
+		step *replay.Step
 	}
 	intents  []replay.Intent // the record's intents, from the pass
 	inRecord bool            // between a record's Before and After
@@ -446,8 +445,7 @@ func (b *Builder) Before(f *pipeline.Frame) error {
 	// The replay follows: timer steps due before this record, then the
 	// record's step (Step), then After.
 	b.cur.i, b.cur.run, b.cur.replayed, b.cur.prio = rec.Index, run, false, prio
-	b.cur.effects, b.cur.diff, b.cur.nEff, b.cur.nDiff = b.cur.effects[:0], b.cur.diff[:0], 0, 0
-	b.cur.rec, b.cur.floor = rec, -1
+	b.cur.rec, b.cur.step = rec, nil
 	b.cur.row = row
 	return nil
 }

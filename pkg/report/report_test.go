@@ -495,6 +495,46 @@ func TestSizeLimit(t *testing.T) {
 	}
 }
 
+// A body kept under a tight limit is whole: the same as the record's body
+// when nothing is elided, effects and state diff included, whatever
+// priority the record reached after its replay step (a finding pinned on
+// it makes it critical).
+func TestKeptBodiesAreWhole(t *testing.T) {
+	capt := large(t, 20_000)
+	full := buildBytes(t, capt, Options{Name: "large", MaxBytes: 1 << 30})
+	whole := map[int][]byte{}
+	for _, b := range full.Bodies {
+		js, err := full.BodyJSON(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		whole[b.I] = js
+	}
+	for _, limit := range []int{1_000_000, 2_000_000, 3_000_000} {
+		r := buildBytes(t, capt, Options{Name: "large", MaxBytes: limit})
+		if r.Summary.BodiesElided == 0 {
+			t.Fatalf("limit %d: nothing elided; the test needs a tight limit", limit)
+		}
+		kept := 0
+		for _, b := range r.Bodies {
+			if b.at.n == 0 {
+				continue // elided after it was kept
+			}
+			kept++
+			js, err := r.BodyJSON(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(js, whole[b.I]) {
+				t.Errorf("limit %d: record #%d's body differs from its whole body:\n got %.300s\nwant %.300s", limit, b.I, js, whole[b.I])
+			}
+		}
+		if kept == 0 {
+			t.Errorf("limit %d: no body kept", limit)
+		}
+	}
+}
+
 func TestTraceShape(t *testing.T) {
 	r := buildFile(t, fixturePath(t, "stale-terminal.jsonl.zst"), Options{})
 	var buf bytes.Buffer

@@ -39,37 +39,40 @@ func (b *Builder) emit(s *replay.Step) error {
 		b.timerStep(s)
 		return nil
 	}
-	b.cur.replayed = true
+	b.cur.replayed, b.cur.step = true, s
 	for k := range s.Effects {
-		e := &s.Effects[k]
-		if e.Type == replay.EffGuard {
+		if e := &s.Effects[k]; e.Type == replay.EffGuard {
 			p := prioKey
 			if e.Action == handler.Hazard {
 				p = prioCritical
 			}
 			b.cur.prio = max(b.cur.prio, p)
 		}
-		if b.wantBody() && b.bodyMayFit() {
-			if b.cur.nEff > 0 {
-				b.cur.effects = append(b.cur.effects, ',')
-			}
-			b.cur.effects = b.effectText(b.cur.effects, e)
-			b.cur.nEff++
-		}
 	}
 	if !b.opts.NoBodies {
 		b.transcripts(s.Effects, b.cur.run)
 	}
-	if b.wantBody() && b.bodyMayFit() {
-		for k := range s.Diff {
-			if b.cur.nDiff > 0 {
-				b.cur.diff = append(b.cur.diff, ',')
-			}
-			b.cur.diff = b.diffText(b.cur.diff, &s.Diff[k])
-			b.cur.nDiff++
-		}
-	}
 	return nil
+}
+
+// appendItems appends n items' texts as the array member key (which
+// opens it), or nothing when there are none.
+func appendItems(j []byte, key string, n int, text func([]byte, int) []byte) []byte {
+	if n == 0 {
+		return j
+	}
+	return append(appendList(append(j, key...), n, text), ']')
+}
+
+// appendList appends n items' texts, comma-separated.
+func appendList(j []byte, n int, text func([]byte, int) []byte) []byte {
+	for k := range n {
+		if k > 0 {
+			j = append(j, ',')
+		}
+		j = text(j, k)
+	}
+	return j
 }
 
 // timerStep keeps a timer step that changed something, once per agent it
@@ -110,19 +113,9 @@ func (b *Builder) timerStep(s *replay.Step) {
 		j = append(j, `,"agent":`...)
 		j = jsonx.AppendString(j, id)
 		j = append(j, `,"effects":[`...)
-		for k := range fs.Effects {
-			if k > 0 {
-				j = append(j, ',')
-			}
-			j = b.effectText(j, &fs.Effects[k])
-		}
+		j = appendList(j, len(fs.Effects), func(j []byte, k int) []byte { return b.effectText(j, &fs.Effects[k]) })
 		j = append(j, `],"diff":[`...)
-		for k := range fs.Diff {
-			if k > 0 {
-				j = append(j, ',')
-			}
-			j = b.diffText(j, &fs.Diff[k])
-		}
+		j = appendList(j, len(fs.Diff), func(j []byte, k int) []byte { return b.diffText(j, &fs.Diff[k]) })
 		j = append(j, "]}"...)
 		b.buf = j
 		if !b.room(len(j)+2, prioPlain) {
