@@ -2,6 +2,9 @@
 GO        ?= go
 PKGS      := ./...
 FUZZTIME  ?= 10s
+# how long the fuzzer may shrink an input it keeps: Go's default (60s) spends a
+# short FUZZTIME shrinking the corpus of the whole-pass targets instead of fuzzing
+FUZZMIN   ?= 1s
 BENCHTIME ?= 1x
 
 .PHONY: all build install test unit vet fixtures fixtures-check fuzz bench bench-micro demo clean e2e e2e-deps chromium browser-test
@@ -59,7 +62,7 @@ fuzz:
 	@set -e; for pkg in $$($(GO) list ./...); do \
 	  for target in $$($(GO) test -list '^Fuzz' $$pkg 2>/dev/null | grep '^Fuzz' || true); do \
 	    echo "== $$pkg $$target"; \
-	    $(GO) test -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) -parallel 1 $$pkg; \
+	    $(GO) test -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMIN) -parallel 1 $$pkg; \
 	  done; \
 	done
 
