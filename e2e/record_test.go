@@ -387,21 +387,25 @@ func TestProxyControlUI(t *testing.T) {
 	rec, listen := h.proxy(t, "record-ui", path)
 	ui := h.browse(t, chromium, "chromium", "http://"+listen+"/#token="+h.token)
 	defer ui.stop(5 * time.Second)
-	// The UI has connected and is talking: hello-ok plus a burst of requests.
-	eventually(t, 90*time.Second, "the Control UI to connect through the proxy", func() bool {
+	// The UI has connected and is talking: hello-ok, a burst of requests
+	// and the gateway's answers (how many came within a fixed time
+	// depended on the machine's load).
+	eventually(t, 90*time.Second, "the Control UI to connect through the proxy and be answered", func() bool {
 		c, err := tryReadCap(path)
 		if err != nil || c.mark(1, capture.MarkHello) == nil {
 			return false
 		}
-		reqs := 0
+		reqs, in := 0, 0
 		for _, f := range c.frames(1) {
-			if f.rec.Dir == capture.DirOut && f.ev.Kind == bridge.Request {
+			switch {
+			case f.rec.Dir == capture.DirIn:
+				in++
+			case f.ev.Kind == bridge.Request:
 				reqs++
 			}
 		}
-		return reqs >= 5
+		return reqs >= 5 && in >= 10
 	})
-	time.Sleep(time.Second)
 	ui.stop(5 * time.Second)
 	eventually(t, 10*time.Second, "the UI's connection to close", func() bool {
 		c, err := tryReadCap(path)
