@@ -128,6 +128,9 @@ func isSilent(s string) bool {
 
 // leak checks a terminal message's raw text for an unbalanced thinking tag.
 func (a *Analyzer) leak(rec *capture.Record, r *runState, msg []byte, what string) {
+	if !message.MayHaveTag(msg) {
+		return // no '<' in it, so no tag: nothing to decode
+	}
 	if role, _ := jsonx.GetStr(msg, "role"); role != "" && role != "assistant" {
 		return
 	}

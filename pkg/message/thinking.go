@@ -163,7 +163,7 @@ func thinkingOf(f *[nXF][]byte) (string, bool) {
 	if s, ok := firstThinkingKey(f); ok {
 		return s, true
 	}
-	if !mayHaveTag(content) && !mayHaveTag(f[xfT]) {
+	if !MayHaveTag(content) && !MayHaveTag(f[xfT]) {
 		return "", false // no '<' at all: skip decoding the text again
 	}
 	raw, ok := rawText(content, f[xfT], nil)
@@ -227,8 +227,9 @@ func TaggedStream(s string) string {
 	return joined
 }
 
-// mayHaveTag reports whether raw JSON could decode to text holding a '<'
-// (literally or escaped as \u003c).
-func mayHaveTag(raw []byte) bool {
+// MayHaveTag reports whether raw JSON could decode to text holding a '<'
+// (literally or escaped as \u003c): when it cannot, no tag is in it, and
+// the text need not be decoded to look for one.
+func MayHaveTag(raw []byte) bool {
 	return bytes.IndexByte(raw, '<') >= 0 || bytes.Contains(raw, []byte(`\u003c`)) || bytes.Contains(raw, []byte(`\u003C`))
 }

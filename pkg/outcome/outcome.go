@@ -15,7 +15,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/clawtap/clawtap/pkg/bridge"
-	"github.com/clawtap/clawtap/pkg/message"
 	"github.com/clawtap/clawtap/pkg/pipeline"
 	"github.com/clawtap/clawtap/pkg/recent"
 	"github.com/clawtap/clawtap/pkg/replay"
@@ -230,8 +229,8 @@ func (t *Tracker) frame(r *Run, s *replay.Step, ev *bridge.Event) {
 	if ev.State != "final" {
 		return
 	}
-	msg, _ := bridgeMessage(ev)
-	if text, ok := message.Text(msg); ok && strings.TrimSpace(text) != "" {
+	// The text the Policy read for this final, derived once per event.
+	if text, ok := ev.MessageText(nil); ok && strings.TrimSpace(text) != "" {
 		r.HasReply = true
 		if len(t.recent[r.AgentID]) > 0 && t.recentHas(r.AgentID, norm(text)) {
 			t.commit(r, s.I)
