@@ -17,8 +17,8 @@ package capture
 // How far the read-ahead runs: a batch is sent when it holds batchRecords
 // records or batchBytes bytes of frames, or when the reader has no more
 // input buffered (so a live stream is not held back waiting for more);
-// at most batchesAhead batches wait for the caller. Memory stays bounded
-// by those and by the largest line.
+// at most batchesAhead batches (or SetAhead's number) wait for the caller.
+// Memory stays bounded by those and by the largest line.
 const (
 	batchRecords = 256
 	batchBytes   = 128 << 10
@@ -138,6 +138,19 @@ func (r *Reader) SetTransform(fn func(rec *Record) *Record) bool {
 	return true
 }
 
+// SetAhead has the read-ahead hold at most n batches for Next (two
+// unless set) and a stage as many. A caller much slower than the reading
+// gains nothing from more than one, and a process that reads several
+// captures at once holds every reader's batches. Call it before the first
+// Next; false when reading has begun or the reader is serial.
+func (r *Reader) SetAhead(n int) bool {
+	if r.opts.Serial || r.ahead != nil || r.closed || n < 1 {
+		return false
+	}
+	r.depth = n
+	return true
+}
+
 // Note returns the note the stage (SetStage) left on the batch of the
 // record Next returned last, and the record's index in that batch; nil
 // without a stage or a record.
@@ -150,9 +163,13 @@ func (r *Reader) Note() (note any, i int) {
 }
 
 func (r *Reader) startAhead() {
+	depth := r.depth
+	if depth == 0 {
+		depth = batchesAhead
+	}
 	a := &ahead{
-		batches: make(chan *batch, batchesAhead),
-		free:    make(chan *batch, batchesAhead+2),
+		batches: make(chan *batch, depth),
+		free:    make(chan *batch, depth+2),
 		stop:    make(chan struct{}),
 		exited:  make(chan struct{}),
 		stageEx: make(chan struct{}),
@@ -162,7 +179,7 @@ func (r *Reader) startAhead() {
 	r.collecting = true // from here on only the read-ahead touches the reading state
 	out := a.batches
 	if r.stage != nil {
-		a.staged = make(chan *batch, batchesAhead)
+		a.staged = make(chan *batch, depth)
 		out = a.staged
 		go runStage(a, r.stage)
 	} else {

@@ -28,6 +28,13 @@ type event struct {
 // agreement with Next's (OnWarning runs inside Next, before it returns).
 func readLogged(t *testing.T, src []byte, opts Options, stop int) (events []event, h *Header, warns []Warning, err error) {
 	t.Helper()
+	return readLoggedAhead(t, src, opts, stop, 0)
+}
+
+// readLoggedAhead is readLogged with the read-ahead's depth set (SetAhead)
+// when depth > 0.
+func readLoggedAhead(t *testing.T, src []byte, opts Options, stop, depth int) (events []event, h *Header, warns []Warning, err error) {
+	t.Helper()
 	inNext := false
 	opts.OnWarning = func(w Warning) {
 		if !inNext {
@@ -42,6 +49,9 @@ func readLogged(t *testing.T, src []byte, opts Options, stop int) (events []even
 		return nil, nil, nil, err
 	}
 	defer r.Close()
+	if depth > 0 && !r.SetAhead(depth) {
+		t.Fatalf("SetAhead(%d) refused before the first Next", depth)
+	}
 	for i := 0; stop < 0 || i < stop; i++ {
 		inNext = true
 		rec, err := r.Next()
@@ -62,8 +72,15 @@ func readLogged(t *testing.T, src []byte, opts Options, stop int) (events []even
 // serially gives: every record, warning and count, in the same order.
 func sameAsSerial(t *testing.T, src []byte, maxLine, stop int) {
 	t.Helper()
+	for _, depth := range []int{0, 1} { // the default, and one batch (SetAhead)
+		sameAsSerialAhead(t, src, maxLine, stop, depth)
+	}
+}
+
+func sameAsSerialAhead(t *testing.T, src []byte, maxLine, stop, depth int) {
+	t.Helper()
 	want, wh, ww, werr := readLogged(t, src, Options{MaxLine: maxLine, Serial: true}, stop)
-	got, gh, gw, gerr := readLogged(t, src, Options{MaxLine: maxLine}, stop)
+	got, gh, gw, gerr := readLoggedAhead(t, src, Options{MaxLine: maxLine}, stop, depth)
 	if fmt.Sprint(werr) != fmt.Sprint(gerr) {
 		t.Fatalf("error: read ahead %v, serial %v", gerr, werr)
 	}
@@ -382,4 +399,30 @@ func TestReadAheadHugeLine(t *testing.T) {
 	}
 	sameAsSerial(t, []byte(b.String()), 0, -1)
 	sameAsSerial(t, fuzzEncoder.EncodeAll([]byte(b.String()), nil), 0, 450)
+}
+
+// SetAhead takes a depth before the first Next only, and never on a serial
+// reader or below one batch.
+func TestSetAhead(t *testing.T) {
+	in := `{"t":1,"conn":1,"dir":"in","frame":{"type":"event","event":"tick"}}` + "\n"
+	if r, _ := NewReader(strings.NewReader(in), Options{Serial: true}); r.SetAhead(1) {
+		t.Error("a serial reader took a depth")
+	}
+	r, _ := NewReader(strings.NewReader(in), Options{})
+	defer r.Close()
+	if r.SetAhead(0) {
+		t.Error("SetAhead(0) taken")
+	}
+	if !r.SetAhead(3) {
+		t.Fatal("SetAhead(3) refused before the first Next")
+	}
+	if _, err := r.Next(); err != nil {
+		t.Fatal(err)
+	}
+	if r.SetAhead(1) {
+		t.Error("SetAhead taken after Next")
+	}
+	if got := cap(r.ahead.batches); got != 3 {
+		t.Errorf("the read-ahead holds %d batches for Next, want 3", got)
+	}
 }

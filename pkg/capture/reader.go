@@ -111,6 +111,7 @@ type Reader struct {
 	done      bool
 
 	ahead      *ahead // the read-ahead, once Next started it
+	depth      int    // batches it may hold for Next (SetAhead); 0 means batchesAhead
 	stage      func(*Batch)
 	transform  func(*Record) *Record
 	collecting bool      // on the read-ahead's goroutine: warnings go to pending
