@@ -271,6 +271,9 @@ func (p *proxy) pump(conn int, src, dst *websocket.Conn, dir string) error {
 			return err
 		}
 		if m.streamed {
+			if err := m.end.Close(); err != nil { // recorded above: now the receiver has it
+				return err
+			}
 			continue
 		}
 		r.frame(conn, dir, t, m.data, m.typ == websocket.BinaryMessage)

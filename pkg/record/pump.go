@@ -24,6 +24,10 @@ type message struct {
 	data     []byte // the whole message, valid until the next call; nil when streamed
 	size     int64
 	streamed bool
+	// end finishes a streamed message at the receiver: all of it but its
+	// end went through. The caller records it first, so that a reply to it
+	// cannot be recorded before it.
+	end io.Closer
 }
 
 // pump moves the messages of one direction of a proxied connection. A
@@ -37,9 +41,9 @@ type pump struct {
 }
 
 // read reads the next message from src. A message longer than the limit
-// is written to dst on the way, and only its size returned. An error
-// mid-message leaves dst's message unfinished, so the receiver never takes
-// a cut message for a whole one.
+// is written to dst on the way, all but its end (message.end), and only
+// its size returned. An error mid-message leaves dst's message unfinished,
+// so the receiver never takes a cut message for a whole one.
 func (p *pump) read(src, dst *websocket.Conn) (message, error) {
 	typ, rd, err := src.NextReader()
 	if err != nil {
@@ -71,7 +75,8 @@ func (p *pump) read(src, dst *websocket.Conn) (message, error) {
 			return m, err
 		}
 	}
-	return m, w.Close()
+	m.end = w
+	return m, nil
 }
 
 // fill reads rd into p.buf until the message ends (eof) or the buffer

@@ -93,3 +93,68 @@ func TestProxyNeverPassesOnACutMessage(t *testing.T) {
 		t.Errorf("oversize marker %+v; markers %v", over, capturetest.Marks(recs))
 	}
 }
+
+// wsPair returns both ends of one WebSocket connection: the server's and
+// the client's.
+func wsPair(t *testing.T) (server, client *websocket.Conn) {
+	t.Helper()
+	conns := make(chan *websocket.Conn, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := (&websocket.Upgrader{}).Upgrade(w, r, nil)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		conns <- c
+	}))
+	t.Cleanup(srv.Close)
+	client, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(srv.URL, "http"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	server = <-conns
+	t.Cleanup(func() { client.Close(); server.Close() })
+	return server, client
+}
+
+// TestPumpLeavesAStreamedMessageOpenUntilRecorded: a message longer than
+// the buffer reaches the receiver whole only when the caller ends it, after
+// recording it; so the receiver's reply cannot be recorded first.
+func TestPumpLeavesAStreamedMessageOpenUntilRecorded(t *testing.T) {
+	src, sender := wsPair(t)
+	dst, receiver := wsPair(t)
+	msg := []byte(`{"text":"` + strings.Repeat("z", 5000) + `"}`)
+	if err := sender.WriteMessage(websocket.TextMessage, msg); err != nil {
+		t.Fatal(err)
+	}
+	p := pump{limit: 1000}
+	m, err := p.read(src, dst)
+	if err != nil || !m.streamed || m.size != int64(len(msg)) || m.end == nil {
+		t.Fatalf("read: %+v, %v", m, err)
+	}
+	got := make(chan int, 1)
+	go func() {
+		_, b, err := receiver.ReadMessage()
+		if err != nil {
+			got <- -1
+			return
+		}
+		got <- len(b)
+	}()
+	select {
+	case n := <-got:
+		t.Fatalf("the receiver had the message (%d) before it was ended", n)
+	case <-time.After(200 * time.Millisecond):
+	}
+	if err := m.end.Close(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case n := <-got:
+		if n != len(msg) {
+			t.Fatalf("the receiver got %d bytes, want %d", n, len(msg))
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the receiver never got the message")
+	}
+}
