@@ -97,11 +97,9 @@ type Builder struct {
 	// the record being processed
 	cur struct {
 		row      Row
-		i        int
 		run      int
 		replayed bool
 		prio     int8
-		rec      *capture.Record
 		// its replay step, valid until After: its effects and state diff
 		// are written once the body's priority is known and only if the
 		// body may fit
@@ -444,8 +442,7 @@ func (b *Builder) Before(f *pipeline.Frame) error {
 
 	// The replay follows: timer steps due before this record, then the
 	// record's step (Step), then After.
-	b.cur.i, b.cur.run, b.cur.replayed, b.cur.prio = rec.Index, run, false, prio
-	b.cur.rec, b.cur.step = rec, nil
+	b.cur.run, b.cur.replayed, b.cur.prio, b.cur.step = run, false, prio, nil
 	b.cur.row = row
 	return nil
 }
