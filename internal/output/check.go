@@ -168,12 +168,7 @@ type Counts struct {
 // the record count in the verdict, in parentheses.
 func (p *Check) Summary(summary any, c Counts, detail string) error {
 	if p.Format == JSON {
-		line, err := json.Marshal(map[string]any{"summary": summary})
-		if err != nil {
-			return err
-		}
-		_, err = p.W.Write(append(line, '\n'))
-		return err
+		return writeKeyed(p.W, "summary", summary)
 	}
 	if p.Format == Text {
 		if err := p.writeGroups(); err != nil {

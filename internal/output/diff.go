@@ -1,7 +1,6 @@
 package output
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -62,17 +61,14 @@ func writeDiffJSON(w io.Writer, res *diff.Result) error {
 		for k := range d.B {
 			out.B = append(out.B, toStepJSON(&d.B[k]))
 		}
-		b, _ := json.Marshal(map[string]any{"divergence": out})
-		if _, err := w.Write(append(b, '\n')); err != nil {
+		if err := writeKeyed(w, "divergence", out); err != nil {
 			return err
 		}
 	}
 	if res.FinalState == nil {
 		res.FinalState = []string{}
 	}
-	b, _ := json.Marshal(map[string]any{"summary": res})
-	_, err := w.Write(append(b, '\n'))
-	return err
+	return writeKeyed(w, "summary", res)
 }
 
 func writeDiffText(w io.Writer, style Style, res *diff.Result, pa, pb string) error {

@@ -1,7 +1,6 @@
 package output
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -27,9 +26,7 @@ type DiffUIs struct {
 // Run takes one run's comparison.
 func (p *DiffUIs) Run(r *diff.RunOutcomes) error {
 	if p.Format == JSON {
-		b, _ := json.Marshal(map[string]any{"run": r})
-		_, err := p.W.Write(append(b, '\n'))
-		return err
+		return writeKeyed(p.W, "run", r)
 	}
 	if len(r.Differs) > 0 {
 		p.differ = append(p.differ, *r)
@@ -40,9 +37,7 @@ func (p *DiffUIs) Run(r *diff.RunOutcomes) error {
 // Summary ends the output.
 func (p *DiffUIs) Summary(res *diff.UIResult) error {
 	if p.Format == JSON {
-		b, _ := json.Marshal(map[string]any{"summary": res})
-		_, err := p.W.Write(append(b, '\n'))
-		return err
+		return writeKeyed(p.W, "summary", res)
 	}
 	style := p.Style
 	var b strings.Builder

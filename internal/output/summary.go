@@ -7,6 +7,16 @@ import (
 	"strings"
 )
 
+// writeKeyed writes one JSON line holding v under key: {"key":v}.
+func writeKeyed(w io.Writer, key string, v any) error {
+	b, err := json.Marshal(map[string]any{key: v})
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
 // Field is one named value of a summary, in the order printed.
 type Field struct {
 	Key   string // the JSON key (camelCase)
