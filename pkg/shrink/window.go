@@ -77,7 +77,7 @@ func (s *sized) Next() (*capture.Record, *bridge.Event, error) {
 	rec, ev, err := s.Source.Next()
 	if err == nil {
 		s.n++
-		s.bytes += int64(len(rec.Frame) + len(rec.Raw))
+		s.bytes += frameBytes(rec)
 		s.keepLast(rec)
 	}
 	return rec, ev, err
@@ -95,6 +95,10 @@ func (s *sized) keepLast(rec *capture.Record) {
 		s.last.Raw = s.lastB
 	}
 }
+
+// frameBytes is what a record counts toward a window's bound: its frame's (or
+// raw line's) bytes.
+func frameBytes(rec *capture.Record) int64 { return int64(len(rec.Frame) + len(rec.Raw)) }
 
 // FirstWindow is the records the first window holds before its finding;
 // each next window holds WindowGrowth times as many.
@@ -165,7 +169,7 @@ func readWindow(open Opener, from, last int, maxBytes int64) (*capture.Header, [
 	var bytes int64
 	anchorI := -1
 	keep := func(rec *capture.Record) error {
-		if bytes += int64(len(rec.Frame) + len(rec.Raw)); bytes > maxBytes {
+		if bytes += frameBytes(rec); bytes > maxBytes {
 			return errTooBig
 		}
 		recs = append(recs, *rec.Clone())
@@ -186,7 +190,7 @@ func readWindow(open Opener, from, last int, maxBytes int64) (*capture.Header, [
 				case rec.Mark == capture.MarkClose:
 					recs = slices.DeleteFunc(recs, func(r capture.Record) bool {
 						if r.Conn == rec.Conn {
-							bytes -= int64(len(r.Frame) + len(r.Raw))
+							bytes -= frameBytes(&r)
 						}
 						return r.Conn == rec.Conn
 					})
@@ -222,10 +226,10 @@ func withTail(recs []capture.Record, tail *capture.Record, maxBytes int64) []cap
 	var bytes int64
 	onConn := false
 	for i := range recs {
-		bytes += int64(len(recs[i].Frame) + len(recs[i].Raw))
+		bytes += frameBytes(&recs[i])
 		onConn = onConn || recs[i].Conn == tail.Conn
 	}
-	if !onConn || bytes+int64(len(tail.Frame)+len(tail.Raw)) > maxBytes {
+	if !onConn || bytes+frameBytes(tail) > maxBytes {
 		return recs
 	}
 	return append(recs, *tail.Clone())
