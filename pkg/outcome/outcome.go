@@ -310,7 +310,7 @@ func (t *Tracker) appended(s *replay.Step, e *replay.Effect) {
 		for k := 0; k < len(list); k++ {
 			if w := list[k]; w.norm == text || strings.HasPrefix(text, w.norm) && len(w.run.Reply) >= MaxText {
 				t.commit(w.run, s.I)
-				list = append(list[:k], list[k+1:]...)
+				list = slices.Delete(list, k, k+1)
 				k--
 			}
 		}
@@ -324,8 +324,7 @@ func (t *Tracker) appended(s *replay.Step, e *replay.Effect) {
 func (t *Tracker) wait(r *Run) {
 	list := t.pending[r.AgentID]
 	if len(list) >= maxPending {
-		list[0] = waiting{}
-		list = append(list[:0], list[1:]...)
+		list = slices.Delete(list, 0, 1) // and clears the slot it vacates
 	}
 	t.pending[r.AgentID] = append(list, waiting{r, norm(r.Reply)})
 }
