@@ -76,12 +76,7 @@ func memoryRunOf(t *testing.T, gen func(*capture.Writer) error, third int, fn fu
 		t.Fatal(err)
 	}
 	defer r.Close()
-	heap := func() uint64 {
-		var ms runtime.MemStats
-		runtime.GC()
-		runtime.ReadMemStats(&ms)
-		return ms.HeapInuse
-	}
+	heap := func() uint64 { return afterGC().HeapInuse }
 	var h heapProfile
 	records := 0
 	for {
@@ -169,11 +164,17 @@ type sampled struct {
 
 func (s *sampled) Next() (*capture.Record, *bridge.Event, error) {
 	if p := s.at[s.n]; p != nil {
-		var ms runtime.MemStats
-		runtime.GC()
-		runtime.ReadMemStats(&ms)
-		*p = ms.HeapAlloc
+		*p = afterGC().HeapAlloc
 	}
 	s.n++
 	return s.AheadSource.Next()
+}
+
+// afterGC collects garbage and reads the memory statistics: what the heap
+// holds live.
+func afterGC() runtime.MemStats {
+	var ms runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	return ms
 }

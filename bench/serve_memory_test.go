@@ -3,7 +3,6 @@ package bench
 import (
 	"context"
 	"path/filepath"
-	"runtime"
 	"testing"
 
 	"github.com/clawtap/clawtap/internal/synth"
@@ -32,12 +31,7 @@ func TestServeMemoryFlat(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	heap := func() uint64 {
-		var ms runtime.MemStats
-		runtime.GC()
-		runtime.ReadMemStats(&ms)
-		return ms.HeapInuse
-	}
+	heap := func() uint64 { return afterGC().HeapInuse }
 	s, err := serve.LoadFile(path, serve.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
