@@ -324,7 +324,10 @@ func (t *Tracker) appended(s *replay.Step, e *replay.Effect) {
 func (t *Tracker) wait(r *Run) {
 	list := t.pending[r.AgentID]
 	if len(list) >= maxPending {
-		list = slices.Delete(list, 0, 1) // and clears the slot it vacates
+		// Drop the oldest from the front: append moves the list to a new
+		// array now and then, not on every reply (as shifting it would).
+		list[0] = waiting{} // the array holds nothing of a run let go
+		list = list[1:]
 	}
 	t.pending[r.AgentID] = append(list, waiting{r, norm(r.Reply)})
 }
