@@ -100,6 +100,10 @@ func clipAt[S ~string | ~[]byte](s S, n int) (cut int, over bool) {
 		if c == n {
 			return cut, true
 		}
+		if s[i] < utf8.RuneSelf { // ASCII, most text: no decoding
+			i++
+			continue
+		}
 		_, size := utf8.DecodeRune(r[:copy(r[:], s[i:min(i+utf8.UTFMax, len(s))])])
 		i += size
 	}

@@ -40,6 +40,25 @@ func FuzzClip(f *testing.F) {
 		if got := ClipBytes(b[1:], n); string(got) != c {
 			t.Fatalf("ClipBytes(%q, %d) = %q, Clip gives %q", s, n, got, c)
 		}
+		// clipAt's fast path for ASCII cuts where ranging over the
+		// runes would (an invalid byte is a rune of one byte).
+		wantCut, wantOver, runes := 0, false, 0
+		for i := range s {
+			if runes == n-1 {
+				wantCut = i
+			}
+			if runes == n {
+				wantOver = true
+				break
+			}
+			runes++
+		}
+		if !wantOver {
+			wantCut = 0
+		}
+		if cut, over := clipAt(s, n); cut != wantCut || over != wantOver {
+			t.Fatalf("clipAt(%q, %d) = %d, %v; want %d, %v", s, n, cut, over, wantCut, wantOver)
+		}
 		if utf8.ValidString(s) && utf8.RuneCountInString(c) > n {
 			t.Fatalf("Clip(%q, %d) = %q: more than %d runes", s, n, c, n)
 		}
