@@ -10,7 +10,6 @@ import (
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/human"
 	"github.com/clawtap/clawtap/pkg/jsonx"
-	"github.com/clawtap/clawtap/pkg/outcome"
 	"github.com/clawtap/clawtap/pkg/pipeline"
 	"github.com/clawtap/clawtap/pkg/recent"
 	"github.com/clawtap/clawtap/pkg/replay"
@@ -31,9 +30,9 @@ const (
 
 // Caps on the live tables.
 const (
-	maxRuns      = 8192 // runs tracked per capture (live and recently ended)
-	maxReqs      = 4096 // pending requests per connection
-	maxTools     = 4096 // tool call ids remembered per connection
+	maxRuns      = pipeline.DefaultMaxRuns // runs tracked per capture (live and recently ended), as the pass's run table
+	maxReqs      = 4096                    // pending requests per connection
+	maxTools     = 4096                    // tool call ids remembered per connection
 	maxApprovals = 4096
 	maxUnknown   = 256 // distinct unknown event names remembered
 	maxVictims   = 256
@@ -86,9 +85,9 @@ type Analyzer struct {
 	// the run of noChat[0] once looked up, while it stays in runs
 	noChatHead *runState
 
-	replay   bool              // a rule reads the replay (dropped-final, the state rules)
-	outcomes *outcome.Tracker  // the state rules' view of the replay
-	victims  map[string]string // live run recorded closed by a hazard → the stale run that caused it
+	replay  bool              // a rule reads the replay (dropped-final, the state rules)
+	states  bool              // a state rule runs: it reads the pass's run table
+	victims map[string]string // live run recorded closed by a hazard → the stale run that caused it
 
 	firstT, lastT int64
 	lastI         int
@@ -220,10 +219,9 @@ func New(opts Options) (*Analyzer, error) {
 	}
 	a.replay = (en[RuleDroppedFinal] || state) && !opts.NoReplay
 	if state && !opts.NoReplay {
-		// The tracker keeps as many runs as the run table: a run is
-		// judged when both have let it go, so memory stays flat.
-		a.outcomes = outcome.NewBounded(maxRuns)
-		a.outcomes.OnForget = a.runFindings
+		// The pass's run table judges its runs as it lets them go
+		// (RunDone): memory stays flat.
+		a.states = true
 	}
 	return a, nil
 }
@@ -280,6 +278,9 @@ func (a *Analyzer) conn(n int) *connState {
 // Needs is what the rules read from the pass: frame-seq gaps, and the
 // replay when the dropped-final rule runs.
 func (a *Analyzer) Needs() pipeline.Needs {
+	if a.states {
+		return pipeline.Gaps | pipeline.Replay | pipeline.Runs
+	}
 	if a.replay {
 		return pipeline.Gaps | pipeline.Replay
 	}
@@ -359,9 +360,10 @@ func rawLen(rec *capture.Record) int { return len(rawBytes(rec)) }
 
 // End runs the end-of-capture checks.
 func (a *Analyzer) End(e *pipeline.End) error {
-	if a.outcomes != nil {
-		_ = a.outcomes.End(e)
-		a.stateFindings()
+	if e.Runs != nil {
+		for _, r := range e.Runs.Runs() { // the runs the table held to the end
+			a.RunDone(r)
+		}
 	}
 	truncated := e.Stats.Truncated
 	end, endI := a.lastT, a.lastI
@@ -454,9 +456,6 @@ func codeNote(code int) string {
 // Step watches the replay for the hazard and the final it costs, and
 // follows the runs for the state rules.
 func (a *Analyzer) Step(s *replay.Step) error {
-	if a.outcomes != nil {
-		_ = a.outcomes.Step(s)
-	}
 	for k := range s.Effects {
 		e := &s.Effects[k]
 		if e.Type != replay.EffGuard {

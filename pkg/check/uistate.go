@@ -28,17 +28,13 @@ func uiName(ui string) string {
 	return ui
 }
 
-// stateFindings explains the runs that went wrong in the replay.
-func (a *Analyzer) stateFindings() {
-	for _, r := range a.outcomes.Runs() {
-		a.runFindings(r)
+// RunDone explains a run the pass's run table let go, if it went wrong:
+// when newer runs crowded it out, or at the end of the capture.
+func (a *Analyzer) RunDone(r *outcome.Run) {
+	if !a.states { // another observer asked for the run table
+		return
 	}
-}
-
-// runFindings explains one run, if it went wrong: at the end of the
-// capture, or when the tracker forgets it (maxRuns runs later).
-func (a *Analyzer) runFindings(r *outcome.Run) {
-	ui := uiName(a.outcomes.UI())
+	ui := uiName(r.UI)
 	lost := r.Terminal == "final" && r.HasReply && !r.Committed
 	if lost && !(r.Dropped == "guard" && r.ClosedByRun != "" && r.ClosedByRun != r.ID && a.enabled[RuleDroppedFinal]) {
 		a.lostReply(ui, r)

@@ -44,9 +44,9 @@ type UIResult struct {
 // every run.
 func (r *UIResult) Equal() bool { return r.Differ == 0 }
 
-// maxRuns is how many runs each UI's outcome tracker holds, as check's: a
-// run is compared once both replays have let it go.
-const maxRuns = 8192
+// maxRuns is how many runs each pass's run table holds: a run is compared
+// once both replays have let it go.
+const maxRuns = pipeline.DefaultMaxRuns
 
 // CompareUIs replays one capture under two UIs in one read, each record
 // classified once and then replayed by each UI, and compares, run by run,
@@ -59,20 +59,27 @@ const maxRuns = 8192
 func CompareUIs(src pipeline.Source, uis [2]string, each func(*RunOutcomes) error) (*UIResult, error) {
 	c := &uiPairs{res: &UIResult{UIs: uis}, each: each}
 	c.waiting[0], c.waiting[1] = map[string][]*uiSide{}, map[string][]*uiSide{}
-	for k := range c.trackers {
-		t := outcome.NewBounded(maxRuns)
-		t.OnForget = func(r *outcome.Run) { c.let(k, r) }
-		c.trackers[k] = t
+	opts := func(ui string) pipeline.Options {
+		return pipeline.Options{Replay: replay.Options{UI: ui}, MaxRuns: maxRuns}
 	}
-	second := pipeline.New(pipeline.Options{Replay: replay.Options{UI: uis[1]}}, c.trackers[1])
-	first := pipeline.New(pipeline.Options{Replay: replay.Options{UI: uis[0]}}, c.trackers[0], pipeline.Feed(second), c)
+	c.second = pipeline.New(opts(uis[1]), sideRuns{c, 1})
+	first := pipeline.New(opts(uis[0]), sideRuns{c, 0}, pipeline.Feed(c.second), c)
 	if err := first.Run(src); err != nil {
 		return nil, err
 	}
 	return c.res, c.err
 }
 
-// Needs: the pairs come from the trackers, which the pass feeds.
+// sideRuns takes the runs one UI's pass lets go to its side of the pairs.
+type sideRuns struct {
+	c *uiPairs
+	k int
+}
+
+func (u sideRuns) Needs() pipeline.Needs  { return pipeline.Runs }
+func (u sideRuns) RunDone(r *outcome.Run) { u.c.let(u.k, r) }
+
+// Needs: the pairs come from the passes' run tables.
 func (c *uiPairs) Needs() pipeline.Needs { return 0 }
 
 // After compares the runs both replays let go on the way to this record.
@@ -81,10 +88,15 @@ func (c *uiPairs) After(*pipeline.Frame) error {
 	return c.err
 }
 
-// End compares what each tracker held to the end, in order.
-func (c *uiPairs) End(*pipeline.End) error {
+// End compares what each run table held to the end, in order: the first
+// pass's, and the second's, which ended within the first's Feed.
+func (c *uiPairs) End(e *pipeline.End) error {
 	c.emit(emitDue)
-	c.drain(c.trackers[0].Runs(), c.trackers[1].Runs())
+	var b []*outcome.Run
+	if t := c.second.Runs(); t != nil {
+		b = t.Runs()
+	}
+	c.drain(e.Runs.Runs(), b)
 	return c.err
 }
 
@@ -118,13 +130,13 @@ type uiSide struct {
 // go: the trackers read the same records, so a run leaves both at about
 // the same record, and few sides ever wait.
 type uiPairs struct {
-	trackers [2]*outcome.Tracker
-	res      *UIResult
-	each     func(*RunOutcomes) error
-	order    []*uiSide               // a's sides in the order let go, from the first not emitted
-	waiting  [2]map[string][]*uiSide // sides not paired yet, by run id
-	seq      [2]int
-	err      error
+	second  *pipeline.Pass // the second UI's, fed by the first
+	res     *UIResult
+	each    func(*RunOutcomes) error
+	order   []*uiSide               // a's sides in the order let go, from the first not emitted
+	waiting [2]map[string][]*uiSide // sides not paired yet, by run id
+	seq     [2]int
+	err     error
 }
 
 func (c *uiPairs) let(k int, r *outcome.Run) {

@@ -1,8 +1,5 @@
 package outcome
 
-// SetMaxRuns lowers the bound on the runs remembered, for tests.
-func (t *Tracker) SetMaxRuns(n int) { t.maxRuns = n }
-
 // Held is what the tracker still refers to: runs by id, runs waiting for
 // their reply to be committed, and guard closings.
 func (t *Tracker) Held() (byID, pending, closers int) {

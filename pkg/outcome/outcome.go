@@ -1,10 +1,12 @@
 // Package outcome follows a replay run by run and says what the user ended
 // up with: whether each run's reply reached the transcript, how its agent
 // was left, whether a streaming bubble or a run id stayed behind, and what
-// the turn was billed. check explains the runs that went wrong
-// (lost-reply, ghost-stream, billing); diff --ui compares two UIs' outcomes
-// of one capture. It is an observer of the one pass and reads only replay
-// steps, so it serves every UI model the engine runs.
+// the turn was billed. It is the pass's run table: a pass whose observers
+// need runs (pipeline.Runs) feeds it every replay step and tells them of
+// each run it lets go. check explains the runs that went wrong
+// (lost-reply, ghost-stream, billing); diff --ui compares two UIs'
+// outcomes of one capture. It reads only replay steps, so it serves every
+// UI model the engine runs.
 package outcome
 
 import (
@@ -15,15 +17,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/clawtap/clawtap/pkg/bridge"
-	"github.com/clawtap/clawtap/pkg/pipeline"
 	"github.com/clawtap/clawtap/pkg/recent"
 	"github.com/clawtap/clawtap/pkg/replay"
 )
-
-// MaxRuns bounds the runs a tracker from New remembers; past it the oldest
-// are forgotten (counted in Tracker.Forgotten, shown to Tracker.OnForget).
-// NewBounded sets a bound of its own.
-const MaxRuns = 100_000
 
 // maxPending is how many replies per agent wait to be committed.
 const maxPending = 256
@@ -82,6 +78,9 @@ type Run struct {
 	Bills   int32
 	Billing bool
 	BillI   int // the first bill's record
+	// UI is the UI model that replayed the run, set when the tracker lets
+	// the run go (forgotten, or at the end of the capture).
+	UI string
 }
 
 // MaxText clips the reply kept per run.
@@ -119,18 +118,13 @@ type closing struct {
 	run string
 }
 
-// New returns an empty tracker that remembers up to MaxRuns runs.
-func New() *Tracker { return NewBounded(MaxRuns) }
-
 // NewBounded returns an empty tracker that remembers up to maxRuns runs
-// (at least 1): a streaming observer, which judges a run when the tracker
-// forgets it (OnForget), holds that many whatever the capture's length.
+// (at least 1); past it the oldest are forgotten (counted in Forgotten,
+// shown to OnForget first). Who judges a run when the tracker forgets it
+// holds that many whatever the capture's length.
 func NewBounded(maxRuns int) *Tracker {
 	return &Tracker{maxRuns: max(maxRuns, 1), byID: map[string]*Run{}, recent: map[string][]string{}, pending: map[string][]waiting{}, closer: map[string]closing{}}
 }
-
-// Needs: the replay.
-func (t *Tracker) Needs() pipeline.Needs { return pipeline.Replay }
 
 // Runs returns the runs in the order they first appeared.
 func (t *Tracker) Runs() []*Run { return t.runs }
@@ -169,7 +163,7 @@ func (t *Tracker) bills() bool { return t.ui == replay.UIClawboo }
 // forget drops the oldest run and what else refers to it, after showing
 // it, judged as a run kept to the end is, to OnForget.
 func (t *Tracker) forget(r *Run) {
-	r.Billing = t.bills()
+	r.UI, r.Billing = t.ui, t.bills()
 	if t.OnForget != nil {
 		t.OnForget(r)
 	}
@@ -183,7 +177,7 @@ func (t *Tracker) forget(r *Run) {
 }
 
 // Step follows one replay step.
-func (t *Tracker) Step(s *replay.Step) error {
+func (t *Tracker) Step(s *replay.Step) {
 	if s.State != nil {
 		t.ui = s.State.UI()
 	}
@@ -200,7 +194,6 @@ func (t *Tracker) Step(s *replay.Step) error {
 		t.effect(s, &s.Effects[k], r)
 	}
 	t.ghosts(s)
-	return nil
 }
 
 // frame notes a chat terminal and its reply.
@@ -414,16 +407,12 @@ func (t *Tracker) lastEnded(agent string) *Run {
 	return nil
 }
 
-// End looks at the state the capture left: ghosts still there, clawboo's
-// streaming bubbles, and which UI bills.
-func (t *Tracker) End(e *pipeline.End) error {
-	if e.Engine == nil {
-		return nil
-	}
-	st := e.Engine.State()
+// Finish looks at the state the replay left at the end of the capture:
+// ghosts still there, clawboo's streaming bubbles, and which UI bills.
+func (t *Tracker) Finish(st *replay.State) {
 	t.ui = st.UI()
 	for _, r := range t.runs {
-		r.Billing = t.bills()
+		r.UI, r.Billing = t.ui, t.bills()
 	}
 	for _, id := range st.AgentIDs() {
 		if r := t.lastEnded(id); r != nil {
@@ -440,7 +429,6 @@ func (t *Tracker) End(e *pipeline.End) error {
 			r.Bubble = clip(c.StreamText.V)
 		}
 	}
-	return nil
 }
 
 // norm compares transcript text as Claw3D's display normalisation does:

@@ -20,10 +20,11 @@ func track(t *testing.T, fixture, ui string) *outcome.Tracker {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	tr := outcome.New()
-	if err := pipeline.New(pipeline.Options{Replay: replay.Options{UI: ui}}, tr).Run(pipeline.Records(r)); err != nil {
+	p := pipeline.New(pipeline.Options{Replay: replay.Options{UI: ui}}, runs{})
+	if err := p.Run(pipeline.Records(r)); err != nil {
 		t.Fatal(err)
 	}
+	tr := p.Runs()
 	if tr.UI() != ui {
 		t.Errorf("tracker followed %q, want %q", tr.UI(), ui)
 	}
@@ -76,9 +77,21 @@ func TestSlashCommandOutcome(t *testing.T) {
 	}
 }
 
-// trackLarge runs tr over a generated capture of frames frames, replayed
-// as clawboo (which loses most replies).
-func trackLarge(t *testing.T, tr *outcome.Tracker, frames int) {
+// runs is an observer of the pass's run table, shown each run let go.
+type runs struct{ done func(*outcome.Run) }
+
+func (runs) Needs() pipeline.Needs { return pipeline.Runs }
+
+func (o runs) RunDone(r *outcome.Run) {
+	if o.done != nil {
+		o.done(r)
+	}
+}
+
+// trackLarge runs a pass with the observer o over a generated capture of
+// frames frames, replayed as clawboo (which loses most replies), and
+// returns its run table.
+func trackLarge(t *testing.T, opts pipeline.Options, o runs, frames int) *outcome.Tracker {
 	t.Helper()
 	var buf bytes.Buffer
 	w, err := capture.NewWriter(&buf, false)
@@ -93,38 +106,46 @@ func trackLarge(t *testing.T, tr *outcome.Tracker, frames int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := pipeline.New(pipeline.Options{}, tr).Run(pipeline.Records(r)); err != nil {
+	p := pipeline.New(opts, o)
+	if err := p.Run(pipeline.Records(r)); err != nil {
 		t.Fatal(err)
 	}
+	return p.Runs()
 }
 
 // Past its bound the tracker forgets the oldest runs, and with them
 // everything else it kept about them: memory follows the bound, not the
 // capture's length.
 func TestForgottenRunsLeaveNothingBehind(t *testing.T) {
-	tr := outcome.New()
 	const bound = 16
-	tr.SetMaxRuns(bound)
-	forgotten, forgottenLost, unbilled := 0, 0, 0
-	tr.OnForget = func(r *outcome.Run) {
-		forgotten++
+	done, doneLost, unbilled := 0, 0, 0
+	var last *outcome.Run // the run let go last; runs go in the order they came
+	misordered := 0
+	tr := trackLarge(t, pipeline.Options{MaxRuns: bound}, runs{func(r *outcome.Run) {
+		done++
 		if r.LostWhy() != "" {
-			forgottenLost++
+			doneLost++
 		}
-		if !r.Billing {
+		if !r.Billing || r.UI != replay.UIClawboo {
 			unbilled++ // clawboo bills: a forgotten run is judged as one kept to the end
 		}
-	}
-	trackLarge(t, tr, 20_000)
+		if last != nil && r.FirstI <= last.FirstI {
+			misordered++
+		}
+		last = r
+	}}, 20_000)
 	runs := tr.Runs()
 	if len(runs) != bound || tr.Forgotten == 0 {
 		t.Fatalf("%d runs kept, %d forgotten; want %d kept and some forgotten", len(runs), tr.Forgotten, bound)
 	}
 	if unbilled > 0 {
-		t.Errorf("%d of %d forgotten runs say their UI bills nothing; clawboo bills", unbilled, forgotten)
+		t.Errorf("%d of %d runs let go say their UI bills nothing; clawboo bills", unbilled, done)
 	}
-	if forgotten != tr.Forgotten || forgottenLost == 0 {
-		t.Errorf("OnForget saw %d runs (%d lost replies), the tracker forgot %d: a forgotten run must be shown first", forgotten, forgottenLost, tr.Forgotten)
+	if done != tr.Forgotten || doneLost == 0 {
+		t.Errorf("RunDone saw %d runs (%d lost replies), the table forgot %d: a forgotten run must be shown first", done, doneLost, tr.Forgotten)
+	}
+	if misordered > 0 || last == nil || last.FirstI >= runs[0].FirstI {
+		t.Errorf("%d runs let go out of order, or after a run held to the end", misordered)
 	}
 	byID, pending, closers := tr.Held()
 	if byID != bound || pending > bound || closers > bound {
@@ -144,8 +165,7 @@ func TestForgottenRunsLeaveNothingBehind(t *testing.T) {
 // Replies that are never committed (clawboo loses most) wait a bounded
 // while: the tracker's memory and its work per appended line stay flat.
 func TestWaitingRepliesAreBounded(t *testing.T) {
-	tr := outcome.New()
-	trackLarge(t, tr, 150_000)
+	tr := trackLarge(t, pipeline.Options{MaxRuns: 1 << 20}, runs{}, 150_000)
 	lost, agents := 0, map[string]bool{}
 	for _, run := range tr.Runs() {
 		agents[run.AgentID] = true

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"github.com/clawtap/clawtap/pkg/capture"
+	"github.com/clawtap/clawtap/pkg/outcome"
 	"github.com/clawtap/clawtap/pkg/replay"
 )
 
@@ -76,4 +77,13 @@ func (g Group) End(e *End) error {
 		}
 	}
 	return nil
+}
+
+// RunDone forwards a run the run table let go.
+func (g Group) RunDone(r *outcome.Run) {
+	for _, o := range g {
+		if x, ok := o.(RunObserver); ok {
+			x.RunDone(r)
+		}
+	}
 }

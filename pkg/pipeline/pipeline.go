@@ -16,15 +16,23 @@
 // replay step (timers due before the record, then the record's own step),
 // then After (with the record step's intents). At the end of the capture
 // the engine drains its timers (more Step calls) and End is called.
+//
+// Runs have a life in the pass too: when an observer needs them (Runs),
+// the pass follows every run through the replay steps in one run table
+// (pkg/outcome) and tells RunObservers of each run it lets go, with what
+// the run left the user with, when newer runs crowd it out; End holds the
+// rest.
 package pipeline
 
 import (
+	"cmp"
 	"errors"
 	"io"
 
 	"github.com/clawtap/clawtap/pkg/bridge"
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/gaps"
+	"github.com/clawtap/clawtap/pkg/outcome"
 	"github.com/clawtap/clawtap/pkg/policy"
 	"github.com/clawtap/clawtap/pkg/replay"
 )
@@ -40,7 +48,14 @@ const (
 	Intents
 	// Replay: the replay engine runs; Step is called for every step.
 	Replay
+	// Runs: the pass keeps its run table and calls RunDone (implies
+	// Replay).
+	Runs
 )
+
+// DefaultMaxRuns is how many runs the run table holds unless
+// Options.MaxRuns says otherwise: live runs and those ended lately.
+const DefaultMaxRuns = 8192
 
 // Frame is one record as the stages saw it. It and everything it points to
 // are valid only during the call.
@@ -67,6 +82,9 @@ type End struct {
 	Engine *replay.Engine
 	// Gaps sums up the frame seq of every connection (Needs Gaps).
 	Gaps gaps.Summary
+	// Runs is the run table (Needs Runs), nil otherwise: the runs it held
+	// to the end, which RunDone has not seen.
+	Runs *outcome.Tracker
 }
 
 // Observer is anything that watches a pass. It implements Needs and any of
@@ -101,6 +119,15 @@ type EndObserver interface {
 	End(e *End) error
 }
 
+// RunObserver is told of each run the run table lets go (Needs Runs), in
+// the order the runs first appeared: at the step whose new run crowded it
+// out, Options.MaxRuns runs later. The run is final then: nothing the pass
+// reads later changes it. The runs held to the end are End.Runs, final
+// by the time End is called.
+type RunObserver interface {
+	RunDone(r *outcome.Run)
+}
+
 // Options tune a Pass.
 type Options struct {
 	// Replay configures the engine when an observer needs it.
@@ -110,6 +137,8 @@ type Options struct {
 	// the timers due until then, and the pass ends with End.Complete
 	// false.
 	Until replay.Bound
+	// MaxRuns bounds the run table (Needs Runs); 0 means DefaultMaxRuns.
+	MaxRuns int
 }
 
 // Source yields records, each with its event when it arrives classified
@@ -138,11 +167,13 @@ type Pass struct {
 	after  []AfterObserver
 	ends   []EndObserver
 	heads  []HeaderObserver
+	runObs []RunObserver
 
-	cls *bridge.Classifier
-	gt  *gaps.Tracker
-	pol policy.Deriver
-	eng *replay.Engine
+	cls  *bridge.Classifier
+	gt   *gaps.Tracker
+	pol  policy.Deriver
+	eng  *replay.Engine
+	runs *outcome.Tracker
 
 	src     Source // the source Next reads, once it started
 	begun   bool
@@ -178,6 +209,14 @@ func New(opts Options, observers ...Observer) *Pass {
 		if e, ok := o.(EndObserver); ok {
 			p.ends = append(p.ends, e)
 		}
+		if r, ok := o.(RunObserver); ok {
+			p.runObs = append(p.runObs, r)
+		}
+	}
+	if p.needs&Runs != 0 {
+		p.needs |= Replay // the run table follows the replay's steps
+		p.runs = outcome.NewBounded(cmp.Or(opts.MaxRuns, DefaultMaxRuns))
+		p.runs.OnForget = p.runDone
 	}
 	if p.needs&Intents != 0 && !replay.HasPurePolicy(opts.Replay.UI) {
 		p.needs |= Replay // the UI's intents need its state
@@ -197,6 +236,9 @@ func (p *Pass) Engine() *replay.Engine { return p.eng }
 
 // Gaps is the gap tracker, nil when no observer needs gaps.
 func (p *Pass) Gaps() *gaps.Tracker { return p.gt }
+
+// Runs is the run table, nil when no observer needs runs.
+func (p *Pass) Runs() *outcome.Tracker { return p.runs }
 
 // Run reads the whole source through the pass.
 func (p *Pass) Run(src Source) error {
@@ -345,12 +387,22 @@ func (p *Pass) step(s *replay.Step) error {
 	if s.Timer == "" {
 		p.recStep = s
 	}
+	if p.runs != nil {
+		p.runs.Step(s) // first: a run it lets go is done before the step is seen
+	}
 	for _, o := range p.steps {
 		if err := o.Step(s); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// runDone hands a run the table lets go to the RunObservers.
+func (p *Pass) runDone(r *outcome.Run) {
+	for _, o := range p.runObs {
+		o.RunDone(r)
+	}
 }
 
 func (p *Pass) fail(err error) error {
@@ -371,9 +423,12 @@ func (p *Pass) end(complete bool, st capture.Stats) error {
 	if !complete && p.src != nil {
 		st = p.src.Stats()
 	}
-	e := End{Complete: complete, Engine: p.eng, Stats: st}
+	e := End{Complete: complete, Engine: p.eng, Stats: st, Runs: p.runs}
 	if p.gt != nil {
 		e.Gaps = p.gt.Summary()
+	}
+	if p.runs != nil {
+		p.runs.Finish(p.eng.State())
 	}
 	for _, o := range p.ends {
 		if err := o.End(&e); err != nil {

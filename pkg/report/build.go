@@ -7,6 +7,7 @@ import (
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/gaps"
 	"github.com/clawtap/clawtap/pkg/jsonx"
+	"github.com/clawtap/clawtap/pkg/outcome"
 	"github.com/clawtap/clawtap/pkg/pipeline"
 	"github.com/clawtap/clawtap/pkg/policy"
 	"github.com/clawtap/clawtap/pkg/recent"
@@ -470,6 +471,14 @@ func (b *Builder) Step(s *replay.Step) error {
 	}
 	b.t0, b.st = s.T0, s.State
 	return b.emit(s)
+}
+
+// RunDone hands a run the pass let go to the checker, which explains it
+// if it went wrong.
+func (b *Builder) RunDone(r *outcome.Run) {
+	if !b.done {
+		b.sub.RunDone(r)
+	}
 }
 
 // After pins the record's gaps and findings and keeps its row and body.
