@@ -275,8 +275,9 @@ func (a *Analyzer) conn(n int) *connState {
 	return cs
 }
 
-// Needs is what the rules read from the pass: frame-seq gaps, and the
-// replay when the dropped-final rule runs.
+// Needs is what the rules read from the pass: frame-seq gaps, the replay
+// when the dropped-final rule runs, and the run table when a state rule
+// (lost-reply, ghost-stream, billing) does.
 func (a *Analyzer) Needs() pipeline.Needs {
 	if a.states {
 		return pipeline.Gaps | pipeline.Replay | pipeline.Runs
