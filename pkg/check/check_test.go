@@ -130,6 +130,12 @@ func chatPayload(r *synth.Run, seq int, state, extra string) []byte {
 	return []byte(fmt.Sprintf(`{"runId":%s,"sessionKey":%s,"agentId":"main","seq":%d,"state":%q%s}`, q(r.ID), q(r.SessionKey), seq, state, extra))
 }
 
+// emptyFinal is the chat final the real gateway sends for a chat.send it
+// queued into a busy session's turn: no message, no agentId, seq 1.
+func emptyFinal(r *synth.Run) []byte {
+	return []byte(fmt.Sprintf(`{"runId":%s,"sessionKey":%s,"seq":1,"state":"final"}`, q(r.ID), q(r.SessionKey)))
+}
+
 func msgJSON(text string) string {
 	return fmt.Sprintf(`{"role":"assistant","content":[{"type":"text","text":%s}],"timestamp":1795317835000}`, q(text))
 }
@@ -238,6 +244,24 @@ func TestPlanted(t *testing.T) {
 			r2.Finish()
 			return s.Records()
 		}, Options{}, []string{RuleRunUnterminated}},
+		{"empty-final (a send queued into the busy turn)", func(t *testing.T) []capture.Record {
+			s, c, r := streamed()
+			r2 := c.ChatSend(mainKey, "And another thing?")
+			s.Advance(900)
+			c.Event("chat", emptyFinal(r2))
+			r.Say(" And yes.")
+			r.Finish()
+			return s.Records()
+		}, Options{}, []string{RuleStaleTerminal, RuleEmptyFinal, RuleDroppedFinal}},
+		{"empty-final (no run of the session live)", func(t *testing.T) []capture.Record {
+			s, c, r := streamed()
+			r.Finish()
+			s.Advance(500)
+			r2 := c.ChatSend(mainKey, "And another thing?")
+			s.Advance(900)
+			c.Event("chat", emptyFinal(r2))
+			return s.Records()
+		}, Options{}, []string{RuleEmptyFinal}},
 		{"run-in-flight", func(t *testing.T) []capture.Record {
 			s, _, _ := streamed()
 			return s.Records()
@@ -680,4 +704,27 @@ func TestReplaceDeltaTruthy(t *testing.T) {
 		}
 	}
 	t.Fatalf("no %s finding for replace:1: %+v", RuleReplaceDelta, out)
+}
+
+// An empty final names the run its session was busy with, and says why
+// the reply comes elsewhere; without one it gives the gateway's reasons.
+func TestEmptyFinalNamesTheBusyRun(t *testing.T) {
+	s, c, r := streamed()
+	r2 := c.ChatSend(mainKey, "And another thing?")
+	c.Event("chat", emptyFinal(r2))
+	r.Finish()
+	s.Advance(500)
+	r3 := c.ChatSend(mainKey, "Still there?")
+	c.Event("chat", emptyFinal(r3))
+	got := analyze(t, s.Records(), Options{Only: []string{RuleEmptyFinal}}, false)
+	if len(got) != 2 {
+		t.Fatalf("%d empty-final findings, want 2:\n%s", len(got), dump(got))
+	}
+	busy, lone := got[0], got[1]
+	if busy.RunID != r2.ID || busy.Severity != Info || !strings.Contains(busy.Message, "busy with run "+r.ID) || !strings.Contains(busy.Message, "never as "+r2.ID+"'s final") {
+		t.Errorf("the queued send's finding should name %s as the busy run: %+v", r.ID, busy)
+	}
+	if lone.RunID != r3.ID || strings.Contains(lone.Message, "busy with") || !strings.Contains(lone.Message, "restart") {
+		t.Errorf("a send with no run live should get the gateway's reasons: %+v", lone)
+	}
 }

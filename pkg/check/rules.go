@@ -68,6 +68,7 @@ const (
 	RuleLateEvent         = "late-event"
 	RuleStaleTerminal     = "stale-terminal"
 	RuleDroppedFinal      = "dropped-final"
+	RuleEmptyFinal        = "empty-final"
 
 	RuleLostReply   = "lost-reply"
 	RuleGhostStream = "ghost-stream"
@@ -117,6 +118,7 @@ var rules = []Rule{
 	{RuleRunAborted, Info, true, "runs", "a run was aborted (chat aborted), with its stop reason"},
 	{RuleDuplicateTerminal, Error, true, "runs", "a second chat terminal (final/aborted/error) or lifecycle terminal for the same run on one connection"},
 	{RuleDoubleError, Info, true, "runs", "the second chat error a 2026.9.6 gateway sends for every failed run (payload seq 1, no agentId, \"Agent failed before reply\")"},
+	{RuleEmptyFinal, Info, true, "runs", "a run's only frame is a chat final with no message: the gateway queued the chat.send into a busy session's turn, and the reply comes under another run"},
 	{RuleLateEvent, Warn, true, "runs", "an event for a run after its terminal: a late delta, a late lifecycle end"},
 	{RuleStaleTerminal, Warn, true, "runs", "a terminal for one run arrived while another run of the same session was live"},
 	{RuleDroppedFinal, Error, true, "runs", "replay shows the UI recording the live run closed on an older run's terminal, then dropping the live run's own final"},

@@ -92,6 +92,45 @@ func termT(r *runState) int64 {
 	return r.lifeTermT
 }
 
+// emptyFinal explains a chat final with no message for a run that showed
+// nothing before it: how the gateway closes a chat.send it did not run
+// under the send's own run id. The real gateway does so at once when the
+// session is busy: the message is queued into the running turn (whose
+// final then answers it), or, after a restart, behind the turn the
+// restart cut short, which resumes under a new run id.
+func (a *Analyzer) emptyFinal(rec *capture.Record, r *runState) {
+	head := fmt.Sprintf("Run %s ended with an empty chat final: no message, and nothing of the run before it.", r.key.id)
+	if busy := a.busyRun(r); busy != nil {
+		with := fmt.Sprintf("run %s (live since record %d)", busy.key.id, busy.firstI)
+		if busy.key.conn != r.key.conn {
+			with += fmt.Sprintf(" on connection %d", busy.key.conn)
+			if cs := a.conns[busy.key.conn]; cs != nil && cs.closed {
+				with += ", which closed while the run was live (a turn a gateway restart cut short resumes under a new run id)"
+			}
+		}
+		a.addRun(RuleEmptyFinal, 0, rec.Index, rec.T, r, fmt.Sprintf("%s Session %s was busy with %s: the gateway queued the message into that turn instead of starting a run, so the reply comes in that turn or a later run, never as %s's final. A UI waiting on %s shows the message unanswered.",
+			head, r.session, with, r.key.id, r.key.id))
+		return
+	}
+	a.addRun(RuleEmptyFinal, 0, rec.Index, rec.T, r, fmt.Sprintf("%s The gateway closes a chat.send so when it does not run it under its own id: it queued the message behind a busy session (after a restart, behind the turn the restart cut short, which resumes under a new run id), answered it as a side result, or skipped the reply. The reply, if any, comes under another run id; a UI waiting on %s shows the message unanswered.",
+		head, r.key.id))
+}
+
+// busyRun is the earliest live run of r's session on any connection but
+// r itself, or nil.
+func (a *Analyzer) busyRun(r *runState) *runState {
+	var busy *runState
+	for _, o := range a.live {
+		if o == r || r.session == "" || o.session != r.session || !o.live() {
+			continue
+		}
+		if busy == nil || o.firstI < busy.firstI {
+			busy = o
+		}
+	}
+	return busy
+}
+
 // stale reports a terminal of run r arriving while another run of the same
 // session is live on the connection.
 func (a *Analyzer) stale(rec *capture.Record, r *runState, what string) {
@@ -207,6 +246,9 @@ func (a *Analyzer) chatTerminal(rec *capture.Record, r *runState, ev *bridge.Eve
 	case "final":
 		if hasMsg {
 			a.leak(rec, r, msgRaw, "chat final")
+		}
+		if r.firstI == rec.Index && (msgRaw == nil || jsonx.KindOf(msgRaw) == jsonx.Null) {
+			a.emptyFinal(rec, r)
 		}
 		a.finalText(rec, r, ev, hasMsg)
 	case "aborted":

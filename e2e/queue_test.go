@@ -1,0 +1,68 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestBusySessionQueuesTheSend: a message sent to a session while its run
+// streams is not run under its own id. The real gateway queues it into
+// the running turn and ends the send's run with an empty final when the
+// turn takes the message up; the turn's final answers it. check explains
+// that final (empty-final, naming the busy run) and what it costs
+// (stale-terminal on it, and in clawboo's replay dropped-final on the busy
+// run's own final).
+func TestBusySessionQueuesTheSend(t *testing.T) {
+	path := h.capPath("busy.jsonl.zst")
+	cl := h.driver(t, h.url, "driver-busy")
+	waitIdle(t, cl, 2*time.Second, 2*time.Minute) // no other test's run takes part
+	rec := h.record(t, "record-busy", []string{"OPENCLAW_GATEWAY_TOKEN=" + h.token},
+		"--url", h.url, "-o", path, "--identity-dir", filepath.Join(h.root, "ids", "recorder-busy"))
+	waitHello(t, rec, path, 0, 30*time.Second)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	session := "agent:main:busy-" + randHex(4)
+	slow := send(t, ctx, cl, session, "Tell a SLOW story, please.")
+	eventually(t, 60*time.Second, "3 deltas of the slow run", func() bool {
+		n := 0
+		for _, m := range cl.Messages() {
+			if p, ok := chatOf(m); ok && p.RunID == slow && p.State == "delta" {
+				n++
+			}
+		}
+		return n >= 3
+	})
+	queued := send(t, ctx, cl, session, "And a second message while you stream.")
+	if p := waitChat(t, ctx, cl, queued, "final", "error", "aborted"); p.State != "final" || p.Message != nil {
+		t.Fatalf("the queued send's run ended %s with message %+v: the gateway ends a queued send with an empty final", p.State, p.Message)
+	}
+	if p := waitChat(t, ctx, cl, slow, "final", "error", "aborted"); p.State != "final" || p.text() == "" {
+		t.Fatalf("the busy run ended %s with %q", p.State, p.text())
+	}
+	time.Sleep(time.Second) // the trailing lifecycle and session events
+	rec.signal(syscall.SIGINT)
+	if code := waitExit(t, rec, 15*time.Second); code != 0 {
+		t.Fatalf("recorder exit %d:\n%s", code, rec.log())
+	}
+
+	out, errOut, code := h.clawtapRun(t, "check", "--format", "json", path)
+	if code != 1 {
+		t.Fatalf("check: exit %d, want 1 (a dropped final is an error)\n%s%s", code, out, errOut)
+	}
+	for rule, want := range map[string][]string{"empty-final": {queued}, "stale-terminal": {queued}, "dropped-final": {slow}} {
+		if got := findingRuns(t, out, rule); !slices.Equal(got, want) {
+			t.Errorf("%s findings for runs %v, want %v\n%s", rule, got, want, out)
+		}
+	}
+	if !strings.Contains(out, "was busy with run "+slow) {
+		t.Errorf("empty-final should name the busy run %s:\n%s", slow, out)
+	}
+}
