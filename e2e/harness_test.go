@@ -516,6 +516,34 @@ func chatOf(m gateway.Message) (chatPayload, bool) {
 
 func isTerminal(state string) bool { return state == "final" || state == "aborted" || state == "error" }
 
+// waitDeltas waits until the driver has seen n chat deltas of run.
+func waitDeltas(t *testing.T, cl *gateway.Client, run string, n int) {
+	t.Helper()
+	eventually(t, 60*time.Second, fmt.Sprintf("%d deltas of run %s", n, run), func() bool {
+		seen := 0
+		for _, m := range cl.Messages() {
+			if p, ok := chatOf(m); ok && p.RunID == run && p.State == "delta" {
+				seen++
+			}
+		}
+		return seen >= n
+	})
+}
+
+// recordQuiet starts a recorder named name on the gateway once a new
+// driver sees no run streaming, so that the capture's runs are the test's
+// own: another test's run on the same agent would take part in clawboo's
+// guard (a late terminal of it closes the live run).
+func (hh *harness) recordQuiet(t *testing.T, name, path string) (*gateway.Client, *proc) {
+	t.Helper()
+	cl := hh.driver(t, hh.url, "driver-"+name)
+	waitIdle(t, cl, 2*time.Second, 2*time.Minute)
+	rec := hh.record(t, "record-"+name, []string{"OPENCLAW_GATEWAY_TOKEN=" + hh.token},
+		"--url", hh.url, "-o", path, "--identity-dir", filepath.Join(hh.root, "ids", "recorder-"+name))
+	waitHello(t, rec, path, 0, 30*time.Second)
+	return cl, rec
+}
+
 // waitIdle waits until the gateway streams no run, as a driver sees it:
 // every run it saw chat events of has ended, and no chat or agent event
 // came for quiet. A run another test left behind must not stream into the

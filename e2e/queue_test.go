@@ -4,7 +4,6 @@ package e2e
 
 import (
 	"context"
-	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -21,25 +20,13 @@ import (
 // run's own final).
 func TestBusySessionQueuesTheSend(t *testing.T) {
 	path := h.capPath("busy.jsonl.zst")
-	cl := h.driver(t, h.url, "driver-busy")
-	waitIdle(t, cl, 2*time.Second, 2*time.Minute) // no other test's run takes part
-	rec := h.record(t, "record-busy", []string{"OPENCLAW_GATEWAY_TOKEN=" + h.token},
-		"--url", h.url, "-o", path, "--identity-dir", filepath.Join(h.root, "ids", "recorder-busy"))
-	waitHello(t, rec, path, 0, 30*time.Second)
+	cl, rec := h.recordQuiet(t, "busy", path)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	session := "agent:main:busy-" + randHex(4)
 	slow := send(t, ctx, cl, session, "Tell a SLOW story, please.")
-	eventually(t, 60*time.Second, "3 deltas of the slow run", func() bool {
-		n := 0
-		for _, m := range cl.Messages() {
-			if p, ok := chatOf(m); ok && p.RunID == slow && p.State == "delta" {
-				n++
-			}
-		}
-		return n >= 3
-	})
+	waitDeltas(t, cl, slow, 3)
 	queued := send(t, ctx, cl, session, "And a second message while you stream.")
 	if p := waitChat(t, ctx, cl, queued, "final", "error", "aborted"); p.State != "final" || p.Message != nil {
 		t.Fatalf("the queued send's run ended %s with message %+v: the gateway ends a queued send with an empty final", p.State, p.Message)

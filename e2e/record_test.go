@@ -296,16 +296,7 @@ func TestGatewayKilledMidRunRecorderReconnects(t *testing.T) {
 	defer cancel()
 	cl := h.driver(t, h.url, "driver-restart")
 	slow := send(t, ctx, cl, mainSession, "Another SLOW story, please.")
-	deltas := 0
-	eventually(t, 60*time.Second, "3 deltas of the slow run", func() bool {
-		deltas = 0
-		for _, m := range cl.Messages() {
-			if p, ok := chatOf(m); ok && p.RunID == slow && p.State == "delta" {
-				deltas++
-			}
-		}
-		return deltas >= 3
-	})
+	waitDeltas(t, cl, slow, 3)
 	time.Sleep(600 * time.Millisecond) // > the recorder's 250 ms flush interval
 	before := readCap(t, path)
 	beforeRuns := before.runs(1)[slow]

@@ -5,7 +5,6 @@ package e2e
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -23,14 +22,7 @@ import (
 // reply and leaves no ghost; diff --ui tells them apart.
 func TestUIModelsOnRealGateway(t *testing.T) {
 	path := h.capPath("uis.jsonl.zst")
-	cl := h.driver(t, h.url, "driver-uis")
-	// The runs of this capture must be its own: another test's run on the
-	// same agent would take part in clawboo's guard (a late terminal of it
-	// closes the live run).
-	waitIdle(t, cl, 2*time.Second, 2*time.Minute)
-	rec := h.record(t, "record-uis", []string{"OPENCLAW_GATEWAY_TOKEN=" + h.token},
-		"--url", h.url, "-o", path, "--identity-dir", filepath.Join(h.root, "ids", "recorder-uis"))
-	waitHello(t, rec, path, 0, 30*time.Second)
+	cl, rec := h.recordQuiet(t, "uis", path)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

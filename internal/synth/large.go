@@ -1,6 +1,7 @@
 package synth
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strings"
@@ -25,6 +26,23 @@ func Large(w *capture.Writer, frames int, seed int64) error {
 		return err
 	}
 	return LargeEach(frames, seed, w.Write)
+}
+
+// LargeJSONL is Large's capture as plain JSON Lines in memory, for tests
+// that read a long session.
+func LargeJSONL(frames int, seed int64) ([]byte, error) {
+	var buf bytes.Buffer
+	w, err := capture.NewWriter(&buf, false)
+	if err != nil {
+		return nil, err
+	}
+	if err := Large(w, frames, seed); err != nil {
+		return nil, err
+	}
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
 // LargeEach generates Large's records (without the header) and hands each

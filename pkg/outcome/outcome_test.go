@@ -93,16 +93,11 @@ func (o runs) RunDone(r *outcome.Run) {
 // returns its run table.
 func trackLarge(t *testing.T, opts pipeline.Options, o runs, frames int) *outcome.Tracker {
 	t.Helper()
-	var buf bytes.Buffer
-	w, err := capture.NewWriter(&buf, false)
+	b, err := synth.LargeJSONL(frames, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := synth.Large(w, frames, 1); err != nil {
-		t.Fatal(err)
-	}
-	w.Close()
-	r, err := capture.NewReader(&buf, capture.Options{})
+	r, err := capture.NewReader(bytes.NewReader(b), capture.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -407,18 +407,11 @@ func TestAssetsAreSafeAndTheCSPMatches(t *testing.T) {
 // large writes a synth.Large capture of n frames.
 func large(t testing.TB, n int) []byte {
 	t.Helper()
-	var buf bytes.Buffer
-	w, err := capture.NewWriter(&buf, false)
+	b, err := synth.LargeJSONL(n, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := synth.Large(w, n, 1); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
+	return b
 }
 
 // A timeline that alone outgrows the limit is kept whole, and the report
