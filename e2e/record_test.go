@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -315,8 +316,16 @@ func TestGatewayKilledMidRunRecorderReconnects(t *testing.T) {
 	}
 	conn := waitHello(t, rec, path, 1, 60*time.Second)
 
-	// Frames flow again on the new connection: a quick run from a new driver.
+	// A send to the session whose turn the kill cut short waits behind that
+	// turn, which the gateway resumes under a new run id: the send's own
+	// run ends with an empty final.
 	cl2 := h.driver(t, h.url, "driver-after")
+	queued := send(t, ctx, cl2, mainSession, "Are you still there?")
+	if p := waitChat(t, ctx, cl2, queued, "final", "error", "aborted"); p.State != "final" || p.Message != nil {
+		t.Fatalf("a send to the interrupted session ended %s with message %+v: after a restart the gateway queues it behind the resumed turn", p.State, p.Message)
+	}
+	// Frames flow again on the new connection: a quick run on a session of
+	// its own.
 	after := send(t, ctx, cl2, "agent:main:after-restart", "Hello again after the restart.")
 	if p := waitChat(t, ctx, cl2, after, "final", "error", "aborted"); p.State != "final" {
 		t.Fatalf("run after restart ended %s", p.State)
@@ -360,6 +369,13 @@ func TestGatewayKilledMidRunRecorderReconnects(t *testing.T) {
 	c.checkSeqContiguous(t)
 	if ri := c.runs(conn)[after]; ri == nil || ri.finalText != fakemodel.DefaultReply {
 		t.Errorf("run after restart: %+v", ri)
+	}
+	// check explains the queued send's empty final by the turn the restart
+	// cut short, on the connection that closed.
+	out, errOut, _ := h.clawtapRun(t, "check", "--rule", "empty-final", "--format", "json", path)
+	if got := findingRuns(t, out, "empty-final"); !slices.Equal(got, []string{queued}) ||
+		!strings.Contains(out, "busy with run "+slow) || !strings.Contains(out, "which closed while the run was live") {
+		t.Errorf("check should explain run %s's empty final by run %s, cut short on connection 1:\n%s%s", queued, slow, out, errOut)
 	}
 	t.Logf("markers: %s", strings.Join(c.marks(), " "))
 	// The gateway resumes the slow reply the kill cut short, under a new
