@@ -94,13 +94,14 @@ func termT(r *runState) int64 {
 
 // emptyFinal explains a chat final with no message for a run that showed
 // nothing before it: how the gateway closes a chat.send it did not run
-// under the send's own run id. The real gateway does so at once when the
-// session is busy: the message is queued into the running turn (whose
-// final then answers it), or, after a restart, behind the turn the
-// restart cut short, which resumes under a new run id.
+// under the send's own run id. The real gateway does so when the session
+// is busy: the message is queued into the running turn, which answers it,
+// and the send's final comes when the turn takes the message up; after a
+// restart the message waits behind the turn the restart cut short, which
+// resumes under a new run id.
 func (a *Analyzer) emptyFinal(rec *capture.Record, r *runState) {
 	head := fmt.Sprintf("Run %s ended with an empty chat final: no message, and nothing of the run before it.", r.key.id)
-	if busy := a.busyRun(r); busy != nil {
+	if busy := a.earliestLive(r, false); busy != nil {
 		with := fmt.Sprintf("run %s (live since record %d)", busy.key.id, busy.firstI)
 		if busy.key.conn != r.key.conn {
 			with += fmt.Sprintf(" on connection %d", busy.key.conn)
@@ -116,36 +117,32 @@ func (a *Analyzer) emptyFinal(rec *capture.Record, r *runState) {
 		head, r.key.id))
 }
 
-// busyRun is the earliest live run of r's session on any connection but
-// r itself, or nil.
-func (a *Analyzer) busyRun(r *runState) *runState {
-	var busy *runState
+// earliestLive is the live run of r's session, other than r, that started
+// first: on r's connection only when sameConn, on any otherwise. It is nil
+// when there is none, or r has no session.
+func (a *Analyzer) earliestLive(r *runState, sameConn bool) *runState {
+	if r.session == "" {
+		return nil
+	}
+	var first *runState
 	for _, o := range a.live {
-		if o == r || r.session == "" || o.session != r.session || !o.live() {
+		if o == r || sameConn && o.key.conn != r.key.conn || o.session != r.session || !o.live() {
 			continue
 		}
-		if busy == nil || o.firstI < busy.firstI {
-			busy = o
+		if first == nil || o.firstI < first.firstI {
+			first = o
 		}
 	}
-	return busy
+	return first
 }
 
 // stale reports a terminal of run r arriving while another run of the same
 // session is live on the connection.
 func (a *Analyzer) stale(rec *capture.Record, r *runState, what string) {
-	if r.staleReported || r.session == "" {
+	if r.staleReported {
 		return
 	}
-	var other *runState
-	for _, o := range a.live {
-		if o == r || o.key.conn != r.key.conn || o.session != r.session || !o.live() {
-			continue
-		}
-		if other == nil || o.firstI < other.firstI {
-			other = o
-		}
-	}
+	other := a.earliestLive(r, true)
 	if other == nil {
 		return
 	}
