@@ -100,7 +100,9 @@ func (b *Builder) evict(prio int8, need int) {
 		var at *span
 		if s.timer {
 			at = &b.rep.Timers[s.k].at
-			b.rep.Summary.TimersElided++
+			if b.lastPartOfStep(s.k) {
+				b.rep.Summary.TimersElided++
+			}
 		} else {
 			at = &b.rep.Bodies[s.k].at
 			b.rep.Summary.BodiesElided++
@@ -113,6 +115,20 @@ func (b *Builder) evict(prio int8, need int) {
 		need -= n
 	}
 	b.stacks[prio] = st
+}
+
+// lastPartOfStep reports whether timer part k is the only part of its
+// step still kept. A step's parts lie side by side in Report.Timers.
+func (b *Builder) lastPartOfStep(k int) bool {
+	ts := b.rep.Timers
+	for _, d := range []int{-1, 1} {
+		for j := k + d; j >= 0 && j < len(ts) && ts[j].step == ts[k].step; j += d {
+			if ts[j].at.n > 0 {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // body serialises the record's details and keeps them if they fit.

@@ -89,11 +89,12 @@ type Builder struct {
 	minT      int64
 	maxT      int64
 
-	rowBytes  int
-	bodyBytes int
-	skel      int
-	stacks    [3][]slot // live bodies and timer steps by priority, in the order kept
-	levels    [3]int    // their bytes
+	rowBytes   int
+	bodyBytes  int
+	skel       int
+	stacks     [3][]slot // live bodies and timer steps by priority, in the order kept
+	timerSteps int       // the timer steps that changed something, so far: each Timer's step
+	levels     [3]int    // their bytes
 
 	// the record being processed
 	cur struct {

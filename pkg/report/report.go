@@ -353,6 +353,7 @@ type Timer struct {
 	After int // the record it followed
 	Agent string
 	at    span
+	step  int // the timer step it is a part of, numbered from 1
 }
 
 // BodyJSON reads a body's JSON object back from where it waits.

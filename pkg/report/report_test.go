@@ -33,7 +33,12 @@ func build(t testing.TB, r *capture.Reader, opts Options) *Report {
 // buildUI reads a capture through a Builder, replaying it as ui.
 func buildUI(t testing.TB, r *capture.Reader, opts Options, ui string) *Report {
 	t.Helper()
-	b := NewBuilder(opts)
+	return runBuilder(t, NewBuilder(opts), r, ui)
+}
+
+// runBuilder reads a capture through b, replaying it as ui.
+func runBuilder(t testing.TB, b *Builder, r *capture.Reader, ui string) *Report {
+	t.Helper()
 	if err := pipeline.New(pipeline.Options{Replay: replay.Options{UI: ui}}, b).Run(pipeline.Records(r)); err != nil {
 		t.Fatal(err)
 	}
@@ -625,4 +630,50 @@ func message(t *testing.T, r *Report, f *PinnedFinding) string {
 		t.Fatal(err)
 	}
 	return m
+}
+
+// TimersElided counts timer steps, not their parts: a step is elided when
+// none of its parts (one per agent it touched) is kept. Under any limit it
+// lies between the steps the whole report shows and are not shown now,
+// and all the steps that changed something and are not shown now.
+func TestTimersElidedCountsSteps(t *testing.T) {
+	capt := large(t, 20_000)
+	steps := func(r *Report) map[int]bool {
+		s := map[int]bool{}
+		for _, x := range r.Timers {
+			s[x.step] = true
+		}
+		return s
+	}
+	read := func(b *Builder) *Report {
+		r, err := capture.NewReader(bytes.NewReader(capt), capture.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return runBuilder(t, b, r, "")
+	}
+	whole := read(NewBuilder(Options{Name: "large", MaxBytes: 1 << 30}))
+	shown := steps(whole)
+	if whole.Summary.TimersElided != 0 || len(shown) == 0 {
+		t.Fatalf("no limit: %d timer steps elided, %d shown", whole.Summary.TimersElided, len(shown))
+	}
+	multi := 0
+	for k := 1; k < len(whole.Timers); k++ {
+		if whole.Timers[k].step == whole.Timers[k-1].step {
+			multi++
+		}
+	}
+	if multi == 0 {
+		t.Fatal("no timer step touched two agents: the test needs steps of several parts")
+	}
+	for _, limit := range []int{1_000_000, 2_000_000, 3_000_000} {
+		b := NewBuilder(Options{Name: "large", MaxBytes: limit})
+		r := read(b)
+		kept := steps(r)
+		lo, hi := len(shown)-len(kept), b.timerSteps-len(kept)
+		if got := r.Summary.TimersElided; got < lo || got > hi || got == 0 {
+			t.Errorf("limit %d: %d timer steps elided; %d of %d shown steps are kept and %d changed something, so it must be in [%d, %d]",
+				limit, got, len(kept), len(shown), b.timerSteps, lo, hi)
+		}
+	}
 }

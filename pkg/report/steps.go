@@ -76,7 +76,9 @@ func appendList(j []byte, n int, text func([]byte, int) []byte) []byte {
 }
 
 // timerStep keeps a timer step that changed something, once per agent it
-// touched, narrowed to that agent.
+// touched, narrowed to that agent. Summary.TimersElided counts the steps
+// none of whose parts is kept: a step refused whole, or one whose last
+// kept part is evicted (see evict).
 func (b *Builder) timerStep(s *replay.Step) {
 	if !s.Changed() {
 		return
@@ -85,10 +87,12 @@ func (b *Builder) timerStep(s *replay.Step) {
 		return
 	}
 	b.transcripts(s.Effects, -1)
+	b.timerSteps++
 	if !b.canFit(256, prioPlain) {
 		b.rep.Summary.TimersElided++
 		return
 	}
+	kept, refused := false, false
 	st := b.st
 	b.f.T0 = b.t0
 	for _, id := range st.AgentIDs() {
@@ -119,11 +123,15 @@ func (b *Builder) timerStep(s *replay.Step) {
 		j = append(j, "]}"...)
 		b.buf = j
 		if !b.room(len(j)+2, prioPlain) {
-			b.rep.Summary.TimersElided++
+			refused = true
 			continue
 		}
+		kept = true
 		b.keep(slot{timer: true, k: len(b.rep.Timers)}, prioPlain, len(j)+2)
-		b.rep.Timers = append(b.rep.Timers, Timer{After: s.I, Agent: id, at: b.spool(j)})
+		b.rep.Timers = append(b.rep.Timers, Timer{After: s.I, Agent: id, at: b.spool(j), step: b.timerSteps})
+	}
+	if refused && !kept {
+		b.rep.Summary.TimersElided++
 	}
 }
 
