@@ -44,12 +44,17 @@ func TestBusySessionQueuesTheSend(t *testing.T) {
 	if code != 1 {
 		t.Fatalf("check: exit %d, want 1 (a dropped final is an error)\n%s%s", code, out, errOut)
 	}
-	for rule, want := range map[string][]string{"empty-final": {queued}, "stale-terminal": {queued}, "dropped-final": {slow}} {
+	for rule, want := range map[string][]string{"empty-final": {queued}, "stale-terminal": {queued}, "dropped-final": {slow}, "text-not-cumulative": {slow}} {
 		if got := findingRuns(t, out, rule); !slices.Equal(got, want) {
 			t.Errorf("%s findings for runs %v, want %v\n%s", rule, got, want, out)
 		}
 	}
 	if !strings.Contains(out, "was busy with run "+slow) {
 		t.Errorf("empty-final should name the busy run %s:\n%s", slow, out)
+	}
+	// The turn's second model call streams the answer to the queued
+	// message afresh on the agent stream: not a gateway bug.
+	if !strings.Contains(out, `"rule":"text-not-cumulative","severity":"info"`) || !strings.Contains(out, "called the model again") {
+		t.Errorf("the busy run's agent text starts over at its second model call: want an info finding\n%s", out)
 	}
 }

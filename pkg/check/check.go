@@ -152,13 +152,18 @@ type runState struct {
 	failed          bool
 	waiting         map[string]bool // approvals the run waits for
 	chat, asst, thk textTrack
-	hasChatDelta    bool
-	lateReported    bool
-	leakReported    bool
-	staleReported   bool
-	noChatQueued    bool
-	dupReported     bool
-	evicted         bool
+	// a lifecycle model phase (the run calls the model again) came since
+	// the agent stream's last assistant or thinking text
+	asstCall, thkCall bool
+	callI             int  // that phase's record
+	callReported      bool // a text started over at a new call was reported
+	hasChatDelta      bool
+	lateReported      bool
+	leakReported      bool
+	staleReported     bool
+	noChatQueued      bool
+	dupReported       bool
+	evicted           bool
 }
 
 func (r *runState) live() bool { return r.chatTerm == "" && r.lifeTerm == "" }

@@ -728,3 +728,42 @@ func TestEmptyFinalNamesTheBusyRun(t *testing.T) {
 		t.Errorf("a send with no run live should get the gateway's reasons: %+v", lone)
 	}
 }
+
+// The agent stream's text starts over when the run calls the model again
+// (the gateway streams each call's message afresh): reported at info,
+// once, and a later bug in the new text is still a warning. Without the
+// new call, the same text is a warning.
+func TestAgentTextStartsOverAtANewModelCall(t *testing.T) {
+	build := func(newCall bool) []capture.Record {
+		s, c, r := streamed()
+		if newCall {
+			c.Event("agent", agentPayload(r, int(r.Seq())+1, "lifecycle", `{"phase":"model","provider":"fake","model":"fake-model"}`))
+			r.Skip(1)
+		}
+		c.Event("agent", agentPayload(r, int(r.Seq())+1, "assistant", `{"text":"Hello","delta":"Hello","itemId":"m:2"}`))
+		r.Skip(1)
+		c.Event("agent", agentPayload(r, int(r.Seq())+1, "assistant", `{"text":"Hello there","delta":" there","itemId":"m:2"}`))
+		r.Skip(1)
+		return s.Records()
+	}
+	fs := analyze(t, build(true), Options{Only: []string{RuleTextNotCumulative}}, false)
+	if len(fs) != 1 || fs[0].Severity != Info || !strings.Contains(fs[0].Message, "called the model again") {
+		t.Fatalf("a new model call's text: want one info finding\n%s", dump(fs))
+	}
+	fs = analyze(t, build(false), Options{Only: []string{RuleTextNotCumulative}}, false)
+	if len(fs) != 1 || fs[0].Severity != Warn {
+		t.Fatalf("the same text without a new call: want one warning\n%s", dump(fs))
+	}
+
+	s, c, r := streamed()
+	c.Event("agent", agentPayload(r, int(r.Seq())+1, "lifecycle", `{"phase":"model"}`))
+	r.Skip(1)
+	for _, text := range []string{"Hello", "Hello there", "Help"} {
+		c.Event("agent", agentPayload(r, int(r.Seq())+1, "assistant", `{"text":`+q(text)+`}`))
+		r.Skip(1)
+	}
+	fs = analyze(t, s.Records(), Options{Only: []string{RuleTextNotCumulative}}, false)
+	if len(fs) != 2 || fs[0].Severity != Info || fs[1].Severity != Warn {
+		t.Fatalf("a bug after the new call's start: want info, then a warning\n%s", dump(fs))
+	}
+}

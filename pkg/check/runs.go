@@ -338,11 +338,17 @@ func (a *Analyzer) agent(cs *connState, rec *capture.Record, ev *bridge.Event) {
 		if replace {
 			a.addRun(RuleReplaceDelta, 0, rec.Index, rec.T, r, fmt.Sprintf("Agent assistant event with replace:true rewrote the text of run %s (%d → %d chars).", r.key.id, len(r.asst.s), len(next)))
 		}
+		if a.newCallText(rec, r, &r.asst, &r.asstCall, "agent assistant", next, replace) {
+			return
+		}
 		a.trackText(rec, r, &r.asst, "agent assistant", next, replace)
 	case bridge.IsReasoningStream(ev.Stream):
 		tv, _ := ev.DataMember("text")
 		if next, ok := jsonx.Str(tv); ok {
 			rv, _ := ev.DataMember("replace")
+			if a.newCallText(rec, r, &r.thk, &r.thkCall, "agent "+ev.Stream, next, jsonx.Truthy(rv)) {
+				return
+			}
 			a.trackText(rec, r, &r.thk, "agent "+ev.Stream, next, jsonx.Truthy(rv))
 		}
 	}
@@ -368,6 +374,9 @@ func (a *Analyzer) lifecycle(rec *capture.Record, r *runState, phase string, dat
 		r.lifeTerm, r.lifeAborted = "", false
 		a.live[r.key] = r
 		r.asst, r.thk = textTrack{}, textTrack{}
+	case "model":
+		// A new model call streams its message afresh on the agent stream.
+		r.asstCall, r.thkCall, r.callI = true, true, rec.Index
 	case "waiting-approval":
 		if id, ok := jsonx.GetStr(data, "approvalId"); ok && id != "" {
 			if r.waiting == nil {

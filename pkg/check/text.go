@@ -14,6 +14,29 @@ import (
 // genuine reply can repeat a short token ("ha" → "haha").
 const minDoubling = 8
 
+// newCallText handles the first text of an agent stream after the run
+// called the model again (called): the gateway streams each call's
+// message afresh there, while the chat stream goes on appending. A text
+// that starts over is then no gateway bug: it is reported once per run at
+// info, for what it does to a UI that shows the agent stream per run, and
+// the track starts again from it (a later bug in it is still reported).
+// It reports whether it took the text.
+func (a *Analyzer) newCallText(rec *capture.Record, r *runState, tr *textTrack, called *bool, what, next string, replace bool) bool {
+	if !*called {
+		return false
+	}
+	*called = false
+	if replace || !tr.set || strings.HasPrefix(next, tr.s) {
+		return false
+	}
+	if !r.callReported {
+		r.callReported = true
+		a.addRun(RuleTextNotCumulative, Info, rec.Index, rec.T, r, fmt.Sprintf("Streamed %s text of run %s started over (%d → %d chars) after the run called the model again (lifecycle model, record %d): the gateway streams each call's message afresh on the agent stream, while the chat stream goes on appending. A UI that shows the agent stream's text per run replaces the earlier message in its live bubble.", what, r.key.id, len(tr.s), len(next), r.callI))
+	}
+	*tr = textTrack{s: next, set: true}
+	return true
+}
+
 // trackText checks that a cumulative text only grows by extension.
 func (a *Analyzer) trackText(rec *capture.Record, r *runState, tr *textTrack, what, next string, replace bool) {
 	prev := tr.s
