@@ -35,10 +35,11 @@ func (a *app) checkCmd() *cobra.Command {
 		Long: `check reads a capture once and reports findings, like a protocol analyser's
 expert info: frame seq gaps, runs that never end or end twice, terminals of an
 older run while a newer one is live (and, replaying the capture through the
-UI pipeline, the final that costs), streamed text that is not cumulative, a
-final that differs from the streamed text, thinking-tag leaks, approvals that
-expire unresolved, tool events delivered twice, unanswered, failed and slow
-requests, oversized and invalid frames.
+UI pipeline, the final that costs), a message the gateway queued into a busy
+turn, streamed text that is not cumulative, a final that differs from the
+streamed text, thinking-tag leaks, approvals that expire unresolved, tool
+events delivered twice, unanswered, failed and slow requests, oversized and
+invalid frames.
 
 Each finding has a stable rule id, a severity (info, warn, error), the record
 index and time, the run it concerns and one sentence of evidence. Every rule

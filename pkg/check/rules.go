@@ -1,6 +1,7 @@
 // Package check finds protocol-level problems in a capture in one streaming
 // pass: frame seq gaps, runs that never end or end twice, stale terminals,
-// streamed text that is not cumulative, thinking-tag leaks, unresolved
+// sends the gateway queued into a busy turn, streamed text that is not
+// cumulative, thinking-tag leaks, unresolved
 // approvals, tool-event amplification, unanswered or failed requests,
 // oversized and invalid frames. Every rule comes from a bug users of
 // gateway UIs reported; docs/check-rules.md documents each one.
