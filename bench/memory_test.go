@@ -105,8 +105,8 @@ func memoryRunOf(t *testing.T, gen func(*capture.Writer) error, third int, fn fu
 }
 
 // TestCheckMemoryFlatOverManyRuns: check's tables are bounded by a count of
-// runs (8192), so a capture of 30,000 short runs fills them a third of the
-// way in; the heap must not grow after that.
+// runs (pipeline.DefaultMaxRuns), so a capture of 30,000 short runs fills
+// them before a third of the way in; the heap must not grow after that.
 func TestCheckMemoryFlatOverManyRuns(t *testing.T) {
 	a, _ := check.New(check.Options{})
 	a.OnFinding = func(*check.Finding) error { return nil } // printed and gone, as in clawtap check

@@ -54,8 +54,11 @@ const (
 )
 
 // DefaultMaxRuns is how many runs the run table holds unless
-// Options.MaxRuns says otherwise: live runs and those ended lately.
-const DefaultMaxRuns = 8192
+// Options.MaxRuns says otherwise: live runs and those ended lately. A
+// run held costs about a kilobyte across the table and check's state,
+// and a thousand is far more than a gateway runs at once, so a run is
+// let go long after its last frame; more only makes the memory larger.
+const DefaultMaxRuns = 1024
 
 // Frame is one record as the stages saw it. It and everything it points to
 // are valid only during the call.
