@@ -221,8 +221,8 @@ func TestBrowserFixtures(t *testing.T) {
 			t.Logf("first render %v (load %v)", fr, wall)
 
 			// What the page drew is what the model holds.
-			if got := b.num(t, `window.__clawtapReport.runs`); got != len(rep.Runs) {
-				t.Errorf("page has %d runs, want %d", got, len(rep.Runs))
+			if got := b.num(t, `window.__clawtapReport.runs`); got != rep.NumRuns() {
+				t.Errorf("page has %d runs, want %d", got, rep.NumRuns())
 			}
 			if got := b.num(t, `window.__clawtapReport.lanes`); got != len(rep.Lanes) {
 				t.Errorf("page has %d lanes, want %d", got, len(rep.Lanes))
@@ -248,7 +248,7 @@ func TestBrowserFixtures(t *testing.T) {
 			b.shot(t, "report-"+base, false)
 
 			// Click each run: its frames, intents, diff and transcript.
-			for k, run := range rep.Runs {
+			for k, run := range allRuns(t, rep) {
 				b.clickRun(t, k)
 				if got := b.str(t, `document.querySelector(".details h2 code").textContent`); got != run.ID {
 					t.Errorf("clicked run %d, details show %q", k, got)
@@ -353,15 +353,15 @@ func TestBrowserZoomPanKeyboardSearch(t *testing.T) {
 	}
 	b.do(t, chromedp.KeyEvent("0"))
 	// Search: a runId prefix finds that run's frames.
-	prefix := rep.Runs[1].ID[:8]
+	prefix := runAt(t, rep, 1).ID[:8]
 	b.do(t, chromedp.Click(chromedp.CSS("input.search")), chromedp.SendKeys(chromedp.CSS("input.search"), prefix))
 	time.Sleep(400 * time.Millisecond)
-	if got := b.str(t, `document.querySelector(".toolbar .sinfo").textContent`); !strings.HasPrefix(got, fmt.Sprint(rep.Runs[1].Frames)+" match") {
-		t.Errorf("search %q: %q, want %d matches", prefix, got, rep.Runs[1].Frames)
+	if got := b.str(t, `document.querySelector(".toolbar .sinfo").textContent`); !strings.HasPrefix(got, fmt.Sprint(runAt(t, rep, 1).Frames)+" match") {
+		t.Errorf("search %q: %q, want %d matches", prefix, got, runAt(t, rep, 1).Frames)
 	}
 	b.do(t, chromedp.KeyEvent("\r"))
 	time.Sleep(100 * time.Millisecond)
-	if got := b.str(t, `(document.querySelector(".details h2 code")||{}).textContent||""`); got != rep.Runs[1].ID {
+	if got := b.str(t, `(document.querySelector(".details h2 code")||{}).textContent||""`); got != runAt(t, rep, 1).ID {
 		t.Errorf("enter in the search box should open the first match's run, got %q", got)
 	}
 	b.shot(t, "report-search", false)
@@ -475,10 +475,10 @@ func TestBrowserLarge(t *testing.T) {
 	b := newBrowser(t)
 	best, worst := loadAndZoom(t, b, page)
 	t.Logf("time to first render %v (best of 3); slowest redraw while zooming and panning %.1f ms", best, worst)
-	if got := b.num(t, `window.__clawtapReport.runs`); got != len(rep.Runs) {
-		t.Errorf("runs %d, want %d", got, len(rep.Runs))
+	if got := b.num(t, `window.__clawtapReport.runs`); got != rep.NumRuns() {
+		t.Errorf("runs %d, want %d", got, rep.NumRuns())
 	}
-	b.clickRun(t, len(rep.Runs)/2)
+	b.clickRun(t, rep.NumRuns()/2)
 	b.shot(t, "report-large", false)
 	if p := b.problems(); len(p) > 0 {
 		t.Errorf("console errors: %q", p)

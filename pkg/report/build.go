@@ -73,7 +73,6 @@ type Builder struct {
 	lastLabel [TypeInvalid + 1]lastLabel
 	conns     map[int]int
 	lanes     map[laneKey]int
-	runs      map[string]int
 	approvals map[string]int
 	sends     map[sendKey]sendInfo
 	sendFIFO  []sendKey
@@ -139,7 +138,6 @@ func NewBuilder(opts Options) *Builder {
 		labelKeys: map[labelKey]int32{},
 		conns:     map[int]int{},
 		lanes:     map[laneKey]int{},
-		runs:      map[string]int{},
 		approvals: map[string]int{},
 		sends:     map[sendKey]sendInfo{},
 		agentRun:  map[string]int{},
@@ -153,6 +151,7 @@ func NewBuilder(opts Options) *Builder {
 	b.rep.Summary.MaxBytes = opts.MaxBytes
 	b.rep.spool = &spool{dir: opts.TempDir, slack: int64(opts.MaxBytes)}
 	b.rep.text = &spool{dir: opts.TempDir} // only appended to: never compacted
+	b.rep.runs = newRunStore(b.rep.text)
 	return b
 }
 
@@ -229,20 +228,18 @@ func agentOf(ev *bridge.Event) string {
 func (b *Builder) run(id, agent, session string, t int64, i, conn int) int {
 	r, ok := b.recentRuns.Get(id)
 	if !ok {
-		r, ok = b.runs[id]
+		r, ok = b.rep.runs.find(id)
 	}
 	if ok {
 		b.recentRuns.Put(id, r)
-		if run := &b.rep.Runs[r]; !run.laneFixed && session != "" {
+		if run := b.rep.runs.get(r); !run.laneFixed && session != "" {
 			run.Lane = b.lane(agent, session, t)
 			run.laneFixed = true
 		}
 		return r
 	}
-	r = len(b.rep.Runs)
-	b.runs[id] = r
+	r = b.rep.runs.add(&Run{ID: id, Lane: b.lane(agent, session, t), Start: t, End: t, Last: t, FirstI: i, LastI: i, TermI: -1, laneFixed: session != ""})
 	b.recentRuns.Put(id, r)
-	b.rep.Runs = append(b.rep.Runs, Run{ID: id, Lane: b.lane(agent, session, t), Start: t, End: t, Last: t, FirstI: i, LastI: i, TermI: -1, laneFixed: session != ""})
 	b.skel += skelPerItem + len(id)
 	return r
 }
@@ -384,7 +381,7 @@ func (b *Builder) Before(f *pipeline.Frame) error {
 				if known {
 					start, first = si.t, si.i
 				}
-				_, existed := b.runs[id]
+				_, existed := b.rep.runs.find(id)
 				run = b.run(id, bridge.SessionAgentID(si.session), si.session, start, first, rec.Conn)
 				if known && !existed && si.row >= 0 {
 					b.rep.Rows.setRun(si.row, int32(run))
@@ -394,8 +391,7 @@ func (b *Builder) Before(f *pipeline.Frame) error {
 		}
 	}
 	if run >= 0 {
-		r := &b.rep.Runs[run]
-		lane = r.Lane
+		lane = b.rep.runs.get(run).Lane
 		b.runFrame(run, rel, rec.Index, rec.Conn, int(row.Type), ev)
 		if a := agentOf(ev); a != "" && (a != b.lastAgent || run != b.lastAgentRun) {
 			b.agentRun[a] = run // unchanged since the last frame, mostly
@@ -436,7 +432,7 @@ func (b *Builder) Before(f *pipeline.Frame) error {
 
 	// The text a chat terminal carries for its run: what the gateway
 	// said, whatever the UI does with it.
-	if run >= 0 && !b.opts.NoBodies && !b.rep.Runs[run].hasOutput && isChatTerminal(ev) {
+	if run >= 0 && !b.opts.NoBodies && isChatTerminal(ev) && !b.rep.runs.get(run).hasOutput {
 		if lines, ok := policy.ChatLines(ev); ok { // the lines of its commitChat
 			b.runOutput(run, lines)
 		}
@@ -503,8 +499,8 @@ func (b *Builder) After(f *pipeline.Frame) error {
 		prio = prioCritical
 		gr, gl := -1, -1
 		if g.RunID != "" {
-			if r, ok := b.runs[g.RunID]; ok {
-				gr, gl = r, b.rep.Runs[r].Lane
+			if r, ok := b.rep.runs.find(g.RunID); ok {
+				gr, gl = r, b.rep.runs.view(r).Lane
 			}
 		}
 		b.rep.Gaps = append(b.rep.Gaps, Gap{Kind: g.Kind, I: g.I, T: b.rel(g.T), Conn: g.Conn, Expected: g.Expected, Received: g.Received, RunID: cut(g.RunID, 256), Lane: gl, Run: gr})
@@ -558,7 +554,7 @@ func (b *Builder) After(f *pipeline.Frame) error {
 // runFrame counts a frame of a run. Its terminal is its first chat
 // terminal, or without one its first lifecycle end or error.
 func (b *Builder) runFrame(run int, rel int64, i, conn, typ int, ev *bridge.Event) {
-	r := &b.rep.Runs[run]
+	r := b.rep.runs.get(run)
 	r.Frames++
 	if rel < r.Start {
 		r.Start = rel

@@ -27,7 +27,7 @@ func (b *Builder) addFinding(f Finding) {
 	msg := cut(f.Message, 2048)
 	lane, run := -1, -1
 	if f.RunID != "" {
-		if r, ok := b.runs[f.RunID]; ok {
+		if r, ok := b.rep.runs.find(f.RunID); ok {
 			run = r
 		}
 	}
@@ -75,19 +75,17 @@ func (b *Builder) End(e *pipeline.End) error {
 	sum := &rep.Summary
 	sum.Start, sum.End = b.minT, b.maxT
 
-	// Runs: terminals, ends, counts.
-	for k := range rep.Runs {
-		r := &rep.Runs[k]
-		if !r.hasChat && !r.hasLife {
-			r.Terminal, r.End = TermNone, b.maxT
-		}
-		r.End = max(r.End, r.Start)
-		r.Conns = make([]int, len(r.conns))
-		for c := range r.conns {
-			r.Conns[c] = int(r.conns[c].conn)
-		}
-		r.conns = nil
-		slices.Sort(r.Conns)
+	// Runs: terminals, ends, counts, and what the lanes need of them
+	// (each run read once: most wait in the spool).
+	runs := rep.runs
+	runs.maxT = b.maxT
+	n := runs.len()
+	runLane := make([]int, n)
+	spans := make([][2]int64, n) // start, and the later of end and last frame
+	for k := range n {
+		r := runs.final(k)
+		runLane[k] = r.Lane
+		spans[k] = [2]int64{r.Start, max(r.End, r.Last)}
 		switch r.Terminal {
 		case TermFinal:
 			sum.RunsFinal++
@@ -104,43 +102,40 @@ func (b *Builder) End(e *pipeline.End) error {
 		sum.ChatDeltas += int(r.ChatDeltas)
 		sum.ToolCalls += int(r.Tools)
 	}
-	sum.Runs = len(rep.Runs)
+	sum.Runs = n
 
 	for k := range rep.Approvals {
 		if r := rep.Approvals[k].Run; r >= 0 {
-			rep.Approvals[k].Lane = rep.Runs[r].Lane
+			rep.Approvals[k].Lane = runLane[r]
 		}
 	}
 	for k := range rep.Gaps {
 		if r := rep.Gaps[k].Run; r >= 0 {
-			rep.Gaps[k].Lane = rep.Runs[r].Lane
+			rep.Gaps[k].Lane = runLane[r]
 		}
 	}
 	for k := range rep.Findings {
 		f := &rep.Findings[k]
 		if f.Run < 0 && f.RunID != "" {
-			if r, ok := b.runs[f.RunID]; ok {
+			if r, ok := runs.find(f.RunID); ok {
 				f.Run = r
 			}
 		}
 		if f.Run >= 0 {
-			f.Lane = rep.Runs[f.Run].Lane
+			f.Lane = runLane[f.Run]
 		}
 	}
 
-	b.compactLanes()
+	b.compactLanes(runLane)
 	// Rows follow their run's final lane.
-	rep.Rows.runLane = make([]int, len(rep.Runs))
-	for k := range rep.Runs {
-		rep.Rows.runLane[k] = rep.Runs[k].Lane
-	}
+	rep.Rows.runLane = runLane
 	rep.View = viewRange(&rep.Rows, b.minT, b.maxT)
 
 	// Lanes: runs stack in tracks when they overlap.
-	byLane := make([][]int, len(rep.Lanes))
-	for k := range rep.Runs {
-		l := rep.Runs[k].Lane
-		byLane[l] = append(byLane[l], k)
+	runs.lanes, runs.tracks = make([]int32, n), make([]int32, n)
+	byLane := make([][]int32, len(rep.Lanes))
+	for k, l := range runLane {
+		byLane[l] = append(byLane[l], int32(k))
 	}
 	agents := map[string]bool{}
 	for l := range rep.Lanes {
@@ -150,15 +145,14 @@ func (b *Builder) End(e *pipeline.End) error {
 			agents[ln.AgentID] = true
 		}
 		ids := byLane[l]
-		slices.SortStableFunc(ids, func(x, y int) int {
-			return cmpInt64(rep.Runs[x].Start, rep.Runs[y].Start)
+		slices.SortStableFunc(ids, func(x, y int32) int {
+			return cmpInt64(spans[x][0], spans[y][0])
 		})
 		var ends []int64
 		for _, id := range ids {
-			r := &rep.Runs[id]
-			until := max(r.End, r.Last)
+			start, until := spans[id][0], spans[id][1]
 			t := 0
-			for t < len(ends) && ends[t] >= r.Start {
+			for t < len(ends) && ends[t] >= start {
 				t++
 			}
 			if t == len(ends) {
@@ -166,7 +160,7 @@ func (b *Builder) End(e *pipeline.End) error {
 			} else {
 				ends[t] = until
 			}
-			r.Track = t
+			runs.lanes[id], runs.tracks[id] = int32(l), int32(t)
 		}
 		ln.Tracks = max(len(ends), 1)
 	}
@@ -244,11 +238,11 @@ func (b *Builder) Report() *Report { return &b.rep }
 
 // compactLanes drops lanes that ended up with nothing on them (a run's
 // first frame can open a lane before a later frame names its session).
-func (b *Builder) compactLanes() {
+func (b *Builder) compactLanes(runLane []int) {
 	rep := &b.rep
 	used := make([]bool, len(rep.Lanes))
-	for _, r := range rep.Runs {
-		used[r.Lane] = true
+	for _, l := range runLane {
+		used[l] = true
 	}
 	for row := range rep.Rows.All() {
 		if row.Lane >= 0 && row.Run < 0 {
@@ -283,8 +277,8 @@ func (b *Builder) compactLanes() {
 		return
 	}
 	rep.Lanes = lanes
-	for k := range rep.Runs {
-		rep.Runs[k].Lane = remap[rep.Runs[k].Lane]
+	for k, l := range runLane {
+		runLane[k] = remap[l]
 	}
 	rep.Rows.remap = remap
 	for k := range rep.Findings {
@@ -371,8 +365,8 @@ func (b *Builder) trim() {
 			b.evict(l, o)
 		}
 	}
-	for k := len(rep.Runs) - 1; k >= 0 && b.over(0) > 0; k-- {
-		r := &rep.Runs[k]
+	for k := rep.runs.len() - 1; k >= 0 && b.over(0) > 0; k-- {
+		r := rep.runs.view(k)
 		n := 0
 		for _, l := range r.transcript {
 			n += l.text.n + 48
@@ -385,6 +379,7 @@ func (b *Builder) trim() {
 		}
 		r.TranscriptElided += int32(len(r.transcript) + len(r.output))
 		r.transcript, r.output, r.hasOutput = nil, nil, true
+		rep.runs.set(k, r)
 		b.skel -= n
 	}
 	rep.Bodies, rep.Timers = nil, nil
@@ -410,8 +405,8 @@ func (b *Builder) trim() {
 		rep.Notes = append(rep.Notes, strconv.Itoa(sum.FramesCut)+" frame(s) longer than "+strconv.Itoa(MaxFrameText>>10)+" KiB are shown cut")
 	}
 	elided := 0
-	for _, r := range rep.Runs {
-		elided += int(r.TranscriptElided)
+	for k := range rep.runs.len() {
+		elided += int(rep.runs.view(k).TranscriptElided)
 	}
 	if elided > 0 {
 		rep.Notes = append(rep.Notes, strconv.Itoa(elided)+" transcript line(s) were elided by the size limit")

@@ -279,8 +279,9 @@ func (w *jw) data(r *Report) {
 	w.end(']')
 
 	w.key("runs").arr()
-	for k := range r.Runs {
-		x := &r.Runs[k]
+	for k := range r.runs.len() {
+		run := r.runs.final(k)
+		x := &run
 		w.item()
 		w.obj()
 		w.kstr("runId", x.ID)

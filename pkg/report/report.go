@@ -216,7 +216,8 @@ type Lane struct {
 
 // Run is one run: a bar from its first frame to its terminal. Its
 // transcript and output wait in the report's spool (Report.Transcript and
-// Report.Output read them).
+// Report.Output read them), and so does the run itself once the pass has
+// moved on (Report.Run reads it).
 type Run struct {
 	ID                   string // runId
 	Lane, Track          int
@@ -322,7 +323,6 @@ type Report struct {
 	Labels    []string
 	Conns     []Conn
 	Lanes     []Lane
-	Runs      []Run
 	Approvals []Approval
 	Gaps      []Gap
 	Findings  []PinnedFinding
@@ -334,8 +334,20 @@ type Report struct {
 	Stats     []byte   // the StatsSource's JSON object (nil: none)
 	View      [2]int64 // the time range the page opens on (outliers left out)
 
-	spool *spool // where the bodies' and timer steps' JSON wait
-	text  *spool // where the findings' messages and the runs' texts wait
+	spool *spool    // where the bodies' and timer steps' JSON wait
+	text  *spool    // where the findings' messages, the runs' texts and the runs let go wait
+	runs  *runStore // the runs (NumRuns, Run)
+}
+
+// NumRuns is the number of runs.
+func (r *Report) NumRuns() int { return r.runs.len() }
+
+// Run returns run k (0 ≤ k < NumRuns), in the order the runs appeared.
+// Most runs wait in a temporary file, not on the heap: a run that could
+// not be read back is reported by Err.
+func (r *Report) Run(k int) (Run, error) {
+	x := r.runs.final(k)
+	return x, r.text.err
 }
 
 // Body is one record's details, already serialised (Report.BodyJSON
@@ -368,7 +380,8 @@ func (r *Report) Message(f *PinnedFinding) (string, error) { return r.str(f.msg)
 // Transcript reads run k's transcript back from where it waits.
 func (r *Report) Transcript(k int) ([]Line, error) {
 	var lines []Line
-	for _, l := range r.Runs[k].transcript {
+	run := r.runs.view(k)
+	for _, l := range run.transcript {
 		text, err := r.str(l.text.at)
 		if err != nil {
 			return nil, err
@@ -382,7 +395,7 @@ func (r *Report) Transcript(k int) ([]Line, error) {
 // where they wait: what the gateway said, whether or not the UI committed
 // it; nil when the run had no chat terminal.
 func (r *Report) Output(k int) ([]string, error) {
-	run := &r.Runs[k]
+	run := r.runs.view(k)
 	if !run.hasOutput {
 		return nil, nil
 	}

@@ -157,14 +157,14 @@ func TestModelOfFixtures(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			r := buildFile(t, fixturePath(t, c.name), Options{})
-			if len(r.Conns) != c.conns || len(r.Lanes) != c.lanes || len(r.Runs) != c.runs {
-				t.Fatalf("conns %d lanes %d runs %d, want %d %d %d", len(r.Conns), len(r.Lanes), len(r.Runs), c.conns, c.lanes, c.runs)
+			if len(r.Conns) != c.conns || len(r.Lanes) != c.lanes || r.NumRuns() != c.runs {
+				t.Fatalf("conns %d lanes %d runs %d, want %d %d %d", len(r.Conns), len(r.Lanes), r.NumRuns(), c.conns, c.lanes, c.runs)
 			}
 			for k, want := range c.terminals {
-				if got := r.Runs[k].Terminal; got != want {
+				if got := runAt(t, r, k).Terminal; got != want {
 					t.Errorf("run %d terminal %q, want %q", k, got, want)
 				}
-				if want == TermNone && r.Runs[k].End != r.Summary.End {
+				if want == TermNone && runAt(t, r, k).End != r.Summary.End {
 					t.Errorf("an unfinished run's bar should reach the capture's end")
 				}
 			}
@@ -211,8 +211,8 @@ func TestClaw3DReport(t *testing.T) {
 	if rep.Meta.UI != replay.UIClaw3D || !bytes.Contains(AppendData(nil, rep), []byte(`"ui":"claw3d"`)) {
 		t.Errorf("the report should name the UI it replayed: %q", rep.Meta.UI)
 	}
-	if len(rep.Runs) != 2 {
-		t.Fatalf("%d runs, want 2", len(rep.Runs))
+	if rep.NumRuns() != 2 {
+		t.Fatalf("%d runs, want 2", rep.NumRuns())
 	}
 	first, second := transcript(t, rep, 0), transcript(t, rep, 1)
 	if len(first) != 0 || len(second) == 0 || second[len(second)-1].Text != "Title: Q3 Revenue Review 2026." {
@@ -232,7 +232,7 @@ func TestRunDetails(t *testing.T) {
 	if first := transcript(t, r, 0); len(first) != 1 || first[0].Text != "The report covers Q3 revenue." {
 		t.Errorf("committed transcript of run 1: %+v", first)
 	}
-	second := r.Runs[1]
+	second := runAt(t, r, 1)
 	tr, out := transcript(t, r, 1), output(t, r, 1)
 	if len(tr) != 0 || len(out) != 1 || out[0] != "Title: Q3 Revenue Review 2026." {
 		t.Errorf("run 2's final is dropped by the guard: the gateway's text is its output, and nothing reaches the transcript: %+v / %+v", tr, out)
@@ -274,13 +274,13 @@ func TestApprovalsAndTools(t *testing.T) {
 		}
 	}
 	d := buildFile(t, fixturePath(t, "demo.jsonl.zst"), Options{})
-	if d.Runs[0].Tools != 1 || d.Summary.ToolCalls != 1 {
-		t.Errorf("tool calls: %+v", d.Runs[0])
+	if runAt(t, d, 0).Tools != 1 || d.Summary.ToolCalls != 1 {
+		t.Errorf("tool calls: %+v", runAt(t, d, 0))
 	}
 	// The chat.send request starts the run.
 	rows := slices.Collect(d.Rows.All())
-	if rows[d.Runs[0].FirstI].Type != TypeSend || rows[d.Runs[0].FirstI].Run != 0 {
-		t.Errorf("run starts at %d: %+v", d.Runs[0].FirstI, rows[d.Runs[0].FirstI])
+	if rows[runAt(t, d, 0).FirstI].Type != TypeSend || rows[runAt(t, d, 0).FirstI].Run != 0 {
+		t.Errorf("run starts at %d: %+v", runAt(t, d, 0).FirstI, rows[runAt(t, d, 0).FirstI])
 	}
 }
 
@@ -465,8 +465,8 @@ func TestSizeLimit(t *testing.T) {
 	}
 	// The timeline keeps every run and every key row.
 	full := buildBytes(t, capt, Options{Name: "large", MaxBytes: 1 << 30})
-	if len(r.Runs) != len(full.Runs) || len(r.Findings) != len(full.Findings) {
-		t.Errorf("runs %d/%d findings %d/%d", len(r.Runs), len(full.Runs), len(r.Findings), len(full.Findings))
+	if r.NumRuns() != full.NumRuns() || len(r.Findings) != len(full.Findings) {
+		t.Errorf("runs %d/%d findings %d/%d", r.NumRuns(), full.NumRuns(), len(r.Findings), len(full.Findings))
 	}
 	keys := func(rep *Report) int {
 		n := 0
@@ -676,4 +676,24 @@ func TestTimersElidedCountsSteps(t *testing.T) {
 				limit, got, len(kept), len(shown), b.timerSteps, lo, hi)
 		}
 	}
+}
+
+// runAt reads run k of rep, failing the test when it cannot.
+func runAt(t testing.TB, rep *Report, k int) Run {
+	t.Helper()
+	r, err := rep.Run(k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// allRuns reads all of rep's runs.
+func allRuns(t testing.TB, rep *Report) []Run {
+	t.Helper()
+	runs := make([]Run, rep.NumRuns())
+	for k := range runs {
+		runs[k] = runAt(t, rep, k)
+	}
+	return runs
 }

@@ -170,7 +170,7 @@ func (b *Builder) transcripts(effects []replay.Effect, run int) {
 		from = max(from, 0)
 		r, ok := run, run >= 0
 		if e.Type == replay.EffHistory {
-			r, ok = b.runs[e.RunID]
+			r, ok = b.rep.runs.find(e.RunID)
 		}
 		if !ok {
 			r, ok = b.agentRun[e.AgentID]
@@ -187,7 +187,7 @@ func (b *Builder) transcripts(effects []replay.Effect, run int) {
 }
 
 func (b *Builder) addLines(run int, lines []replay.Line, via string) {
-	r := &b.rep.Runs[run]
+	r := b.rep.runs.get(run)
 	for _, l := range lines {
 		text := cut(l.Text, MaxLineText)
 		size := len(text) + 48
@@ -203,7 +203,7 @@ func (b *Builder) addLines(run int, lines []replay.Line, via string) {
 // runOutput keeps the output lines of the run's first commitChat: what the
 // gateway's terminal said, whether or not the UI committed it.
 func (b *Builder) runOutput(run int, lines []string) {
-	r := &b.rep.Runs[run]
+	r := b.rep.runs.get(run)
 	if r.hasOutput {
 		return
 	}

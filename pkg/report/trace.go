@@ -184,7 +184,8 @@ func WriteTrace(w io.Writer, r *Report) error {
 	}
 
 	// Runs as slices.
-	for _, x := range r.Runs {
+	for k := range r.runs.len() {
+		x := r.runs.final(k)
 		term := x.Terminal
 		if term == "" {
 			term = "never finished"
@@ -215,8 +216,8 @@ func WriteTrace(w io.Writer, r *Report) error {
 	for row := range r.Rows.All() {
 		pid, tid := pidConns, connTid(int(row.Conn))
 		if row.Run >= 0 {
-			run := &r.Runs[row.Run]
-			pid, tid = pidSessions, tids[run.Lane][run.Track]
+			lane, track := r.runs.place(int(row.Run))
+			pid, tid = pidSessions, tids[lane][track]
 		} else if row.Lane >= 0 {
 			pid, tid = pidSessions, tids[row.Lane][0]
 		}
@@ -239,8 +240,8 @@ func WriteTrace(w io.Writer, r *Report) error {
 	for _, g := range r.Gaps {
 		pid, tid := pidConns, connTid(g.Conn)
 		if g.Run >= 0 {
-			run := &r.Runs[g.Run]
-			pid, tid = pidSessions, tids[run.Lane][run.Track]
+			lane, track := r.runs.place(g.Run)
+			pid, tid = pidSessions, tids[lane][track]
 		}
 		t.head("seq "+g.Kind, "gap", "i", pid, tid)
 		t.b = append(t.b, `,"s":"t"`...)
@@ -260,8 +261,8 @@ func WriteTrace(w io.Writer, r *Report) error {
 		pid, tid, scope := pidConns, 0, "g"
 		switch {
 		case f.Run >= 0:
-			run := &r.Runs[f.Run]
-			pid, tid, scope = pidSessions, tids[run.Lane][run.Track], "t"
+			lane, track := r.runs.place(f.Run)
+			pid, tid, scope = pidSessions, tids[lane][track], "t"
 		case f.Lane >= 0:
 			pid, tid, scope = pidSessions, tids[f.Lane][0], "t"
 		case f.Conn != 0:
