@@ -227,8 +227,8 @@ func TestBrowserFixtures(t *testing.T) {
 			if got := b.num(t, `window.__clawtapReport.lanes`); got != len(rep.Lanes) {
 				t.Errorf("page has %d lanes, want %d", got, len(rep.Lanes))
 			}
-			if got := b.num(t, `document.querySelectorAll("ol.findings li.finding").length`); got != len(rep.Findings) {
-				t.Errorf("%d findings listed, want %d", got, len(rep.Findings))
+			if got := b.num(t, `document.querySelectorAll("ol.findings li.finding").length`); got != rep.NumFindings() {
+				t.Errorf("%d findings listed, want %d", got, rep.NumFindings())
 			}
 			if got := b.num(t, `document.querySelectorAll(".cards .card").length`); got < 8 {
 				t.Errorf("%d header cards", got)
@@ -237,7 +237,7 @@ func TestBrowserFixtures(t *testing.T) {
 			if !strings.Contains(head, "2026.9.6") && rep.Meta.GatewayVersion != "" {
 				t.Errorf("header does not show the gateway version: %q", head)
 			}
-			for _, f := range rep.Findings {
+			for _, f := range allFindings(t, rep) {
 				if !strings.Contains(b.str(t, `document.querySelector("ol.findings").innerText`), f.Rule) {
 					t.Errorf("finding %s not listed", f.Rule)
 				}
@@ -294,7 +294,7 @@ func TestBrowserFixtures(t *testing.T) {
 			}
 
 			// Findings lead to the frames behind them.
-			for k, f := range rep.Findings {
+			for k, f := range allFindings(t, rep) {
 				if f.I < 0 {
 					continue
 				}
@@ -406,7 +406,7 @@ func TestBrowserDocsScreenshot(t *testing.T) {
 	b.do(t, chromedp.EmulateViewport(1280, 860))
 	rep := buildFile(t, fixturePath(t, "stale-terminal.jsonl.zst"), Options{})
 	b.open(t, "docs", AppendHTML(nil, rep))
-	for k, f := range rep.Findings {
+	for k, f := range allFindings(t, rep) {
 		if f.Rule == "dropped-final" {
 			b.eval(t, fmt.Sprintf(`document.querySelectorAll("ol.findings li.finding button")[%d].click()`, k))
 		}

@@ -152,6 +152,7 @@ func NewBuilder(opts Options) *Builder {
 	b.rep.spool = &spool{dir: opts.TempDir, slack: int64(opts.MaxBytes)}
 	b.rep.text = &spool{dir: opts.TempDir} // only appended to: never compacted
 	b.rep.runs = newRunStore(b.rep.text)
+	b.rep.finds = &findingStore{sp: b.rep.text}
 	return b
 }
 

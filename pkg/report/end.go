@@ -40,9 +40,17 @@ func (b *Builder) addFinding(f Finding) {
 			lane = l
 		}
 	}
-	b.rep.Findings = append(b.rep.Findings, PinnedFinding{Rule: f.Rule, Severity: f.Severity, I: f.I, T: f.T, Conn: f.Conn,
+	b.rep.finds.add(&PinnedFinding{Rule: f.Rule, Severity: f.Severity, I: f.I, T: f.T, Conn: f.Conn,
 		RunID: f.RunID, AgentID: f.AgentID, SessionKey: f.SessionKey, Lane: lane, Run: run, msg: b.text(msg).at})
 	b.skel += skelPerItem + len(msg)
+	switch sum := &b.rep.Summary; f.Severity {
+	case "error":
+		sum.FindingsError++
+	case "warn":
+		sum.FindingsWarn++
+	default:
+		sum.FindingsInfo++
+	}
 }
 
 // text puts s in the text spool as a JSON string.
@@ -114,15 +122,13 @@ func (b *Builder) End(e *pipeline.End) error {
 			rep.Gaps[k].Lane = runLane[r]
 		}
 	}
-	for k := range rep.Findings {
-		f := &rep.Findings[k]
-		if f.Run < 0 && f.RunID != "" {
-			if r, ok := runs.find(f.RunID); ok {
-				f.Run = r
+	finds := rep.finds
+	for k := range finds.list {
+		// A finding made before its run's first frame finds the run now.
+		if p := &finds.list[k]; p.run < 0 && p.hasRunID {
+			if r, ok := runs.find(finds.read(k).RunID); ok {
+				p.run = int32(r)
 			}
-		}
-		if f.Run >= 0 {
-			f.Lane = runLane[f.Run]
 		}
 	}
 
@@ -191,36 +197,7 @@ func (b *Builder) End(e *pipeline.End) error {
 		}
 	}
 
-	// Findings: in capture order, then by rule, for a stable list.
-	slices.SortStableFunc(rep.Findings, func(x, y PinnedFinding) int {
-		xi, yi := x.I, y.I
-		if xi < 0 {
-			xi = int(^uint(0) >> 1)
-		}
-		if yi < 0 {
-			yi = int(^uint(0) >> 1)
-		}
-		if xi != yi {
-			return xi - yi
-		}
-		if x.Rule != y.Rule {
-			if x.Rule < y.Rule {
-				return -1
-			}
-			return 1
-		}
-		return 0
-	})
-	for _, f := range rep.Findings {
-		switch f.Severity {
-		case "error":
-			sum.FindingsError++
-		case "warn":
-			sum.FindingsWarn++
-		default:
-			sum.FindingsInfo++
-		}
-	}
+	rep.finds.sort()
 	if js, err := b.opts.Stats.JSON(); err == nil && len(js) > 0 {
 		rep.Stats = js
 	}
@@ -249,9 +226,9 @@ func (b *Builder) compactLanes(runLane []int) {
 			used[row.Lane] = true
 		}
 	}
-	for _, f := range rep.Findings {
-		if f.Lane >= 0 && f.Run < 0 {
-			used[f.Lane] = true
+	for _, f := range rep.finds.list {
+		if f.lane >= 0 && f.run < 0 {
+			used[f.lane] = true
 		}
 	}
 	for _, a := range rep.Approvals {
@@ -281,9 +258,9 @@ func (b *Builder) compactLanes(runLane []int) {
 		runLane[k] = remap[l]
 	}
 	rep.Rows.remap = remap
-	for k := range rep.Findings {
-		if l := rep.Findings[k].Lane; l >= 0 {
-			rep.Findings[k].Lane = remap[l]
+	for k := range rep.finds.list {
+		if p := &rep.finds.list[k]; p.lane >= 0 && p.run < 0 {
+			p.lane = int32(remap[p.lane])
 		}
 	}
 	for k := range rep.Approvals {

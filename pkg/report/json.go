@@ -367,8 +367,8 @@ func (w *jw) data(r *Report) {
 	w.end(']')
 
 	w.key("findings").arr()
-	for k := range r.Findings {
-		f := &r.Findings[k]
+	for k := range r.finds.len() {
+		f, _ := r.Finding(k) // a failure is the spool's error, which the writer returns
 		w.item()
 		w.obj()
 		w.kstr("rule", f.Rule)

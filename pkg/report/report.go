@@ -299,8 +299,9 @@ type Row struct {
 	Seq   int64 // frame seq; -1 none
 }
 
-// PinnedFinding is a finding placed on the timeline: a Finding without
-// its message, which waits in the report's spool (Report.Message reads it).
+// PinnedFinding is a finding placed on the timeline (Report.Finding reads
+// it): a Finding without its message, which waits in the report's spool
+// (Report.Message reads it).
 type PinnedFinding struct {
 	Rule       string
 	Severity   string
@@ -325,7 +326,6 @@ type Report struct {
 	Lanes     []Lane
 	Approvals []Approval
 	Gaps      []Gap
-	Findings  []PinnedFinding
 	Rows      Rows
 	Bodies    []Body  // sorted by record index
 	Timers    []Timer // replay timer steps that changed something, per agent
@@ -337,6 +337,24 @@ type Report struct {
 	spool *spool    // where the bodies' and timer steps' JSON wait
 	text  *spool    // where the findings' messages, the runs' texts and the runs let go wait
 	runs  *runStore // the runs (NumRuns, Run)
+	finds *findingStore
+}
+
+// NumFindings is the number of findings.
+func (r *Report) NumFindings() int { return r.finds.len() }
+
+// Finding returns finding k (0 ≤ k < NumFindings): in capture order (those
+// of the whole capture last), then by rule. Findings wait in a temporary
+// file, not on the heap: one that could not be read back is reported by
+// Err.
+func (r *Report) Finding(k int) (PinnedFinding, error) {
+	f := r.finds.read(k)
+	p := &r.finds.list[k]
+	f.Run, f.Lane = int(p.run), int(p.lane)
+	if f.Run >= 0 && r.runs.lanes != nil {
+		f.Lane, _ = r.runs.place(f.Run)
+	}
+	return f, r.text.err
 }
 
 // NumRuns is the number of runs.

@@ -177,8 +177,8 @@ func TestModelOfFixtures(t *testing.T) {
 			if (r.Summary.Gaps > 0) != c.gaps {
 				t.Errorf("gaps %d", r.Summary.Gaps)
 			}
-			if (len(r.Findings) > 0) != c.findings {
-				t.Errorf("findings %d", len(r.Findings))
+			if (r.NumFindings() > 0) != c.findings {
+				t.Errorf("findings %d", r.NumFindings())
 			}
 			if r.Stats == nil || !json.Valid(r.Stats) {
 				t.Errorf("no stats header")
@@ -219,11 +219,11 @@ func TestClaw3DReport(t *testing.T) {
 		t.Fatalf("Claw3D commits the second run's reply, not the first's: %+v / %+v", first, second)
 	}
 	var lost bool
-	for _, f := range rep.Findings {
+	for _, f := range allFindings(t, rep) {
 		lost = lost || f.Rule == "lost-reply" && f.Run == 0 && strings.Contains(message(t, rep, &f), "Claw3D never shows")
 	}
 	if !lost {
-		t.Errorf("the first run's lost reply should be pinned on it: %+v", rep.Findings)
+		t.Errorf("the first run's lost reply should be pinned on it: %+v", allFindings(t, rep))
 	}
 }
 
@@ -249,13 +249,13 @@ func TestRunDetails(t *testing.T) {
 		t.Error("the terminal's body should show the guard dropping the commit")
 	}
 	var dropped bool
-	for _, f := range r.Findings {
+	for _, f := range allFindings(t, r) {
 		if f.Rule == "dropped-final" && f.Run == 1 && f.Lane == 0 {
 			dropped = true
 		}
 	}
 	if !dropped {
-		t.Errorf("dropped-final finding not pinned on run 2: %+v", r.Findings)
+		t.Errorf("dropped-final finding not pinned on run 2: %+v", allFindings(t, r))
 	}
 	// Timer steps (animation frames) are kept per agent.
 	if len(r.Timers) == 0 {
@@ -465,8 +465,8 @@ func TestSizeLimit(t *testing.T) {
 	}
 	// The timeline keeps every run and every key row.
 	full := buildBytes(t, capt, Options{Name: "large", MaxBytes: 1 << 30})
-	if r.NumRuns() != full.NumRuns() || len(r.Findings) != len(full.Findings) {
-		t.Errorf("runs %d/%d findings %d/%d", r.NumRuns(), full.NumRuns(), len(r.Findings), len(full.Findings))
+	if r.NumRuns() != full.NumRuns() || r.NumFindings() != full.NumFindings() {
+		t.Errorf("runs %d/%d findings %d/%d", r.NumRuns(), full.NumRuns(), r.NumFindings(), full.NumFindings())
 	}
 	keys := func(rep *Report) int {
 		n := 0
@@ -599,7 +599,7 @@ func TestTraceShape(t *testing.T) {
 		t.Error("NoBodies changed the trace")
 	}
 	// One connection thread, two session threads (the runs overlap).
-	if len(threads) != 3 || slices != 2 || findings != len(r.Findings) || instants < r.Rows.Len() {
+	if len(threads) != 3 || slices != 2 || findings != r.NumFindings() || instants < r.Rows.Len() {
 		t.Errorf("threads %v, run slices %d, findings %d, instants %d", threads, slices, findings, instants)
 	}
 }
@@ -696,4 +696,18 @@ func allRuns(t testing.TB, rep *Report) []Run {
 		runs[k] = runAt(t, rep, k)
 	}
 	return runs
+}
+
+// allFindings reads all of rep's findings.
+func allFindings(t testing.TB, rep *Report) []PinnedFinding {
+	t.Helper()
+	fs := make([]PinnedFinding, rep.NumFindings())
+	for k := range fs {
+		f, err := rep.Finding(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fs[k] = f
+	}
+	return fs
 }

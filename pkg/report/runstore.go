@@ -91,7 +91,7 @@ func (s *runStore) id(k int) string {
 	if r := s.live[k]; r != nil {
 		return r.ID
 	}
-	d := runDecoder{b: s.read(k)}
+	d := decoder{b: s.read(k)}
 	return d.str()
 }
 
@@ -181,7 +181,7 @@ func (s *runStore) read(k int) []byte {
 }
 
 func (s *runStore) decode(k int, r *Run) {
-	d := runDecoder{b: s.read(k)}
+	d := decoder{b: s.read(k)}
 	d.run(r)
 	if d.bad && s.sp.err == nil {
 		s.sp.err = errRunSpool
@@ -245,14 +245,14 @@ func appendText(b []byte, t spooledText) []byte {
 	return binary.AppendVarint(b, int64(t.n))
 }
 
-// runDecoder reads what appendRun wrote; bad is set, and zeros read, once
+// decoder reads what appendRun wrote; bad is set, and zeros read, once
 // the bytes run out or do not fit.
-type runDecoder struct {
+type decoder struct {
 	b   []byte
 	bad bool
 }
 
-func (d *runDecoder) int() int64 {
+func (d *decoder) int() int64 {
 	v, n := binary.Varint(d.b)
 	if n <= 0 {
 		d.bad, d.b = true, nil
@@ -262,7 +262,7 @@ func (d *runDecoder) int() int64 {
 	return v
 }
 
-func (d *runDecoder) count() int {
+func (d *decoder) count() int {
 	v, n := binary.Uvarint(d.b)
 	if n <= 0 || v > uint64(len(d.b)) { // each item takes a byte at least
 		d.bad, d.b = true, nil
@@ -272,7 +272,7 @@ func (d *runDecoder) count() int {
 	return int(v)
 }
 
-func (d *runDecoder) str() string {
+func (d *decoder) str() string {
 	n := d.count()
 	if n > len(d.b) {
 		d.bad, d.b = true, nil
@@ -283,11 +283,11 @@ func (d *runDecoder) str() string {
 	return s
 }
 
-func (d *runDecoder) text() spooledText {
+func (d *decoder) text() spooledText {
 	return spooledText{at: span{off: d.int(), n: int32(d.int())}, n: int(d.int())}
 }
 
-func (d *runDecoder) run(r *Run) {
+func (d *decoder) run(r *Run) {
 	*r = Run{ID: d.str()}
 	var ints [8]int64
 	for k := range ints {

@@ -3,9 +3,11 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"testing"
 
 	"github.com/clawtap/clawtap/pkg/capture"
+	"github.com/clawtap/clawtap/pkg/pipeline"
 )
 
 // A report whose runs wait in the spool (all but one or three of them on
@@ -74,7 +76,7 @@ func TestRunEncodingRoundTrips(t *testing.T) {
 	for _, flags := range [][4]bool{{true, true, true, true}, {false, true, false, true}, {true, false, true, false}} {
 		r.hasOutput, r.hasChat, r.hasLife, r.laneFixed = flags[0], flags[1], flags[2], flags[3]
 		var got Run
-		d := runDecoder{b: appendRun(nil, &r)}
+		d := decoder{b: appendRun(nil, &r)}
 		d.run(&got)
 		if d.bad || fmt.Sprintf("%+v", got) != fmt.Sprintf("%+v", r) {
 			t.Fatalf("round trip (bad %v):\n got %+v\nwant %+v", d.bad, got, r)
@@ -87,7 +89,7 @@ func TestRunDecoderRefusesTrailingBytes(t *testing.T) {
 	whole := appendRun(nil, &Run{ID: "x", transcript: []spooledLine{{Kind: "assistant"}}})
 	for _, b := range [][]byte{append(whole, 0), whole[:len(whole)-1]} {
 		var got Run
-		d := runDecoder{b: b}
+		d := decoder{b: b}
 		if d.run(&got); !d.bad {
 			t.Errorf("%d bytes (a run takes %d) decoded as a run: %+v", len(b), len(whole), got)
 		}
@@ -101,7 +103,7 @@ func FuzzRunDecoder(f *testing.F) {
 	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var r Run
-		d := runDecoder{b: b}
+		d := decoder{b: b}
 		d.run(&r)
 		if !d.bad {
 			if again := appendRun(nil, &r); !bytes.Equal(again, b) && len(again) > len(b) {
@@ -109,4 +111,76 @@ func FuzzRunDecoder(f *testing.F) {
 			}
 		}
 	})
+}
+
+// earlyChecker pins findings on runs before, while and after they appear.
+type earlyChecker struct {
+	sink  func(Finding)
+	runID string
+}
+
+func (c *earlyChecker) Needs() pipeline.Needs { return 0 }
+func (c *earlyChecker) Sink(fn func(Finding)) { c.sink = fn }
+func (c *earlyChecker) Before(f *pipeline.Frame) error {
+	switch f.Rec.Index {
+	case 0: // the run has not appeared yet: it is found at the end
+		c.sink(Finding{Rule: "z-early", Severity: "warn", I: 5, RunID: c.runID, Message: "before its run"})
+		c.sink(Finding{Rule: "a-capture", Severity: "error", I: -1, Message: "the whole capture"})
+	}
+	return nil
+}
+
+func (c *earlyChecker) End(*pipeline.End) error {
+	c.sink(Finding{Rule: "a-early", Severity: "info", I: 5, RunID: "no-such-run", SessionKey: "agent:main:main", Message: "on the lane"})
+	return nil
+}
+
+// Findings wait in the spool and come back sorted by record then rule,
+// the whole capture's last, each on its run (found at the end when it
+// appeared later) or lane.
+func TestFindingsComeBackSortedAndPlaced(t *testing.T) {
+	path := fixturePath(t, "demo.jsonl.zst")
+	plain := buildFile(t, path, Options{})
+	run := runAt(t, plain, 0)
+	c := &earlyChecker{runID: run.ID}
+	rep := buildFile(t, path, Options{Checker: c})
+	fs := allFindings(t, rep)
+	if len(fs) != 3 || rep.Summary.FindingsError != 1 || rep.Summary.FindingsWarn != 1 || rep.Summary.FindingsInfo != 1 {
+		t.Fatalf("findings %+v, summary %+v", fs, rep.Summary)
+	}
+	if fs[0].Rule != "a-early" || fs[1].Rule != "z-early" || fs[2].Rule != "a-capture" {
+		t.Errorf("order: %s, %s, %s", fs[0].Rule, fs[1].Rule, fs[2].Rule)
+	}
+	if fs[1].Run != 0 || fs[1].Lane != run.Lane || fs[1].RunID != run.ID || message(t, rep, &fs[1]) != "before its run" {
+		t.Errorf("the early finding is not on its run (lane %d): %+v", run.Lane, fs[1])
+	}
+	if fs[0].Run != -1 || fs[0].Lane != run.Lane || fs[0].SessionKey != "agent:main:main" {
+		t.Errorf("the lane's finding is not on the main session's lane %d: %+v", run.Lane, fs[0])
+	}
+	if fs[2].Run != -1 || fs[2].Lane != -1 || fs[2].I != -1 {
+		t.Errorf("the capture's finding: %+v", fs[2])
+	}
+}
+
+// A run or finding that does not read back whole is an error of the
+// report, not a wrong page.
+func TestCorruptSpoolIsAnError(t *testing.T) {
+	for _, what := range []string{"run", "finding"} {
+		rep := buildFile(t, fixturePath(t, "demo.jsonl.zst"), Options{Checker: &earlyChecker{}})
+		switch what {
+		case "run":
+			r := rep.runs.view(0)
+			rep.runs.live[0] = nil // let go, and read back from a span cut short
+			rep.runs.set(0, r)
+			if rep.runs.meta[0].n == 0 {
+				t.Fatal("the run did not go to the spool")
+			}
+			rep.runs.meta[0].n--
+		case "finding":
+			rep.finds.list[0].n--
+		}
+		if err := WriteHTML(io.Discard, rep); err == nil {
+			t.Errorf("%s: a page was written from a corrupt spool", what)
+		}
+	}
 }

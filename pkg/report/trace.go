@@ -257,7 +257,8 @@ func WriteTrace(w io.Writer, r *Report) error {
 	}
 
 	// Findings.
-	for _, f := range r.Findings {
+	for k := range r.finds.len() {
+		f, _ := r.Finding(k) // a failure is the spool's error, which the writer returns
 		pid, tid, scope := pidConns, 0, "g"
 		switch {
 		case f.Run >= 0:

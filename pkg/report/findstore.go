@@ -1,0 +1,96 @@
+package report
+
+import (
+	"encoding/binary"
+	"errors"
+	"slices"
+)
+
+// A finding waits in the text spool too, as its run does: a long capture
+// has as many findings as runs, and held whole (with their ids and keys)
+// they made the builder's memory grow by about 200 bytes each. What stays
+// on the heap is what the end of the pass sorts and places them by.
+
+var errFindingSpool = errors.New("report: a finding read back from the spool is corrupt")
+
+// pinned is a finding on the heap: where it waits, and what the end of
+// the pass sorts and places it by.
+type pinned struct {
+	rule     string // check's rule ids are constants: no copy
+	i        int
+	off      int64
+	n        int32
+	run      int32 // -1 none
+	lane     int32 // of a finding without a run; -1 none
+	hasRunID bool  // it names a run, which may appear later
+}
+
+// findingStore holds the report's findings, in the order they were made
+// until the end of the pass sorts them.
+type findingStore struct {
+	list []pinned
+	sp   *spool
+	buf  []byte
+}
+
+func (s *findingStore) len() int { return len(s.list) }
+
+// add puts a finding (its Lane and Run as found so far) in the spool.
+func (s *findingStore) add(f *PinnedFinding) {
+	s.buf = appendFinding(s.buf[:0], f)
+	at := s.sp.put(s.buf)
+	s.list = append(s.list, pinned{rule: f.Rule, i: f.I, off: at.off, n: at.n, run: int32(f.Run), lane: int32(f.Lane), hasRunID: f.RunID != ""})
+}
+
+// read returns finding k as it waits in the spool (Lane and Run unset).
+func (s *findingStore) read(k int) PinnedFinding {
+	p := &s.list[k]
+	s.buf = s.sp.appendTo(s.buf[:0], span{off: p.off, n: p.n})
+	d := decoder{b: s.buf}
+	f := PinnedFinding{Rule: d.str(), Severity: d.str(), I: int(d.int()), T: d.int(), Conn: int(d.int()),
+		RunID: d.str(), AgentID: d.str(), SessionKey: d.str(), msg: span{off: d.int(), n: int32(d.int())}}
+	if len(d.b) != 0 {
+		d.bad = true
+	}
+	if d.bad && s.sp.err == nil {
+		s.sp.err = errFindingSpool
+	}
+	return f
+}
+
+// sort puts the findings in capture order (those of the whole capture
+// last), then by rule, for a stable list.
+func (s *findingStore) sort() {
+	slices.SortStableFunc(s.list, func(x, y pinned) int {
+		xi, yi := x.i, y.i
+		if xi < 0 {
+			xi = int(^uint(0) >> 1)
+		}
+		if yi < 0 {
+			yi = int(^uint(0) >> 1)
+		}
+		if xi != yi {
+			return xi - yi
+		}
+		if x.rule != y.rule {
+			if x.rule < y.rule {
+				return -1
+			}
+			return 1
+		}
+		return 0
+	})
+}
+
+func appendFinding(b []byte, f *PinnedFinding) []byte {
+	b = appendStr(b, f.Rule)
+	b = appendStr(b, f.Severity)
+	b = binary.AppendVarint(b, int64(f.I))
+	b = binary.AppendVarint(b, f.T)
+	b = binary.AppendVarint(b, int64(f.Conn))
+	b = appendStr(b, f.RunID)
+	b = appendStr(b, f.AgentID)
+	b = appendStr(b, f.SessionKey)
+	b = binary.AppendVarint(b, f.msg.off)
+	return binary.AppendVarint(b, int64(f.msg.n))
+}
