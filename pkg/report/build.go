@@ -153,6 +153,7 @@ func NewBuilder(opts Options) *Builder {
 	b.rep.text = &spool{dir: opts.TempDir} // only appended to: never compacted
 	b.rep.runs = newRunStore(b.rep.text)
 	b.rep.finds = &findingStore{sp: b.rep.text}
+	b.rep.Rows.sp = b.rep.text
 	return b
 }
 

@@ -8,10 +8,15 @@ import (
 // Rows is the timeline's rows, packed: each row is varints of its fields
 // (deltas from the row before for index, time and seq) and a fixed-width
 // owner, ~13 bytes instead of Row's 48, in chunks that are never copied
-// as they grow. A row's run is patched in place (a chat.send learns its
-// run from the response); its lane is derived when read.
+// as they grow. A Builder's full chunks wait in its text spool, as the
+// runs do: up to 30% of --max-bytes of rows, off the heap. A row's run is
+// patched in place (a chat.send learns its run from the response); its
+// lane is derived when read.
 type Rows struct {
-	chunks [][]byte
+	chunks [][]byte // nil for a chunk in the spool
+	spans  []span   // where each chunk waits in the spool
+	sp     *spool   // nil: the chunks stay on the heap
+	buf    []byte   // a chunk read back
 	n      int
 	last   Row // the previous row, which the deltas are from
 
@@ -30,7 +35,7 @@ func (rs *Rows) Len() int { return rs.n }
 // add appends x and returns where its owner is, for setRun.
 func (rs *Rows) add(x *Row) int {
 	if len(rs.chunks) == 0 || len(rs.chunks[len(rs.chunks)-1])+maxRowLen > rowChunk {
-		rs.chunks = append(rs.chunks, make([]byte, 0, rowChunk))
+		rs.chunks = append(rs.chunks, rs.newChunk())
 	}
 	c := len(rs.chunks) - 1
 	b := rs.chunks[c]
@@ -49,6 +54,20 @@ func (rs *Rows) add(x *Row) int {
 	return pos
 }
 
+// newChunk returns an empty chunk: the last one's memory, once that is in
+// the spool.
+func (rs *Rows) newChunk() []byte {
+	c := len(rs.chunks) - 1
+	if rs.sp == nil || c < 0 {
+		return make([]byte, 0, rowChunk)
+	}
+	full := rs.chunks[c]
+	rs.spans = append(rs.spans, make([]span, c+1-len(rs.spans))...)
+	rs.spans[c] = rs.sp.put(full)
+	rs.chunks[c] = nil
+	return full[:0]
+}
+
 // owner is run when there is one, else -2-lane (-1: neither).
 func owner(run, lane int32) int32 {
 	if run >= 0 {
@@ -59,7 +78,22 @@ func owner(run, lane int32) int32 {
 
 // setRun gives the row whose owner is at pos a run.
 func (rs *Rows) setRun(pos int, run int32) {
-	binary.LittleEndian.PutUint32(rs.chunks[pos/rowChunk][pos%rowChunk:], uint32(run))
+	c, at := pos/rowChunk, pos%rowChunk
+	if b := rs.chunks[c]; b != nil {
+		binary.LittleEndian.PutUint32(b[at:], uint32(run))
+		return
+	}
+	rs.sp.patch(rs.spans[c], at, binary.LittleEndian.AppendUint32(nil, uint32(run)))
+}
+
+// chunk returns chunk c, from the spool if it waits there (valid until the
+// next call).
+func (rs *Rows) chunk(c int) []byte {
+	if b := rs.chunks[c]; b != nil {
+		return b
+	}
+	rs.buf = rs.sp.appendTo(rs.buf[:0], rs.spans[c])
+	return rs.buf
 }
 
 // All yields the rows in order. A row with a run is on its run's lane,
@@ -67,7 +101,8 @@ func (rs *Rows) setRun(pos int, run int32) {
 func (rs *Rows) All() iter.Seq[Row] {
 	return func(yield func(Row) bool) {
 		var x Row
-		for _, b := range rs.chunks {
+		for c := range rs.chunks {
+			b := rs.chunk(c)
 			for len(b) > 0 {
 				d, n := binary.Varint(b)
 				x.I = int(int64(x.I) + d)

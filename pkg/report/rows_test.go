@@ -7,8 +7,27 @@ import (
 )
 
 // Rows gives back what it was given, whatever the values, with a run's
-// row on the run's lane and a patched run.
+// row on the run's lane and a patched run, whether its chunks stay on the
+// heap or wait in a spool (on file or in memory), patched there.
 func TestRowsRoundTrip(t *testing.T) {
+	for _, where := range []string{"heap", "file", "memory"} {
+		t.Run(where, func(t *testing.T) {
+			var sp *spool
+			switch where {
+			case "file":
+				sp = &spool{dir: t.TempDir()}
+			case "memory":
+				sp = &spool{f: &memFile{}}
+			}
+			if sp != nil {
+				t.Cleanup(func() { sp.close() })
+			}
+			testRowsRoundTrip(t, sp)
+		})
+	}
+}
+
+func testRowsRoundTrip(t *testing.T, sp *spool) {
 	in := []Row{
 		{},
 		{I: 12345, T: -7, Conn: 3, Dir: -1, Type: 14, Label: 4095, Lane: -1, Run: -1, Seq: -1},
@@ -16,19 +35,26 @@ func TestRowsRoundTrip(t *testing.T) {
 		{I: math.MinInt64, T: math.MaxInt64, Conn: math.MinInt32, Label: -3, Lane: 0, Run: 1, Seq: math.MinInt64},
 		{I: 1, T: 1, Lane: 2, Run: -1, Seq: 0},
 	}
-	for len(in) < 20000 { // several chunks
+	for len(in) < 200_000 { // more chunks than the spool holds before it writes
 		k := len(in)
 		in = append(in, Row{I: k, T: int64(k * 3), Conn: int32(k % 5), Dir: int8(k%3 - 1), Type: int8(k % 15), Label: int32(k % 50), Lane: -1, Run: int32(k%3 - 1), Seq: int64(k) << 20})
 	}
-	var rs Rows
+	rs := Rows{sp: sp}
 	pos := make([]int, len(in))
 	for k := range in {
 		pos[k] = rs.add(&in[k])
 	}
-	rs.setRun(pos[4], 0)
+	// Patched in the first chunk (on file by now), in the one before
+	// last (waiting to be written) and in the last (on the heap).
+	patched := []int{4, len(in) - 6000, len(in) - 2}
+	for _, k := range patched {
+		rs.setRun(pos[k], 0)
+	}
 	rs.runLane = []int{5, 6}
 	want := slices.Clone(in)
-	want[4].Run = 0
+	for _, k := range patched {
+		want[k].Run = 0
+	}
 	for k := range want {
 		if r := want[k].Run; r >= 0 {
 			want[k].Lane = int32(rs.runLane[r])
@@ -41,6 +67,14 @@ func TestRowsRoundTrip(t *testing.T) {
 	for k := range want {
 		if got[k] != want[k] {
 			t.Fatalf("row %d: %+v, want %+v", k, got[k], want[k])
+		}
+	}
+	if sp != nil {
+		if sp.err != nil {
+			t.Fatal(sp.err)
+		}
+		if held := len(rs.chunks) - 1; held < 10 || rs.chunks[0] != nil || rs.chunks[held-1] != nil {
+			t.Fatalf("%d chunks, the first and the one before last should wait in the spool", held+1)
 		}
 	}
 }

@@ -112,6 +112,24 @@ func (s *spool) put(p []byte) span {
 	return sp
 }
 
+// patch overwrites part of a span, at offset at in it, with p.
+func (s *spool) patch(sp span, at int, p []byte) {
+	off := sp.off + int64(at)
+	if at < 0 || at+len(p) > int(sp.n) {
+		s.err = fmt.Errorf("report: patching %d bytes at %d of a spooled span of %d", len(p), at, sp.n)
+		return
+	}
+	s.forgetWindows()
+	inPend := s.end - int64(len(s.pend)) // where what waits in pend goes
+	if n := min(max(inPend-off, 0), int64(len(p))); n > 0 {
+		s.writeAt(p[:n], off)
+		p, off = p[n:], off+n
+	}
+	if len(p) > 0 {
+		copy(s.pend[off-inPend:], p)
+	}
+}
+
 // drop forgets a span's bytes: they are holes until a compaction.
 func (s *spool) drop(sp span) { s.live -= int64(sp.n) }
 
