@@ -1,6 +1,7 @@
 package report
 
 import (
+	"math"
 	"slices"
 	"strconv"
 
@@ -88,11 +89,11 @@ func (b *Builder) End(e *pipeline.End) error {
 	runs := rep.runs
 	runs.maxT = b.maxT
 	n := runs.len()
-	runLane := make([]int, n)
+	runLane := make([]int32, n)  // the runs' lanes, final once compacted
 	spans := make([][2]int64, n) // start, and the later of end and last frame
 	for k := range n {
 		r := runs.final(k)
-		runLane[k] = r.Lane
+		runLane[k] = int32(r.Lane)
 		spans[k] = [2]int64{r.Start, max(r.End, r.Last)}
 		switch r.Terminal {
 		case TermFinal:
@@ -114,12 +115,12 @@ func (b *Builder) End(e *pipeline.End) error {
 
 	for k := range rep.Approvals {
 		if r := rep.Approvals[k].Run; r >= 0 {
-			rep.Approvals[k].Lane = runLane[r]
+			rep.Approvals[k].Lane = int(runLane[r])
 		}
 	}
 	for k := range rep.Gaps {
 		if r := rep.Gaps[k].Run; r >= 0 {
-			rep.Gaps[k].Lane = runLane[r]
+			rep.Gaps[k].Lane = int(runLane[r])
 		}
 	}
 	finds := rep.finds
@@ -138,7 +139,7 @@ func (b *Builder) End(e *pipeline.End) error {
 	rep.View = viewRange(&rep.Rows, b.minT, b.maxT)
 
 	// Lanes: runs stack in tracks when they overlap.
-	runs.lanes, runs.tracks = make([]int32, n), make([]int32, n)
+	runs.lanes, runs.tracks = runLane, make([]int32, n)
 	byLane := make([][]int32, len(rep.Lanes))
 	for k, l := range runLane {
 		byLane[l] = append(byLane[l], int32(k))
@@ -166,7 +167,7 @@ func (b *Builder) End(e *pipeline.End) error {
 			} else {
 				ends[t] = until
 			}
-			runs.lanes[id], runs.tracks[id] = int32(l), int32(t)
+			runs.tracks[id] = int32(t)
 		}
 		ln.Tracks = max(len(ends), 1)
 	}
@@ -215,7 +216,7 @@ func (b *Builder) Report() *Report { return &b.rep }
 
 // compactLanes drops lanes that ended up with nothing on them (a run's
 // first frame can open a lane before a later frame names its session).
-func (b *Builder) compactLanes(runLane []int) {
+func (b *Builder) compactLanes(runLane []int32) {
 	rep := &b.rep
 	used := make([]bool, len(rep.Lanes))
 	for _, l := range runLane {
@@ -255,7 +256,7 @@ func (b *Builder) compactLanes(runLane []int) {
 	}
 	rep.Lanes = lanes
 	for k, l := range runLane {
-		runLane[k] = remap[l]
+		runLane[k] = int32(remap[l])
 	}
 	rep.Rows.remap = remap
 	for k := range rep.finds.list {
@@ -281,21 +282,55 @@ func (b *Builder) compactLanes(runLane []int) {
 // times the interquartile range is left out of the initial view (it stays
 // on the timeline).
 func viewRange(rows *Rows, lo, hi int64) [2]int64 {
-	if rows.Len() < 4 {
+	n := rows.Len()
+	if n < 4 {
 		return [2]int64{lo, hi}
 	}
-	ts := make([]int64, 0, rows.Len())
+	// The quartiles: read off the rows when their times only grow (a
+	// capture's records mostly come in time order), sorted in a copy
+	// otherwise.
+	var q [3]int64 // the times at n/4, n/2 and 3n/4 in sorted order
+	k, prev, sorted := 0, int64(math.MinInt64), true
 	for r := range rows.All() {
-		ts = append(ts, r.T)
+		if r.T < prev {
+			sorted = false
+			break
+		}
+		prev = r.T
+		switch k {
+		case n / 4:
+			q[0] = r.T
+		case n / 2:
+			q[1] = r.T
+		case 3 * n / 4:
+			q[2] = r.T
+		}
+		k++
 	}
-	slices.Sort(ts)
-	n := len(ts)
-	med, iqr := ts[n/2], ts[3*n/4]-ts[n/4]
+	var ts []int64
+	if !sorted {
+		ts = make([]int64, 0, n)
+		for r := range rows.All() {
+			ts = append(ts, r.T)
+		}
+		slices.Sort(ts)
+		q = [3]int64{ts[n/4], ts[n/2], ts[3*n/4]}
+	}
+	med, iqr := q[1], q[2]-q[0]
 	far := max(100*iqr, 24*3600*1000)
 	a, z := hi, lo
-	for _, t := range ts {
+	keep := func(t int64) {
 		if t >= med-far && t <= med+far {
 			a, z = min(a, t), max(z, t)
+		}
+	}
+	if ts != nil {
+		for _, t := range ts {
+			keep(t)
+		}
+	} else {
+		for r := range rows.All() {
+			keep(r.T)
 		}
 	}
 	if a > z {

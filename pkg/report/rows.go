@@ -20,8 +20,8 @@ type Rows struct {
 	n      int
 	last   Row // the previous row, which the deltas are from
 
-	runLane []int // each run's final lane, set at the end of the pass
-	remap   []int // lanes of rows without a run, once compacted (nil: as is)
+	runLane []int32 // each run's final lane, set at the end of the pass
+	remap   []int   // lanes of rows without a run, once compacted (nil: as is)
 }
 
 const (
@@ -128,7 +128,7 @@ func (rs *Rows) All() iter.Seq[Row] {
 				case o >= 0:
 					x.Run = o
 					if o < int32(len(rs.runLane)) {
-						x.Lane = int32(rs.runLane[o])
+						x.Lane = rs.runLane[o]
 					}
 				case o < -1:
 					x.Lane = -2 - o

@@ -2,6 +2,7 @@ package report
 
 import (
 	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 )
@@ -50,7 +51,7 @@ func testRowsRoundTrip(t *testing.T, sp *spool) {
 	for _, k := range patched {
 		rs.setRun(pos[k], 0)
 	}
-	rs.runLane = []int{5, 6}
+	rs.runLane = []int32{5, 6}
 	want := slices.Clone(in)
 	for _, k := range patched {
 		want[k].Run = 0
@@ -75,6 +76,50 @@ func testRowsRoundTrip(t *testing.T, sp *spool) {
 		}
 		if held := len(rs.chunks) - 1; held < 10 || rs.chunks[0] != nil || rs.chunks[held-1] != nil {
 			t.Fatalf("%d chunks, the first and the one before last should wait in the spool", held+1)
+		}
+	}
+}
+
+// The view range is the same whether the rows come in time order (read
+// off as they go) or not (sorted in a copy): the range of the times
+// within a day and a hundred IQRs of the median.
+func TestViewRange(t *testing.T) {
+	want := func(ts []int64, lo, hi int64) [2]int64 {
+		s := slices.Clone(ts)
+		slices.Sort(s)
+		n := len(s)
+		med, iqr := s[n/2], s[3*n/4]-s[n/4]
+		far := max(100*iqr, 24*3600*1000)
+		a, z := hi, lo
+		for _, x := range s {
+			if x >= med-far && x <= med+far {
+				a, z = min(a, x), max(z, x)
+			}
+		}
+		return [2]int64{a, z}
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for n := 4; n < 3000; n += 1 + n/3 {
+		for _, shape := range []string{"sorted", "jumps", "shuffled"} {
+			ts := make([]int64, n)
+			for k := range ts {
+				ts[k] = int64(k) * 10
+			}
+			switch shape {
+			case "jumps": // a clock jump back, and an absurd time
+				ts[n/3] -= 1e13
+				ts[n-1] += 1e13
+			case "shuffled":
+				rng.Shuffle(n, func(i, j int) { ts[i], ts[j] = ts[j], ts[i] })
+			}
+			var rs Rows
+			lo, hi := slices.Min(ts), slices.Max(ts)
+			for k, x := range ts {
+				rs.add(&Row{I: k, T: x, Lane: -1, Run: -1})
+			}
+			if got, w := viewRange(&rs, lo, hi), want(ts, lo, hi); got != w {
+				t.Fatalf("%d %s rows: view %v, want %v", n, shape, got, w)
+			}
 		}
 	}
 }
