@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"slices"
+	"strings"
 )
 
 // A finding waits in the text spool too, as its run does: a long capture
@@ -14,23 +15,57 @@ import (
 var errFindingSpool = errors.New("report: a finding read back from the spool is corrupt")
 
 // pinned is a finding on the heap: where it waits, and what the end of
-// the pass sorts and places it by.
+// the pass sorts and places it by (32 bytes).
 type pinned struct {
-	rule     string // check's rule ids are constants: no copy
 	i        int
 	off      int64
 	n        int32
-	run      int32 // -1 none
-	lane     int32 // of a finding without a run; -1 none
-	hasRunID bool  // it names a run, which may appear later
+	run      int32  // -1 none
+	lane     int32  // of a finding without a run; -1 none
+	rule     uint16 // in findingStore.rules
+	hasRunID bool   // it names a run, which may appear later
 }
+
+// maxRules bounds the rule table: a Checker of one's own could name a
+// rule per finding. Past it, a finding's rule is read from the spool to
+// sort it.
+var maxRules uint16 = 1<<16 - 1 // a variable for tests
 
 // findingStore holds the report's findings, in the order they were made
 // until the end of the pass sorts them.
 type findingStore struct {
-	list []pinned
-	sp   *spool
-	buf  []byte
+	list   []pinned
+	rules  []string // by id
+	ruleID map[string]uint16
+	sp     *spool
+	buf    []byte
+}
+
+// ruleOf returns the id of a rule in the table.
+func (s *findingStore) ruleOf(rule string) uint16 {
+	if id, ok := s.ruleID[rule]; ok {
+		return id
+	}
+	if s.ruleID == nil {
+		s.ruleID = map[string]uint16{}
+	}
+	if len(s.rules) >= int(maxRules) {
+		return maxRules // read from the spool
+	}
+	id := uint16(len(s.rules))
+	s.rules = append(s.rules, rule)
+	s.ruleID[rule] = id
+	return id
+}
+
+// ruleOfPinned is a finding's rule, from the table or the spool.
+func (s *findingStore) ruleOfPinned(p *pinned) string {
+	if p.rule < maxRules {
+		return s.rules[p.rule]
+	}
+	s.buf = s.sp.appendTo(s.buf[:0], span{off: p.off, n: p.n})
+	d := decoder{b: s.buf}
+	return d.str()
 }
 
 func (s *findingStore) len() int { return len(s.list) }
@@ -39,7 +74,7 @@ func (s *findingStore) len() int { return len(s.list) }
 func (s *findingStore) add(f *PinnedFinding) {
 	s.buf = appendFinding(s.buf[:0], f)
 	at := s.sp.put(s.buf)
-	s.list = append(s.list, pinned{rule: f.Rule, i: f.I, off: at.off, n: at.n, run: int32(f.Run), lane: int32(f.Lane), hasRunID: f.RunID != ""})
+	s.list = append(s.list, pinned{rule: s.ruleOf(f.Rule), i: f.I, off: at.off, n: at.n, run: int32(f.Run), lane: int32(f.Lane), hasRunID: f.RunID != ""})
 }
 
 // read returns finding k as it waits in the spool (Lane and Run unset).
@@ -72,11 +107,8 @@ func (s *findingStore) sort() {
 		if xi != yi {
 			return xi - yi
 		}
-		if x.rule != y.rule {
-			if x.rule < y.rule {
-				return -1
-			}
-			return 1
+		if x.rule != y.rule || x.rule == maxRules {
+			return strings.Compare(s.ruleOfPinned(&x), s.ruleOfPinned(&y))
 		}
 		return 0
 	})

@@ -184,3 +184,36 @@ func TestCorruptSpoolIsAnError(t *testing.T) {
 		}
 	}
 }
+
+// manyRules names a rule per finding, in no order.
+type manyRules struct{ sink func(Finding) }
+
+func (c *manyRules) Needs() pipeline.Needs { return 0 }
+func (c *manyRules) Sink(fn func(Finding)) { c.sink = fn }
+func (c *manyRules) Before(f *pipeline.Frame) error {
+	if i := f.Rec.Index; i < 6 {
+		for _, r := range []string{"r4", "r1", "r3", "r0", "r2", "r1"} {
+			c.sink(Finding{Rule: r, Severity: "info", I: 5 - i%3, Message: r})
+		}
+	}
+	return nil
+}
+
+// Past the rule table's size, findings still sort by rule.
+func TestFindingsSortPastTheRuleTable(t *testing.T) {
+	path := fixturePath(t, "demo.jsonl.zst")
+	order := func() []string {
+		var rules []string
+		for _, f := range allFindings(t, buildFile(t, path, Options{Checker: &manyRules{}})) {
+			rules = append(rules, fmt.Sprint(f.I, " ", f.Rule))
+		}
+		return rules
+	}
+	want := order()
+	defer func(n uint16) { maxRules = n }(maxRules)
+	maxRules = 2
+	got := order()
+	if fmt.Sprint(got) != fmt.Sprint(want) || len(want) != 36 || want[0] != "3 r0" || want[35] != "5 r4" {
+		t.Errorf("with 2 rules in the table:\n got %v\nwant %v", got, want)
+	}
+}
