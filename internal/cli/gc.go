@@ -27,10 +27,25 @@ const (
 	// default. Doubling a heap that small costs 2–4 MB of RSS and halves
 	// the GC's cycles, 4–6% of the time on a million frames.
 	smallHeapGC = 100
+	// boundedLimit is the soft memory limit of a command whose live heap
+	// still grows, slowly, with the capture (report: about 100 bytes a
+	// run and its finding). Below it the GC runs as gcPercent says; near
+	// it, more often. report's live heap is 19 MB on a million frames
+	// (the limit never binds) and 22 MB on three million, where it keeps
+	// the peak RSS at 46 MB instead of 54 for 3% more time.
+	boundedLimit = 38 << 20
 )
 
 // gcTuned is set when TuneGC chose the heap growth (GOGC was not set).
 var gcTuned bool
+
+// MemoryBound gives a command whose memory grows a little with the
+// capture a soft memory limit, unless GOMEMLIMIT is set.
+func MemoryBound() {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(boundedLimit)
+	}
+}
 
 // TuneGC sets clawtap's default heap growth, unless GOGC is set; main
 // calls it first.

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"math"
 	"runtime/debug"
 	"testing"
 )
@@ -33,5 +34,25 @@ func TestGCFollowsTheCommandUnlessGOGCIsSet(t *testing.T) {
 	AllocHeavy()
 	if p := percent(); p != 200 {
 		t.Errorf("GOGC=200 set by the user became %d", p)
+	}
+}
+
+// report's memory limit holds unless GOMEMLIMIT was set.
+func TestMemoryBoundUnlessGOMEMLIMITIsSet(t *testing.T) {
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	limit := func() int64 { return debug.SetMemoryLimit(-1) }
+
+	debug.SetMemoryLimit(math.MaxInt64)
+	t.Setenv("GOMEMLIMIT", "")
+	MemoryBound()
+	if l := limit(); l != boundedLimit {
+		t.Errorf("default: limit %d, want %d", l, boundedLimit)
+	}
+
+	debug.SetMemoryLimit(1 << 30)
+	t.Setenv("GOMEMLIMIT", "1GiB")
+	MemoryBound()
+	if l := limit(); l != 1<<30 {
+		t.Errorf("GOMEMLIMIT=1GiB set by the user became %d", l)
 	}
 }
