@@ -186,7 +186,7 @@ func (z zstdStream) Read(p []byte) (int, error) {
 
 // ReadBuffer is the size of the buffer a Reader reads lines from. A
 // *bufio.Reader at least this large given to NewReader is read directly.
-const ReadBuffer = 1 << 20
+const ReadBuffer = 256 << 10
 
 // NewReader reads a capture from src, detecting zstd by its magic bytes.
 // It reads the first line to find the header; without one it reads on
