@@ -16,9 +16,11 @@
 // reached and elided after that, with a note. Records that matter most for
 // a bug report (markers, run starts and terminals, approvals, tool calls,
 // failed responses, gaps, replay guard decisions) keep their bodies longer
-// than plain deltas. The bodies, the findings' messages and the runs'
-// transcripts wait in temporary files, not on the heap, so memory holds
-// the skeleton's compact records and the pass's state. See docs/report.md.
+// than plain deltas. The bodies, the findings and their messages, the
+// runs' transcripts, the packed rows and the runs the pass has moved on
+// from wait in temporary files, not on the heap, so memory holds the
+// pass's state and a few dozen bytes per run and finding. See
+// docs/report.md.
 //
 // Nothing reads the wall clock and nothing iterates a map unsorted: the
 // same capture (with the same Options) always gives the same bytes.
