@@ -91,6 +91,13 @@ func (s *runStore) id(k int) string {
 	if r := s.live[k]; r != nil {
 		return r.ID
 	}
+	// The id leads the run's bytes: read as much as an id usually takes,
+	// and the rest only for a longer one.
+	at := s.meta[k].at()
+	s.buf = s.sp.peek(s.buf[:0], span{off: at.off, n: min(at.n, 64)})
+	if n, w := binary.Uvarint(s.buf); w > 0 && n <= uint64(len(s.buf)-w) {
+		return string(s.buf[w : w+int(n)])
+	}
 	d := decoder{b: s.read(k)}
 	return d.str()
 }

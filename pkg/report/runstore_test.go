@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"strings"
 	"testing"
 
 	"github.com/clawtap/clawtap/pkg/capture"
@@ -216,5 +217,40 @@ func TestFindingsSortPastTheRuleTable(t *testing.T) {
 	got := order()
 	if fmt.Sprint(got) != fmt.Sprint(want) || len(want) != 36 || want[0] != "3 r0" || want[35] != "5 r4" {
 		t.Errorf("with 2 rules in the table:\n got %v\nwant %v", got, want)
+	}
+}
+
+// Runs let go are found by id, short or long, whether the hashes collide
+// or not.
+func TestRunStoreFindsRunsLetGo(t *testing.T) {
+	for _, weak := range []bool{false, true} {
+		s := newRunStore(&spool{f: &memFile{}})
+		s.max = 1
+		if weak {
+			s.hash = func(string) uint64 { return 1 }
+		}
+		var ids []string
+		for k := range 40 {
+			id := fmt.Sprintf("run-%d-%s", k, strings.Repeat("x", k*k))
+			ids = append(ids, id)
+			if got := s.add(&Run{ID: id, Frames: int32(k)}); got != k {
+				t.Fatalf("run %d added at %d", k, got)
+			}
+			if k%7 == 0 {
+				s.sp.flush() // some on file, some waiting to be written
+			}
+		}
+		for k, id := range ids {
+			got, ok := s.find(id)
+			if !ok || got != k || s.view(k).Frames != int32(k) {
+				t.Errorf("weak %v: run %d (id of %d bytes) found at %d, %v", weak, k, len(id), got, ok)
+			}
+		}
+		if _, ok := s.find("run-3-x"); ok {
+			t.Errorf("weak %v: a run that never was is found", weak)
+		}
+		if s.sp.err != nil {
+			t.Fatal(s.sp.err)
+		}
 	}
 }

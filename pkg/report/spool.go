@@ -157,17 +157,40 @@ func (s *spool) writeAt(p []byte, off int64) {
 
 // appendTo appends a span's bytes to dst, through the window that holds
 // them, or the least recently used one read anew at the span.
-func (s *spool) appendTo(dst []byte, sp span) []byte {
+func (s *spool) appendTo(dst []byte, sp span) []byte { return s.read(dst, sp, true) }
+
+// peek is appendTo for a small read out of order (a run's id): what no
+// window holds is read alone, leaving the windows to the reads in order.
+func (s *spool) peek(dst []byte, sp span) []byte { return s.read(dst, sp, false) }
+
+func (s *spool) read(dst []byte, sp span, fill bool) []byte {
 	if sp.n <= 0 || s.err != nil {
 		return dst
 	}
-	s.flush()
 	end := sp.off + int64(sp.n)
 	if sp.off < 0 || end > s.end {
 		s.err = fmt.Errorf("report: spooled details at %d+%d lie past the spool's %d bytes", sp.off, sp.n, s.end)
 		return dst
 	}
+	// What was put lately is read where it waits to be written: a run or
+	// finding read back while the pass runs costs no write.
+	written := s.end - int64(len(s.pend))
+	if sp.off >= written {
+		return append(dst, s.pend[sp.off-written:end-written]...)
+	}
+	if end > written {
+		s.flush()
+		written = s.end
+	}
 	if sp.n > windowSize {
+		return s.readInto(dst, sp)
+	}
+	if !fill {
+		for k := range s.wins {
+			if w := &s.wins[k]; w.holds(sp.off, end) {
+				return append(dst, w.buf[sp.off-w.off:end-w.off]...)
+			}
+		}
 		return s.readInto(dst, sp)
 	}
 	s.tick++
@@ -185,7 +208,7 @@ func (s *spool) appendTo(dst []byte, sp span) []byte {
 	if w.buf == nil {
 		w.buf = make([]byte, windowSize)
 	}
-	w.buf, w.off, w.used = w.buf[:min(int64(windowSize), s.end-sp.off)], sp.off, s.tick
+	w.buf, w.off, w.used = w.buf[:min(int64(windowSize), written-sp.off)], sp.off, s.tick
 	if _, err := s.f.ReadAt(w.buf, sp.off); err != nil {
 		s.err = fmt.Errorf("report: reading spooled details: %w", err)
 		w.buf = w.buf[:0]

@@ -145,6 +145,7 @@ func TestSpoolReadErrorFailsThePage(t *testing.T) {
 	if len(r.Bodies) == 0 {
 		t.Fatal("no bodies kept")
 	}
+	r.spool.flush() // what waits to be written is read from memory
 	r.spool.f = brokenFile{r.spool.f}
 	r.spool.forgetWindows()
 	var page bytes.Buffer
