@@ -92,7 +92,7 @@ func (b *Builder) End(e *pipeline.End) error {
 	runLane := make([]int32, n)  // the runs' lanes, final once compacted
 	spans := make([][2]int64, n) // start, and the later of end and last frame
 	for k := range n {
-		r := runs.final(k)
+		r := runs.settled(k)
 		runLane[k] = int32(r.Lane)
 		spans[k] = [2]int64{r.Start, max(r.End, r.Last)}
 		switch r.Terminal {

@@ -31,6 +31,8 @@ type pinned struct {
 // sort it.
 var maxRules uint16 = 1<<16 - 1 // a variable for tests
 
+func (p *pinned) at() span { return span{off: p.off, n: p.n} }
+
 // findingStore holds the report's findings, in the order they were made
 // until the end of the pass sorts them.
 type findingStore struct {
@@ -63,9 +65,9 @@ func (s *findingStore) ruleOfPinned(p *pinned) string {
 	if p.rule < maxRules {
 		return s.rules[p.rule]
 	}
-	s.buf = s.sp.appendTo(s.buf[:0], span{off: p.off, n: p.n})
-	d := decoder{b: s.buf}
-	return d.str()
+	var rule string
+	rule, s.buf = leadingString(s.sp, s.buf, p.at())
+	return rule
 }
 
 func (s *findingStore) len() int { return len(s.list) }
@@ -79,8 +81,7 @@ func (s *findingStore) add(f *PinnedFinding) {
 
 // read returns finding k as it waits in the spool (Lane and Run unset).
 func (s *findingStore) read(k int) PinnedFinding {
-	p := &s.list[k]
-	s.buf = s.sp.appendTo(s.buf[:0], span{off: p.off, n: p.n})
+	s.buf = s.sp.appendTo(s.buf[:0], s.list[k].at())
 	d := decoder{b: s.buf}
 	f := PinnedFinding{Rule: d.str(), Severity: d.str(), I: int(d.int()), T: d.int(), Conn: int(d.int()),
 		RunID: d.str(), AgentID: d.str(), SessionKey: d.str(), msg: span{off: d.int(), n: int32(d.int())}}

@@ -61,9 +61,8 @@ func (rs *Rows) newChunk() []byte {
 	if rs.sp == nil || c < 0 {
 		return make([]byte, 0, rowChunk)
 	}
-	full := rs.chunks[c]
-	rs.spans = append(rs.spans, make([]span, c+1-len(rs.spans))...)
-	rs.spans[c] = rs.sp.put(full)
+	full := rs.chunks[c] // every chunk before it is in the spool: spans[c] is next
+	rs.spans = append(rs.spans, rs.sp.put(full))
 	rs.chunks[c] = nil
 	return full[:0]
 }

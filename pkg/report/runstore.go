@@ -91,15 +91,23 @@ func (s *runStore) id(k int) string {
 	if r := s.live[k]; r != nil {
 		return r.ID
 	}
-	// The id leads the run's bytes: read as much as an id usually takes,
-	// and the rest only for a longer one.
-	at := s.meta[k].at()
-	s.buf = s.sp.peek(s.buf[:0], span{off: at.off, n: min(at.n, 64)})
-	if n, w := binary.Uvarint(s.buf); w > 0 && n <= uint64(len(s.buf)-w) {
-		return string(s.buf[w : w+int(n)])
+	var id string
+	id, s.buf = leadingString(s.sp, s.buf, s.meta[k].at())
+	return id
+}
+
+// leadingString reads the string an encoded run or finding starts with
+// (its id, its rule) out of order: as much as such a string usually
+// takes, and the rest only for a longer one. It returns the buffer it
+// read into, for reuse.
+func leadingString(sp *spool, buf []byte, at span) (string, []byte) {
+	buf = sp.peek(buf[:0], span{off: at.off, n: min(at.n, 64)})
+	if n, w := binary.Uvarint(buf); w > 0 && n <= uint64(len(buf)-w) {
+		return string(buf[w : w+int(n)]), buf
 	}
-	d := decoder{b: s.read(k)}
-	return d.str()
+	buf = sp.peek(buf[:0], at)
+	d := decoder{b: buf}
+	return d.str(), buf
 }
 
 // get returns run k on the heap, bringing it back from the spool if it
@@ -140,14 +148,21 @@ func (s *runStore) set(k int, r Run) {
 	s.meta[k].put(s.sp.put(s.buf))
 }
 
-// final is run k as the report shows it: its connections sorted, a run
-// that never finished ending with the capture, its lane and track set.
-func (s *runStore) final(k int) Run {
+// settled is run k with its end settled: a run that never finished ends
+// with the capture, and no run ends before it starts.
+func (s *runStore) settled(k int) Run {
 	r := s.view(k)
 	if !r.hasChat && !r.hasLife {
 		r.Terminal, r.End = TermNone, s.maxT
 	}
 	r.End = max(r.End, r.Start)
+	return r
+}
+
+// final is run k as the report shows it: settled, its connections sorted,
+// its lane and track set.
+func (s *runStore) final(k int) Run {
+	r := s.settled(k)
 	r.Conns = make([]int, len(r.conns))
 	for c := range r.conns {
 		r.Conns[c] = int(r.conns[c].conn)
