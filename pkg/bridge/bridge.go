@@ -120,7 +120,7 @@ func IsReasoningStream(stream string) bool {
 // Classify classifies one frame. It is pure and total: it never panics and
 // anything it does not recognise is Unknown or Invalid. ts becomes the
 // event's timestamp.
-func Classify(frame []byte, ts int64) Event { return classify(frame, ts, false, nil, nil) }
+func Classify(frame []byte, ts int64) Event { return classify(frame, nil, ts, false, nil, nil) }
 
 // fields is everything classification reads, gathered in one pass over the
 // frame whatever the order of its keys.
@@ -144,8 +144,10 @@ type fields struct {
 
 // classify does the work; trusted skips validation for frames the capture
 // reader has already validated.
-func classify(frame []byte, ts int64, trusted bool, in *interner, m *members) Event {
-	frame = jsonx.TrimSpace(frame)
+func classify(frame []byte, tape jsonx.Tape, ts int64, trusted bool, in *interner, m *members) Event {
+	if trimmed := jsonx.TrimSpace(frame); len(trimmed) != len(frame) {
+		frame, tape = trimmed, nil // the tape counts from the first byte
+	}
 	if jsonx.KindOf(frame) != jsonx.Object {
 		return Event{Timestamp: ts, Kind: Invalid, Reason: "frame is not a JSON object"}
 	}
@@ -154,7 +156,7 @@ func classify(frame []byte, ts int64, trusted bool, in *interner, m *members) Ev
 	}
 	f := fields{in: in, m: m}
 	var it jsonx.Iter
-	it.Reset(frame)
+	it.ResetTape(frame, tape)
 	if !it.Object() || !f.readFrame(&it) {
 		return Event{Timestamp: ts, Kind: Invalid, Reason: "frame is not valid JSON"}
 	}

@@ -62,7 +62,7 @@ func (c *Classifier) record(rec *capture.Record, m *members) Event {
 	// records built by hand are validated here.
 	c.gen++
 	m.gen = c.gen
-	ev := classify(rec.Frame, rec.T, rec.Line > 0, &c.strs, m)
+	ev := classify(rec.Frame, rec.Tape, rec.T, rec.Line > 0, &c.strs, m)
 	switch ev.Kind {
 	case Request:
 		if ev.ID != "" && ev.Method != "" {

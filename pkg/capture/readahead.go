@@ -14,6 +14,8 @@ package capture
 // classifies records there — whose results (Batch.Note) Next's caller
 // finds with Reader.Note.
 
+import "github.com/clawtap/clawtap/pkg/jsonx"
+
 // How far the read-ahead runs: a batch is sent when it holds batchRecords
 // records or batchBytes bytes of frames, or when the reader has no more
 // input buffered (so a live stream is not held back waiting for more);
@@ -38,6 +40,7 @@ type ahead struct {
 	stageEx chan struct{} // the stage's goroutine ended (closed at once without one)
 
 	cur   *batch
+	made  int // batches allocated: never more than can exist at once
 	i     int
 	stats Stats // after the last record returned
 	err   error // io.EOF once the end was returned
@@ -48,6 +51,7 @@ type ahead struct {
 type batch struct {
 	items []item
 	arena []byte
+	tapes jsonx.Tape // the records' tapes, end to end
 	view  Batch
 	// The end of the capture: err (io.EOF), the warnings after the last
 	// record, and the counts at the end.
@@ -62,6 +66,7 @@ type batch struct {
 type item struct {
 	rec        Record
 	frame, raw span
+	tape       [2]int // the record's tape in tapes
 	warns      []Warning
 	stats      Stats
 }
@@ -92,6 +97,9 @@ func (b *batch) seal() {
 	for i := range b.items {
 		it := &b.items[i]
 		it.rec.Frame, it.rec.Raw = b.slice(it.frame), b.slice(it.raw)
+		if it.tape[1] > it.tape[0] {
+			it.rec.Tape = b.tapes[it.tape[0]:it.tape[1]:it.tape[1]]
+		}
 	}
 	b.view.b = b
 }
@@ -123,6 +131,18 @@ func (r *Reader) SetStage(fn func(*Batch)) bool {
 		return false
 	}
 	r.stage = fn
+	return true
+}
+
+// IndexFrames has the reader index each frame while it validates it
+// (Record.Tape), for a caller that walks the frames again: a classifier
+// then jumps over what it does not read instead of scanning it. Call it
+// before the first Next; false when reading has begun.
+func (r *Reader) IndexFrames() bool {
+	if r.ahead != nil || r.closed || r.stats.Records > 0 {
+		return false
+	}
+	r.index = true
 	return true
 }
 
@@ -169,7 +189,10 @@ func (r *Reader) startAhead() {
 	}
 	a := &ahead{
 		batches: make(chan *batch, depth),
-		free:    make(chan *batch, depth+2),
+		// Room for every batch that can exist at once (one filling, depth
+		// waiting for the stage, one in it, depth waiting for the caller,
+		// one read), so none is ever dropped to be allocated again.
+		free:    make(chan *batch, 2*depth+3),
 		stop:    make(chan struct{}),
 		exited:  make(chan struct{}),
 		stageEx: make(chan struct{}),
@@ -226,7 +249,9 @@ func (r *Reader) produce(a *ahead, out chan<- *batch) {
 		it := item{rec: *rec, warns: r.pending, stats: r.stats}
 		r.pending = nil
 		it.frame, it.raw = b.hold(rec.Frame), b.hold(rec.Raw)
-		it.rec.Frame, it.rec.Raw = nil, nil
+		it.tape = [2]int{len(b.tapes), len(b.tapes) + len(rec.Tape)}
+		b.tapes = append(b.tapes, rec.Tape...)
+		it.rec.Frame, it.rec.Raw, it.rec.Tape = nil, nil, nil
 		b.items = append(b.items, it)
 		if len(b.items) >= batchRecords || len(b.arena) >= batchBytes || (r.br.Buffered() == 0 && len(r.queue) == 0) {
 			b.seal()
@@ -243,10 +268,11 @@ func (a *ahead) batch() *batch {
 	select {
 	case b := <-a.free:
 		clear(b.items) // drop the warnings' and strings' references
-		b.items, b.arena = b.items[:0], b.arena[:0]
+		b.items, b.arena, b.tapes = b.items[:0], b.arena[:0], b.tapes[:0]
 		b.end, b.err, b.warns, b.stats = false, nil, nil, Stats{}
 		return b
 	default:
+		a.made++
 		return &batch{items: make([]item, 0, batchRecords), arena: make([]byte, 0, batchBytes+batchBytes/4)}
 	}
 }
@@ -286,7 +312,7 @@ func (a *ahead) next(r *Reader) (*Record, error) {
 				a.stats, a.err = b.stats, b.err
 				continue
 			}
-			if cap(b.arena) <= keepArena {
+			if cap(b.arena) <= keepArena && cap(b.tapes) <= keepArena/4 {
 				select {
 				case a.free <- b:
 				default:

@@ -426,3 +426,44 @@ func TestSetAhead(t *testing.T) {
 		t.Errorf("the read-ahead holds %d batches for Next, want 3", got)
 	}
 }
+
+// Batches go round: however the reading, the stage and the caller take
+// turns being the slowest, no more batches are made than can exist at
+// once (one filling, those waiting for the stage, one in it, those
+// waiting for the caller, one read), so none is thrown away to be made
+// again.
+func TestBatchesAreReused(t *testing.T) {
+	var b strings.Builder
+	for i := range 60_000 {
+		fmt.Fprintf(&b, `{"t":%d,"conn":1,"dir":"in","frame":{"type":"event","event":"tick","seq":%d}}`+"\n", i, i)
+	}
+	for _, depth := range []int{1, 2, 3} {
+		r, err := NewReader(strings.NewReader(b.String()), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.SetAhead(depth)
+		n := 0
+		r.SetStage(func(bt *Batch) {
+			n++
+			if n/20%2 == 0 { // slow stage for a while, then a slow caller
+				time.Sleep(50 * time.Microsecond)
+			}
+		})
+		for i := 0; ; i++ {
+			if _, err := r.Next(); err == io.EOF {
+				break
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if i%256 == 0 && i/256/20%2 == 1 {
+				time.Sleep(50 * time.Microsecond)
+			}
+		}
+		made := r.ahead.made
+		r.Close()
+		if limit := 2*depth + 3; made > limit {
+			t.Errorf("depth %d: %d batches made, at most %d can exist at once", depth, made, limit)
+		}
+	}
+}

@@ -101,6 +101,8 @@ type Reader struct {
 	holding bool      // warnings go to queue, not out
 	line    int
 	rec     Record
+	tape    jsonx.Tape // rec.Tape's memory
+	index   bool       // IndexFrames
 	long    []byte
 	cut     []byte // the unfinished last line, when the input ends mid-line
 	// streamErr is the read error that ended the input early, if any.
@@ -376,6 +378,11 @@ func (r *Reader) readLine() ([]byte, error) {
 	}
 }
 
+// sameBytes reports whether a and b are the same memory.
+func sameBytes(a, b []byte) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
+
 func trimEOL(b []byte) []byte {
 	if n := len(b); n > 0 && b[n-1] == '\n' {
 		b = b[:n-1]
@@ -433,12 +440,20 @@ func (r *Reader) next() (*Record, error) {
 			line = r.repair(n, line)
 		}
 		r.rec = Record{Index: r.stats.Records, Line: n}
-		if why := parse(line, &r.rec); why != "" {
+		var tape *jsonx.Tape
+		if r.index {
+			tape = &r.tape
+		}
+		if why := parse(line, &r.rec, tape); why != "" {
 			r.warn(n, "%s; kept as an invalid record", why)
 		}
 		if r.transform != nil {
+			frame := r.rec.Frame
 			if out := r.transform(&r.rec); out != &r.rec {
 				r.rec = *out
+			}
+			if !sameBytes(r.rec.Frame, frame) {
+				r.rec.Tape = nil // it indexes the frame before the change
 			}
 		}
 		r.stats.Records++
@@ -477,7 +492,8 @@ const notRecordOrFrame = "neither a capture record nor a gateway frame"
 
 // parse fills rec from one line. It returns why the line is not a record
 // or a frame, or "" when it is one; rec is then Malformed, holding the line.
-func parse(line []byte, rec *Record) (why string) {
+// With a tape, a record's frame is indexed into it (Record.Tape).
+func parse(line []byte, rec *Record, tape *jsonx.Tape) (why string) {
 	line = jsonx.TrimSpace(line)
 	if jsonx.KindOf(line) != jsonx.Object {
 		return malformed(line, rec, "not a JSON object")
@@ -485,7 +501,7 @@ func parse(line []byte, rec *Record) (why string) {
 	var hasType, hasEnvelope bool
 	var badField string
 	var seen, twice uint8
-	end, err := jsonx.ObjectEachEnd(line, func(k, v []byte) bool {
+	end, err := jsonx.ObjectEachEndIndexing(line, "frame", tape, func(k, v []byte) bool {
 		var bit uint8
 		switch string(k) {
 		case "t":
@@ -582,6 +598,9 @@ func parse(line []byte, rec *Record) (why string) {
 	case hasEnvelope:
 		if rec.Conn == 0 {
 			rec.Conn = 1
+		}
+		if rec.Frame != nil && tape != nil && len(*tape) > 0 {
+			rec.Tape = *tape
 		}
 	case hasType:
 		// A bare gateway frame, as a user might pipe from anywhere.

@@ -33,7 +33,11 @@ type records struct {
 }
 
 // ClassifyAhead classifies the records on the reader's stage.
-func (s *records) ClassifyAhead() { s.ahead = s.r.SetStage(s.classify) }
+func (s *records) ClassifyAhead() {
+	if s.ahead = s.r.SetStage(s.classify); s.ahead {
+		s.r.IndexFrames() // the stage's classifier walks each frame again
+	}
+}
 
 // classified is a batch's note: each record's event, and where the event
 // keeps its payload members.
