@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"github.com/clawtap/clawtap/pkg/capture"
+	"github.com/clawtap/clawtap/pkg/jsonx"
 )
 
 // maxPending bounds the request ids remembered for matching responses, so
@@ -40,16 +41,17 @@ type Scratch struct{ m members }
 
 // Record classifies one capture record. The event's payload members live
 // in the Classifier until its next Record.
-func (c *Classifier) Record(rec *capture.Record) Event { return c.record(rec, &c.scratch) }
+func (c *Classifier) Record(rec *capture.Record) Event { return c.record(rec, nil, &c.scratch) }
 
 // RecordInto is Record with the event's payload members kept in s, so the
 // event stays whole while s is not reused (a pipeline classifying a batch
-// of records ahead of their use).
-func (c *Classifier) RecordInto(rec *capture.Record, s *Scratch) Event {
-	return c.record(rec, &s.m)
+// of records ahead of their use). tape, when not nil, is the index the
+// capture reader made of the record's frame (capture.Batch.Tape).
+func (c *Classifier) RecordInto(rec *capture.Record, tape jsonx.Tape, s *Scratch) Event {
+	return c.record(rec, tape, &s.m)
 }
 
-func (c *Classifier) record(rec *capture.Record, m *members) Event {
+func (c *Classifier) record(rec *capture.Record, tape jsonx.Tape, m *members) Event {
 	switch {
 	case rec.Mark != "":
 		return Event{Kind: Marker, Mark: rec.Mark, Timestamp: rec.T}
@@ -62,7 +64,7 @@ func (c *Classifier) record(rec *capture.Record, m *members) Event {
 	// records built by hand are validated here.
 	c.gen++
 	m.gen = c.gen
-	ev := classify(rec.Frame, rec.Tape, rec.T, rec.Line > 0, &c.strs, m)
+	ev := classify(rec.Frame, tape, rec.T, rec.Line > 0, &c.strs, m)
 	switch ev.Kind {
 	case Request:
 		if ev.ID != "" && ev.Method != "" {

@@ -97,9 +97,6 @@ func (b *batch) seal() {
 	for i := range b.items {
 		it := &b.items[i]
 		it.rec.Frame, it.rec.Raw = b.slice(it.frame), b.slice(it.raw)
-		if it.tape[1] > it.tape[0] {
-			it.rec.Tape = b.tapes[it.tape[0]:it.tape[1]:it.tape[1]]
-		}
 	}
 	b.view.b = b
 }
@@ -121,6 +118,16 @@ func (b *Batch) Len() int { return len(b.b.items) }
 // Record is the batch's i-th record.
 func (b *Batch) Record(i int) *Record { return &b.b.items[i].rec }
 
+// Tape is the index of the i-th record's frame when the reader indexes
+// frames (IndexFrames), else nil. It is the stage's alone: valid until the
+// stage returns, and never handed to Next's caller.
+func (b *Batch) Tape(i int) jsonx.Tape {
+	if s := b.b.items[i].tape; s[1] > s[0] {
+		return b.b.tapes[s[0]:s[1]:s[1]]
+	}
+	return nil
+}
+
 // SetStage runs fn on every batch of records, in order, on a goroutine of
 // its own between the reading and Next. It reports false, and does
 // nothing, when the reader is serial (Options.Serial), has a stage, or
@@ -134,8 +141,8 @@ func (r *Reader) SetStage(fn func(*Batch)) bool {
 	return true
 }
 
-// IndexFrames has the reader index each frame while it validates it
-// (Record.Tape), for a caller that walks the frames again: a classifier
+// IndexFrames has the reader index each frame while it validates it, for
+// a stage (SetStage) that walks the frames again (Batch.Tape): a classifier
 // then jumps over what it does not read instead of scanning it. Call it
 // before the first Next; false when reading has begun.
 func (r *Reader) IndexFrames() bool {
@@ -249,9 +256,9 @@ func (r *Reader) produce(a *ahead, out chan<- *batch) {
 		it := item{rec: *rec, warns: r.pending, stats: r.stats}
 		r.pending = nil
 		it.frame, it.raw = b.hold(rec.Frame), b.hold(rec.Raw)
-		it.tape = [2]int{len(b.tapes), len(b.tapes) + len(rec.Tape)}
-		b.tapes = append(b.tapes, rec.Tape...)
-		it.rec.Frame, it.rec.Raw, it.rec.Tape = nil, nil, nil
+		it.tape = [2]int{len(b.tapes), len(b.tapes) + len(r.recTape)}
+		b.tapes = append(b.tapes, r.recTape...)
+		it.rec.Frame, it.rec.Raw = nil, nil
 		b.items = append(b.items, it)
 		if len(b.items) >= batchRecords || len(b.arena) >= batchBytes || (r.br.Buffered() == 0 && len(r.queue) == 0) {
 			b.seal()

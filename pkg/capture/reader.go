@@ -101,7 +101,8 @@ type Reader struct {
 	holding bool      // warnings go to queue, not out
 	line    int
 	rec     Record
-	tape    jsonx.Tape // rec.Tape's memory
+	tape    jsonx.Tape // where parse indexes a frame (IndexFrames)
+	recTape jsonx.Tape // rec's frame's index, or nil
 	index   bool       // IndexFrames
 	long    []byte
 	cut     []byte // the unfinished last line, when the input ends mid-line
@@ -447,13 +448,17 @@ func (r *Reader) next() (*Record, error) {
 		if why := parse(line, &r.rec, tape); why != "" {
 			r.warn(n, "%s; kept as an invalid record", why)
 		}
+		r.recTape = nil
+		if tape != nil && len(r.tape) > 0 {
+			r.recTape = r.tape
+		}
 		if r.transform != nil {
 			frame := r.rec.Frame
 			if out := r.transform(&r.rec); out != &r.rec {
 				r.rec = *out
 			}
 			if !sameBytes(r.rec.Frame, frame) {
-				r.rec.Tape = nil // it indexes the frame before the change
+				r.recTape = nil // it indexes the frame before the change
 			}
 		}
 		r.stats.Records++
@@ -492,8 +497,18 @@ const notRecordOrFrame = "neither a capture record nor a gateway frame"
 
 // parse fills rec from one line. It returns why the line is not a record
 // or a frame, or "" when it is one; rec is then Malformed, holding the line.
-// With a tape, a record's frame is indexed into it (Record.Tape).
+// With a tape, a record's frame is indexed into it; the tape is left empty
+// for anything else (a marker, an unreadable line; a bare frame has no
+// "frame" member to index).
 func parse(line []byte, rec *Record, tape *jsonx.Tape) (why string) {
+	why = parseLine(line, rec, tape)
+	if tape != nil && (why != "" || rec.Frame == nil) {
+		*tape = (*tape)[:0]
+	}
+	return why
+}
+
+func parseLine(line []byte, rec *Record, tape *jsonx.Tape) (why string) {
 	line = jsonx.TrimSpace(line)
 	if jsonx.KindOf(line) != jsonx.Object {
 		return malformed(line, rec, "not a JSON object")
@@ -598,9 +613,6 @@ func parse(line []byte, rec *Record, tape *jsonx.Tape) (why string) {
 	case hasEnvelope:
 		if rec.Conn == 0 {
 			rec.Conn = 1
-		}
-		if rec.Frame != nil && tape != nil && len(*tape) > 0 {
-			rec.Tape = *tape
 		}
 	case hasType:
 		// A bare gateway frame, as a user might pipe from anywhere.

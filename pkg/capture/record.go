@@ -8,7 +8,6 @@ package capture
 import (
 	"bytes"
 	"encoding/json"
-	"slices"
 	"time"
 
 	"github.com/clawtap/clawtap/pkg/jsonx"
@@ -102,10 +101,6 @@ type Record struct {
 	Bare bool
 	// Malformed is set when the line could not be read as a record; Raw holds it.
 	Malformed bool
-
-	// Tape indexes Frame (see jsonx.Tape) when the reader validated it, so
-	// a classifier can walk it without scanning it again; nil otherwise.
-	Tape jsonx.Tape
 }
 
 // IsFrame reports whether the record holds a JSON frame.
@@ -120,7 +115,6 @@ func (r *Record) Clone() *Record {
 	if r.Raw != nil {
 		c.Raw = bytes.Clone(r.Raw)
 	}
-	c.Tape = slices.Clone(r.Tape)
 	return &c
 }
 

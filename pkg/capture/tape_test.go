@@ -21,14 +21,12 @@ func tapeOf(t *testing.T, frame []byte) jsonx.Tape {
 	return tape
 }
 
-// TestIndexFrames: a reader told to index gives every frame of a record
-// its tape, through the read-ahead's batches as well as read serially;
-// markers, raw messages, invalid lines and bare frames have none, nor
-// does any record of a reader not told to.
-func TestIndexFrames(t *testing.T) {
+// tapedCapture is a capture of frames, with a marker, a raw message, an
+// unreadable line and a bare frame now and then.
+func tapedCapture(n int) (in string, frames int) {
 	var b strings.Builder
 	b.WriteString(`{"clawtap":1,"createdAt":"2026-11-22T00:00:00Z","source":{}}` + "\n")
-	for i := range 2000 {
+	for i := range n {
 		switch i % 400 {
 		case 5:
 			b.WriteString("junk\n")
@@ -39,46 +37,55 @@ func TestIndexFrames(t *testing.T) {
 		case 8:
 			b.WriteString(`{"type":"event","event":"bare","seq":1}` + "\n")
 		default:
+			frames++
 			fmt.Fprintf(&b, `{"t":%d,"conn":1,"dir":"in","frame":{"type":"event","event":"tick","payload":{"runId":"r%d","text":"a \"quoted\" %d"},"seq":%d}}`+"\n", i, i%7, i, i)
 		}
 	}
-	in := b.String()
-	for _, opts := range []Options{{}, {Serial: true}} {
-		for _, index := range []bool{true, false} {
-			r, err := NewReader(strings.NewReader(in), opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if index && !r.IndexFrames() {
-				t.Fatal("IndexFrames refused before the first Next")
-			}
-			taped := 0
-			for {
-				rec, err := r.Next()
-				if err == io.EOF {
-					break
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
-				if r.IndexFrames() {
-					t.Fatal("IndexFrames accepted once reading had begun")
-				}
+	return b.String(), frames
+}
+
+// TestIndexFrames: a reader told to index hands its stage each frame's
+// tape with the batch; markers, raw messages, unreadable lines and bare
+// frames have none, nor does any record of a reader not told to.
+func TestIndexFrames(t *testing.T) {
+	in, frames := tapedCapture(3000)
+	for _, index := range []bool{true, false} {
+		r, err := NewReader(strings.NewReader(in), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if index && !r.IndexFrames() {
+			t.Fatal("IndexFrames refused before the first Next")
+		}
+		taped := 0
+		r.SetStage(func(b *Batch) {
+			for i := range b.Len() {
+				rec := b.Record(i)
 				want := jsonx.Tape(nil)
 				if index && rec.Frame != nil && !rec.Bare {
 					want = tapeOf(t, rec.Frame)
 				}
-				if !slices.Equal(rec.Tape, want) {
-					t.Fatalf("serial %v, index %v: record %d (%s) has tape %v, want %v", opts.Serial, index, rec.Index, rec.Frame, rec.Tape, want)
+				if got := b.Tape(i); !slices.Equal(got, want) {
+					t.Errorf("index %v: record %d (%s) has tape %v, want %v", index, rec.Index, rec.Frame, got, want)
 				}
-				if rec.Tape != nil {
+				if b.Tape(i) != nil {
 					taped++
 				}
 			}
-			r.Close()
-			if want := 2000 - 4*5; index && taped != want {
-				t.Errorf("serial %v: %d frames taped, want %d", opts.Serial, taped, want)
+		})
+		for {
+			if _, err := r.Next(); err == io.EOF {
+				break
+			} else if err != nil {
+				t.Fatal(err)
 			}
+			if r.IndexFrames() {
+				t.Fatal("IndexFrames accepted once reading had begun")
+			}
+		}
+		r.Close()
+		if index && taped != frames {
+			t.Errorf("%d frames taped, want %d", taped, frames)
 		}
 	}
 }
@@ -103,13 +110,20 @@ func TestTransformDropsTape(t *testing.T) {
 		}
 		return rec
 	})
-	for _, wantTape := range []bool{false, true} {
-		rec, err := r.Next()
-		if err != nil {
+	var got []bool
+	r.SetStage(func(b *Batch) {
+		for i := range b.Len() {
+			got = append(got, b.Tape(i) != nil)
+		}
+	})
+	for {
+		if _, err := r.Next(); err == io.EOF {
+			break
+		} else if err != nil {
 			t.Fatal(err)
 		}
-		if (rec.Tape != nil) != wantTape {
-			t.Errorf("%s: tape %v, want one: %v", rec.Frame, rec.Tape, wantTape)
-		}
+	}
+	if !slices.Equal(got, []bool{false, true}) {
+		t.Errorf("taped %v, want the changed frame without, the other with", got)
 	}
 }

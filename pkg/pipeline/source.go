@@ -60,7 +60,7 @@ func (s *records) classify(b *capture.Batch) {
 	}
 	c.events, c.scratch = c.events[:n], c.scratch[:n]
 	for i := range n {
-		c.events[i] = s.cls.RecordInto(b.Record(i), &c.scratch[i])
+		c.events[i] = s.cls.RecordInto(b.Record(i), b.Tape(i), &c.scratch[i])
 	}
 }
 
