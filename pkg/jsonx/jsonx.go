@@ -358,7 +358,7 @@ func ObjectEachEnd(obj []byte, fn func(key, value []byte) bool) (int, error) {
 // such member, and when obj is too long to index; a nil tape indexes
 // nothing.
 func ObjectEachEndIndexing(obj []byte, key string, tape *Tape, fn func(key, value []byte) bool) (int, error) {
-	if tape == nil || len(obj) > maxTaped {
+	if tape == nil || uint64(len(obj)) > maxTaped {
 		return objectEachEnd(obj, "", nil, fn)
 	}
 	*tape = (*tape)[:0]

@@ -15,7 +15,7 @@ import "math"
 type Tape []uint32
 
 // maxTaped is the longest value a Tape can index.
-const maxTaped = math.MaxUint32
+const maxTaped uint64 = math.MaxUint32
 
 // tapeWriter records a Tape during a validating skip. Its methods do
 // nothing on a nil writer, so the validator calls them unconditionally.
