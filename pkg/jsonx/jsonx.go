@@ -617,11 +617,20 @@ func unquoteBody(b []byte) (string, bool) {
 	// Fast path: no escapes and valid UTF-8 is the string itself. (A raw
 	// control character cannot occur in a validated string; in one that was
 	// not validated it is kept rather than checked for, on this hot path.)
-	esc := bytes.IndexByte(b, '\\')
-	if esc < 0 && utf8.Valid(b) {
+	if bytes.IndexByte(b, '\\') < 0 && utf8.Valid(b) {
 		return string(b), true
 	}
-	out := make([]byte, 0, len(b))
+	out, ok := appendUnquoted(make([]byte, 0, len(b)), b)
+	if !ok {
+		return "", false
+	}
+	// out is never written again: hand its bytes over instead of copying.
+	return unsafe.String(unsafe.SliceData(out), len(out)), true
+}
+
+// appendUnquoted appends the decoded inside of a JSON string to out.
+func appendUnquoted(out, b []byte) ([]byte, bool) {
+	esc := bytes.IndexByte(b, '\\')
 	for len(b) > 0 {
 		// Copy the run up to the next escape whole: streamed text is mostly
 		// plain runs between a few \n escapes.
@@ -635,12 +644,11 @@ func unquoteBody(b []byte) (string, bool) {
 		}
 		var ok bool
 		if out, b, ok = appendEscape(out, b); !ok {
-			return "", false
+			return out, false
 		}
 		esc = bytes.IndexByte(b, '\\')
 	}
-	// out is never written again: hand its bytes over instead of copying.
-	return unsafe.String(unsafe.SliceData(out), len(out)), true
+	return out, true
 }
 
 // appendValidUTF8 appends run, with each invalid UTF-8 byte as U+FFFD.
