@@ -53,7 +53,9 @@ type spool struct {
 	pend  []byte // written to f at end-len(pend) when full or read from
 	wins  [spoolWindows]window
 	tick  uint64 // for the windows' least recent use
-	err   error
+	// lastRead is where the last read that filled a window began.
+	lastRead int64
+	err      error
 }
 
 // A spool is read through a few windows of its file: bodies are read in
@@ -208,13 +210,20 @@ func (s *spool) read(dst []byte, sp span, fill bool) []byte {
 	if w.buf == nil {
 		w.buf = make([]byte, windowSize)
 	}
-	w.buf, w.off, w.used = w.buf[:min(int64(windowSize), written-sp.off)], sp.off, s.tick
-	if _, err := s.f.ReadAt(w.buf, sp.off); err != nil {
+	// A window reads on from the span, or, when the reads go backwards (the
+	// end of the pass walks the runs from the last), back from its end.
+	off := sp.off
+	if sp.off < s.lastRead {
+		off = max(end-int64(windowSize), 0)
+	}
+	s.lastRead = sp.off
+	w.buf, w.off, w.used = w.buf[:min(int64(windowSize), written-off)], off, s.tick
+	if _, err := s.f.ReadAt(w.buf, off); err != nil {
 		s.err = fmt.Errorf("report: reading spooled details: %w", err)
 		w.buf = w.buf[:0]
 		return dst
 	}
-	return append(dst, w.buf[:sp.n]...)
+	return append(dst, w.buf[sp.off-off:end-off]...)
 }
 
 // forgetWindows drops what the windows read: the file changed under them.
@@ -240,16 +249,32 @@ func (s *spool) readInto(dst []byte, sp span) []byte {
 func (s *spool) compact(spans []*span) {
 	s.flush()
 	s.forgetWindows()
-	var at int64
-	var buf []byte
+	// The spans are read through the windows, in order, and written down
+	// a chunk at a time: every byte a write covers lies before the spans
+	// still to read, so nothing is overwritten before it is read.
+	var at, outAt int64
+	out := s.pend[:0] // empty after the flush
 	for _, sp := range spans {
-		if sp.off != at {
-			buf = s.readInto(buf[:0], *sp)
-			s.writeAt(buf, at)
-			sp.off = at
+		if sp.off == at && len(out) == 0 {
+			at += int64(sp.n) // nothing has moved yet
+			continue
 		}
+		if len(out) == 0 {
+			outAt = at
+		}
+		out = s.appendTo(out, *sp)
+		sp.off = at
 		at += int64(sp.n)
+		if len(out) >= spoolChunk {
+			s.writeAt(out, outAt)
+			out = out[:0]
+		}
 	}
+	if len(out) > 0 {
+		s.writeAt(out, outAt)
+	}
+	s.pend = out[:0]
+	s.forgetWindows()
 	s.end = at
 	if s.err == nil {
 		if err := s.f.Truncate(at); err != nil {

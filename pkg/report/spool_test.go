@@ -59,6 +59,9 @@ func TestSpoolKeepsWhatWasPut(t *testing.T) {
 		for k := 0; k < n; k++ {
 			order = append(order, k*7919%n)
 		}
+		for k := n - 1; k >= 0; k-- { // from the last, as the end of the pass reads runs
+			order = append(order, k)
+		}
 		for _, k := range order {
 			sp := spans[k]
 			if sp.n == 0 {
@@ -81,6 +84,99 @@ func TestSpoolKeepsWhatWasPut(t *testing.T) {
 		if left, _ := filepath.Glob(filepath.Join(dir, "*")); len(left) > 0 {
 			t.Errorf("the spool left %v behind", left)
 		}
+	}
+}
+
+// countedFile counts its reads and writes.
+type countedFile struct {
+	spoolFile
+	reads, writes int
+}
+
+func (c *countedFile) ReadAt(p []byte, off int64) (int, error) {
+	c.reads++
+	return c.spoolFile.ReadAt(p, off)
+}
+
+func (c *countedFile) WriteAt(p []byte, off int64) (int, error) {
+	c.writes++
+	return c.spoolFile.WriteAt(p, off)
+}
+
+// A compaction reads the spool and writes it down a chunk at a time, not
+// a read and a write for every span it moves.
+func TestSpoolCompactsByChunks(t *testing.T) {
+	s := &spool{dir: t.TempDir()}
+	var spans []*span
+	var want [][]byte
+	live := 0
+	for k := range 20_000 {
+		p := []byte(fmt.Sprintf("body %d %s", k, bytes.Repeat([]byte{'y'}, k%300)))
+		sp := s.put(p)
+		if k%3 == 0 {
+			spans, want = append(spans, &sp), append(want, p)
+			live += len(p)
+		} else {
+			s.drop(sp)
+		}
+	}
+	total := s.end
+	s.flush()
+	c := &countedFile{spoolFile: s.f}
+	s.f = c
+	s.compact(spans)
+	if s.end != int64(live) {
+		t.Fatalf("compacted to %d bytes, %d live", s.end, live)
+	}
+	if limit := int(total)/windowSize + 2; c.reads > limit {
+		t.Errorf("%d file reads to compact %d bytes; a window at a time is at most %d", c.reads, total, limit)
+	}
+	if limit := live/spoolChunk + 2; c.writes > limit {
+		t.Errorf("%d file writes to keep %d bytes; a chunk at a time is at most %d", c.writes, live, limit)
+	}
+	for k, sp := range spans {
+		if got := s.appendTo(nil, *sp); !bytes.Equal(got, want[k]) {
+			t.Fatalf("span %d after compaction: %q, want %q", k, got, want[k])
+		}
+	}
+	if err := s.close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Spans read from the last to the first are read a window at a time, as
+// they are in the order they were put, not one file read each.
+func TestSpoolReadsBackwardsByWindows(t *testing.T) {
+	s := &spool{dir: t.TempDir()}
+	var spans []span
+	var want [][]byte
+	total := 0
+	for k := range 4000 {
+		p := []byte(fmt.Sprintf("run %d %s", k, bytes.Repeat([]byte{'x'}, k%150)))
+		spans = append(spans, s.put(p))
+		want = append(want, p)
+		total += len(p)
+	}
+	s.flush()
+	c := &countedFile{spoolFile: s.f}
+	s.f = c
+	for _, forward := range []bool{true, false} {
+		c.reads = 0
+		for i := range spans {
+			k := i
+			if !forward {
+				k = len(spans) - 1 - i
+			}
+			if got := s.appendTo(nil, spans[k]); !bytes.Equal(got, want[k]) {
+				t.Fatalf("span %d: read %q, want %q", k, got, want[k])
+			}
+		}
+		if limit := 2*total/windowSize + 2; c.reads > limit {
+			t.Errorf("forward %v: %d file reads for %d bytes in %d spans; a window at a time is at most %d", forward, c.reads, total, len(spans), limit)
+		}
+	}
+	if err := s.close(); err != nil {
+		t.Fatal(err)
 	}
 }
 
