@@ -47,8 +47,44 @@ func TestWriteHTMLStreamsTheSamePage(t *testing.T) {
 	if w := (failWriter{}); WriteHTML(w, reports["hostile"]) == nil {
 		t.Error("a failing writer's error is lost")
 	}
+	// A writer that fails within the data, where the pieces are written on
+	// a goroutine of their own: its error comes back, and nothing is
+	// written after it.
+	flushAt = 100
+	r := reports["demo.jsonl.zst"]
+	head, data := len(appendHead(nil, r)), len(EscapeData(nil, AppendData(nil, r)))
+	for _, after := range []int{head + 10, head + data/2, head + data - 10} {
+		w := &failAfter{left: after}
+		if err := WriteHTML(w, r); err != os.ErrClosed {
+			t.Errorf("a writer failing after %d of the data's %d bytes: %v", after-head, data, err)
+		}
+		if w.calls != w.failed+1 && w.failed >= 0 {
+			t.Errorf("failing after %d bytes: %d writes after the one that failed", after, w.calls-w.failed-1)
+		}
+	}
 }
 
 type failWriter struct{}
 
 func (failWriter) Write(p []byte) (int, error) { return 0, os.ErrClosed }
+
+// failAfter takes left bytes, then fails.
+type failAfter struct {
+	left, calls int
+	failed      int // the call that failed, -1 before
+}
+
+func (f *failAfter) Write(p []byte) (int, error) {
+	if f.calls == 0 {
+		f.failed = -1
+	}
+	f.calls++
+	if len(p) > f.left {
+		if f.failed < 0 {
+			f.failed = f.calls - 1
+		}
+		return f.left, os.ErrClosed
+	}
+	f.left -= len(p)
+	return len(p), nil
+}
