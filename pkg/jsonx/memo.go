@@ -18,7 +18,7 @@ import (
 // remembering. It is not safe for concurrent use.
 type StrMemo struct {
 	slots [memoSlots]memoSlot
-	tick  uint32
+	tick  uint64
 }
 
 // memoSlots is how many texts a memo follows at once: the runs streaming
@@ -28,7 +28,7 @@ const memoSlots = 4
 type memoSlot struct {
 	raw  []byte
 	s    string
-	used uint32
+	used uint64
 	// grow holds s's bytes, with room after them, once s was built by
 	// extension. Only bytes past the end of every string handed out are
 	// ever written: strings already returned never change.
@@ -92,8 +92,8 @@ func (sl *memoSlot) extend(v []byte) bool {
 		return false
 	}
 	grow := sl.grow
-	if grow == nil {
-		grow = append(make([]byte, 0, 2*len(v)), sl.s...)
+	if grow == nil { // room for the text to grow by half before it moves
+		grow = append(make([]byte, 0, len(v)+len(v)/2), sl.s...)
 	}
 	grow, ok := appendUnquoted(grow, v[len(prev)-1:len(v)-1])
 	if !ok {
