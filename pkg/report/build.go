@@ -94,6 +94,7 @@ type Builder struct {
 	stacks     [3][]slot // live bodies and timer steps by priority, in the order kept
 	timerSteps int       // the timer steps that changed something, so far: each Timer's step
 	levels     [3]int    // their bytes
+	linesCut   int       // transcript lines elided, all runs' TranscriptElided summed
 
 	// the record being processed
 	cur struct {

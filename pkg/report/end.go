@@ -390,6 +390,7 @@ func (b *Builder) trim() {
 			continue
 		}
 		r.TranscriptElided += int32(len(r.transcript) + len(r.output))
+		b.linesCut += len(r.transcript) + len(r.output)
 		r.transcript, r.output, r.hasOutput = nil, nil, true
 		rep.runs.set(k, r)
 		b.skel -= n
@@ -416,12 +417,8 @@ func (b *Builder) trim() {
 	if sum.FramesCut > 0 {
 		rep.Notes = append(rep.Notes, strconv.Itoa(sum.FramesCut)+" frame(s) longer than "+strconv.Itoa(MaxFrameText>>10)+" KiB are shown cut")
 	}
-	elided := 0
-	for k := range rep.runs.len() {
-		elided += int(rep.runs.view(k).TranscriptElided)
-	}
-	if elided > 0 {
-		rep.Notes = append(rep.Notes, strconv.Itoa(elided)+" transcript line(s) were elided by the size limit")
+	if b.linesCut > 0 {
+		rep.Notes = append(rep.Notes, strconv.Itoa(b.linesCut)+" transcript line(s) were elided by the size limit")
 	}
 	if b.over(0) > 0 {
 		sum.Skeleton = b.skel

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -710,4 +711,51 @@ func allFindings(t testing.TB, rep *Report) []PinnedFinding {
 		fs[k] = f
 	}
 	return fs
+}
+
+// The note's count of elided transcript lines is every run's count summed:
+// those refused while the pass ran and those the end of the pass took off,
+// at several limits.
+func TestTranscriptElidedNoteCountsEveryRun(t *testing.T) {
+	capt := large(t, 20_000)
+	seen := 0
+	for _, limit := range []int{MinMaxBytes, 300_000, 1_000_000, 4_000_000} {
+		r := buildBytes(t, capt, Options{Name: "large", MaxBytes: limit})
+		sum := 0
+		for k := range r.NumRuns() {
+			run, err := r.Run(k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sum += int(run.TranscriptElided)
+		}
+		note := ""
+		for _, n := range r.Notes {
+			if strings.HasSuffix(n, " transcript line(s) were elided by the size limit") {
+				note = n
+			}
+		}
+		want := ""
+		if sum > 0 {
+			want = strconv.Itoa(sum) + " transcript line(s) were elided by the size limit"
+			seen++
+		}
+		if note != want {
+			t.Errorf("limit %d: note %q, runs' counts sum to %d", limit, note, sum)
+		}
+	}
+	if seen < 2 {
+		t.Errorf("only %d of the limits elided transcript lines: the test needs more", seen)
+	}
+	// Lines a committed transcript brings when the budget is spent are
+	// refused as they come, and counted in the run and in the note's sum
+	// (the captures above commit none: their runs' output is what is cut).
+	b := NewBuilder(Options{MaxBytes: MinMaxBytes})
+	defer b.Report().Close()
+	run := b.run("r1", "main", "agent:main:main", 0, 0, 1)
+	b.skel = 2 * MinMaxBytes
+	b.addLines(run, []replay.Line{{Kind: "assistant", Text: "one"}, {Kind: "assistant", Text: "two"}}, "")
+	if got := b.rep.runs.get(run).TranscriptElided; got != 2 || b.linesCut != 2 {
+		t.Errorf("2 lines refused: the run counts %d, the note's sum %d", got, b.linesCut)
+	}
 }

@@ -193,6 +193,7 @@ func (b *Builder) addLines(run int, lines []replay.Line, via string) {
 		size := len(text) + 48
 		if !b.room(size, prioKey) {
 			r.TranscriptElided++
+			b.linesCut++
 			continue
 		}
 		b.bodyBytes += size
@@ -212,6 +213,7 @@ func (b *Builder) runOutput(run int, lines []string) {
 		l = cut(l, MaxLineText)
 		if !b.room(len(l)+8, prioKey) {
 			r.TranscriptElided++
+			b.linesCut++
 			continue
 		}
 		b.bodyBytes += len(l) + 8
