@@ -377,6 +377,41 @@ func TestEscapeData(t *testing.T) {
 	}
 }
 
+// escapeByByte is EscapeData one byte at a time, as it was first written:
+// the reference for the eight-at-a-time scan.
+func escapeByByte(dst, data []byte) []byte {
+	for i := 0; i < len(data); i++ {
+		switch c := data[i]; {
+		case c == '<':
+			dst = append(dst, `\u003c`...)
+		case c == '>':
+			dst = append(dst, `\u003e`...)
+		case c == '&':
+			dst = append(dst, `\u0026`...)
+		case c == 0xE2 && i+2 < len(data) && data[i+1] == 0x80 && data[i+2] == 0xA8:
+			dst, i = append(dst, `\u2028`...), i+2
+		case c == 0xE2 && i+2 < len(data) && data[i+1] == 0x80 && data[i+2] == 0xA9:
+			dst, i = append(dst, `\u2029`...), i+2
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return dst
+}
+
+// FuzzEscapeData: the scan eight bytes at a time escapes what the plain
+// byte loop escapes, wherever the bytes to escape fall.
+func FuzzEscapeData(f *testing.F) {
+	for _, s := range []string{`{"a":"</script>&"}`, "x\u2028y\u2029\u2027\xe2\x80", strings.Repeat("abcdefg<", 5) + "\xe2\x80\xa8", "\xe2\xe2\x80\xa9&&>>"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if got, want := EscapeData(nil, data), escapeByByte(nil, data); !bytes.Equal(got, want) {
+			t.Fatalf("%q: %q, want %q", data, got, want)
+		}
+	})
+}
+
 func TestNoRedactBanner(t *testing.T) {
 	r := buildBytes(t, hostileCapture(false), Options{})
 	if !r.Meta.NoRedact {
