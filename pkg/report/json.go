@@ -18,7 +18,8 @@ type jw struct {
 	// any string) once they reach flushAt, so that writing the data needs
 	// no more memory than that.
 	flush func([]byte)
-	// measure: spooled values are counted in skipped, not read.
+	// measure: spooled values are counted in skipped, not read, and rows
+	// by their length (rowLen), not written.
 	measure bool
 	skipped int
 }
@@ -395,6 +396,10 @@ func (w *jw) data(r *Report) {
 	for row := range r.Rows.All() {
 		w.item()
 		w.val()
+		if w.measure {
+			w.skipped += rowLen(&row)
+			continue
+		}
 		w.b = appendRow(w.b, &row)
 	}
 	w.end(']')
