@@ -56,6 +56,7 @@ func TestFrameSeqRules(t *testing.T) {
 		{"frames without seq are ignored", []rec{{1, "", ev(1), ""}, {1, "", `{"type":"event","event":"connect.challenge","payload":{}}`, ""}, {1, "", `{"type":"res","id":"1","ok":true}`, ""}, {1, "", ev(2), ""}}, "", 0},
 		{"seq restarts per connection", []rec{{1, "", ev(1), ""}, {1, "", ev(2), ""}, {2, "", "", "open"}, {2, "", ev(1), ""}, {2, "", ev(2), ""}}, "", 0},
 		{"connections are independent", []rec{{1, "", ev(1), ""}, {2, "", ev(1), ""}, {1, "", ev(2), ""}, {2, "", ev(3), ""}}, "gap@3 conn2 2>3", 1},
+		{"an open restarts the connection read last", []rec{{1, "", ev(1), ""}, {1, "", ev(2), ""}, {1, "", "", "open"}, {1, "", ev(1), ""}, {1, "", ev(2), ""}}, "", 0},
 		{"a late observer starts mid-count (info)", []rec{{1, "", ev(32), ""}, {1, "", ev(33), ""}}, "first-seq@0 conn1 1>32", 0},
 		{"outgoing frames are not counted", []rec{{1, "", ev(1), ""}, {1, "out", `{"type":"event","event":"x","seq":9}`, ""}, {1, "", ev(2), ""}}, "", 0},
 		{"a string seq is no seq", []rec{{1, "", ev(1), ""}, {1, "", `{"type":"event","event":"tick","seq":"9"}`, ""}, {1, "", ev(2), ""}}, "", 0},
