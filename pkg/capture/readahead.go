@@ -256,8 +256,8 @@ func (r *Reader) produce(a *ahead, out chan<- *batch) {
 		it := item{rec: *rec, warns: r.pending, stats: r.stats}
 		r.pending = nil
 		it.frame, it.raw = b.hold(rec.Frame), b.hold(rec.Raw)
-		it.tape = [2]int{len(b.tapes), len(b.tapes) + len(r.recTape)}
-		b.tapes = append(b.tapes, r.recTape...)
+		it.tape = [2]int{len(b.tapes), len(b.tapes) + len(r.tape)}
+		b.tapes = append(b.tapes, r.tape...)
 		it.rec.Frame, it.rec.Raw = nil, nil
 		b.items = append(b.items, it)
 		if len(b.items) >= batchRecords || len(b.arena) >= batchBytes || (r.br.Buffered() == 0 && len(r.queue) == 0) {

@@ -101,8 +101,7 @@ type Reader struct {
 	holding bool      // warnings go to queue, not out
 	line    int
 	rec     Record
-	tape    jsonx.Tape // where parse indexes a frame (IndexFrames)
-	recTape jsonx.Tape // rec's frame's index, or nil
+	tape    jsonx.Tape // rec's frame's index (IndexFrames), empty for anything else
 	index   bool       // IndexFrames
 	long    []byte
 	cut     []byte // the unfinished last line, when the input ends mid-line
@@ -448,17 +447,13 @@ func (r *Reader) next() (*Record, error) {
 		if why := parse(line, &r.rec, tape); why != "" {
 			r.warn(n, "%s; kept as an invalid record", why)
 		}
-		r.recTape = nil
-		if tape != nil && len(r.tape) > 0 {
-			r.recTape = r.tape
-		}
 		if r.transform != nil {
 			frame := r.rec.Frame
 			if out := r.transform(&r.rec); out != &r.rec {
 				r.rec = *out
 			}
 			if !sameBytes(r.rec.Frame, frame) {
-				r.recTape = nil // it indexes the frame before the change
+				r.tape = r.tape[:0] // it indexes the frame before the change
 			}
 		}
 		r.stats.Records++
