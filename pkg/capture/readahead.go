@@ -144,9 +144,10 @@ func (r *Reader) SetStage(fn func(*Batch)) bool {
 // IndexFrames has the reader index each frame while it validates it, for
 // a stage (SetStage) that walks the frames again (Batch.Tape): a classifier
 // then jumps over what it does not read instead of scanning it. Call it
-// before the first Next; false when reading has begun.
+// before the first Next; false when reading has begun or the reader is
+// serial (it has no stage to hand the index to).
 func (r *Reader) IndexFrames() bool {
-	if r.ahead != nil || r.closed || r.stats.Records > 0 {
+	if r.opts.Serial || r.ahead != nil || r.closed || r.stats.Records > 0 {
 		return false
 	}
 	r.index = true

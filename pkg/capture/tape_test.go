@@ -49,6 +49,9 @@ func tapedCapture(n int) (in string, frames int) {
 // frames have none, nor does any record of a reader not told to.
 func TestIndexFrames(t *testing.T) {
 	in, frames := tapedCapture(3000)
+	if r, _ := NewReader(strings.NewReader(in), Options{Serial: true}); r.IndexFrames() {
+		t.Fatal("a serial reader, which has no stage, took IndexFrames")
+	}
 	for _, index := range []bool{true, false} {
 		r, err := NewReader(strings.NewReader(in), Options{})
 		if err != nil {
