@@ -1,7 +1,6 @@
 package report
 
 import (
-	"math"
 	"slices"
 	"strconv"
 
@@ -222,9 +221,9 @@ func (b *Builder) compactLanes(runLane []int32) {
 	for _, l := range runLane {
 		used[l] = true
 	}
-	for row := range rep.Rows.All() {
-		if row.Lane >= 0 && row.Run < 0 {
-			used[row.Lane] = true
+	for l := range used {
+		if rep.Rows.usesLane(l) {
+			used[l] = true
 		}
 	}
 	for _, f := range rep.finds.list {
@@ -289,26 +288,12 @@ func viewRange(rows *Rows, lo, hi int64) [2]int64 {
 	// The quartiles: read off the rows when their times only grow (a
 	// capture's records mostly come in time order), sorted in a copy
 	// otherwise.
+	first, last, sorted := rows.sortedTimes()
 	var q [3]int64 // the times at n/4, n/2 and 3n/4 in sorted order
-	k, prev, sorted := 0, int64(math.MinInt64), true
-	for r := range rows.All() {
-		if r.T < prev {
-			sorted = false
-			break
-		}
-		prev = r.T
-		switch k {
-		case n / 4:
-			q[0] = r.T
-		case n / 2:
-			q[1] = r.T
-		case 3 * n / 4:
-			q[2] = r.T
-		}
-		k++
-	}
 	var ts []int64
-	if !sorted {
+	if sorted {
+		q = [3]int64{rows.timeAt(n / 4), rows.timeAt(n / 2), rows.timeAt(3 * n / 4)}
+	} else {
 		ts = make([]int64, 0, n)
 		for r := range rows.All() {
 			ts = append(ts, r.T)
@@ -324,11 +309,15 @@ func viewRange(rows *Rows, lo, hi int64) [2]int64 {
 			a, z = min(a, t), max(z, t)
 		}
 	}
-	if ts != nil {
+	switch {
+	case ts != nil:
 		for _, t := range ts {
 			keep(t)
 		}
-	} else {
+	case first >= med-far && last <= med+far: // all of them, first to last
+		keep(first)
+		keep(last)
+	default:
 		for r := range rows.All() {
 			keep(r.T)
 		}

@@ -70,12 +70,53 @@ func testRowsRoundTrip(t *testing.T, sp *spool) {
 			t.Fatalf("row %d: %+v, want %+v", k, got[k], want[k])
 		}
 	}
+	checkRowCounts(t, &rs, got)
+	// Lanes compacted: rows without a run move with their lanes.
+	rs.remap = []int{0, -1, 1, -1, -1, -1, -1, 2}
+	checkRowCounts(t, &rs, slices.Collect(rs.All()))
 	if sp != nil {
 		if sp.err != nil {
 			t.Fatal(sp.err)
 		}
 		if held := len(rs.chunks) - 1; held < 10 || rs.chunks[0] != nil || rs.chunks[held-1] != nil {
 			t.Fatalf("%d chunks, the first and the one before last should wait in the spool", held+1)
+		}
+	}
+}
+
+// checkRowCounts checks what Rows keeps as the rows come against the rows
+// read back: the text's length, the lanes of rows without a run (got's
+// lanes must be as added), and rows' times read alone around each chunk's
+// start and at the end.
+func checkRowCounts(t *testing.T, rs *Rows, got []Row) {
+	t.Helper()
+	n, lanes := 0, map[int]bool{}
+	for k := range got {
+		n += rowLen(&got[k])
+		if got[k].Run < 0 && got[k].Lane >= 0 {
+			lanes[int(got[k].Lane)] = true
+		}
+	}
+	if l := rs.textLen(); l != n {
+		t.Errorf("textLen %d, the rows' text is %d", l, n)
+	}
+	if rs.remap == nil {
+		for l := range 10 {
+			if u := rs.usesLane(l); u != lanes[l] {
+				t.Errorf("usesLane(%d) = %v, want %v", l, u, lanes[l])
+			}
+		}
+	}
+	for _, k := range []int{0, len(got) - 1} {
+		if rs.timeAt(k) != got[k].T {
+			t.Fatalf("timeAt(%d) = %d, want %d", k, rs.timeAt(k), got[k].T)
+		}
+	}
+	for _, st := range rs.starts[1:] {
+		for _, k := range []int{st.k - 1, st.k, st.k + 1} {
+			if rs.timeAt(k) != got[k].T {
+				t.Fatalf("timeAt(%d) = %d, want %d", k, rs.timeAt(k), got[k].T)
+			}
 		}
 	}
 }
@@ -100,12 +141,15 @@ func TestViewRange(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for n := 4; n < 3000; n += 1 + n/3 {
-		for _, shape := range []string{"sorted", "jumps", "shuffled"} {
+		for _, shape := range []string{"sorted", "far ends", "jumps", "shuffled"} {
 			ts := make([]int64, n)
 			for k := range ts {
 				ts[k] = int64(k) * 10
 			}
 			switch shape {
+			case "far ends": // still in order, the first and last absurd
+				ts[0] -= 1e13
+				ts[n-1] += 1e13
 			case "jumps": // a clock jump back, and an absurd time
 				ts[n/3] -= 1e13
 				ts[n-1] += 1e13
