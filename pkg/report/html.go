@@ -147,7 +147,13 @@ func WriteHTML(w io.Writer, r *Report) error {
 	// A piece ends outside any string, so escaping it alone is escaping
 	// it in the whole (EscapeData looks three bytes ahead only inside one).
 	streamData(buf, r, func(p []byte) {
-		esc = EscapeData(esc[:0], p)
+		// Most pieces have nothing to escape: they go as they are.
+		i := nextSpecial(p, 0)
+		if i == len(p) {
+			write(p)
+			return
+		}
+		esc = EscapeData(append(esc[:0], p[:i]...), p[i:])
 		write(esc)
 	})
 	write(appendTail(esc[:0]))
