@@ -3,6 +3,7 @@ package bridge
 import (
 	"bytes"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -264,6 +265,7 @@ func TestEventPayloadMembersMatchTheParsers(t *testing.T) {
 		`{"type":"event","event":"chat","payload":{"runId":"r","sessionKey":"agent:a:b","state":"delta","message":{"role":"assistant","content":[{"type":"thinking","thinking":"hm"},{"type":"text","text":"<think>x</think>Hello \u00e9"}]}}}`,
 		`{"type":"event","event":"chat","payload":{"runId":"r","sessionKey":"agent:a:b","state":"delta","message":{"role":"user","content":"[WebChat 2026-01-01 10:00] hi"}}}`,
 		`{"type":"event","event":"agent","payload":{"runId":"r","stream":"assistant","data":{"text":"` + strings.Repeat("long text ", 20) + `"}}}`,
+		`{"type":"event","event":"chat","payload":{"runId":"r","sessionKey":"agent:a:b","state":"final","message":{"role":"assistant","content":[{"type":"text","text":"ok"},{"type":"toolCall","name":"exec","id":"c1","arguments":{"cmd":"ls"}}]},"message":{"role":"toolResult","toolName":"exec","content":"out"}}}`,
 	}
 	c := NewClassifier()
 	var kept []Event
@@ -320,6 +322,7 @@ func checkDerived(t *testing.T, frame string, ev *Event) {
 	msg, _ := jsonx.Get(ev.Payload, "message")
 	wantText, wantHas := message.Text(msg)
 	wt, wh, wth, whth := message.TextAndThinking(msg, nil)
+	wantTools := message.ToolLines(msg)
 	for round := 0; round < 2; round++ {
 		var memo jsonx.StrMemo
 		if s, ok := ev.DataTextString(&memo); s != wantDT || ok != wantDTok {
@@ -335,6 +338,9 @@ func checkDerived(t *testing.T, frame string, ev *Event) {
 		}
 		if s, ok := ev.MessageText(&memo); s != wantText || ok != wantHas {
 			t.Errorf("%s: MessageText after %q %v, want %q %v", frame, s, ok, wantText, wantHas)
+		}
+		if l := ev.MessageToolLines(); !slices.Equal(l, wantTools) {
+			t.Errorf("%s: MessageToolLines %q, want %q", frame, l, wantTools)
 		}
 	}
 }

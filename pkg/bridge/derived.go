@@ -17,9 +17,10 @@ type derived struct {
 	msgThink   string
 	msgHasText bool
 	msgHasTh   bool
+	toolLines  []string
 	chatOK     bool
 	agentOK    bool
-	has        uint8 // hasDataText, hasMsgText, hasMsgThinking, hasChat, hasAgent
+	has        uint8 // hasDataText, hasMsgText, hasMsgThinking, hasChat, hasAgent, hasToolLines
 	chat       ChatPayload
 	agent      AgentPayload
 }
@@ -30,6 +31,7 @@ const (
 	hasMsgThinking
 	hasChat
 	hasAgent
+	hasToolLines
 )
 
 // DataTextString is jsonx.Str of the payload's data.text (DataMember),
@@ -81,4 +83,21 @@ func (ev *Event) MessageText(texts *jsonx.StrMemo) (string, bool) {
 		d.has |= hasMsgText
 	}
 	return d.msgText, d.msgHasText
+}
+
+// MessageToolLines is message.ToolLines of the payload's message, derived
+// once per event when the classifier captured the payload's members. The
+// lines are shared: callers must not change them.
+func (ev *Event) MessageToolLines() []string {
+	m := ev.captured()
+	if m == nil {
+		raw, _ := ev.Member("message")
+		return message.ToolLines(raw)
+	}
+	d := &m.derived
+	if d.has&hasToolLines == 0 {
+		d.toolLines = message.ToolLines(m.message)
+		d.has |= hasToolLines
+	}
+	return d.toolLines
 }

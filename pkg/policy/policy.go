@@ -123,7 +123,7 @@ func decideChat(dst []Intent, ev *bridge.Event, p *bridge.ChatPayload, texts *js
 		return append(dst, Intent{Kind: QueueLivePatch, Plane: PlaneWork, AgentID: ev.AgentID, SessionKey: ev.SessionKey, HasSessionKey: ev.HasSessionKey, Patch: patch})
 	case "final":
 		var text string
-		commit.Lines, text = finalLines(ev, p)
+		commit.Lines, text = finalLines(ev)
 		commit.Patch = closedPatch(StatusIdle)
 		commit.Patch.LastActivityAt = SetInt(ts)
 		commit.Cost = ChatCostOf(p, text)
@@ -145,14 +145,15 @@ func decideChat(dst []Intent, ev *bridge.Event, p *bridge.ChatPayload, texts *js
 }
 
 // finalLines are a chat final's lines to commit: its text, when it has
-// one, then its tool lines; and its text.
-func finalLines(ev *bridge.Event, p *bridge.ChatPayload) ([]string, string) {
+// one, then its tool lines; and its text. Both are the message's (the
+// chat payload's Message), derived once for the observers too.
+func finalLines(ev *bridge.Event) ([]string, string) {
 	lines := []string{}
-	text, hasText := ev.MessageText(nil) // p.Message's, derived once for the observers too
+	text, hasText := ev.MessageText(nil)
 	if hasText && text != "" {
 		lines = append(lines, text)
 	}
-	return append(lines, message.ToolLines(p.Message)...), text
+	return append(lines, ev.MessageToolLines()...), text
 }
 
 // ChatLines returns the lines of the commitChat intent Append derives for
@@ -168,7 +169,7 @@ func ChatLines(ev *bridge.Event) ([]string, bool) {
 	}
 	switch p.State {
 	case "final":
-		lines, _ := finalLines(ev, &p)
+		lines, _ := finalLines(ev)
 		return lines, true
 	case "aborted", "error":
 		return []string{}, true
