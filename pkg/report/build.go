@@ -231,10 +231,11 @@ func agentOf(ev *bridge.Event) string {
 func (b *Builder) run(id, agent, session string, t int64, i, conn int) int {
 	r, ok := b.recentRuns.Get(id)
 	if !ok {
-		r, ok = b.rep.runs.find(id)
+		if r, ok = b.rep.runs.find(id); ok {
+			b.recentRuns.Put(id, r)
+		}
 	}
 	if ok {
-		b.recentRuns.Put(id, r)
 		if run := b.rep.runs.get(r); !run.laneFixed && session != "" {
 			run.Lane = b.lane(agent, session, t)
 			run.laneFixed = true

@@ -552,7 +552,7 @@ func (c *Collector) agent(rec *capture.Record, ev *bridge.Event) {
 			}
 		case "end", "error":
 			r.lifeEnd = rec.T
-			data, _ := jsonx.Get(ev.Payload, "data")
+			data, _ := ev.Member("data")
 			switch {
 			case jsonx.Truthy(mustGet(data, "aborted")):
 				r.lifeOutcome = "aborted"
@@ -572,7 +572,7 @@ func (c *Collector) agent(rec *capture.Record, ev *bridge.Event) {
 			r.firstDelta = rec.T
 		}
 	case "usage":
-		data, _ := jsonx.Get(ev.Payload, "data")
+		data, _ := ev.Member("data")
 		if !r.hasUsage {
 			r.usage(data)
 		}
