@@ -19,8 +19,8 @@ func (a *Analyzer) lookupRun(conn int, id string) *runState {
 
 func (a *Analyzer) run(rec *capture.Record, ev *bridge.Event) *runState {
 	k := runKey{rec.Conn, ev.RunID}
-	r, ok := a.lastRuns.Get(k) // mostly a run of the last few frames
-	if !ok {
+	r, cached := a.lastRuns.Get(k) // mostly a run of the last few frames
+	if !cached {
 		r = a.runs[k]
 	}
 	if r == nil {
@@ -33,7 +33,9 @@ func (a *Analyzer) run(rec *capture.Record, ev *bridge.Event) *runState {
 		a.order = append(a.order, k)
 		a.sum.Runs++
 	}
-	a.lastRuns.Put(k, r)
+	if !cached {
+		a.lastRuns.Put(k, r)
+	}
 	r.lastI, r.lastT = rec.Index, rec.T
 	if r.agent == "" {
 		r.agent = ev.AgentID
@@ -343,8 +345,7 @@ func (a *Analyzer) agent(cs *connState, rec *capture.Record, ev *bridge.Event) {
 		}
 		a.trackText(rec, r, &r.asst, "agent assistant", next, replace)
 	case bridge.IsReasoningStream(ev.Stream):
-		tv, _ := ev.DataMember("text")
-		if next, ok := jsonx.Str(tv); ok {
+		if next, ok := ev.DataTextString(&a.texts); ok { // decoded once per event
 			rv, _ := ev.DataMember("replace")
 			if a.newCallText(rec, r, &r.thk, &r.thkCall, "agent "+ev.Stream, next, jsonx.Truthy(rv)) {
 				return

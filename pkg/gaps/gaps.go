@@ -174,8 +174,8 @@ func (t *Tracker) Observe(dst []Finding, i int, ts int64, conn int, dir string, 
 			return dst
 		}
 		key := runKey{conn, ev.RunID}
-		last, ok := t.lastRuns.Get(key)
-		if !ok {
+		last, cached := t.lastRuns.Get(key)
+		if !cached {
 			last = t.runs[key]
 		}
 		switch {
@@ -190,7 +190,9 @@ func (t *Tracker) Observe(dst []Finding, i int, ts int64, conn int, dir string, 
 		case seq > *last:
 			*last = seq
 		}
-		t.lastRuns.Put(key, last)
+		if !cached {
+			t.lastRuns.Put(key, last)
+		}
 	}
 	return dst
 }

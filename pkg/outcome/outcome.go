@@ -133,8 +133,8 @@ func (t *Tracker) Runs() []*Run { return t.runs }
 func (t *Tracker) UI() string { return t.ui }
 
 func (t *Tracker) run(id, agent, session string, i int) *Run {
-	r, ok := t.lastRuns.Get(id) // mostly a run of the last few steps
-	if !ok {
+	r, cached := t.lastRuns.Get(id) // mostly a run of the last few steps
+	if !cached {
 		r = t.byID[id]
 	}
 	if r == nil {
@@ -147,7 +147,9 @@ func (t *Tracker) run(id, agent, session string, i int) *Run {
 		t.byID[id] = r
 		t.runs = append(t.runs, r)
 	}
-	t.lastRuns.Put(id, r)
+	if !cached {
+		t.lastRuns.Put(id, r)
+	}
 	if r.AgentID == "" {
 		r.AgentID = agent
 	}
@@ -441,6 +443,19 @@ func norm(s string) string {
 	b := make([]byte, 0, len(s))
 	gap := false
 	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf { // ASCII: most of any text
+			if c == ' ' || c-'\t' <= '\r'-'\t' { // \t \n \v \f \r
+				gap = len(b) > 0
+			} else {
+				if gap {
+					b = append(b, ' ')
+					gap = false
+				}
+				b = append(b, c)
+			}
+			i++
+			continue
+		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		if unicode.IsSpace(r) {
 			gap = len(b) > 0
