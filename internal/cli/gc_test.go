@@ -25,6 +25,12 @@ func TestGCFollowsTheCommandUnlessGOGCIsSet(t *testing.T) {
 	if p := percent(); p != allocHeavyGC {
 		t.Errorf("allocation-heavy: GOGC=%d, want %d", p, allocHeavyGC)
 	}
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	t.Setenv("GOMEMLIMIT", "")
+	MemoryBound()
+	if p := percent(); p != boundedGC {
+		t.Errorf("memory-bound: GOGC=%d, want %d", p, boundedGC)
+	}
 
 	gcTuned = false
 	debug.SetGCPercent(200)
@@ -32,6 +38,7 @@ func TestGCFollowsTheCommandUnlessGOGCIsSet(t *testing.T) {
 	TuneGC()
 	SmallHeap()
 	AllocHeavy()
+	MemoryBound()
 	if p := percent(); p != 200 {
 		t.Errorf("GOGC=200 set by the user became %d", p)
 	}
