@@ -67,9 +67,10 @@ type Analyzer struct {
 	opts    Options
 	enabled map[string]bool
 
-	conns map[int]*connState
-	runs  map[runKey]*runState
-	live  map[runKey]*runState // runs with no terminal yet
+	conns    map[int]*connState
+	lastConn *connState // the connection looked up last
+	runs     map[runKey]*runState
+	live     map[runKey]*runState // runs with no terminal yet
 	// the run run() returned last, while it is in runs
 	lastRuns recent.Cache[runKey, *runState] // the runs looked up last: the frames of interleaved runs
 	order    []runKey                        // runs in creation order, for the cap
@@ -271,12 +272,16 @@ func (a *Analyzer) addRun(rule string, sev Severity, i int, t int64, r *runState
 }
 
 func (a *Analyzer) conn(n int) *connState {
+	if cs := a.lastConn; cs != nil && cs.n == n { // mostly the last record's
+		return cs
+	}
 	cs := a.conns[n]
 	if cs == nil {
 		cs = &connState{n: n, maxPayload: DefaultMaxPayload, reqs: make(map[string]reqInfo), tools: make(map[string]uint8)}
 		a.conns[n] = cs
 		a.sum.Connections++
 	}
+	a.lastConn = cs
 	return cs
 }
 

@@ -87,6 +87,7 @@ type Collector struct {
 	gaps       gaps.Summary
 	st         Stats
 	lastRuns   recent.Cache[string, *run] // the live runs looked up last: the frames of interleaved runs
+	lastConn   *connInfo                  // the connection looked up last
 	// the frames' event names, chat states and agent streams, counted in
 	// front of their maps (see tally)
 	events, chatStates, agentStreams tally
@@ -100,12 +101,16 @@ type Collector struct {
 // that repeat it are counted in front until flush.
 type tally struct {
 	m     map[string]int
-	names [2]string
-	keys  [2]string // where each name counts: itself or "(other)"
-	n     [2]int    // frames counted in front
-	set   [2]bool
+	names [tallied]string
+	keys  [tallied]string // where each name counts: itself or "(other)"
+	n     [tallied]int    // frames counted in front
+	set   [tallied]bool
 	next  int
 }
+
+// tallied is how many names a tally counts in front: a run's agent
+// streams (assistant, thinking, tool, lifecycle) take four.
+const tallied = 4
 
 func (t *tally) add(name string) {
 	for i := range t.names {
@@ -183,7 +188,10 @@ func countName(m map[string]int, name string) {
 }
 
 func (c *Collector) conn(n int, t int64) *connInfo {
-	ci := c.conns[n]
+	ci := c.lastConn // most records come on the connection of the one before
+	if ci == nil || ci.c.Conn != n {
+		ci = c.conns[n]
+	}
 	if ci == nil {
 		if len(c.conns) >= maxConns {
 			c.extra++
@@ -192,6 +200,7 @@ func (c *Collector) conn(n int, t int64) *connInfo {
 		ci = &connInfo{c: Connection{Conn: n}, first: t}
 		c.conns[n] = ci
 	}
+	c.lastConn = ci
 	if t > 0 {
 		if ci.first == 0 {
 			ci.first = t
