@@ -514,12 +514,20 @@ func chatOutcome(state string) string {
 	return "failed"
 }
 
-func firstInt(obj []byte, keys ...string) (int64, bool) {
-	for _, k := range keys {
-		if v, ok := jsonx.Get(obj, k); ok {
-			if f, ok := jsonx.Num(v); ok && f >= 0 && f < 1e15 {
-				return int64(f), true
-			}
+// usageKeys are the names a usage object's counts go by, input's first,
+// then output's, then the total's, each kind in the order they are tried.
+var usageKeys = []string{
+	"input", "inputTokens", "input_tokens", "promptTokens",
+	"output", "outputTokens", "output_tokens", "completionTokens",
+	"totalTokens", "total", "total_tokens",
+}
+
+// firstInt is the first of vals (raw members, nil when absent) that is a
+// count.
+func firstInt(vals [][]byte) (int64, bool) {
+	for _, v := range vals {
+		if f, ok := jsonx.Num(v); ok && f >= 0 && f < 1e15 {
+			return int64(f), true
 		}
 	}
 	return 0, false
@@ -529,9 +537,11 @@ func (r *run) usage(u []byte) {
 	if jsonx.KindOf(u) != jsonx.Object {
 		return
 	}
-	in, okIn := firstInt(u, "input", "inputTokens", "input_tokens", "promptTokens")
-	out, okOut := firstInt(u, "output", "outputTokens", "output_tokens", "completionTokens")
-	total, okTotal := firstInt(u, "totalTokens", "total", "total_tokens")
+	var v [11][]byte // usageKeys' members, read in one walk
+	jsonx.Members(u, usageKeys, v[:])
+	in, okIn := firstInt(v[0:4])
+	out, okOut := firstInt(v[4:8])
+	total, okTotal := firstInt(v[8:11])
 	if !okIn && !okOut && !okTotal {
 		return
 	}

@@ -147,3 +147,30 @@ func TestTallyCountsAsCountName(t *testing.T) {
 		}
 	}
 }
+
+// A usage object's counts are read as the names say, whichever spelling,
+// the first spelling that holds a count winning, a repeated name's last
+// value counting, and the total summed when none is given.
+func TestUsageNames(t *testing.T) {
+	for _, c := range []struct {
+		usage        string
+		in, out, tot int64
+		has          bool
+	}{
+		{`{"input":3,"output":4}`, 3, 4, 7, true},
+		{`{"promptTokens":3,"completionTokens":4,"total_tokens":10}`, 3, 4, 10, true},
+		{`{"input_tokens":2,"inputTokens":5,"output_tokens":1}`, 5, 1, 6, true},
+		{`{"input":"3","inputTokens":-1,"input_tokens":1e15,"promptTokens":8}`, 8, 0, 8, true},
+		{`{"total":9,"totalTokens":"x","input":1,"input":2}`, 2, 0, 9, true},
+		{`{"inputTokens": 4 , "outputTokens":2.5}`, 4, 2, 6, true},
+		{`{"cost":1,"tokens":5}`, 0, 0, 0, false},
+		{`[{"input":1}]`, 0, 0, 0, false},
+		{`{"input":1,`, 1, 0, 1, true}, // what was read before the break counts, as jsonx.Get would read it
+	} {
+		var r run
+		r.usage([]byte(c.usage))
+		if r.hasUsage != c.has || r.usageIn != c.in || r.usageOut != c.out || r.usageTotal != c.tot {
+			t.Errorf("%s: has %v in %d out %d total %d, want %v %d %d %d", c.usage, r.hasUsage, r.usageIn, r.usageOut, r.usageTotal, c.has, c.in, c.out, c.tot)
+		}
+	}
+}
