@@ -40,8 +40,9 @@ func (b *Builder) addFinding(f Finding) {
 			lane = l
 		}
 	}
+	b.textBuf = jsonx.AppendString(b.textBuf[:0], msg)
 	b.rep.finds.add(&PinnedFinding{Rule: f.Rule, Severity: f.Severity, I: f.I, T: f.T, Conn: f.Conn,
-		RunID: f.RunID, AgentID: f.AgentID, SessionKey: f.SessionKey, Lane: lane, Run: run, msg: b.text(msg).at})
+		RunID: f.RunID, AgentID: f.AgentID, SessionKey: f.SessionKey, Lane: lane, Run: run}, b.textBuf)
 	b.skel += skelPerItem + len(msg)
 	switch sum := &b.rep.Summary; f.Severity {
 	case "error":

@@ -72,19 +72,24 @@ func (s *findingStore) ruleOfPinned(p *pinned) string {
 
 func (s *findingStore) len() int { return len(s.list) }
 
-// add puts a finding (its Lane and Run as found so far) in the spool.
-func (s *findingStore) add(f *PinnedFinding) {
+// add puts a finding (its Lane and Run as found so far) in the spool,
+// its message (JSON) right after it: read in order, one window serves
+// both.
+func (s *findingStore) add(f *PinnedFinding, msg []byte) {
+	f.msg.n = int32(len(msg))
 	s.buf = appendFinding(s.buf[:0], f)
 	at := s.sp.put(s.buf)
+	s.sp.put(msg)
 	s.list = append(s.list, pinned{rule: s.ruleOf(f.Rule), i: f.I, off: at.off, n: at.n, run: int32(f.Run), lane: int32(f.Lane), hasRunID: f.RunID != ""})
 }
 
 // read returns finding k as it waits in the spool (Lane and Run unset).
 func (s *findingStore) read(k int) PinnedFinding {
-	s.buf = s.sp.appendTo(s.buf[:0], s.list[k].at())
+	at := s.list[k].at()
+	s.buf = s.sp.appendTo(s.buf[:0], at)
 	d := decoder{b: s.buf}
 	f := PinnedFinding{Rule: d.str(), Severity: d.str(), I: int(d.int()), T: d.int(), Conn: int(d.int()),
-		RunID: d.str(), AgentID: d.str(), SessionKey: d.str(), msg: span{off: d.int(), n: int32(d.int())}}
+		RunID: d.str(), AgentID: d.str(), SessionKey: d.str(), msg: span{off: at.off + int64(at.n), n: int32(d.int())}}
 	if len(d.b) != 0 {
 		d.bad = true
 	}
@@ -124,6 +129,5 @@ func appendFinding(b []byte, f *PinnedFinding) []byte {
 	b = appendStr(b, f.RunID)
 	b = appendStr(b, f.AgentID)
 	b = appendStr(b, f.SessionKey)
-	b = binary.AppendVarint(b, f.msg.off)
-	return binary.AppendVarint(b, int64(f.msg.n))
+	return binary.AppendVarint(b, int64(f.msg.n)) // the message follows
 }

@@ -384,7 +384,7 @@ func (w *jw) data(r *Report) {
 		w.kostr("runId", f.RunID)
 		w.kostr("agentId", f.AgentID)
 		w.kostr("sessionKey", f.SessionKey)
-		w.key("message").spooled(r.text, f.msg)
+		w.key("message").spooled(r.finds.sp, f.msg)
 		w.kint("lane", int64(f.Lane))
 		w.kint("run", int64(f.Run))
 		w.end('}')

@@ -337,7 +337,7 @@ type Report struct {
 	View      [2]int64 // the time range the page opens on (outliers left out)
 
 	spool *spool    // where the bodies' and timer steps' JSON wait
-	text  *spool    // where the findings' messages, the runs' texts and the runs let go wait
+	text  *spool    // where the runs' texts, the runs let go and the rows wait
 	runs  *runStore // the runs (NumRuns, Run)
 	finds *findingStore
 }
@@ -356,7 +356,7 @@ func (r *Report) Finding(k int) (PinnedFinding, error) {
 	if f.Run >= 0 && r.runs.lanes != nil {
 		f.Lane, _ = r.runs.place(f.Run)
 	}
-	return f, r.text.err
+	return f, r.finds.sp.err
 }
 
 // NumRuns is the number of runs.
@@ -395,14 +395,14 @@ func (r *Report) BodyJSON(b Body) ([]byte, error) { return read(r.spool, b.at) }
 func (r *Report) TimerJSON(t Timer) ([]byte, error) { return read(r.spool, t.at) }
 
 // Message reads a finding's message back from where it waits.
-func (r *Report) Message(f *PinnedFinding) (string, error) { return r.str(f.msg) }
+func (r *Report) Message(f *PinnedFinding) (string, error) { return str(r.finds.sp, f.msg) }
 
 // Transcript reads run k's transcript back from where it waits.
 func (r *Report) Transcript(k int) ([]Line, error) {
 	var lines []Line
 	run := r.runs.view(k)
 	for _, l := range run.transcript {
-		text, err := r.str(l.text.at)
+		text, err := str(r.text, l.text.at)
 		if err != nil {
 			return nil, err
 		}
@@ -421,7 +421,7 @@ func (r *Report) Output(k int) ([]string, error) {
 	}
 	out := []string{}
 	for _, l := range run.output {
-		text, err := r.str(l.at)
+		text, err := str(r.text, l.at)
 		if err != nil {
 			return nil, err
 		}
@@ -430,17 +430,17 @@ func (r *Report) Output(k int) ([]string, error) {
 	return out, nil
 }
 
-// str reads a JSON string back from the text spool.
-func (r *Report) str(sp span) (string, error) {
-	js, err := read(r.text, sp)
+// str reads a JSON string back from a spool.
+func str(s *spool, sp span) (string, error) {
+	js, err := read(s, sp)
 	if err != nil || len(js) == 0 {
 		return "", err
 	}
-	s, ok := jsonx.Str(js)
+	text, ok := jsonx.Str(js)
 	if !ok {
 		return "", fmt.Errorf("report: a spooled text is not a JSON string: %.40q", js)
 	}
-	return s, nil
+	return text, nil
 }
 
 func read(s *spool, sp span) ([]byte, error) {
@@ -451,11 +451,20 @@ func read(s *spool, sp span) ([]byte, error) {
 	return js, s.err
 }
 
+// spools are where the report's details, texts and findings wait.
+func (r *Report) spools() []*spool {
+	s := []*spool{r.spool, r.text}
+	if r.finds != nil {
+		s = append(s, r.finds.sp)
+	}
+	return s
+}
+
 // Err reports a failure to keep or read back what waits in the spools
 // (details, messages, transcripts): a page written meanwhile lacks it.
 // WriteHTML, WriteData and WriteTrace return it.
 func (r *Report) Err() error {
-	for _, s := range []*spool{r.spool, r.text} {
+	for _, s := range r.spools() {
 		if s != nil && s.err != nil {
 			return s.err
 		}
@@ -468,7 +477,7 @@ func (r *Report) Err() error {
 // written.
 func (r *Report) Close() error {
 	var err error
-	for _, s := range []*spool{r.spool, r.text} {
+	for _, s := range r.spools() {
 		if s != nil {
 			if cerr := s.close(); err == nil {
 				err = cerr

@@ -65,6 +65,9 @@ type spool struct {
 const (
 	spoolWindows = 4
 	windowSize   = spoolChunk / spoolWindows
+	// backStep is the farthest a read behind the last is taken for a
+	// step of a walk backwards.
+	backStep = 2 * windowSize
 )
 
 // window is a piece of the spool's file read ahead.
@@ -211,9 +214,11 @@ func (s *spool) read(dst []byte, sp span, fill bool) []byte {
 		w.buf = make([]byte, windowSize)
 	}
 	// A window reads on from the span, or, when the reads go backwards (the
-	// end of the pass walks the runs from the last), back from its end.
+	// end of the pass walks the runs from the last), back from its end. A
+	// read far behind the last is another walk forwards (the findings
+	// made late, sorted among the others), not a step back.
 	off := sp.off
-	if sp.off < s.lastRead {
+	if sp.off < s.lastRead && s.lastRead-sp.off <= backStep {
 		off = max(end-int64(windowSize), 0)
 	}
 	s.lastRead = sp.off

@@ -180,6 +180,39 @@ func TestSpoolReadsBackwardsByWindows(t *testing.T) {
 	}
 }
 
+// Spans read as two walks forwards at once, far apart (findings made as
+// the pass goes, and those made late, sorted together), take a window
+// each, not one file read per step back to the walk behind.
+func TestSpoolReadsTwoWalksByWindows(t *testing.T) {
+	s := &spool{dir: t.TempDir()}
+	var spans []span
+	var want [][]byte
+	total := 0
+	for k := range 4000 {
+		p := []byte(fmt.Sprintf("finding %d %s", k, bytes.Repeat([]byte{'x'}, k%600)))
+		spans = append(spans, s.put(p))
+		want = append(want, p)
+		total += len(p)
+	}
+	s.flush()
+	c := &countedFile{spoolFile: s.f}
+	s.f = c
+	half := len(spans) / 2
+	for i := range half {
+		for _, k := range []int{i, half + i} {
+			if got := s.appendTo(nil, spans[k]); !bytes.Equal(got, want[k]) {
+				t.Fatalf("span %d: read %q, want %q", k, got, want[k])
+			}
+		}
+	}
+	if limit := total/windowSize + 2; c.reads > limit {
+		t.Errorf("%d file reads for %d bytes in two walks; a window at a time is at most %d", c.reads, total, limit)
+	}
+	if err := s.close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // While a report is built its spool file is already gone from the
 // directory (on systems that allow it), so a killed clawtap leaves
 // nothing; and the pages built with a file, in memory, compacting early

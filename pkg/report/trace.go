@@ -280,7 +280,7 @@ func WriteTrace(w io.Writer, r *Report) error {
 		t.b = jsonx.AppendString(t.b, f.Rule)
 		t.str("severity", f.Severity)
 		t.b = append(t.b, `,"message":`...)
-		t.b = r.text.appendTo(t.b, f.msg)
+		t.b = r.finds.sp.appendTo(t.b, f.msg)
 		t.int("record", int64(f.I))
 		if f.RunID != "" {
 			t.str("runId", f.RunID)
