@@ -153,11 +153,11 @@ func NewBuilder(opts Options) *Builder {
 	b.rep.spool = &spool{dir: opts.TempDir, slack: int64(opts.MaxBytes)}
 	b.rep.text = &spool{dir: opts.TempDir} // only appended to: never compacted
 	b.rep.runs = newRunStore(b.rep.text)
-	// The findings and their messages have a spool of their own: read in
-	// order at the end, they lie together rather than spread among the
-	// runs' texts and the rows.
+	// The findings and the rows have spools of their own: each is read in
+	// order at the end (the rows' on a goroutine of its own, see
+	// rowtext.go), rather than spread among the runs' texts.
 	b.rep.finds = &findingStore{sp: &spool{dir: opts.TempDir}}
-	b.rep.Rows.sp = b.rep.text
+	b.rep.Rows.sp = &spool{dir: opts.TempDir}
 	return b
 }
 

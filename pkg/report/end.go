@@ -137,6 +137,9 @@ func (b *Builder) End(e *pipeline.End) error {
 	// Rows follow their run's final lane.
 	rep.Rows.runLane = runLane
 	rep.View = viewRange(&rep.Rows, b.minT, b.maxT)
+	if !b.opts.NoBodies { // a page, not a trace
+		rep.Rows.renderAhead()
+	}
 
 	// Lanes: runs stack in tracks when they overlap.
 	runs.lanes, runs.tracks = runLane, make([]int32, n)

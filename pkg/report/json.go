@@ -397,6 +397,15 @@ func (w *jw) data(r *Report) {
 		// Each on a line of its own, after a comma but the first.
 		w.skipped += r.Rows.textLen() + 2*n - 1
 		w.n[len(w.n)-1] += n
+	} else if spans, ok := r.Rows.rendered(); ok && !w.measure {
+		for _, sp := range spans {
+			w.b = r.Rows.sp.appendTo(w.b, sp)
+			if w.flush != nil && len(w.b) >= flushAt {
+				w.flush(w.b)
+				w.b = w.b[:0]
+			}
+		}
+		w.n[len(w.n)-1] += n
 	} else if !w.measure {
 		for row := range r.Rows.All() {
 			w.item()

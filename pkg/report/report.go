@@ -337,7 +337,7 @@ type Report struct {
 	View      [2]int64 // the time range the page opens on (outliers left out)
 
 	spool *spool    // where the bodies' and timer steps' JSON wait
-	text  *spool    // where the runs' texts, the runs let go and the rows wait
+	text  *spool    // where the runs' texts and the runs let go wait
 	runs  *runStore // the runs (NumRuns, Run)
 	finds *findingStore
 }
@@ -453,7 +453,7 @@ func read(s *spool, sp span) ([]byte, error) {
 
 // spools are where the report's details, texts and findings wait.
 func (r *Report) spools() []*spool {
-	s := []*spool{r.spool, r.text}
+	s := []*spool{r.spool, r.text, r.Rows.sp}
 	if r.finds != nil {
 		s = append(s, r.finds.sp)
 	}
@@ -464,6 +464,7 @@ func (r *Report) spools() []*spool {
 // (details, messages, transcripts): a page written meanwhile lacks it.
 // WriteHTML, WriteData and WriteTrace return it.
 func (r *Report) Err() error {
+	r.Rows.wait()
 	for _, s := range r.spools() {
 		if s != nil && s.err != nil {
 			return s.err
@@ -476,6 +477,7 @@ func (r *Report) Err() error {
 // the page is written (temporary files): call it once the report is
 // written.
 func (r *Report) Close() error {
+	r.Rows.wait()
 	var err error
 	for _, s := range r.spools() {
 		if s != nil {

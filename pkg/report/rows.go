@@ -37,6 +37,8 @@ type Rows struct {
 	starts   []chunkStart
 	unsorted bool
 	firstT   int64
+
+	text *rowText // the rows' text, made at the end of the pass (rowtext.go)
 }
 
 // chunkStart is what reading a chunk alone needs: the rows before it and
@@ -190,6 +192,7 @@ func (rs *Rows) sortedTimes() (first, last int64, ok bool) {
 
 // timeAt returns row k's time, reading its chunk alone.
 func (rs *Rows) timeAt(k int) int64 {
+	rs.wait()
 	c, _ := slices.BinarySearchFunc(rs.starts, k, func(s chunkStart, k int) int { return cmp.Compare(s.k, k) })
 	if c == len(rs.starts) || rs.starts[c].k > k {
 		c--
@@ -217,6 +220,7 @@ func (rs *Rows) chunk(c int) []byte {
 // which is known once the pass has ended (-1 before).
 func (rs *Rows) All() iter.Seq[Row] {
 	return func(yield func(Row) bool) {
+		rs.wait()
 		var x Row
 		for c := range rs.chunks {
 			b := rs.chunk(c)

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -165,5 +166,37 @@ func TestViewRange(t *testing.T) {
 				t.Fatalf("%d %s rows: view %v, want %v", n, shape, got, w)
 			}
 		}
+	}
+}
+
+// The rows' text made ahead at the end of the pass, on a goroutine of its
+// own, is the text the rows read back make, and the data that holds it is
+// the data written without it.
+func TestRowsRenderedAhead(t *testing.T) {
+	rep := buildBytes(t, large(t, 30000), Options{Name: "large"})
+	defer rep.Close()
+	spans, ok := rep.Rows.rendered()
+	if !ok || len(rep.Rows.spans) == 0 {
+		t.Fatalf("%d rows in %d chunks (%d in the spool): their text was not made ahead", rep.Rows.Len(), len(rep.Rows.chunks), len(rep.Rows.spans))
+	}
+	var got, want []byte
+	for _, sp := range spans {
+		got = rep.Rows.sp.appendTo(got, sp)
+	}
+	k := 0
+	for x := range rep.Rows.All() {
+		want = appendRowItem(want, &x, k)
+		k++
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("the rows' text made ahead (%d bytes) differs from the rows read back (%d bytes)", len(got), len(want))
+	}
+	ahead := AppendData(nil, rep)
+	rep.Rows.text = nil
+	if inline := AppendData(nil, rep); !bytes.Equal(ahead, inline) {
+		t.Fatalf("the data with the rows made ahead (%d bytes) differs from the data without (%d bytes)", len(ahead), len(inline))
+	}
+	if err := rep.Err(); err != nil {
+		t.Fatal(err)
 	}
 }
