@@ -548,6 +548,6 @@ func endSentence(s string) string {
 }
 
 // clip keeps a quoted value on one line and short.
-func clip(s string, n int) string { return human.Clip(human.Flat(s), n) }
+func clip(s string, n int) string { return human.FlatClip(s, n) }
 
 func clipQuote(s string, n int) string { return strconv.Quote(clip(s, n)) }

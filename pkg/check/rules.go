@@ -153,13 +153,23 @@ func Rules() []Rule { return slices.Clone(rules) }
 
 // LookupRule returns the rule with the given id.
 func LookupRule(id string) (Rule, bool) {
-	for _, r := range rules {
-		if r.ID == id {
-			return r, true
+	k, ok := ruleIndex[id]
+	if !ok {
+		return Rule{}, false
+	}
+	return rules[k], true
+}
+
+// ruleIndex finds a rule by id for every finding made.
+var ruleIndex = func() map[string]int {
+	m := make(map[string]int, len(rules))
+	for k, r := range rules {
+		if _, ok := m[r.ID]; !ok { // the first, as a search would find
+			m[r.ID] = k
 		}
 	}
-	return Rule{}, false
-}
+	return m
+}()
 
 func defaultSeverity(id string) Severity {
 	r, _ := LookupRule(id)

@@ -110,6 +110,33 @@ func clipAt[S ~string | ~[]byte](s S, n int) (cut int, over bool) {
 	return 0, false
 }
 
+// FlatClip is Clip(Flat(s), n), without flattening more of s than Clip
+// keeps: Flat maps rune for rune, so only s's first n+1 runes can change
+// what Clip returns (a reply of kilobytes quoted in a sentence).
+func FlatClip(s string, n int) string {
+	if !strings.ContainsAny(s, "\n\r\t") {
+		return Clip(s, n) // Flat(s) is s
+	}
+	if n >= 0 {
+		k := 0
+		for i := range s { // runes as strings.Map reads them
+			if k == n+1 {
+				s = s[:i]
+				break
+			}
+			k++
+		}
+	}
+	return Clip(strings.Map(flatRune, s), n)
+}
+
+func flatRune(r rune) rune {
+	if r == '\n' || r == '\r' || r == '\t' {
+		return ' '
+	}
+	return r
+}
+
 // Pad pads s with spaces to n runes, for aligned columns that stream.
 func Pad(s string, n int) string {
 	if c := utf8.RuneCountInString(s); c < n {
@@ -123,12 +150,7 @@ func Flat(s string) string {
 	if !strings.ContainsAny(s, "\n\r\t") {
 		return s
 	}
-	return strings.Map(func(r rune) rune {
-		if r == '\n' || r == '\r' || r == '\t' {
-			return ' '
-		}
-		return r
-	}, s)
+	return strings.Map(flatRune, s)
 }
 
 // Printable puts text on one line that is safe on a terminal: newlines

@@ -76,3 +76,21 @@ func TestThousandsAndCount(t *testing.T) {
 		}
 	}
 }
+
+// FlatClip is Clip after Flat, whatever the text: line ends anywhere,
+// invalid UTF-8 (which Flat turns into U+FFFD only when it maps), any n.
+func FuzzFlatClip(f *testing.F) {
+	for _, s := range []string{"héllo\nwörld", "a\tb", "\xffab\ncd", "ab\xed\xa0\x80\n", "no line ends", ""} {
+		for _, n := range []int{-1, 0, 1, 2, 3, 5, 60} {
+			f.Add(s, n)
+		}
+	}
+	f.Fuzz(func(t *testing.T, s string, n int) {
+		if n > 1000 {
+			return
+		}
+		if got, want := FlatClip(s, n), Clip(Flat(s), n); got != want {
+			t.Fatalf("FlatClip(%q, %d) = %q, Clip(Flat) %q", s, n, got, want)
+		}
+	})
+}
