@@ -144,22 +144,32 @@ func TestSpoolCompactsByChunks(t *testing.T) {
 	}
 }
 
-// Spans read from the last to the first are read a window at a time, as
-// they are in the order they were put, not one file read each.
-func TestSpoolReadsBackwardsByWindows(t *testing.T) {
-	s := &spool{dir: t.TempDir()}
-	var spans []span
-	var want [][]byte
-	total := 0
+// spooledSpans puts 4000 spans of name and k%longest x's in a spool on
+// file, and counts its file reads from then on.
+func spooledSpans(t *testing.T, name string, longest int) (s *spool, spans []span, want [][]byte, total int, c *countedFile) {
+	t.Helper()
+	s = &spool{dir: t.TempDir()}
+	t.Cleanup(func() {
+		if err := s.close(); err != nil {
+			t.Error(err)
+		}
+	})
 	for k := range 4000 {
-		p := []byte(fmt.Sprintf("run %d %s", k, bytes.Repeat([]byte{'x'}, k%150)))
+		p := []byte(fmt.Sprintf("%s %d %s", name, k, bytes.Repeat([]byte{'x'}, k%longest)))
 		spans = append(spans, s.put(p))
 		want = append(want, p)
 		total += len(p)
 	}
 	s.flush()
-	c := &countedFile{spoolFile: s.f}
+	c = &countedFile{spoolFile: s.f}
 	s.f = c
+	return s, spans, want, total, c
+}
+
+// Spans read from the last to the first are read a window at a time, as
+// they are in the order they were put, not one file read each.
+func TestSpoolReadsBackwardsByWindows(t *testing.T) {
+	s, spans, want, total, c := spooledSpans(t, "run", 150)
 	for _, forward := range []bool{true, false} {
 		c.reads = 0
 		for i := range spans {
@@ -175,28 +185,13 @@ func TestSpoolReadsBackwardsByWindows(t *testing.T) {
 			t.Errorf("forward %v: %d file reads for %d bytes in %d spans; a window at a time is at most %d", forward, c.reads, total, len(spans), limit)
 		}
 	}
-	if err := s.close(); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // Spans read as two walks forwards at once, far apart (findings made as
 // the pass goes, and those made late, sorted together), take a window
 // each, not one file read per step back to the walk behind.
 func TestSpoolReadsTwoWalksByWindows(t *testing.T) {
-	s := &spool{dir: t.TempDir()}
-	var spans []span
-	var want [][]byte
-	total := 0
-	for k := range 4000 {
-		p := []byte(fmt.Sprintf("finding %d %s", k, bytes.Repeat([]byte{'x'}, k%600)))
-		spans = append(spans, s.put(p))
-		want = append(want, p)
-		total += len(p)
-	}
-	s.flush()
-	c := &countedFile{spoolFile: s.f}
-	s.f = c
+	s, spans, want, total, c := spooledSpans(t, "finding", 600)
 	half := len(spans) / 2
 	for i := range half {
 		for _, k := range []int{i, half + i} {
@@ -207,9 +202,6 @@ func TestSpoolReadsTwoWalksByWindows(t *testing.T) {
 	}
 	if limit := total/windowSize + 2; c.reads > limit {
 		t.Errorf("%d file reads for %d bytes in two walks; a window at a time is at most %d", c.reads, total, limit)
-	}
-	if err := s.close(); err != nil {
-		t.Fatal(err)
 	}
 }
 
