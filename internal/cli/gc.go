@@ -38,7 +38,7 @@ const (
 	// limit or the live heap, not the growth, sets the peak of a long
 	// capture (48 MB on three million frames, 49–50.5 MB on 90,000 runs,
 	// either way); on a million frames 100 costs 3 MB of RSS against 50
-	// (about 47.8 against 44.5 MB) and saves 6% of report's CPU, the GC's
+	// (about 48 against 45 MB) and saves 6% of report's CPU, the GC's
 	// cycles going from 24 to 15.
 	boundedGC = 100
 )
