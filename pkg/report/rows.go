@@ -126,8 +126,7 @@ func (rs *Rows) count(x *Row) {
 	} else if x.T < rs.last.T {
 		rs.unsorted = true
 	}
-	rs.fixedLen += 10 + intLen(int64(x.I)) + intLen(x.T) + intLen(int64(x.Conn)) + intLen(int64(x.Dir)) +
-		intLen(int64(x.Type)) + intLen(int64(x.Label)) + intLen(x.Seq)
+	rs.fixedLen += rowLen(x) - intLen(int64(x.Lane)) - intLen(int64(x.Run))
 	rs.countOwner(owner(x.Run, x.Lane))
 }
 
