@@ -104,12 +104,18 @@ func (w *jw) spooled(s *spool, at span) {
 	w.b = s.appendTo(w.b, at)
 }
 
-// item starts an array element on a line of its own.
-func (w *jw) item() {
+// flushFull hands b on once it holds flushAt bytes, when streaming; the
+// caller is outside any string.
+func (w *jw) flushFull() {
 	if w.flush != nil && len(w.b) >= flushAt {
 		w.flush(w.b)
 		w.b = w.b[:0]
 	}
+}
+
+// item starts an array element on a line of its own.
+func (w *jw) item() {
+	w.flushFull()
 	w.sep()
 	w.b = append(w.b, '\n')
 	w.n = append(w.n, -1)
@@ -393,20 +399,19 @@ func (w *jw) data(r *Report) {
 
 	// rows: [i, t, conn, dir, type, label, lane, run, seq]
 	w.key("rows").arr()
-	if n := r.Rows.Len(); w.measure && n > 0 {
-		// Each on a line of its own, after a comma but the first.
-		w.skipped += r.Rows.textLen() + 2*n - 1
-		w.n[len(w.n)-1] += n
-	} else if spans, ok := r.Rows.rendered(); ok && !w.measure {
+	n := r.Rows.Len()
+	if w.measure { // counted, not read: their text may still be in the making
+		if n > 0 { // each on a line of its own, after a comma but the first
+			w.skipped += r.Rows.textLen() + 2*n - 1
+			w.n[len(w.n)-1] += n
+		}
+	} else if spans, ok := r.Rows.rendered(); ok {
 		for _, sp := range spans {
 			w.b = r.Rows.sp.appendTo(w.b, sp)
-			if w.flush != nil && len(w.b) >= flushAt {
-				w.flush(w.b)
-				w.b = w.b[:0]
-			}
+			w.flushFull()
 		}
 		w.n[len(w.n)-1] += n
-	} else if !w.measure {
+	} else {
 		for row := range r.Rows.All() {
 			w.item()
 			w.val()
