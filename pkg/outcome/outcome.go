@@ -444,7 +444,7 @@ func norm(s string) string {
 	gap := false
 	for i := 0; i < len(s); {
 		if c := s[i]; c < utf8.RuneSelf { // ASCII: most of any text
-			if c == ' ' || c-'\t' <= '\r'-'\t' { // \t \n \v \f \r
+			if c == ' ' || asciiBlank(c) {
 				gap = len(b) > 0
 			} else {
 				if gap {
@@ -485,7 +485,7 @@ func isNorm(s string) bool {
 				return false
 			}
 			prevSpace = true
-		case c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r':
+		case asciiBlank(c):
 			return false
 		default:
 			prevSpace = false
@@ -493,6 +493,10 @@ func isNorm(s string) bool {
 	}
 	return !prevSpace || s == ""
 }
+
+// asciiBlank reports whether c is ASCII blank space other than ' ': what
+// unicode.IsSpace says of \t, \n, \v, \f and \r.
+func asciiBlank(c byte) bool { return c-'\t' <= '\r'-'\t' }
 
 // clip is s's first MaxText bytes (whole runes), copied: a run keeps
 // its clip to the end of the capture, not the whole text behind it.
