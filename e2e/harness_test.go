@@ -213,10 +213,11 @@ func setup() (*harness, error) {
 		}
 	}
 
-	// The clawtap binary under test.
+	// The clawtap binary under test, built as make build builds it.
 	hh.clawtap = filepath.Join(hh.root, "clawtap")
 	build := exec.Command("go", "build", "-o", hh.clawtap, "./cmd/clawtap")
 	build.Dir = repoRoot()
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("go build: %v\n%s", err, out)
 	}

@@ -138,7 +138,9 @@ func run(frames, rounds int, bin, before, capPath, only, jsonOut string, seed in
 	defer os.RemoveAll(dir)
 	if bin == "" {
 		bin = filepath.Join(dir, "clawtap")
+		// as make build does: without cgo (bench/README.md, "Memory")
 		build := exec.Command("go", "build", "-o", bin, "./cmd/clawtap")
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
 		build.Stdout, build.Stderr = os.Stderr, os.Stderr
 		if err := build.Run(); err != nil {
 			return fmt.Errorf("build clawtap: %w", err)

@@ -33,6 +33,7 @@ func TestHelpExamplesRun(t *testing.T) {
 	}
 	bin := t.TempDir()
 	build := exec.Command("go", "build", "-o", filepath.Join(bin, "clawtap"), ".")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0") // as make build
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
