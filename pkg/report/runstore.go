@@ -12,7 +12,8 @@ import (
 // last stay on the heap; the others wait in the text spool, encoded, and
 // come back when a frame, a transcript line or the end of the pass needs
 // them. What stays on the heap for every run is its place in the spool,
-// the hash of its id and, once the pass has ended, its lane and track.
+// the hash of its id and, once the pass has ended, its lane and track:
+// about 30 bytes a run.
 
 // maxLiveRuns is how many runs stay on the heap: the pass's run table
 // holds as many (pipeline.DefaultMaxRuns), so a run the report lets go is
@@ -23,15 +24,16 @@ var errRunSpool = errors.New("report: a run read back from the spool is corrupt"
 
 // runStore holds the report's runs by index, in the order they appeared.
 type runStore struct {
-	live    []*Run // nil while the run waits in the spool
 	meta    []runMeta
+	slots   []*Run  // the runs on the heap; nil in a free slot
+	touched []bool  // by slot: the run was used since it was last queued
+	free    []int32 // free slots
 	queue   []int32 // the runs on the heap, in the order they may leave it
 	head    int
-	nlive   int
 	back    int                 // runs brought back from the spool
 	max     int                 // maxLiveRuns; smaller in tests
-	hash    func(string) uint64 // hashID; a weaker one in tests
-	byHash  map[uint64]int32    // the run of each id hash, for the first id with it
+	hash    func(string) uint32 // hashID; a weaker one in tests
+	byHash  map[uint32]int32    // the run of each id hash, for the first id with it
 	collide map[string]int32    // the runs whose id hash another id had first
 	sp      *spool
 	buf     []byte
@@ -41,13 +43,12 @@ type runStore struct {
 	maxT          int64
 }
 
-// runMeta is where a run waits in the spool when it is not on the heap
-// (a span, flattened), and whether it was used since it was last queued:
-// then it gets a second chance.
+// runMeta is where a run waits in the spool (a span, flattened), or its
+// slot while it is on the heap: 16 bytes a run.
 type runMeta struct {
-	off     int64
-	n       int32
-	touched bool
+	off  int64
+	n    int32
+	slot int32 // -1 in the spool
 }
 
 func (m *runMeta) at() span { return span{off: m.off, n: m.n} }
@@ -55,26 +56,49 @@ func (m *runMeta) at() span { return span{off: m.off, n: m.n} }
 func (m *runMeta) put(sp span) { m.off, m.n = sp.off, sp.n }
 
 func newRunStore(sp *spool) *runStore {
-	return &runStore{max: maxLiveRuns, hash: hashID, byHash: map[uint64]int32{}, collide: map[string]int32{}, sp: sp}
+	return &runStore{max: maxLiveRuns, hash: hashID, byHash: map[uint32]int32{}, collide: map[string]int32{}, sp: sp}
 }
 
 func (s *runStore) len() int { return len(s.meta) }
 
+// nlive is how many runs are on the heap.
+func (s *runStore) nlive() int { return len(s.slots) - len(s.free) }
+
 // add appends a new run and returns its index.
 func (s *runStore) add(r *Run) int {
 	k := len(s.meta)
-	s.live = append(s.live, r)
-	s.meta = append(s.meta, runMeta{touched: true})
+	s.meta = append(s.meta, runMeta{slot: -1})
+	s.hold(k, r)
 	h := s.hash(r.ID)
 	if _, taken := s.byHash[h]; taken {
 		s.collide[r.ID] = int32(k)
 	} else {
 		s.byHash[h] = int32(k)
 	}
-	s.queue = append(s.queue, int32(k))
-	s.nlive++
 	s.evict()
 	return k
+}
+
+// hold puts run k on the heap, in a slot, used.
+func (s *runStore) hold(k int, r *Run) {
+	var slot int32
+	if n := len(s.free); n > 0 {
+		slot, s.free = s.free[n-1], s.free[:n-1]
+		s.slots[slot], s.touched[slot] = r, true
+	} else {
+		slot = int32(len(s.slots))
+		s.slots, s.touched = append(s.slots, r), append(s.touched, true)
+	}
+	s.meta[k].slot = slot
+	s.queue = append(s.queue, int32(k))
+}
+
+// live is run k if it is on the heap, else nil.
+func (s *runStore) live(k int) *Run {
+	if slot := s.meta[k].slot; slot >= 0 {
+		return s.slots[slot]
+	}
+	return nil
 }
 
 // find returns the index of the run with this id.
@@ -88,7 +112,7 @@ func (s *runStore) find(id string) (int, bool) {
 
 // id is run k's id, without bringing the run back to the heap.
 func (s *runStore) id(k int) string {
-	if r := s.live[k]; r != nil {
+	if r := s.live(k); r != nil {
 		return r.ID
 	}
 	var id string
@@ -113,24 +137,21 @@ func leadingString(sp *spool, buf []byte, at span) (string, []byte) {
 // get returns run k on the heap, bringing it back from the spool if it
 // left: the pointer is valid until the next add or get.
 func (s *runStore) get(k int) *Run {
-	m := &s.meta[k]
-	m.touched = true
-	if r := s.live[k]; r != nil {
-		return r
+	if slot := s.meta[k].slot; slot >= 0 {
+		s.touched[slot] = true
+		return s.slots[slot]
 	}
 	r := &Run{}
 	s.decode(k, r)
-	s.live[k] = r
 	s.back++
-	s.queue = append(s.queue, int32(k))
-	s.nlive++
+	s.hold(k, r)
 	s.evict()
 	return r
 }
 
 // view returns a copy of run k as it is now, wherever it waits.
 func (s *runStore) view(k int) Run {
-	if r := s.live[k]; r != nil {
+	if r := s.live(k); r != nil {
 		return *r
 	}
 	var r Run
@@ -140,7 +161,7 @@ func (s *runStore) view(k int) Run {
 
 // set replaces run k (the end of the pass trims transcripts).
 func (s *runStore) set(k int, r Run) {
-	if p := s.live[k]; p != nil {
+	if p := s.live(k); p != nil {
 		*p = r
 		return
 	}
@@ -177,19 +198,20 @@ func (s *runStore) final(k int) Run {
 
 // evict sends the runs used least lately to the spool, past s.max.
 func (s *runStore) evict() {
-	for s.nlive > s.max && s.head < len(s.queue) {
+	for s.nlive() > s.max && s.head < len(s.queue) {
 		k := s.queue[s.head]
 		s.head++
 		m := &s.meta[k]
-		if m.touched {
-			m.touched = false
+		if s.touched[m.slot] {
+			s.touched[m.slot] = false
 			s.queue = append(s.queue, k)
 			continue
 		}
-		s.buf = appendRun(s.buf[:0], s.live[k])
+		s.buf = appendRun(s.buf[:0], s.slots[m.slot])
+		s.slots[m.slot] = nil
+		s.free = append(s.free, m.slot)
 		m.put(s.sp.put(s.buf))
-		s.live[k] = nil
-		s.nlive--
+		m.slot = -1
 	}
 	if s.head > len(s.queue)/2 && s.head > 1024 {
 		s.queue = append(s.queue[:0], s.queue[s.head:]...)
@@ -210,12 +232,14 @@ func (s *runStore) decode(k int, r *Run) {
 	}
 }
 
-// hashID is the 64-bit FNV-1a hash of a run id.
-func hashID(id string) uint64 {
-	h := uint64(14695981039346656037)
+// hashID is the 32-bit FNV-1a hash of a run id: a map keyed by it takes
+// half the memory of one keyed by 64 bits, and the few ids whose hash
+// another had first (one or two in 100,000) go to collide.
+func hashID(id string) uint32 {
+	h := uint32(2166136261)
 	for i := 0; i < len(id); i++ {
-		h ^= uint64(id[i])
-		h *= 1099511628211
+		h ^= uint32(id[i])
+		h *= 16777619
 	}
 	return h
 }

@@ -24,7 +24,7 @@ func TestRunsLetGoComeBackTheSame(t *testing.T) {
 		b := NewBuilder(Options{Name: "large", MaxBytes: maxBytes, NoBodies: trace})
 		b.rep.runs.max = maxLive
 		if weakHash {
-			b.rep.runs.hash = func(id string) uint64 { return uint64(len(id) % 3) }
+			b.rep.runs.hash = func(id string) uint32 { return uint32(len(id) % 3) }
 		}
 		rep := runBuilder(t, b, r, "")
 		var out bytes.Buffer
@@ -41,7 +41,7 @@ func TestRunsLetGoComeBackTheSame(t *testing.T) {
 		if maxLive < 3 && rep.runs.back == 0 {
 			t.Errorf("max %d: no run came back from the spool", maxLive)
 		}
-		return out.Bytes(), rep.runs.len() - rep.runs.nlive
+		return out.Bytes(), rep.runs.len() - rep.runs.nlive()
 	}
 	for _, c := range []struct {
 		maxBytes int
@@ -172,7 +172,8 @@ func TestCorruptSpoolIsAnError(t *testing.T) {
 		switch what {
 		case "run":
 			r := rep.runs.view(0)
-			rep.runs.live[0] = nil // let go, and read back from a span cut short
+			rep.runs.slots[rep.runs.meta[0].slot] = nil // let go, and read back from a span cut short
+			rep.runs.meta[0].slot = -1
 			rep.runs.set(0, r)
 			if rep.runs.meta[0].n == 0 {
 				t.Fatal("the run did not go to the spool")
@@ -227,7 +228,7 @@ func TestRunStoreFindsRunsLetGo(t *testing.T) {
 		s := newRunStore(&spool{f: &memFile{}})
 		s.max = 1
 		if weak {
-			s.hash = func(string) uint64 { return 1 }
+			s.hash = func(string) uint32 { return 1 }
 		}
 		var ids []string
 		for k := range 40 {
