@@ -20,8 +20,8 @@ func (c *Collector) Result() *Stats {
 			c.finish(r, r.lifeOutcome) // lifecycle ended, no chat terminal (agent-only run)
 		}
 	}
-	s.Runs.DurationMs = distribution(c.durations)
-	s.Runs.FirstDeltaMs = distribution(c.firstDelta)
+	s.Runs.DurationMs = c.durations.distribution()
+	s.Runs.FirstDeltaMs = c.firstDelta.distribution()
 	for _, rt := range []*Rate{&s.Deltas.Agent, &s.Deltas.Chat} {
 		if rt.intervals > 0 {
 			rt.MeanIntervalMs = round1(float64(rt.spanMs) / float64(rt.intervals))
@@ -32,8 +32,8 @@ func (c *Collector) Result() *Stats {
 	}
 	s.Approvals.Unresolved = len(c.pendAp)
 	for _, calls := range s.Methods {
-		if len(calls.lat) > 0 {
-			d := distribution(calls.lat)
+		if calls.lat.len() > 0 {
+			d := calls.lat.distribution()
 			calls.P50Ms, calls.MaxMs = d.P50, d.Max
 		}
 	}
@@ -82,24 +82,4 @@ func sortedKeys[K int | string, V any](m map[K]V) []K {
 	}
 	slices.Sort(out)
 	return out
-}
-
-// distribution sorts d in place and returns nearest-rank percentiles.
-func distribution(d []int64) Distribution {
-	if len(d) == 0 {
-		return Distribution{}
-	}
-	slices.Sort(d)
-	var sum int64
-	for _, v := range d {
-		sum += v
-	}
-	rank := func(p int) int64 {
-		k := (p*len(d) + 99) / 100
-		if k < 1 {
-			k = 1
-		}
-		return d[k-1]
-	}
-	return Distribution{Count: len(d), P50: rank(50), P90: rank(90), P99: rank(99), Max: d[len(d)-1], Mean: sum / int64(len(d))}
 }

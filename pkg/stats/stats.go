@@ -82,8 +82,8 @@ type Collector struct {
 	protocols map[int]bool
 	boots     map[string]bool
 
-	durations  []int64
-	firstDelta []int64
+	durations  sample
+	firstDelta sample
 	gaps       gaps.Summary
 	st         Stats
 	lastRuns   recent.Cache[string, *run] // the live runs looked up last: the frames of interleaved runs
@@ -353,8 +353,8 @@ func (c *Collector) response(ci *connInfo, rec *capture.Record, ev *bridge.Event
 	} else {
 		calls.OK++
 	}
-	if p.t > 0 && rec.T >= p.t && len(calls.lat) < 1<<16 {
-		calls.lat = append(calls.lat, rec.T-p.t)
+	if p.t > 0 && rec.T >= p.t && calls.lat.len() < 1<<16 {
+		calls.lat.add(rec.T - p.t)
 	}
 	if p.method == "chat.send" {
 		if id, ok := jsonx.GetStr(ev.Payload, "runId"); ok {
@@ -568,14 +568,14 @@ func (c *Collector) finish(r *run, outcome string) {
 		start = r.first
 	}
 	if outcome != "unterminated" && r.lifeEnd >= start && start > 0 {
-		c.durations = append(c.durations, r.lifeEnd-start)
+		c.durations.add(r.lifeEnd - start)
 	}
 	from := r.sendT
 	if from == 0 {
 		from = start
 	}
 	if r.firstDelta > 0 && from > 0 && r.firstDelta >= from {
-		c.firstDelta = append(c.firstDelta, r.firstDelta-from)
+		c.firstDelta.add(r.firstDelta - from)
 	}
 	if r.hasUsage {
 		s.Tokens.RunsWithUsage++

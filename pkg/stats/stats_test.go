@@ -117,13 +117,83 @@ func TestLargeIsConsistentAndDeterministic(t *testing.T) {
 }
 
 func TestDistribution(t *testing.T) {
-	d := distribution([]int64{5, 1, 4, 2, 3, 6, 7, 8, 9, 10})
+	var s sample
+	for _, v := range []int64{5, 1, 4, 2, 3, 6, 7, 8, 9, 10} {
+		s.add(v)
+	}
+	d := s.distribution()
 	if d.Count != 10 || d.P50 != 5 || d.P90 != 9 || d.P99 != 10 || d.Max != 10 || d.Mean != 5 {
 		t.Fatalf("%+v", d)
 	}
-	if (distribution(nil) != Distribution{}) {
+	if (new(sample).distribution() != Distribution{}) {
 		t.Fatal("empty distribution")
 	}
+}
+
+// sortedDistribution is the nearest-rank distribution of d read off d
+// sorted: what a sample must give.
+func sortedDistribution(d []int64) Distribution {
+	if len(d) == 0 {
+		return Distribution{}
+	}
+	d = slices.Sorted(slices.Values(d))
+	var sum int64
+	for _, v := range d {
+		sum += v
+	}
+	rank := func(p int) int64 { return d[max((p*len(d)+99)/100, 1)-1] }
+	return Distribution{Count: len(d), P50: rank(50), P90: rank(90), P99: rank(99), Max: d[len(d)-1], Mean: sum / int64(len(d))}
+}
+
+// A sample gives the distribution of every value added, across merges,
+// whether the values repeat much, little or not at all, and keeps each
+// distinct value once.
+func TestSampleIsExact(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	for _, c := range []struct {
+		n, spread int
+	}{{1, 10}, {pendMax - 1, 50}, {pendMax, 3}, {pendMax + 1, 1 << 20}, {5*pendMax + 17, 700}, {3 * pendMax, 1 << 40}} {
+		var s sample
+		var all []int64
+		for range c.n {
+			v := rng.Int63n(int64(c.spread))
+			if rng.Intn(4) == 0 {
+				v = -v // a clock that went back; the sample takes it as it is
+			}
+			s.add(v)
+			all = append(all, v)
+		}
+		got, want := s.distribution(), sortedDistribution(all)
+		if got != want {
+			t.Errorf("%d values up to %d: got %+v, want %+v", c.n, c.spread, got, want)
+		}
+		if distinct := len(slices.Compact(slices.Sorted(slices.Values(all)))); len(s.vals) != distinct || !slices.IsSorted(s.vals) {
+			t.Errorf("%d values up to %d: %d kept for %d distinct", c.n, c.spread, len(s.vals), distinct)
+		}
+		s.add(int64(c.n)) // added after a distribution is read
+		if got, want := s.distribution(), sortedDistribution(append(all, int64(c.n))); got != want {
+			t.Errorf("%d values up to %d, one more: got %+v, want %+v", c.n, c.spread, got, want)
+		}
+	}
+}
+
+func FuzzSample(f *testing.F) {
+	f.Add([]byte{1, 2, 3, 3, 3, 200}, uint16(2))
+	f.Fuzz(func(t *testing.T, b []byte, every uint16) {
+		var s sample
+		var all []int64
+		for k, x := range b {
+			v := int64(int8(x)) * int64(k%5+1)
+			s.add(v)
+			all = append(all, v)
+			if every > 0 && k%int(every) == 0 {
+				s.merge()
+			}
+		}
+		if got, want := s.distribution(), sortedDistribution(all); got != want {
+			t.Fatalf("got %+v, want %+v", got, want)
+		}
+	})
 }
 
 // A tally ends with the map countName alone would have made, whatever the

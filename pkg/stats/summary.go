@@ -74,7 +74,7 @@ type Calls struct {
 	Failed   int   `json:"failed"`
 	P50Ms    int64 `json:"p50Ms"`
 	MaxMs    int64 `json:"maxMs"`
-	lat      []int64
+	lat      sample
 }
 
 // Runs summarises agent runs.
