@@ -157,6 +157,7 @@ func NewBuilder(opts Options) *Builder {
 	// order at the end (the rows' on a goroutine of its own, see
 	// rowtext.go), rather than spread among the runs' texts.
 	b.rep.finds = &findingStore{sp: &spool{dir: opts.TempDir}}
+	b.rep.finds.pins.sp = b.rep.finds.sp
 	b.rep.Rows.sp = &spool{dir: opts.TempDir}
 	return b
 }

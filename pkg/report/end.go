@@ -89,12 +89,13 @@ func (b *Builder) End(e *pipeline.End) error {
 	runs := rep.runs
 	runs.maxT = b.maxT
 	n := runs.len()
-	runLane := make([]int32, n)  // the runs' lanes, final once compacted
-	spans := make([][2]int64, n) // start, and the later of end and last frame
+	runLane := make([]int32, n) // the runs' lanes, final once compacted
+	tracks := make([]int32, n)
+	tr := newTracker(len(rep.Lanes))
 	for k := range n {
 		r := runs.settled(k)
 		runLane[k] = int32(r.Lane)
-		spans[k] = [2]int64{r.Start, max(r.End, r.Last)}
+		tracks[k] = tr.place(r.Lane, r.Start, max(r.End, r.Last))
 		switch r.Terminal {
 		case TermFinal:
 			sum.RunsFinal++
@@ -112,6 +113,12 @@ func (b *Builder) End(e *pipeline.End) error {
 		sum.ToolCalls += int(r.Tools)
 	}
 	sum.Runs = n
+	if !tr.sorted {
+		tr = placeSorted(runLane, len(rep.Lanes), tracks, func(k int) (int64, int64) {
+			r := runs.settled(k)
+			return r.Start, max(r.End, r.Last)
+		})
+	}
 
 	for k := range rep.Approvals {
 		if r := rep.Approvals[k].Run; r >= 0 {
@@ -124,16 +131,18 @@ func (b *Builder) End(e *pipeline.End) error {
 		}
 	}
 	finds := rep.finds
-	for k := range finds.list {
+	finds.pins.each(func(p *pinned) bool {
 		// A finding made before its run's first frame finds the run now.
-		if p := &finds.list[k]; p.run < 0 && p.hasRunID {
-			if r, ok := runs.find(finds.read(k).RunID); ok {
+		if p.run < 0 && p.hasRunID {
+			if r, ok := runs.find(finds.read(p).RunID); ok {
 				p.run = int32(r)
+				return true
 			}
 		}
-	}
+		return false
+	})
 
-	b.compactLanes(runLane)
+	laneWas := b.compactLanes(runLane)
 	// Rows follow their run's final lane.
 	rep.Rows.runLane = runLane
 	rep.View = viewRange(&rep.Rows, b.minT, b.maxT)
@@ -141,38 +150,15 @@ func (b *Builder) End(e *pipeline.End) error {
 		rep.Rows.renderAhead()
 	}
 
-	// Lanes: runs stack in tracks when they overlap.
-	runs.lanes, runs.tracks = runLane, make([]int32, n)
-	byLane := make([][]int32, len(rep.Lanes))
-	for k, l := range runLane {
-		byLane[l] = append(byLane[l], int32(k))
-	}
+	// Lanes: their runs, placed on tracks above.
+	runs.lanes, runs.tracks = runLane, tracks
 	agents := map[string]bool{}
 	for l := range rep.Lanes {
 		ln := &rep.Lanes[l]
-		ln.Runs = len(byLane[l])
+		ln.Runs, ln.Tracks = tr.runs[laneWas[l]], tr.tracks(laneWas[l])
 		if ln.AgentID != "" {
 			agents[ln.AgentID] = true
 		}
-		ids := byLane[l]
-		slices.SortStableFunc(ids, func(x, y int32) int {
-			return cmpInt64(spans[x][0], spans[y][0])
-		})
-		var ends []int64
-		for _, id := range ids {
-			start, until := spans[id][0], spans[id][1]
-			t := 0
-			for t < len(ends) && ends[t] >= start {
-				t++
-			}
-			if t == len(ends) {
-				ends = append(ends, until)
-			} else {
-				ends[t] = until
-			}
-			runs.tracks[id] = int32(t)
-		}
-		ln.Tracks = max(len(ends), 1)
 	}
 	sum.Lanes, sum.Agents = len(rep.Lanes), len(agents)
 
@@ -218,8 +204,9 @@ func (b *Builder) End(e *pipeline.End) error {
 func (b *Builder) Report() *Report { return &b.rep }
 
 // compactLanes drops lanes that ended up with nothing on them (a run's
-// first frame can open a lane before a later frame names its session).
-func (b *Builder) compactLanes(runLane []int32) {
+// first frame can open a lane before a later frame names its session),
+// and returns what each lane left was before.
+func (b *Builder) compactLanes(runLane []int32) (was []int) {
 	rep := &b.rep
 	used := make([]bool, len(rep.Lanes))
 	for _, l := range runLane {
@@ -230,11 +217,12 @@ func (b *Builder) compactLanes(runLane []int32) {
 			used[l] = true
 		}
 	}
-	for _, f := range rep.finds.list {
-		if f.lane >= 0 && f.run < 0 {
-			used[f.lane] = true
+	rep.finds.pins.each(func(p *pinned) bool {
+		if p.lane >= 0 && p.run < 0 {
+			used[p.lane] = true
 		}
-	}
+		return false
+	})
 	for _, a := range rep.Approvals {
 		if a.Lane >= 0 && a.Run < 0 {
 			used[a.Lane] = true
@@ -252,21 +240,24 @@ func (b *Builder) compactLanes(runLane []int32) {
 		if used[k] {
 			remap[k] = len(lanes)
 			lanes = append(lanes, l)
+			was = append(was, k)
 		}
 	}
 	if len(lanes) == len(rep.Lanes) {
-		return
+		return was
 	}
 	rep.Lanes = lanes
 	for k, l := range runLane {
 		runLane[k] = int32(remap[l])
 	}
 	rep.Rows.remap = remap
-	for k := range rep.finds.list {
-		if p := &rep.finds.list[k]; p.lane >= 0 && p.run < 0 {
+	rep.finds.pins.each(func(p *pinned) bool {
+		if p.lane >= 0 && p.run < 0 {
 			p.lane = int32(remap[p.lane])
+			return true
 		}
-	}
+		return false
+	})
 	for k := range rep.Approvals {
 		if l := rep.Approvals[k].Lane; l >= 0 {
 			rep.Approvals[k].Lane = remap[l]
@@ -277,6 +268,7 @@ func (b *Builder) compactLanes(runLane []int32) {
 			rep.Gaps[k].Lane = remap[l]
 		}
 	}
+	return was
 }
 
 // viewRange is the time range the page opens on: all records, unless some

@@ -3,19 +3,19 @@ package report
 import (
 	"encoding/binary"
 	"errors"
-	"slices"
 	"strings"
 )
 
-// A finding waits in the text spool too, as its run does: a long capture
-// has as many findings as runs, and held whole (with their ids and keys)
-// they made the builder's memory grow by about 200 bytes each. What stays
-// on the heap is what the end of the pass sorts and places them by.
+// A finding waits in a spool too, as its run does: a long capture has as
+// many findings as runs, and held whole (with their ids and keys) they
+// made the builder's memory grow by about 200 bytes each. What the end of
+// the pass sorts and places them by, their pins, wait there too once they
+// fill a block (pins.go).
 
 var errFindingSpool = errors.New("report: a finding read back from the spool is corrupt")
 
-// pinned is a finding on the heap: where it waits, and what the end of
-// the pass sorts and places it by (32 bytes).
+// pinned is a finding's pin: where it waits, and what the end of the pass
+// sorts and places it by (32 bytes).
 type pinned struct {
 	i        int
 	off      int64
@@ -36,7 +36,7 @@ func (p *pinned) at() span { return span{off: p.off, n: p.n} }
 // findingStore holds the report's findings, in the order they were made
 // until the end of the pass sorts them.
 type findingStore struct {
-	list   []pinned
+	pins   pinList
 	rules  []string // by id
 	ruleID map[string]uint16
 	sp     *spool
@@ -70,7 +70,7 @@ func (s *findingStore) ruleOfPinned(p *pinned) string {
 	return rule
 }
 
-func (s *findingStore) len() int { return len(s.list) }
+func (s *findingStore) len() int { return s.pins.len() }
 
 // add puts a finding (its Lane and Run as found so far) in the spool,
 // its message (JSON) right after it: read in order, one window serves
@@ -80,12 +80,13 @@ func (s *findingStore) add(f *PinnedFinding, msg []byte) {
 	s.buf = appendFinding(s.buf[:0], f)
 	at := s.sp.put(s.buf)
 	s.sp.put(msg)
-	s.list = append(s.list, pinned{rule: s.ruleOf(f.Rule), i: f.I, off: at.off, n: at.n, run: int32(f.Run), lane: int32(f.Lane), hasRunID: f.RunID != ""})
+	s.pins.add(pinned{rule: s.ruleOf(f.Rule), i: f.I, off: at.off, n: at.n, run: int32(f.Run), lane: int32(f.Lane), hasRunID: f.RunID != ""})
 }
 
-// read returns finding k as it waits in the spool (Lane and Run unset).
-func (s *findingStore) read(k int) PinnedFinding {
-	at := s.list[k].at()
+// read returns the finding p pins as it waits in the spool (Lane and Run
+// unset).
+func (s *findingStore) read(p *pinned) PinnedFinding {
+	at := p.at()
 	s.buf = s.sp.appendTo(s.buf[:0], at)
 	d := decoder{b: s.buf}
 	f := PinnedFinding{Rule: d.str(), Severity: d.str(), I: int(d.int()), T: d.int(), Conn: int(d.int()),
@@ -102,7 +103,7 @@ func (s *findingStore) read(k int) PinnedFinding {
 // sort puts the findings in capture order (those of the whole capture
 // last), then by rule, for a stable list.
 func (s *findingStore) sort() {
-	slices.SortStableFunc(s.list, func(x, y pinned) int {
+	s.pins.sort(func(x, y pinned) int {
 		xi, yi := x.i, y.i
 		if xi < 0 {
 			xi = int(^uint(0) >> 1)

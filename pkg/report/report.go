@@ -350,8 +350,8 @@ func (r *Report) NumFindings() int { return r.finds.len() }
 // file, not on the heap: one that could not be read back is reported by
 // Err.
 func (r *Report) Finding(k int) (PinnedFinding, error) {
-	f := r.finds.read(k)
-	p := &r.finds.list[k]
+	p := r.finds.pins.at(k)
+	f := r.finds.read(p)
 	f.Run, f.Lane = int(p.run), int(p.lane)
 	if f.Run >= 0 && r.runs.lanes != nil {
 		f.Lane, _ = r.runs.place(f.Run)

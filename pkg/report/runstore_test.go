@@ -180,7 +180,7 @@ func TestCorruptSpoolIsAnError(t *testing.T) {
 			}
 			rep.runs.meta[0].n--
 		case "finding":
-			rep.finds.list[0].n--
+			rep.finds.pins.at(0).n--
 		}
 		if err := WriteHTML(io.Discard, rep); err == nil {
 			t.Errorf("%s: a page was written from a corrupt spool", what)
