@@ -44,38 +44,56 @@ func (l *pinList) len() int { return l.n }
 
 func (l *pinList) add(p pinned) {
 	if len(l.cur) == pinsPerBlock {
-		l.buf = appendPins(l.buf[:0], l.cur)
-		l.blocks = append(l.blocks, l.sp.put(l.buf).off)
+		l.blocks = append(l.blocks, l.spill(l.cur))
 		l.cur = l.cur[:0]
 	}
 	l.cur = append(l.cur, p)
 	l.n++
 }
 
+// spill puts a block in the spool, pinsRead at a time (one after the
+// other, they lie end to end), and returns where it lies.
+func (l *pinList) spill(block []pinned) (at int64) {
+	for c := 0; c < len(block); c += pinsRead {
+		l.buf = appendPins(l.buf[:0], block[c:min(c+pinsRead, len(block))])
+		if sp := l.sp.put(l.buf); c == 0 {
+			at = sp.off
+		}
+	}
+	return at
+}
+
+// chunk reads pins [c, c+n) of the block at off into tmp.
+func (l *pinList) chunk(off int64, c, n int) []pinned {
+	l.buf = l.sp.appendTo(l.buf[:0], span{off: off + int64(c*pinSize), n: int32(n * pinSize)})
+	l.tmp = decodePins(l.tmp[:0], l.buf)
+	return l.tmp
+}
+
+// rewrite writes pins back over those from the c-th of the block at off.
+func (l *pinList) rewrite(off int64, c int, ps []pinned) {
+	l.buf = appendPins(l.buf[:0], ps)
+	l.sp.patch(span{off: off + int64(c*pinSize), n: int32(len(l.buf))}, 0, l.buf)
+}
+
 // each calls fn with every pin in the order they were made (before sort);
 // a pin fn changed is kept changed when fn returns true.
 func (l *pinList) each(fn func(p *pinned) bool) {
 	for _, off := range l.blocks {
-		block := l.readBlock(off)
-		changed := false
-		for k := range block {
-			changed = fn(&block[k]) || changed
-		}
-		if changed {
-			l.buf = appendPins(l.buf[:0], block)
-			l.sp.patch(span{off: off, n: int32(len(l.buf))}, 0, l.buf)
+		for c := 0; c < pinsPerBlock; c += pinsRead {
+			n := min(pinsRead, pinsPerBlock-c)
+			ps, changed := l.chunk(off, c, n), false
+			for k := range ps {
+				changed = fn(&ps[k]) || changed
+			}
+			if changed {
+				l.rewrite(off, c, ps)
+			}
 		}
 	}
 	for k := range l.cur {
 		fn(&l.cur[k])
 	}
-}
-
-// readBlock reads a full block into tmp.
-func (l *pinList) readBlock(off int64) []pinned {
-	l.buf = l.sp.appendTo(l.buf[:0], span{off: off, n: int32(pinsPerBlock * pinSize)})
-	l.tmp = decodePins(l.tmp[:0], l.buf)
-	return l.tmp
 }
 
 // sort puts the pins in order by cmp, keeping the order they were made
@@ -85,13 +103,17 @@ func (l *pinList) sort(cmp func(x, y pinned) int) {
 	if len(l.blocks) == 0 {
 		return
 	}
+	block := make([]pinned, 0, pinsPerBlock)
 	for _, off := range l.blocks {
-		block := l.readBlock(off)
+		block = block[:0]
+		for c := 0; c < pinsPerBlock; c += pinsRead {
+			block = append(block, l.chunk(off, c, min(pinsRead, pinsPerBlock-c))...)
+		}
 		slices.SortStableFunc(block, cmp)
-		l.buf = appendPins(l.buf[:0], block)
-		l.sp.patch(span{off: off, n: int32(len(l.buf))}, 0, l.buf)
+		for c := 0; c < len(block); c += pinsRead {
+			l.rewrite(off, c, block[c:min(c+pinsRead, len(block))])
+		}
 	}
-	l.tmp = nil
 	// Merge: a cursor a block (the one on the heap last); a tie goes to
 	// the block made first, so the whole sort is stable.
 	type cursor struct {
@@ -135,7 +157,7 @@ func (l *pinList) sort(cmp func(x, y pinned) int) {
 			out = out[:0]
 		}
 	}
-	l.blocks, l.cur, l.buf = nil, nil, nil // a block's worth of each
+	l.blocks, l.cur = nil, nil
 }
 
 // at is pin k, once sorted.
