@@ -11,9 +11,10 @@ import (
 // grow with the capture (about 270 bytes a run). The runs the pass touched
 // last stay on the heap; the others wait in the text spool, encoded, and
 // come back when a frame, a transcript line or the end of the pass needs
-// them. What stays on the heap for every run is its place in the spool,
-// the hash of its id and, once the pass has ended, its lane and track:
-// about 30 bytes a run.
+// them. Where each waits is kept by pages, most of which wait in the
+// spool too (runmeta.go). What stays on the heap for every run is the hash
+// of its id and, once the pass has ended, its lane and track: about 21
+// bytes a run.
 
 // maxLiveRuns is how many runs stay on the heap: the pass's run table
 // holds as many (pipeline.DefaultMaxRuns), so a run the report lets go is
@@ -24,7 +25,7 @@ var errRunSpool = errors.New("report: a run read back from the spool is corrupt"
 
 // runStore holds the report's runs by index, in the order they appeared.
 type runStore struct {
-	meta    []runMeta
+	meta    metaTable
 	slots   []*Run  // the runs on the heap; nil in a free slot
 	touched []bool  // by slot: the run was used since it was last queued
 	free    []int32 // free slots
@@ -44,7 +45,7 @@ type runStore struct {
 }
 
 // runMeta is where a run waits in the spool (a span, flattened), or its
-// slot while it is on the heap: 16 bytes a run.
+// slot while it is on the heap (runmeta.go keeps them).
 type runMeta struct {
 	off  int64
 	n    int32
@@ -56,18 +57,17 @@ func (m *runMeta) at() span { return span{off: m.off, n: m.n} }
 func (m *runMeta) put(sp span) { m.off, m.n = sp.off, sp.n }
 
 func newRunStore(sp *spool) *runStore {
-	return &runStore{max: maxLiveRuns, hash: hashID, byHash: map[uint32]int32{}, collide: map[string]int32{}, sp: sp}
+	return &runStore{max: maxLiveRuns, hash: hashID, byHash: map[uint32]int32{}, collide: map[string]int32{}, sp: sp, meta: metaTable{sp: sp}}
 }
 
-func (s *runStore) len() int { return len(s.meta) }
+func (s *runStore) len() int { return s.meta.len() }
 
 // nlive is how many runs are on the heap.
 func (s *runStore) nlive() int { return len(s.slots) - len(s.free) }
 
 // add appends a new run and returns its index.
 func (s *runStore) add(r *Run) int {
-	k := len(s.meta)
-	s.meta = append(s.meta, runMeta{slot: -1})
+	k := s.meta.add(runMeta{slot: -1})
 	s.hold(k, r)
 	h := s.hash(r.ID)
 	if _, taken := s.byHash[h]; taken {
@@ -89,13 +89,13 @@ func (s *runStore) hold(k int, r *Run) {
 		slot = int32(len(s.slots))
 		s.slots, s.touched = append(s.slots, r), append(s.touched, true)
 	}
-	s.meta[k].slot = slot
+	s.meta.edit(k).slot = slot
 	s.queue = append(s.queue, int32(k))
 }
 
 // live is run k if it is on the heap, else nil.
 func (s *runStore) live(k int) *Run {
-	if slot := s.meta[k].slot; slot >= 0 {
+	if slot := s.meta.get(k).slot; slot >= 0 {
 		return s.slots[slot]
 	}
 	return nil
@@ -116,7 +116,8 @@ func (s *runStore) id(k int) string {
 		return r.ID
 	}
 	var id string
-	id, s.buf = leadingString(s.sp, s.buf, s.meta[k].at())
+	m := s.meta.get(k)
+	id, s.buf = leadingString(s.sp, s.buf, m.at())
 	return id
 }
 
@@ -137,7 +138,7 @@ func leadingString(sp *spool, buf []byte, at span) (string, []byte) {
 // get returns run k on the heap, bringing it back from the spool if it
 // left: the pointer is valid until the next add or get.
 func (s *runStore) get(k int) *Run {
-	if slot := s.meta[k].slot; slot >= 0 {
+	if slot := s.meta.get(k).slot; slot >= 0 {
 		s.touched[slot] = true
 		return s.slots[slot]
 	}
@@ -166,7 +167,8 @@ func (s *runStore) set(k int, r Run) {
 		return
 	}
 	s.buf = appendRun(s.buf[:0], &r)
-	s.meta[k].put(s.sp.put(s.buf))
+	at := s.sp.put(s.buf)
+	s.meta.edit(k).put(at)
 }
 
 // settled is run k with its end settled: a run that never finished ends
@@ -201,16 +203,18 @@ func (s *runStore) evict() {
 	for s.nlive() > s.max && s.head < len(s.queue) {
 		k := s.queue[s.head]
 		s.head++
-		m := &s.meta[k]
-		if s.touched[m.slot] {
-			s.touched[m.slot] = false
+		slot := s.meta.get(int(k)).slot
+		if s.touched[slot] {
+			s.touched[slot] = false
 			s.queue = append(s.queue, k)
 			continue
 		}
-		s.buf = appendRun(s.buf[:0], s.slots[m.slot])
-		s.slots[m.slot] = nil
-		s.free = append(s.free, m.slot)
-		m.put(s.sp.put(s.buf))
+		s.buf = appendRun(s.buf[:0], s.slots[slot])
+		s.slots[slot] = nil
+		s.free = append(s.free, slot)
+		at := s.sp.put(s.buf)
+		m := s.meta.edit(int(k))
+		m.put(at)
 		m.slot = -1
 	}
 	if s.head > len(s.queue)/2 && s.head > 1024 {
@@ -220,7 +224,8 @@ func (s *runStore) evict() {
 }
 
 func (s *runStore) read(k int) []byte {
-	s.buf = s.sp.appendTo(s.buf[:0], s.meta[k].at())
+	m := s.meta.get(k)
+	s.buf = s.sp.appendTo(s.buf[:0], m.at())
 	return s.buf
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math/rand"
 	"strings"
 	"testing"
 
@@ -53,15 +54,18 @@ func TestRunsLetGoComeBackTheSame(t *testing.T) {
 				t.Fatalf("%d runs left the heap: the capture should have fewer than %d", spilled, maxLiveRuns)
 			}
 			for _, v := range []struct {
-				maxLive int
-				weak    bool
-			}{{1, true}, {3, false}} {
+				maxLive, perPage int
+				weak             bool
+			}{{1, 1024, true}, {3, 1024, false}, {3, 2, false}, {1, 5, true}} {
+				defer func(n, m int) { metaPerPage, maxMetaPages = n, m }(metaPerPage, maxMetaPages)
+				metaPerPage, maxMetaPages = v.perPage, 1 // the runs' metas in pages of a few, most in the spool
 				got, spilled := write(v.maxLive, v.weak, c.maxBytes, c.trace)
+				metaPerPage, maxMetaPages = 1024, 8
 				if spilled < 100 {
 					t.Fatalf("max %d: only %d runs left the heap", v.maxLive, spilled)
 				}
 				if !bytes.Equal(got, want) {
-					t.Errorf("max %d, weak hash %v: the output differs from the one with every run on the heap", v.maxLive, v.weak)
+					t.Errorf("max %d, %d metas a page, weak hash %v: the output differs from the one with every run on the heap", v.maxLive, v.perPage, v.weak)
 				}
 			}
 		})
@@ -172,13 +176,13 @@ func TestCorruptSpoolIsAnError(t *testing.T) {
 		switch what {
 		case "run":
 			r := rep.runs.view(0)
-			rep.runs.slots[rep.runs.meta[0].slot] = nil // let go, and read back from a span cut short
-			rep.runs.meta[0].slot = -1
+			rep.runs.slots[rep.runs.meta.get(0).slot] = nil // let go, and read back from a span cut short
+			rep.runs.meta.edit(0).slot = -1
 			rep.runs.set(0, r)
-			if rep.runs.meta[0].n == 0 {
+			if rep.runs.meta.get(0).n == 0 {
 				t.Fatal("the run did not go to the spool")
 			}
-			rep.runs.meta[0].n--
+			rep.runs.meta.edit(0).n--
 		case "finding":
 			rep.finds.pins.at(0).n--
 		}
@@ -252,6 +256,49 @@ func TestRunStoreFindsRunsLetGo(t *testing.T) {
 		}
 		if s.sp.err != nil {
 			t.Fatal(s.sp.err)
+		}
+	}
+}
+
+// The runs' metas read back as they were last set, however few pages stay
+// on the heap and whichever run is used.
+func TestMetaTableKeepsWhatWasSet(t *testing.T) {
+	defer func(n, m int) { metaPerPage, maxMetaPages = n, m }(metaPerPage, maxMetaPages)
+	rng := rand.New(rand.NewSource(5))
+	for _, c := range [][2]int{{1, 1}, {3, 1}, {4, 2}, {1024, 8}} {
+		metaPerPage, maxMetaPages = c[0], c[1]
+		tab := metaTable{sp: &spool{f: &memFile{}}}
+		var want []runMeta
+		for step := range 3000 {
+			switch {
+			case len(want) == 0 || rng.Intn(3) == 0:
+				m := runMeta{off: int64(step) << 20, n: int32(step), slot: -1}
+				if k := tab.add(m); k != len(want) {
+					t.Fatalf("%v: run %d added at %d", c, len(want), k)
+				}
+				want = append(want, m)
+			case rng.Intn(2) == 0:
+				k := rng.Intn(len(want))
+				m := tab.edit(k)
+				m.off, m.slot = int64(step), int32(step%7)
+				want[k] = *m
+			default:
+				k := rng.Intn(len(want))
+				if got := tab.get(k); got != want[k] {
+					t.Fatalf("%v, step %d: run %d's meta is %+v, want %+v", c, step, k, got, want[k])
+				}
+			}
+			if tab.held > maxMetaPages+1 {
+				t.Fatalf("%v: %d pages on the heap", c, tab.held)
+			}
+		}
+		for k := range want {
+			if got := tab.get(k); got != want[k] {
+				t.Fatalf("%v, at the end: run %d's meta is %+v, want %+v", c, k, got, want[k])
+			}
+		}
+		if tab.sp.err != nil {
+			t.Fatal(tab.sp.err)
 		}
 	}
 }
