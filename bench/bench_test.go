@@ -66,7 +66,7 @@ func largeCapture(tb testing.TB) (string, int) {
 	return capPath, capN
 }
 
-func report(b *testing.B, frames int) {
+func reportRate(b *testing.B, frames int) {
 	b.ReportMetric(float64(frames)*float64(b.N)/b.Elapsed().Seconds(), "frames/s")
 	b.ReportMetric(0, "ns/op") // per-op time of a whole capture is noise next to frames/s
 }
@@ -95,7 +95,7 @@ func BenchmarkFloor(b *testing.B) {
 			b.Fatalf("%d lines, want at least %d", lines, n+1)
 		}
 	}
-	report(b, n)
+	reportRate(b, n)
 }
 
 // forEach reads the capture and calls fn for each record.
@@ -121,7 +121,7 @@ func BenchmarkRead(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		forEach(b, path, func(*capture.Record) {})
 	}
-	report(b, n)
+	reportRate(b, n)
 }
 
 // BenchmarkClassify: read and classify every record (the Bridge).
@@ -131,7 +131,7 @@ func BenchmarkClassify(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		classifyPass(b, path)
 	}
-	report(b, n)
+	reportRate(b, n)
 }
 
 // classifyPass reads and classifies the whole capture once.
@@ -164,7 +164,7 @@ func BenchmarkClassifyNDJSON(b *testing.B) {
 		})
 		w.Flush()
 	}
-	report(b, n)
+	reportRate(b, n)
 }
 
 // BenchmarkIntents: what `clawtap intents` does (classify, derive, encode).
@@ -198,7 +198,7 @@ func BenchmarkIntents(b *testing.B) {
 			b.Fatal("no live patches derived")
 		}
 	}
-	report(b, n)
+	reportRate(b, n)
 }
 
 // TestMemoryFlat: classifying and deriving intents keep memory bounded by
@@ -230,7 +230,7 @@ func BenchmarkCheck(b *testing.B) {
 		}
 		runPass(b, path, a)
 	}
-	report(b, n)
+	reportRate(b, n)
 }
 
 // runPass reads the capture through one pass with the observers.
@@ -253,7 +253,7 @@ func BenchmarkCheckNoReplay(b *testing.B) {
 		a, _ := check.New(check.Options{NoReplay: true})
 		runPass(b, path, a)
 	}
-	report(b, n)
+	reportRate(b, n)
 }
 
 // BenchmarkStats: what `clawtap stats` does.
@@ -267,7 +267,7 @@ func BenchmarkStats(b *testing.B) {
 			b.Fatal("no runs counted")
 		}
 	}
-	report(b, n)
+	reportRate(b, n)
 }
 
 // TestMemoryFlatCheckStats: check and stats keep memory bounded by live

@@ -1,17 +1,18 @@
 package bench
 
 import (
-	"github.com/clawtap/clawtap/pkg/bridge"
-	"github.com/clawtap/clawtap/pkg/check"
-	"github.com/clawtap/clawtap/pkg/diff"
-	"github.com/clawtap/clawtap/pkg/pipeline"
-	"github.com/clawtap/clawtap/pkg/replay"
 	"path/filepath"
 	"runtime"
 	"testing"
 
 	"github.com/clawtap/clawtap/internal/synth"
+	"github.com/clawtap/clawtap/pkg/bridge"
 	"github.com/clawtap/clawtap/pkg/capture"
+	"github.com/clawtap/clawtap/pkg/check"
+	"github.com/clawtap/clawtap/pkg/diff"
+	"github.com/clawtap/clawtap/pkg/pipeline"
+	"github.com/clawtap/clawtap/pkg/replay"
+	"github.com/clawtap/clawtap/pkg/report"
 )
 
 // heapProfile is what memoryRun saw: the heap in use a third of the way
@@ -177,4 +178,36 @@ func afterGC() runtime.MemStats {
 	runtime.GC()
 	runtime.ReadMemStats(&ms)
 	return ms
+}
+
+// TestReportMemoryOverManyRuns: the report's runs, findings and the pins
+// findings are sorted by wait in temporary files; what stays on the heap
+// for each run is the hash of its id and, from the end of the pass, its
+// lane and track. 40,000 more short runs (and as many findings) must cost
+// far less than the 100 bytes a run they once did.
+func TestReportMemoryOverManyRuns(t *testing.T) {
+	an, err := check.New(check.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := report.NewBuilder(report.Options{Name: "many", Checker: report.NewCheck(an)})
+	rep := b.Report()
+	defer rep.Close()
+	p := pipeline.New(pipeline.Options{}, b)
+	h := memoryRunOf(t, manyRuns(60_000, 5), 240_000, func(rec *capture.Record) {
+		if _, err := p.Push(rec, nil); err != nil {
+			t.Fatal(err)
+		}
+	}, func() {
+		if err := p.Close(capture.Stats{}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if rep.NumRuns() < 60_000 || rep.NumFindings() < 60_000 {
+		t.Fatalf("%d runs and %d findings, want 60,000 of each: the capture no longer has what this test needs", rep.NumRuns(), rep.NumFindings())
+	}
+	if h.end > h.third+2<<20 {
+		t.Fatalf("heap in use grew from %.1f MiB at 20,000 runs to %.1f MiB at 60,000: the report must not keep much for each run", h.mib(h.third), h.mib(h.end))
+	}
+	t.Logf("heap in use: %.1f MiB at 20,000 runs, %.1f MiB at 60,000, peak %.1f MiB", h.mib(h.third), h.mib(h.end), h.mib(h.peak))
 }

@@ -22,7 +22,7 @@ func BenchmarkReplay(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		replayPass(b, path)
 	}
-	report(b, n)
+	reportRate(b, n)
 }
 
 // replayPass replays the whole capture once.
@@ -80,7 +80,7 @@ func BenchmarkDerive(b *testing.B) {
 			b.Fatal("no intents")
 		}
 	}
-	report(b, n)
+	reportRate(b, n)
 }
 
 // BenchmarkReplayNDJSON: `clawtap replay -o json`, output discarded.
@@ -104,7 +104,7 @@ func BenchmarkReplayNDJSON(b *testing.B) {
 		e.Finish(emit)
 		w.Flush()
 	}
-	report(b, n)
+	reportRate(b, n)
 }
 
 // TestReplayMemoryFlat: replay keeps memory bounded by live state (capped
