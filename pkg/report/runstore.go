@@ -12,9 +12,10 @@ import (
 // last stay on the heap; the others wait in the text spool, encoded, and
 // come back when a frame, a transcript line or the end of the pass needs
 // them. Where each waits is kept by pages, most of which wait in the
-// spool too (runmeta.go). What stays on the heap for every run is the hash
-// of its id and, once the pass has ended, its lane and track: about 21
-// bytes a run.
+// spool too (runmeta.go), and so do the hashes of the ids of all but the
+// runs added last (runindex.go). What stays on the heap for every run is
+// a bit or so of a filter and, once the pass has ended, its lane and
+// track: about 9 bytes a run.
 
 // maxLiveRuns is how many runs stay on the heap: the pass's run table
 // holds as many (pipeline.DefaultMaxRuns), so a run the report lets go is
@@ -34,8 +35,7 @@ type runStore struct {
 	back    int                 // runs brought back from the spool
 	max     int                 // maxLiveRuns; smaller in tests
 	hash    func(string) uint32 // hashID; a weaker one in tests
-	byHash  map[uint32]int32    // the run of each id hash, for the first id with it
-	collide map[string]int32    // the runs whose id hash another id had first
+	ids     *runIndex
 	sp      *spool
 	buf     []byte
 	// set when the pass has ended: each run's lane and track, and the
@@ -57,7 +57,7 @@ func (m *runMeta) at() span { return span{off: m.off, n: m.n} }
 func (m *runMeta) put(sp span) { m.off, m.n = sp.off, sp.n }
 
 func newRunStore(sp *spool) *runStore {
-	return &runStore{max: maxLiveRuns, hash: hashID, byHash: map[uint32]int32{}, collide: map[string]int32{}, sp: sp, meta: metaTable{sp: sp}}
+	return &runStore{max: maxLiveRuns, hash: hashID, ids: newRunIndex(sp), sp: sp, meta: metaTable{sp: sp}}
 }
 
 func (s *runStore) len() int { return s.meta.len() }
@@ -69,12 +69,7 @@ func (s *runStore) nlive() int { return len(s.slots) - len(s.free) }
 func (s *runStore) add(r *Run) int {
 	k := s.meta.add(runMeta{slot: -1})
 	s.hold(k, r)
-	h := s.hash(r.ID)
-	if _, taken := s.byHash[h]; taken {
-		s.collide[r.ID] = int32(k)
-	} else {
-		s.byHash[h] = int32(k)
-	}
+	s.ids.add(s.hash(r.ID), r.ID, int32(k))
 	s.evict()
 	return k
 }
@@ -103,11 +98,14 @@ func (s *runStore) live(k int) *Run {
 
 // find returns the index of the run with this id.
 func (s *runStore) find(id string) (int, bool) {
-	if k, ok := s.byHash[s.hash(id)]; ok && s.id(int(k)) == id {
-		return int(k), true
-	}
-	k, ok := s.collide[id]
-	return int(k), ok
+	found := -1
+	s.ids.each(s.hash(id), id, func(k int32) bool {
+		if s.id(int(k)) == id {
+			found = int(k)
+		}
+		return found >= 0
+	})
+	return found, found >= 0
 }
 
 // id is run k's id, without bringing the run back to the heap.
@@ -237,9 +235,9 @@ func (s *runStore) decode(k int, r *Run) {
 	}
 }
 
-// hashID is the 32-bit FNV-1a hash of a run id: a map keyed by it takes
-// half the memory of one keyed by 64 bits, and the few ids whose hash
-// another had first (one or two in 100,000) go to collide.
+// hashID is the 32-bit FNV-1a hash of a run id: the index (runindex.go)
+// keeps 32 bits a run, and finds the one run of the few with the same
+// hash (one or two in 100,000) by its id.
 func hashID(id string) uint32 {
 	h := uint32(2166136261)
 	for i := 0; i < len(id); i++ {

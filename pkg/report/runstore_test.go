@@ -57,10 +57,12 @@ func TestRunsLetGoComeBackTheSame(t *testing.T) {
 				maxLive, perPage int
 				weak             bool
 			}{{1, 1024, true}, {3, 1024, false}, {3, 2, false}, {1, 5, true}} {
-				defer func(n, m int) { metaPerPage, maxMetaPages = n, m }(metaPerPage, maxMetaPages)
-				metaPerPage, maxMetaPages = v.perPage, 1 // the runs' metas in pages of a few, most in the spool
+				defer func(n, m, r int) { metaPerPage, maxMetaPages, maxRecentIDs = n, m, r }(metaPerPage, maxMetaPages, maxRecentIDs)
+				// the runs' metas in pages of a few, most in the spool, and
+				// their ids' hashes in segments of as many
+				metaPerPage, maxMetaPages, maxRecentIDs = v.perPage, 1, v.perPage
 				got, spilled := write(v.maxLive, v.weak, c.maxBytes, c.trace)
-				metaPerPage, maxMetaPages = 1024, 8
+				metaPerPage, maxMetaPages, maxRecentIDs = 1024, 8, 1<<16
 				if spilled < 100 {
 					t.Fatalf("max %d: only %d runs left the heap", v.maxLive, spilled)
 				}
@@ -226,9 +228,15 @@ func TestFindingsSortPastTheRuleTable(t *testing.T) {
 }
 
 // Runs let go are found by id, short or long, whether the hashes collide
-// or not.
+// or not, and whether their ids' hashes wait in the spool or not.
 func TestRunStoreFindsRunsLetGo(t *testing.T) {
-	for _, weak := range []bool{false, true} {
+	defer func(n int) { maxRecentIDs = n }(maxRecentIDs)
+	for _, c := range []struct {
+		weak   bool
+		recent int
+	}{{false, 1 << 16}, {true, 1 << 16}, {false, 3}, {true, 2}, {false, 1}} {
+		weak := c.weak
+		maxRecentIDs = c.recent
 		s := newRunStore(&spool{f: &memFile{}})
 		s.max = 1
 		if weak {
@@ -248,11 +256,14 @@ func TestRunStoreFindsRunsLetGo(t *testing.T) {
 		for k, id := range ids {
 			got, ok := s.find(id)
 			if !ok || got != k || s.view(k).Frames != int32(k) {
-				t.Errorf("weak %v: run %d (id of %d bytes) found at %d, %v", weak, k, len(id), got, ok)
+				t.Errorf("weak %v, %d recent ids: run %d (id of %d bytes) found at %d, %v", weak, c.recent, k, len(id), got, ok)
 			}
 		}
 		if _, ok := s.find("run-3-x"); ok {
-			t.Errorf("weak %v: a run that never was is found", weak)
+			t.Errorf("weak %v, %d recent ids: a run that never was is found", weak, c.recent)
+		}
+		if c.recent < 40 && !weak && len(s.ids.segs) == 0 { // one hash for all: every id but the first goes to collide
+			t.Errorf("%d recent ids: no segment was written", c.recent)
 		}
 		if s.sp.err != nil {
 			t.Fatal(s.sp.err)
@@ -300,5 +311,50 @@ func TestMetaTableKeepsWhatWasSet(t *testing.T) {
 		if tab.sp.err != nil {
 			t.Fatal(tab.sp.err)
 		}
+	}
+}
+
+// The index finds every run added, by a hash many ids share or one each,
+// and seldom reads a segment for a hash it never had.
+func TestRunIndexFindsEveryRun(t *testing.T) {
+	defer func(n int) { maxRecentIDs = n }(maxRecentIDs)
+	maxRecentIDs = 500
+	x := newRunIndex(&spool{f: &memFile{}})
+	hashOf := func(k int) uint32 {
+		if k%10 == 0 {
+			return uint32(k % 7) // shared by many
+		}
+		return hashID(fmt.Sprint("run-", k))
+	}
+	const n = 5000
+	for k := range n {
+		x.add(hashOf(k), fmt.Sprint("run-", k), int32(k))
+	}
+	if len(x.segs) != 9 || len(x.recent) == 0 {
+		t.Fatalf("%d segments and %d recent ids, want 9 and some", len(x.segs), len(x.recent))
+	}
+	for k := range n {
+		var seen []int32
+		found := x.each(hashOf(k), fmt.Sprint("run-", k), func(c int32) bool {
+			seen = append(seen, c)
+			return int(c) == k
+		})
+		if !found {
+			t.Fatalf("run %d not found; candidates %v", k, seen)
+		}
+	}
+	reads := 0
+	for k := n; k < 2*n; k++ {
+		id := fmt.Sprint("run-", k)
+		x.buf = x.buf[:0]
+		if x.each(hashID(id), id, func(int32) bool { return true }) && hashID(id) >= 7 {
+			t.Fatalf("%s, never added, is found", id)
+		}
+		if len(x.buf) > 0 {
+			reads++
+		}
+	}
+	if reads > n/8 { // 9 filters of about 0.8% false positives each: about 7%
+		t.Errorf("%d of %d new ids read a segment", reads, n)
 	}
 }
