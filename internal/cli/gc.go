@@ -28,17 +28,17 @@ const (
 	// the GC's cycles, 4–6% of the time on a million frames.
 	smallHeapGC = 100
 	// boundedLimit is the soft memory limit of a command whose live heap
-	// still grows, slowly, with the capture (report: about 100 bytes a
-	// run and its finding). Below it the GC runs as boundedGC says; near
-	// it, more often. report's live heap is 17 MB on a million frames
-	// (the limit never binds) and 22 MB on three million, where it keeps
-	// the peak RSS at 46 MB instead of 54 for 3% more time.
-	boundedLimit = 38 << 20
-	// boundedGC is the heap growth under that limit: Go's default. The
-	// limit or the live heap, not the growth, sets the peak of a long
-	// capture (48 MB on three million frames, 49–50.5 MB on 90,000 runs,
-	// either way); on a million frames 100 costs 2.6 MB of RSS against 50
-	// (47.8 against 45.2 MB in the bench) and saves 6% of report's CPU,
+	// is large, though flat (report: 17-20 MB whatever the capture, its
+	// runs and findings waiting in temporary files). With Go's default
+	// growth the heap would reach twice that, so the limit, not the live
+	// heap, sets the peak: about the limit plus the binary's 10 MB of
+	// pages. 36 MiB costs under 1% more time than 38 on a million frames,
+	// three million and 360,000 short runs, and takes 1.5-3 MB off each
+	// peak (45.7 against 47.6 MB on the short runs); 34 costs 4-6%.
+	boundedLimit = 36 << 20
+	// boundedGC is the heap growth under that limit: Go's default. On a
+	// million frames 100 costs 2.6 MB of RSS against 50 (47.8 against
+	// 45.2 MB in the bench, under 38 MiB) and saves 6% of report's CPU,
 	// the GC's cycles going from 24 to 15.
 	boundedGC = 100
 )
@@ -46,9 +46,9 @@ const (
 // gcTuned is set when TuneGC chose the heap growth (GOGC was not set).
 var gcTuned bool
 
-// MemoryBound gives a command whose memory grows a little with the
-// capture a soft memory limit, unless GOMEMLIMIT is set, and the heap
-// growth that goes with it, unless GOGC is set.
+// MemoryBound gives a command whose live heap is large a soft memory
+// limit, unless GOMEMLIMIT is set, and the heap growth that goes with
+// it, unless GOGC is set.
 func MemoryBound() {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(boundedLimit)
