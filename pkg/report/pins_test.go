@@ -61,18 +61,7 @@ func TestPinsMergedFromTheSpoolTheSame(t *testing.T) {
 		}
 		b := NewBuilder(Options{Name: "large", Checker: &scatterChecker{ids: ids}, NoBodies: trace})
 		rep := runBuilder(t, b, r, "")
-		var out bytes.Buffer
-		write := WriteHTML
-		if trace {
-			write = WriteTrace
-		}
-		if err := write(&out, rep); err != nil {
-			t.Fatal(err)
-		}
-		if err := rep.Err(); err != nil {
-			t.Fatal(err)
-		}
-		return out.Bytes(), rep
+		return pageOrTrace(t, rep, trace), rep
 	}
 	for _, trace := range []bool{false, true} {
 		want, rep := write(1<<15, 1<<16-1, trace)

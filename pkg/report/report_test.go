@@ -3,8 +3,6 @@ package report
 import (
 	"bytes"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -12,90 +10,8 @@ import (
 
 	"github.com/clawtap/clawtap/internal/synth"
 	"github.com/clawtap/clawtap/pkg/capture"
-	"github.com/clawtap/clawtap/pkg/pipeline"
 	"github.com/clawtap/clawtap/pkg/replay"
 )
-
-func fixturePath(t testing.TB, name string) string {
-	t.Helper()
-	p := filepath.Join("..", "..", "fixtures", name)
-	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("fixture %s missing: run `make fixtures`", name)
-	}
-	return p
-}
-
-// build reads a capture through a Builder.
-func build(t testing.TB, r *capture.Reader, opts Options) *Report {
-	t.Helper()
-	return buildUI(t, r, opts, "")
-}
-
-// buildUI reads a capture through a Builder, replaying it as ui.
-func buildUI(t testing.TB, r *capture.Reader, opts Options, ui string) *Report {
-	t.Helper()
-	return runBuilder(t, NewBuilder(opts), r, ui)
-}
-
-// runBuilder reads a capture through b, replaying it as ui.
-func runBuilder(t testing.TB, b *Builder, r *capture.Reader, ui string) *Report {
-	t.Helper()
-	if err := pipeline.New(pipeline.Options{Replay: replay.Options{UI: ui}}, b).Run(pipeline.Records(r)); err != nil {
-		t.Fatal(err)
-	}
-	rep := b.Report()
-	t.Cleanup(func() {
-		if err := rep.Close(); err != nil {
-			t.Error(err)
-		}
-	})
-	return rep
-}
-
-func buildFile(t testing.TB, path string, opts Options) *Report {
-	t.Helper()
-	r, err := capture.Open(path, capture.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	if opts.Name == "" {
-		opts.Name = filepath.Base(path)
-	}
-	return build(t, r, opts)
-}
-
-func buildBytes(t testing.TB, data []byte, opts Options) *Report {
-	t.Helper()
-	r, err := capture.NewReader(bytes.NewReader(data), capture.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return build(t, r, opts)
-}
-
-// dataOf extracts the embedded data element's text from a page.
-func dataOf(t testing.TB, page []byte) []byte {
-	t.Helper()
-	const open = `<script type="application/json" id="clawtap-data">`
-	i := bytes.Index(page, []byte(open))
-	if i < 0 {
-		t.Fatal("no data element")
-	}
-	rest := page[i+len(open):]
-	j := bytes.Index(rest, []byte("</script>"))
-	if j < 0 {
-		t.Fatal("data element not closed")
-	}
-	return rest[:j]
-}
-
-var allFixtures = []string{
-	"demo.jsonl.zst", "streamed-run.jsonl.zst", "tool-run.jsonl.zst", "abort.jsonl.zst", "error-run.jsonl.zst",
-	"slash-command.jsonl.zst", "exec-approval.jsonl.zst", "presence-burst.jsonl.zst", "reconnect.jsonl.zst",
-	"seq-gap.jsonl.zst", "junk.jsonl", "bare-frames.jsonl", "truncated.jsonl.zst", "stale-terminal.jsonl.zst",
-	"duplicate-final.jsonl.zst",
-}
 
 func TestEveryFixtureGivesValidDeterministicOutput(t *testing.T) {
 	for _, name := range allFixtures {

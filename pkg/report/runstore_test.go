@@ -28,21 +28,11 @@ func TestRunsLetGoComeBackTheSame(t *testing.T) {
 			b.rep.runs.hash = func(id string) uint32 { return uint32(len(id) % 3) }
 		}
 		rep := runBuilder(t, b, r, "")
-		var out bytes.Buffer
-		write := WriteHTML
-		if trace {
-			write = WriteTrace
-		}
-		if err := write(&out, rep); err != nil {
-			t.Fatal(err)
-		}
-		if err := rep.Err(); err != nil {
-			t.Fatal(err)
-		}
+		out := pageOrTrace(t, rep, trace)
 		if maxLive < 3 && rep.runs.back == 0 {
 			t.Errorf("max %d: no run came back from the spool", maxLive)
 		}
-		return out.Bytes(), rep.runs.len() - rep.runs.nlive()
+		return out, rep.runs.len() - rep.runs.nlive()
 	}
 	for _, c := range []struct {
 		maxBytes int
