@@ -90,12 +90,23 @@ type result struct {
 }
 
 func main() {
-	if len(os.Args) == 5 && os.Args[1] == "-generate" {
+	if len(os.Args) == 5 && (os.Args[1] == "-generate" || os.Args[1] == "-generate-runs") {
 		// In a child process, so the harness stays small: a child's
-		// maxrss starts from its parent's at fork.
+		// maxrss starts from its parent's at fork. -generate-runs makes
+		// a capture of that many short runs (12 records each), where
+		// whatever a command keeps per run shows (bench/README.md).
 		n, _ := strconv.Atoi(os.Args[3])
 		seed, _ := strconv.ParseInt(os.Args[4], 10, 64)
-		if err := generate(os.Args[2], n, seed); err != nil {
+		gen := func(w *capture.Writer) error { return synth.Large(w, n, seed) }
+		if os.Args[1] == "-generate-runs" {
+			gen = func(w *capture.Writer) error {
+				if err := w.WriteHeader(synth.NewHeader("many short runs")); err != nil {
+					return err
+				}
+				return synth.ManyRunsEach(n, seed, w.Write)
+			}
+		}
+		if err := generate(os.Args[2], gen); err != nil {
 			fmt.Fprintln(os.Stderr, "generate:", err)
 			os.Exit(2)
 		}
@@ -225,12 +236,12 @@ func selectPaths(only string, haveZstd, twins bool) []path {
 	return out
 }
 
-func generate(path string, frames int, seed int64) error {
+func generate(path string, gen func(*capture.Writer) error) error {
 	w, err := capture.Create(path)
 	if err != nil {
 		return err
 	}
-	if err := synth.Large(w, frames, seed); err != nil {
+	if err := gen(w); err != nil {
 		w.Close()
 		return err
 	}
