@@ -80,12 +80,18 @@ func serveAndRecord(t *testing.T, path string, conn int) string {
 	}()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
+		// Pending before the counts: the streamer counts a frame sent before
+		// it starts the timer for the next, so a timer seen here means the
+		// counts read next include every frame sent before it. Read after
+		// them, a timer could follow a frame the counts missed, and the
+		// clock would move before the recorder had read that frame.
+		pending := clk.Pending()
 		st := sv.Stats()
 		if len(st.Clients) == 1 && st.Sent == got.Load() {
 			if st.Clients[0].Ended {
 				break
 			}
-			if clk.Pending() > 0 {
+			if pending > 0 {
 				clk.AdvanceToNext()
 				continue
 			}
