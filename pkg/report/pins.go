@@ -150,14 +150,27 @@ func (l *pinList) sort(cmp func(x, y pinned) int) {
 		}
 		out = appendPins(out, best.pins[:1])
 		best.pins = best.pins[1:]
-		if len(out) == cap(out) || done == l.n-1 {
-			if at := l.sp.put(out).off; !l.merged {
-				l.merged, l.at0 = true, at
-			}
+		if len(out) == cap(out) {
+			l.put(out)
 			out = out[:0]
 		}
 	}
+	l.put(out)
+	if !l.merged { // nothing came back: at reads past the spool's end, and gives none
+		l.merged, l.at0 = true, l.sp.end
+	}
 	l.blocks, l.cur = nil, nil
+}
+
+// put appends merged pins to the spool: one put after the other, they lie
+// end to end from at0.
+func (l *pinList) put(out []byte) {
+	if len(out) == 0 {
+		return
+	}
+	if at := l.sp.put(out).off; !l.merged {
+		l.merged, l.at0 = true, at
+	}
 }
 
 // at is pin k, once sorted.

@@ -129,3 +129,26 @@ func TestPinListSortsStably(t *testing.T) {
 		}
 	}
 }
+
+// Pins that do not come back from the spool are an error of the spool,
+// not a crash: the merge stops, and the pins it could not give read as
+// none.
+func TestPinListLostFromTheSpool(t *testing.T) {
+	defer func(n int) { pinsPerBlock = n }(pinsPerBlock)
+	pinsPerBlock = 3
+	l := pinList{sp: &spool{f: &memFile{}}}
+	for k := range 10 {
+		l.add(pinned{i: 10 - k, run: -1, lane: -1})
+	}
+	l.sp.flush()
+	l.sp.f.(*memFile).b = nil // the file lost what was written
+	l.sort(func(x, y pinned) int { return x.i - y.i })
+	if l.sp.err == nil {
+		t.Fatal("no error from a spool that lost its pins")
+	}
+	for k := range l.len() {
+		if p := l.at(k); p.run != -1 && p.i == 0 {
+			t.Errorf("pin %d: %+v", k, *p)
+		}
+	}
+}
