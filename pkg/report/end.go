@@ -250,14 +250,7 @@ func (b *Builder) compactLanes(runLane []int32) (was []int) {
 	for k, l := range runLane {
 		runLane[k] = int32(remap[l])
 	}
-	rep.Rows.remap = remap
-	rep.finds.pins.each(func(p *pinned) bool {
-		if p.lane >= 0 && p.run < 0 {
-			p.lane = int32(remap[p.lane])
-			return true
-		}
-		return false
-	})
+	rep.Rows.remap = remap // the findings' lanes too, as they are read
 	for k := range rep.Approvals {
 		if l := rep.Approvals[k].Lane; l >= 0 {
 			rep.Approvals[k].Lane = remap[l]

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/clawtap/clawtap/pkg/capture"
@@ -150,5 +151,37 @@ func TestPinListLostFromTheSpool(t *testing.T) {
 		if p := l.at(k); p.run != -1 && p.i == 0 {
 			t.Errorf("pin %d: %+v", k, *p)
 		}
+	}
+}
+
+// laneChecker pins a finding on a session's lane, with no run.
+type laneChecker struct{ sink func(Finding) }
+
+func (c *laneChecker) Needs() pipeline.Needs          { return 0 }
+func (c *laneChecker) Sink(fn func(Finding))          { c.sink = fn }
+func (c *laneChecker) Before(f *pipeline.Frame) error { return nil }
+func (c *laneChecker) End(*pipeline.End) error {
+	c.sink(Finding{Rule: "on-lane", Severity: "info", I: 3, SessionKey: "agent:main:other", Message: "the other session"})
+	return nil
+}
+
+// A finding on a lane without a run follows its lane when the lanes are
+// compacted: here the lane run a opened before a frame named its session
+// is dropped, and the other session's lane moves down by one.
+func TestFindingLaneFollowsCompaction(t *testing.T) {
+	lines := []string{
+		`{"clawtap":1,"createdAt":"2026-11-22T03:23:55Z","source":{"tool":"test","mode":"record"},"redaction":{"credentials":true,"content":false}}`,
+		`{"t":1000,"conn":1,"mark":"open","url":"ws://x/"}`,
+		`{"t":1001,"conn":1,"dir":"in","frame":{"type":"event","event":"agent","payload":{"runId":"a","stream":"lifecycle","data":{"phase":"start"}}}}`,
+		`{"t":1002,"conn":1,"dir":"in","frame":{"type":"event","event":"chat","payload":{"runId":"a","sessionKey":"agent:main:main","state":"delta","message":{"role":"assistant","content":[{"type":"text","text":"hi"}]}}}}`,
+		`{"t":1003,"conn":1,"dir":"in","frame":{"type":"event","event":"chat","payload":{"runId":"b","sessionKey":"agent:main:other","state":"delta","message":{"role":"assistant","content":[{"type":"text","text":"yo"}]}}}}`,
+	}
+	rep := buildBytes(t, []byte(strings.Join(lines, "\n")+"\n"), Options{Checker: &laneChecker{}})
+	if rep.Rows.remap == nil {
+		t.Fatalf("no lane was dropped (lanes %+v): the capture no longer has what this test needs", rep.Lanes)
+	}
+	fs := allFindings(t, rep)
+	if len(fs) != 1 || fs[0].Run != -1 || fs[0].Lane < 0 || fs[0].Lane >= len(rep.Lanes) || rep.Lanes[fs[0].Lane].SessionKey != "agent:main:other" {
+		t.Fatalf("finding %+v, lanes %+v", fs, rep.Lanes)
 	}
 }

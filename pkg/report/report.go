@@ -353,8 +353,11 @@ func (r *Report) Finding(k int) (PinnedFinding, error) {
 	p := r.finds.pins.at(k)
 	f := r.finds.read(p)
 	f.Run, f.Lane = int(p.run), int(p.lane)
-	if f.Run >= 0 && r.runs.lanes != nil {
+	switch {
+	case f.Run >= 0 && r.runs.lanes != nil:
 		f.Lane, _ = r.runs.place(f.Run)
+	case f.Run < 0 && f.Lane >= 0: // a lane without a run, as the rows' are
+		f.Lane = int(r.Rows.remapped(p.lane))
 	}
 	return f, r.finds.sp.err
 }
