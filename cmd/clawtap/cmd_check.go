@@ -90,7 +90,7 @@ runs a folder of captures against their expectations.`,
 			}
 			c := checkcli.Check{Paths: args, Options: opts, FailOn: failOn, UI: ui}
 			if f.schema != "" {
-				cli.AllocHeavy()
+				defer cli.AllocHeavy.Apply()()
 				if c.Schema, err = checkcli.LoadSchema(strings.TrimPrefix(f.schema, "builtin")); err != nil {
 					return err
 				}

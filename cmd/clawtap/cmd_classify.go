@@ -62,7 +62,7 @@ ok and code where they apply. Invalid records carry reason and raw.`,
 		Args:              cobra.MaximumNArgs(1),
 		ValidArgsFunction: captureArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cli.SmallHeap()
+			defer cli.SmallHeap.Apply()()
 			if err := f.validate(); err != nil {
 				return err
 			}

@@ -36,7 +36,7 @@ with jq. A classified line needs only "kind"; "event", "agentId",
 		Args:              cobra.MaximumNArgs(1),
 		ValidArgsFunction: captureArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cli.SmallHeap()
+			defer cli.SmallHeap.Apply()()
 			if err := f.validate(); err != nil {
 				return err
 			}

@@ -83,7 +83,7 @@ that re-reads chat.history, not what clawboo does.`,
 		Args:              cobra.MaximumNArgs(1),
 		ValidArgsFunction: captureArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cli.SmallHeap()
+			defer cli.SmallHeap.Apply()()
 			path := inputArg(args)
 			if err := a.CheckStdin(cmd.CommandPath(), path); err != nil {
 				return err

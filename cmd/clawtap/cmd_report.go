@@ -109,6 +109,6 @@ func (a *app) runReport(cmd *cobra.Command, path string, o *reportOpts) error {
 	if cli.SameFile(path, o.out.path) {
 		return cli.Usage("write the report to another file", "the output %s is the input capture", o.out.path)
 	}
-	cli.MemoryBound()
+	defer cli.MemoryBound.Apply()()
 	return reportcli.Run(a.Env, reportcli.Config{Path: path, Out: o.out.file(cmd), Trace: o.format == "trace", MaxBytes: int(maxBytes), Name: o.name, UI: ui})
 }

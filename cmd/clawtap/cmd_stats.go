@@ -35,7 +35,7 @@ heading, or a "file" key on each json object).`,
 		Args:              cobra.ArbitraryArgs,
 		ValidArgsFunction: captureArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cli.SmallHeap()
+			defer cli.SmallHeap.Apply()()
 			o, err := out.spec(cmd)
 			if err != nil {
 				return err

@@ -60,7 +60,7 @@ one row per finding. Exit status 1 when a finding at or above --fail-on
 			if err := a.CheckStdin(cmd.CommandPath(), path); err != nil {
 				return err
 			}
-			cli.AllocHeavy()
+			defer cli.AllocHeavy.Apply()()
 			s, err := checkcli.LoadSchema(f.schema)
 			if err != nil {
 				return err

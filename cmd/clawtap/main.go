@@ -11,7 +11,9 @@ import (
 )
 
 func main() {
-	cli.TuneGC()
+	// clawtap's default heap growth for the process; a command that needs
+	// another sets its own as it runs, and puts this one back.
+	cli.DefaultMemory.Apply()
 	stop := profile(os.Getenv("CLAWTAP_CPUPROFILE"))
 	code := Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()

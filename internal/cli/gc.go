@@ -5,8 +5,9 @@ import (
 	"runtime/debug"
 )
 
-// The GC's heap growth clawtap chooses, unless GOGC says otherwise
-// (bench/README.md, "Memory", has the measurements).
+// The GC's heap growth and memory limit clawtap chooses for a command,
+// unless GOGC and GOMEMLIMIT say otherwise (bench/README.md, "Memory",
+// has the measurements).
 const (
 	// gcPercent is the default. Reading a capture keeps a few large
 	// buffers without pointers (the zstd window, the read-ahead's
@@ -43,36 +44,48 @@ const (
 	boundedGC = 100
 )
 
-// gcTuned is set when TuneGC chose the heap growth (GOGC was not set).
-var gcTuned bool
-
-// MemoryBound gives a command whose live heap is large a soft memory
-// limit, unless GOMEMLIMIT is set, and the heap growth that goes with
-// it, unless GOGC is set.
-func MemoryBound() {
-	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(boundedLimit)
-	}
-	setGC(boundedGC)
+// Memory is how a command's heap may grow while it runs: the GC's
+// percent (GOGC) and a soft memory limit (GOMEMLIMIT). A command runs
+// under one (Apply), and leaves the process as it found it.
+type Memory struct {
+	GCPercent int   // the heap growth
+	Limit     int64 // the soft memory limit in bytes; 0 is none
 }
 
-// TuneGC sets clawtap's default heap growth, unless GOGC is set; main
-// calls it first.
-func TuneGC() {
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(gcPercent)
-		gcTuned = true
+// The memory profiles of clawtap's commands.
+var (
+	// DefaultMemory is every command's unless it says otherwise.
+	DefaultMemory = Memory{GCPercent: gcPercent}
+	// SmallHeap is for a command whose live heap stays small whatever the
+	// capture (classify, intents, replay, stats).
+	SmallHeap = Memory{GCPercent: smallHeapGC}
+	// AllocHeavy is for a command that allocates much short-lived memory
+	// (validate, check --schema).
+	AllocHeavy = Memory{GCPercent: allocHeavyGC}
+	// MemoryBound is for a command whose live heap is large, though flat
+	// (report): a soft limit and the heap growth that goes with it.
+	MemoryBound = Memory{GCPercent: boundedGC, Limit: boundedLimit}
+)
+
+// Apply sets m's heap growth, unless GOGC is set, and its memory limit,
+// unless GOMEMLIMIT is set or m has none, and returns the function that
+// puts back what was there before.
+func (m Memory) Apply() (restore func()) {
+	setGC := os.Getenv("GOGC") == ""
+	setLimit := m.Limit > 0 && os.Getenv("GOMEMLIMIT") == ""
+	prevGC, prevLimit := 0, int64(0)
+	if setGC {
+		prevGC = debug.SetGCPercent(m.GCPercent)
 	}
-}
-
-// AllocHeavy gives an allocation-heavy command its heap growth.
-func AllocHeavy() { setGC(allocHeavyGC) }
-
-// SmallHeap gives a command with a small live heap Go's default.
-func SmallHeap() { setGC(smallHeapGC) }
-
-func setGC(percent int) {
-	if gcTuned {
-		debug.SetGCPercent(percent)
+	if setLimit {
+		prevLimit = debug.SetMemoryLimit(m.Limit)
+	}
+	return func() {
+		if setLimit {
+			debug.SetMemoryLimit(prevLimit)
+		}
+		if setGC {
+			debug.SetGCPercent(prevGC)
+		}
 	}
 }
