@@ -41,9 +41,17 @@ func (f *filter) validate() error {
 	return nil
 }
 
+// classifyOptions is a classify as the command line asks for it.
+type classifyOptions struct {
+	out    outFlags
+	filter filter
+
+	path   string     // the capture; "-" is stdin
+	output cli.Output // checked from out
+}
+
 func (a *app) classifyCmd() *cobra.Command {
-	var out outFlags
-	var f filter
+	var opts classifyOptions
 	cmd := &cobra.Command{
 		Use:   "classify [FILE|-]",
 		Short: "Classify every record of a capture (the Bridge stage)",
@@ -62,30 +70,38 @@ ok and code where they apply. Invalid records carry reason and raw.`,
 		Args:              cobra.MaximumNArgs(1),
 		ValidArgsFunction: captureArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			defer cli.SmallHeap.Apply()()
-			if err := f.validate(); err != nil {
+			if err := opts.filter.validate(); err != nil {
 				return err
 			}
-			path := inputArg(args)
-			if err := a.CheckStdin(cmd.CommandPath(), path); err != nil {
+			opts.path = inputArg(args)
+			var err error
+			if opts.output, err = opts.out.spec(cmd); err != nil {
 				return err
 			}
-			r, err := a.OpenCapture(path)
-			if err != nil {
-				return err
-			}
-			defer r.Close()
-			s, err := a.openSink(cmd, &out)
-			if err != nil {
-				return err
-			}
-			p := &output.Classify{W: s, Format: s.Format, Style: s.Style, Match: f.Match}
-			err = pipeline.New(pipeline.Options{}, p).Run(pipeline.Records(r))
-			a.ReadSummary(path, r.Stats())
-			return s.Close(cli.ReadErr(path, err))
+			return a.run(cli.SmallHeap, func() error { return runClassify(a.Env, opts) })
 		},
 	}
-	a.printFlags(cmd, &out, output.Table)
-	f.register(cmd)
+	a.printFlags(cmd, &opts.out, output.Table)
+	opts.filter.register(cmd)
 	return cmd
+}
+
+// runClassify prints the classified events of the capture.
+func runClassify(env *cli.Env, opts classifyOptions) error {
+	if err := env.CheckStdin(opts.output.Cmd, opts.path); err != nil {
+		return err
+	}
+	r, err := env.OpenCapture(opts.path)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	s, err := env.OpenSink(opts.output)
+	if err != nil {
+		return err
+	}
+	p := &output.Classify{W: s, Format: s.Format, Style: s.Style, Match: opts.filter.Match}
+	err = pipeline.New(pipeline.Options{}, p).Run(pipeline.Records(r))
+	env.ReadSummary(opts.path, r.Stats())
+	return s.Close(cli.ReadErr(opts.path, err))
 }

@@ -8,9 +8,17 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// gapsOptions is a gaps as the command line asks for it.
+type gapsOptions struct {
+	out       outFlags
+	frameOnly bool
+
+	paths  []string   // the captures; none is stdin
+	output cli.Output // checked from out
+}
+
 func (a *app) gapsCmd() *cobra.Command {
-	var out outFlags
-	var frameOnly bool
+	var opts gapsOptions
 	cmd := &cobra.Command{
 		Use:   "gaps [FILE|-]...",
 		Short: "Report frame-level seq gaps per connection",
@@ -39,22 +47,29 @@ the worst code.`,
 		Args:              cobra.ArbitraryArgs,
 		ValidArgsFunction: captureArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o, err := out.spec(cmd)
-			if err != nil {
+			opts.paths = args
+			var err error
+			if opts.output, err = opts.out.spec(cmd); err != nil {
 				return err
 			}
-			return a.EachCapture(o, args, func(path string, r *capture.Reader, s cli.Section) error {
-				p := &output.Gaps{W: s.W, Format: s.Format, Style: s.Style, FrameOnly: frameOnly}
-				err := cli.ReadErr(path, pipeline.New(pipeline.Options{}, p).Run(pipeline.Records(r)))
-				a.ReadSummary(path, r.Stats())
-				if err == nil && p.Summary().Gaps > 0 {
-					err = cli.ErrFinding
-				}
-				return err
-			})
+			return a.run(cli.DefaultMemory, func() error { return runGaps(a.Env, opts) })
 		},
 	}
-	a.printFlags(cmd, &out, output.Table)
-	cmd.Flags().BoolVar(&frameOnly, "frame-only", false, "only frame-level findings (no gateway-gap or run-seq-jump)")
+	a.printFlags(cmd, &opts.out, output.Table)
+	cmd.Flags().BoolVar(&opts.frameOnly, "frame-only", false, "only frame-level findings (no gateway-gap or run-seq-jump)")
 	return cmd
+}
+
+// runGaps reports the seq gaps of each capture; a frame-level gap is a
+// finding.
+func runGaps(env *cli.Env, opts gapsOptions) error {
+	return env.EachCapture(opts.output, opts.paths, func(path string, r *capture.Reader, s cli.Section) error {
+		p := &output.Gaps{W: s.W, Format: s.Format, Style: s.Style, FrameOnly: opts.frameOnly}
+		err := cli.ReadErr(path, pipeline.New(pipeline.Options{}, p).Run(pipeline.Records(r)))
+		env.ReadSummary(path, r.Stats())
+		if err == nil && p.Summary().Gaps > 0 {
+			err = cli.ErrFinding
+		}
+		return err
+	})
 }

@@ -8,12 +8,20 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// intentsOptions is an intents as the command line asks for it.
+type intentsOptions struct {
+	out        outFlags
+	filter     filter
+	skipIgnore bool
+	width      int
+	ui         string // checked
+
+	path   string     // the capture or classify's output; "-" is stdin
+	output cli.Output // checked from out
+}
+
 func (a *app) intentsCmd() *cobra.Command {
-	var out outFlags
-	var skipIgnore bool
-	var width int
-	var ui string
-	var f filter
+	var opts intentsOptions
 	cmd := &cobra.Command{
 		Use:   "intents [FILE|-]",
 		Short: "Derive the intents a UI would act on (the Policy stage)",
@@ -36,40 +44,47 @@ with jq. A classified line needs only "kind"; "event", "agentId",
 		Args:              cobra.MaximumNArgs(1),
 		ValidArgsFunction: captureArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			defer cli.SmallHeap.Apply()()
-			if err := f.validate(); err != nil {
+			if err := opts.filter.validate(); err != nil {
 				return err
 			}
-			ui, err := parseUI(ui)
-			if err != nil {
+			var err error
+			if opts.ui, err = parseUI(opts.ui); err != nil {
 				return err
 			}
-			path := inputArg(args)
-			if err := a.CheckStdin(cmd.CommandPath(), path); err != nil {
+			opts.path = inputArg(args)
+			if opts.output, err = opts.out.spec(cmd); err != nil {
 				return err
 			}
-			src, err := a.OpenEvents(path)
-			if err != nil {
-				return err
-			}
-			defer src.Close()
-			if src.Classified && !replay.HasPurePolicy(ui) {
-				return cli.Usage("give the capture itself: "+ui+"'s intents need its replayed state", "classify output has no state to replay under --ui %s", ui)
-			}
-			s, err := a.openSink(cmd, &out)
-			if err != nil {
-				return err
-			}
-			p := &output.Intents{W: s, Format: s.Format, Style: s.Style, Width: width, Match: f.Match, SkipIgnore: skipIgnore}
-			err = cli.ReadErr(path, pipeline.New(pipeline.Options{Replay: replay.Options{UI: ui}}, p).Run(src))
-			src.Finish()
-			return s.Close(err)
+			return a.run(cli.SmallHeap, func() error { return runIntents(a.Env, opts) })
 		},
 	}
-	a.printFlags(cmd, &out, output.Table)
-	cmd.Flags().BoolVar(&skipIgnore, "skip-ignore", false, "hide ignore intents")
-	uiFlag(cmd, &ui)
-	cmd.Flags().IntVar(&width, "width", 120, "clip text and table lines to about this many characters")
-	f.register(cmd)
+	a.printFlags(cmd, &opts.out, output.Table)
+	cmd.Flags().BoolVar(&opts.skipIgnore, "skip-ignore", false, "hide ignore intents")
+	uiFlag(cmd, &opts.ui)
+	cmd.Flags().IntVar(&opts.width, "width", 120, "clip text and table lines to about this many characters")
+	opts.filter.register(cmd)
 	return cmd
+}
+
+// runIntents prints the intents the UI derives from each record.
+func runIntents(env *cli.Env, opts intentsOptions) error {
+	if err := env.CheckStdin(opts.output.Cmd, opts.path); err != nil {
+		return err
+	}
+	src, err := env.OpenEvents(opts.path)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	if src.Classified && !replay.HasPurePolicy(opts.ui) {
+		return cli.Usage("give the capture itself: "+opts.ui+"'s intents need its replayed state", "classify output has no state to replay under --ui %s", opts.ui)
+	}
+	s, err := env.OpenSink(opts.output)
+	if err != nil {
+		return err
+	}
+	p := &output.Intents{W: s, Format: s.Format, Style: s.Style, Width: opts.width, Match: opts.filter.Match, SkipIgnore: opts.skipIgnore}
+	err = cli.ReadErr(opts.path, pipeline.New(pipeline.Options{Replay: replay.Options{UI: opts.ui}}, p).Run(src))
+	src.Finish()
+	return s.Close(err)
 }

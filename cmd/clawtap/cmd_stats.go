@@ -9,8 +9,16 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// statsOptions is a stats as the command line asks for it.
+type statsOptions struct {
+	out outFlags
+
+	paths  []string   // the captures; none is stdin
+	output cli.Output // checked from out
+}
+
 func (a *app) statsCmd() *cobra.Command {
-	var out outFlags
+	var opts statsOptions
 	cmd := &cobra.Command{
 		Use:   "stats [FILE|-]...",
 		Short: "Summarise a capture: gateway, connections, frames, runs, delta rates, approvals, gaps, errors",
@@ -35,22 +43,27 @@ heading, or a "file" key on each json object).`,
 		Args:              cobra.ArbitraryArgs,
 		ValidArgsFunction: captureArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			defer cli.SmallHeap.Apply()()
-			o, err := out.spec(cmd)
-			if err != nil {
+			opts.paths = args
+			var err error
+			if opts.output, err = opts.out.spec(cmd); err != nil {
 				return err
 			}
-			return a.EachCapture(o, args, func(path string, r *capture.Reader, s cli.Section) error {
-				c := stats.New()
-				err := cli.ReadErr(path, pipeline.New(pipeline.Options{}, c).Run(pipeline.Records(r)))
-				a.ReadSummary(path, r.Stats())
-				if err == nil {
-					err = output.Stats(s.W, s.Format, s.Style, c.Result(), c.ExtraConnections())
-				}
-				return err
-			})
+			return a.run(cli.SmallHeap, func() error { return runStats(a.Env, opts) })
 		},
 	}
-	a.printFlags(cmd, &out, output.Table)
+	a.printFlags(cmd, &opts.out, output.Table)
 	return cmd
+}
+
+// runStats prints the summary of each capture.
+func runStats(env *cli.Env, opts statsOptions) error {
+	return env.EachCapture(opts.output, opts.paths, func(path string, r *capture.Reader, s cli.Section) error {
+		c := stats.New()
+		err := cli.ReadErr(path, pipeline.New(pipeline.Options{}, c).Run(pipeline.Records(r)))
+		env.ReadSummary(path, r.Stats())
+		if err == nil {
+			err = output.Stats(s.W, s.Format, s.Style, c.Result(), c.ExtraConnections())
+		}
+		return err
+	})
 }

@@ -1,6 +1,9 @@
 package main
 
-import "github.com/spf13/cobra"
+import (
+	"github.com/clawtap/clawtap/internal/cli"
+	"github.com/spf13/cobra"
+)
 
 // commands lists clawtap's subcommands, one file each (cmd_<name>.go).
 func (a *app) commands() []*cobra.Command {
@@ -21,4 +24,13 @@ func (a *app) commands() []*cobra.Command {
 		a.shrinkCmd(),
 		a.testCmd(),
 	}
+}
+
+// run runs a command's work under its memory profile (cli.Memory: the
+// GC's heap growth, a soft memory limit), and puts back the process's
+// settings when it is done, so that a command run in-process (the tests)
+// leaves nothing behind.
+func (a *app) run(m cli.Memory, work func() error) error {
+	defer m.Apply()()
+	return work()
 }
