@@ -1,20 +1,21 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 
-	"github.com/clawtap/clawtap/internal/checkcli"
 	"github.com/clawtap/clawtap/internal/cli"
 	"github.com/clawtap/clawtap/internal/output"
+	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/check"
+	"github.com/clawtap/clawtap/pkg/pipeline"
+	"github.com/clawtap/clawtap/pkg/replay"
+	"github.com/clawtap/clawtap/pkg/validate"
 	"github.com/spf13/cobra"
 )
 
-// checkShowPerRule bounds the findings text output shows for one rule; the
-// rest are counted.
-const checkShowPerRule = 20
-
-type checkFlags struct {
+// checkOptions is a check as the command line asks for it.
+type checkOptions struct {
 	out      outFlags
 	failOn   string
 	rules    []string
@@ -23,12 +24,19 @@ type checkFlags struct {
 	idleMs   int64
 	noReplay bool
 	list     bool
-	schema   string
-	ui       string
+	schema   string // "builtin" (the flag alone) or a file or folder
+	ui       string // checked
+
+	paths      []string       // the captures; none is stdin
+	output     cli.Output     // checked from out
+	threshold  check.Severity // --fail-on, checked
+	check      check.Options  // the analyzer's options, checked
+	withSchema bool           // also validate every frame (--schema)
+	schemaPath string         // the schema's file or folder; "" is the built-in snapshot
 }
 
 func (a *app) checkCmd() *cobra.Command {
-	var f checkFlags
+	var opts checkOptions
 	cmd := &cobra.Command{
 		Use:   "check [FILE|-]...",
 		Short: "Find protocol problems in a capture (seq gaps, stuck runs, duplicate finals, …)",
@@ -63,55 +71,52 @@ runs a folder of captures against their expectations.`,
 		Args:              cobra.ArbitraryArgs,
 		ValidArgsFunction: captureArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if f.list {
-				if f.out.format == "" {
-					f.out.format = string(output.Text) // a listing reads as text, piped or not
+			opts.paths = args
+			var err error
+			if opts.list {
+				if opts.out.format == "" {
+					opts.out.format = string(output.Text) // a listing reads as text, piped or not
 				}
-				s, err := a.openSink(cmd, &f.out)
-				if err != nil {
+				if opts.output, err = opts.out.spec(cmd); err != nil {
 					return err
 				}
-				return s.Close(output.CheckRules(s, s.Format))
+				return a.run(cli.DefaultMemory, func() error { return runCheck(a.Env, opts) })
 			}
-			failOn, err := check.ParseSeverity(f.failOn)
-			if err != nil {
+			if opts.threshold, err = check.ParseSeverity(opts.failOn); err != nil {
 				return cli.Usage("use --fail-on info|warn|error", "%v", err)
 			}
-			if f.slowMs <= 0 || f.idleMs <= 0 {
+			if opts.slowMs <= 0 || opts.idleMs <= 0 {
 				return cli.Usage("give a positive number of milliseconds", "--slow-ms and --idle-ms must be positive")
 			}
-			ui, err := parseUI(f.ui)
-			if err != nil {
+			if opts.ui, err = parseUI(opts.ui); err != nil {
 				return err
 			}
-			opts := check.Options{SlowMs: f.slowMs, IdleMs: f.idleMs, Only: f.rules, Skip: f.skip, NoReplay: f.noReplay}
-			if _, err := check.New(opts); err != nil {
+			opts.check = check.Options{SlowMs: opts.slowMs, IdleMs: opts.idleMs, Only: opts.rules, Skip: opts.skip, NoReplay: opts.noReplay}
+			if _, err := check.New(opts.check); err != nil {
 				return cli.Usage("run 'clawtap check --list' for the rule ids", "%v", err)
 			}
-			c := checkcli.Check{Paths: args, Options: opts, FailOn: failOn, UI: ui}
-			if f.schema != "" {
-				defer cli.AllocHeavy.Apply()()
-				if c.Schema, err = checkcli.LoadSchema(strings.TrimPrefix(f.schema, "builtin")); err != nil {
-					return err
-				}
+			memory := cli.DefaultMemory
+			if opts.schema != "" {
+				opts.withSchema, opts.schemaPath = true, strings.TrimPrefix(opts.schema, "builtin")
+				memory = cli.AllocHeavy
 			}
-			if c.Out, err = f.out.spec(cmd); err != nil {
+			if opts.output, err = opts.out.spec(cmd); err != nil {
 				return err
 			}
-			return c.Run(a.Env)
+			return a.run(memory, func() error { return runCheck(a.Env, opts) })
 		},
 	}
-	a.printFlags(cmd, &f.out, output.Text)
-	uiFlag(cmd, &f.ui)
+	a.printFlags(cmd, &opts.out, output.Text)
+	uiFlag(cmd, &opts.ui)
 	fl := cmd.Flags()
-	fl.StringVar(&f.failOn, "fail-on", "error", "exit 1 when a finding of this severity or above exists: info, warn or error")
-	fl.StringArrayVar(&f.rules, "rule", nil, "run only this rule (repeatable; also selects rules that are off by default)")
-	fl.StringArrayVar(&f.skip, "skip", nil, "do not run this rule (repeatable)")
-	fl.Int64Var(&f.slowMs, "slow-ms", check.DefaultSlowMs, "a response later than this (ms) is slow; an older request with none at the end is unanswered")
-	fl.Int64Var(&f.idleMs, "idle-ms", check.DefaultIdleMs, "a run without terminal silent this long (ms) before the end is unterminated, not in flight")
-	fl.BoolVar(&f.noReplay, "no-replay", false, "do not replay the capture through the UI model (faster; turns off the rules that read the replay: dropped-final, lost-reply, ghost-stream, billing)")
-	fl.BoolVar(&f.list, "list", false, "list the rules with their default severity and exit")
-	fl.StringVar(&f.schema, "schema", "", "also validate every frame against the gateway protocol's JSON Schema: \"builtin\" for the snapshot clawtap ships, or a protocol.schema.json or a folder holding one (see clawtap validate)")
+	fl.StringVar(&opts.failOn, "fail-on", "error", "exit 1 when a finding of this severity or above exists: info, warn or error")
+	fl.StringArrayVar(&opts.rules, "rule", nil, "run only this rule (repeatable; also selects rules that are off by default)")
+	fl.StringArrayVar(&opts.skip, "skip", nil, "do not run this rule (repeatable)")
+	fl.Int64Var(&opts.slowMs, "slow-ms", check.DefaultSlowMs, "a response later than this (ms) is slow; an older request with none at the end is unanswered")
+	fl.Int64Var(&opts.idleMs, "idle-ms", check.DefaultIdleMs, "a run without terminal silent this long (ms) before the end is unterminated, not in flight")
+	fl.BoolVar(&opts.noReplay, "no-replay", false, "do not replay the capture through the UI model (faster; turns off the rules that read the replay: dropped-final, lost-reply, ghost-stream, billing)")
+	fl.BoolVar(&opts.list, "list", false, "list the rules with their default severity and exit")
+	fl.StringVar(&opts.schema, "schema", "", "also validate every frame against the gateway protocol's JSON Schema: \"builtin\" for the snapshot clawtap ships, or a protocol.schema.json or a folder holding one (see clawtap validate)")
 	fl.Lookup("schema").NoOptDefVal = "builtin"
 	_ = cmd.MarkFlagFilename("schema")
 	_ = cmd.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{"info", "warn", "error"}, cobra.ShellCompDirectiveNoFileComp))
@@ -125,4 +130,55 @@ runs a folder of captures against their expectations.`,
 	_ = cmd.RegisterFlagCompletionFunc("rule", ruleIDs)
 	_ = cmd.RegisterFlagCompletionFunc("skip", ruleIDs)
 	return cmd
+}
+
+// runCheck checks every capture, a section each when there are several;
+// with --list it lists the rules instead.
+func runCheck(env *cli.Env, opts checkOptions) error {
+	if opts.list {
+		s, err := env.OpenSink(opts.output)
+		if err != nil {
+			return err
+		}
+		return s.Close(output.CheckRules(s, s.Format))
+	}
+	var schema *validate.Schema
+	if opts.withSchema {
+		var err error
+		if schema, err = loadSchema(opts.schemaPath); err != nil {
+			return err
+		}
+	}
+	return env.EachCapture(opts.output, opts.paths, func(path string, r *capture.Reader, s cli.Section) error {
+		an, err := check.New(opts.check) // a fresh analyzer per capture
+		if err != nil {
+			return err
+		}
+		p := &output.Check{W: s.W, Format: s.Format, Style: s.Style}
+		p.Attach(an)
+		observers := []pipeline.Observer{p, an}
+		var v *validate.Validator
+		if schema != nil {
+			// Schema findings join check's, in the same pass and printer.
+			v = validate.New(schema, validate.Options{})
+			v.OnFinding = p.Finding
+			p.Rules = append(check.Rules(), validate.Rules()...)
+			observers = append(observers, v)
+		}
+		err = cli.ReadErr(path, pipeline.New(pipeline.Options{Replay: replay.Options{UI: opts.ui}}, observers...).Run(pipeline.Records(r)))
+		env.ReadSummary(path, r.Stats())
+		sum := an.Summary()
+		if v != nil {
+			vs := v.Summary()
+			vs.Fold(&sum)
+		}
+		if err == nil {
+			err = p.Summary(&sum, output.Counts{Errors: sum.Errors, Warnings: sum.Warnings, Infos: sum.Infos, Records: sum.Records},
+				fmt.Sprintf("%d connection(s), %d run(s)", sum.Connections, sum.Runs))
+		}
+		if err == nil && sum.Count(opts.threshold) > 0 {
+			err = cli.ErrFinding
+		}
+		return err
+	})
 }

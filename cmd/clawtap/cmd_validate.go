@@ -1,22 +1,29 @@
 package main
 
 import (
-	"github.com/clawtap/clawtap/internal/checkcli"
+	"fmt"
+
 	"github.com/clawtap/clawtap/internal/cli"
 	"github.com/clawtap/clawtap/internal/output"
 	"github.com/clawtap/clawtap/pkg/check"
+	"github.com/clawtap/clawtap/pkg/pipeline"
 	"github.com/clawtap/clawtap/pkg/validate"
 	"github.com/spf13/cobra"
 )
 
-type validateFlags struct {
+// validateOptions is a validate as the command line asks for it.
+type validateOptions struct {
 	out    outFlags
-	schema string
+	schema string // a protocol.schema.json or a folder holding one; "" is the built-in snapshot
 	failOn string
+
+	path      string         // the capture; "-" is stdin
+	output    cli.Output     // checked from out
+	threshold check.Severity // --fail-on, checked
 }
 
 func (a *app) validateCmd() *cobra.Command {
-	var f validateFlags
+	var opts validateOptions
 	cmd := &cobra.Command{
 		Use:   "validate [FILE|-]",
 		Short: "Check every frame of a capture against the gateway protocol's JSON Schema",
@@ -52,32 +59,79 @@ one row per finding. Exit status 1 when a finding at or above --fail-on
 		Args:              cobra.MaximumNArgs(1),
 		ValidArgsFunction: captureArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			failOn, err := check.ParseSeverity(f.failOn)
-			if err != nil {
+			var err error
+			if opts.threshold, err = check.ParseSeverity(opts.failOn); err != nil {
 				return cli.Usage("use --fail-on info|warn|error", "%v", err)
 			}
-			path := inputArg(args)
-			if err := a.CheckStdin(cmd.CommandPath(), path); err != nil {
+			opts.path = inputArg(args)
+			if opts.output, err = opts.out.spec(cmd); err != nil {
 				return err
 			}
-			defer cli.AllocHeavy.Apply()()
-			s, err := checkcli.LoadSchema(f.schema)
-			if err != nil {
-				return err
-			}
-			out, err := f.out.spec(cmd)
-			if err != nil {
-				return err
-			}
-			return checkcli.Validate(a.Env, path, out, s, failOn)
+			return a.run(cli.AllocHeavy, func() error { return runValidate(a.Env, opts) })
 		},
 	}
-	a.printFlags(cmd, &f.out, output.Text)
+	a.printFlags(cmd, &opts.out, output.Text)
 	fl := cmd.Flags()
-	fl.StringVar(&f.schema, "schema", "", "validate against this protocol.schema.json, or a directory holding one (default: the built-in snapshot)")
+	fl.StringVar(&opts.schema, "schema", "", "validate against this protocol.schema.json, or a directory holding one (default: the built-in snapshot)")
 	_ = cmd.MarkFlagFilename("schema")
-	fl.StringVar(&f.failOn, "fail-on", "error", "exit 1 when a finding of this severity or above exists: info, warn or error")
+	fl.StringVar(&opts.failOn, "fail-on", "error", "exit 1 when a finding of this severity or above exists: info, warn or error")
 	_ = cmd.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{"info", "warn", "error"}, cobra.ShellCompDirectiveNoFileComp))
 	cmd.Long += "\n\nBuilt-in schema: " + validate.SnapshotName() + " (MIT licence, shipped with it)."
 	return cmd
+}
+
+// runValidate checks every frame of the capture against the schema.
+func runValidate(env *cli.Env, opts validateOptions) error {
+	if err := env.CheckStdin(opts.output.Cmd, opts.path); err != nil {
+		return err
+	}
+	schema, err := loadSchema(opts.schema)
+	if err != nil {
+		return err
+	}
+	r, err := env.OpenCapture(opts.path)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	s, err := env.OpenSink(opts.output)
+	if err != nil {
+		return err
+	}
+	p := &output.Check{W: s, Format: s.Format, Style: s.Style, Rules: validate.Rules()}
+	v := validate.New(schema, validate.Options{})
+	v.OnFinding = p.Finding
+	err = cli.ReadErr(opts.path, pipeline.New(pipeline.Options{}, p, v).Run(pipeline.Records(r)))
+	env.ReadSummary(opts.path, r.Stats())
+	sum := v.Summary()
+	if err == nil {
+		unchecked := 0
+		for _, n := range sum.Unchecked {
+			unchecked += n
+		}
+		err = p.Summary(sum, output.Counts{Errors: sum.Errors, Warnings: sum.Warnings, Infos: sum.Infos, Records: sum.Records},
+			fmt.Sprintf("%d frames; %d part(s) checked against %s, %d without a schema", sum.Frames, sum.Validated, sum.Schema, unchecked))
+	}
+	if err == nil && sum.Count(opts.threshold) > 0 {
+		err = cli.ErrFinding
+	}
+	return s.Close(err)
+}
+
+// loadSchema returns the built-in snapshot for "", or the schema at path
+// (a protocol.schema.json, or a folder holding one): validate's --schema,
+// and check's.
+func loadSchema(path string) (*validate.Schema, error) {
+	if path == "" {
+		s, err := validate.Embedded()
+		if err != nil {
+			return nil, fmt.Errorf("the built-in schema: %w", err)
+		}
+		return s, nil
+	}
+	s, err := validate.Load(path)
+	if err != nil {
+		return nil, cli.Usage("give a protocol.schema.json, or a directory holding one (an unpacked @openclaw/gateway-protocol package)", "--schema %s: %v", path, err)
+	}
+	return s, nil
 }
