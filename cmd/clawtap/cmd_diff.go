@@ -4,19 +4,33 @@ import (
 	"strings"
 
 	"github.com/clawtap/clawtap/internal/cli"
-	"github.com/clawtap/clawtap/internal/diffcli"
 	"github.com/clawtap/clawtap/internal/output"
 	"github.com/clawtap/clawtap/pkg/diff"
+	"github.com/clawtap/clawtap/pkg/pipeline"
 	"github.com/clawtap/clawtap/pkg/replay"
 	"github.com/spf13/cobra"
 )
 
+// diffOptions is a diff as the command line asks for it: two captures,
+// or one under two UIs.
+type diffOptions struct {
+	out     outFlags
+	diff    diff.Options // the comparison's flags, checked
+	ignore  []string
+	keepAll bool
+	ui      string // UI, or UI,UI
+
+	paths  []string   // A and B; or the capture, with uis
+	uis    [2]string  // diff --ui UI,UI: the two UIs, checked; zero for an A/B diff
+	output cli.Output // checked from out
+}
+
+// abFlags are the comparison flags of an A/B diff, which a comparison of
+// UIs has no use for.
+var abFlags = []string{"structure", "merge-deltas", "ignore", "all-events", "context", "window", "divergences"}
+
 func (a *app) diffCmd() *cobra.Command {
-	var out outFlags
-	var opts diff.Options
-	var ignore []string
-	var keepAll bool
-	var ui string
+	var opts diffOptions
 	cmd := &cobra.Command{
 		Use:   "diff A B | diff --ui UI,UI CAPTURE",
 		Short: "Compare two captures by intents and replayed state, not bytes",
@@ -60,70 +74,157 @@ differ, 2 on trouble.`,
   clawtap diff --ui clawboo,claw3d --format json fixtures/demo.jsonl.zst | jq -c 'select(.run.differs)'`,
 		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if ua, ub, two := strings.Cut(ui, ","); two {
-				return a.runDiffUIs(cmd, args, [2]string{ua, ub}, &out)
-			}
-			if len(args) != 2 {
-				return cli.Usage("give two captures, or --ui UI,UI and one", "diff needs two captures to compare")
-			}
-			if ui != "" {
-				u, err := parseUI(ui)
-				if err != nil {
+			opts.paths = args
+			if ua, ub, two := strings.Cut(opts.ui, ","); two {
+				if err := opts.checkUIs([2]string{ua, ub}, cmd.Flags().Changed); err != nil {
 					return err
 				}
-				opts.UI = u
+			} else if err := opts.checkAB(cmd.Flags().Changed("ignore")); err != nil {
+				return err
 			}
-			if args[0] == "-" && args[1] == "-" {
-				return cli.Usage("give at most one capture as -", "both captures cannot come from stdin")
+			var err error
+			if opts.output, err = opts.out.spec(cmd); err != nil {
+				return err
 			}
-			for _, p := range args {
-				if err := a.CheckStdin(cmd.CommandPath(), p); err != nil {
-					return err
-				}
-			}
-			if cmd.Flags().Changed("ignore") || keepAll {
-				opts.Ignore = append([]string{}, ignore...)
-			}
-			if opts.Context < 0 || opts.Window < 0 {
-				return cli.Usage("give a positive number", "--context and --window must not be negative")
-			}
-			if opts.Divergences < 1 {
-				return cli.Usage("give 1 or more", "--divergences %d shows no divergence", opts.Divergences)
-			}
-			return a.runDiff(cmd, args[0], args[1], &out, opts)
+			return a.run(cli.DefaultMemory, func() error { return runDiff(a.Env, opts) })
 		},
 	}
-	a.printFlags(cmd, &out, output.Text)
-	cmd.Flags().StringArrayVar(&ignore, "ignore", nil, "leave out this event name (repeatable; replaces the default tick, health)")
-	cmd.Flags().BoolVar(&keepAll, "all-events", false, "compare every event, tick and health included")
-	cmd.Flags().BoolVar(&opts.Structure, "structure", false, "compare without text (for captures redacted with --content)")
-	cmd.Flags().BoolVar(&opts.MergeDeltas, "merge-deltas", false, "compare each burst of streamed deltas as one step, the last (for captures paced differently)")
-	cmd.Flags().IntVar(&opts.Context, "context", 3, "equal steps shown before a divergence, and steps of each side after it")
-	cmd.Flags().IntVar(&opts.Divergences, "divergences", 1, "how many divergences to show, the first ones, each in its context")
-	cmd.Flags().IntVar(&opts.Window, "window", 64, "look-ahead (steps) to re-synchronise after a divergence")
-	cmd.Flags().StringVar(&ui, "ui", "", "the UI both replays model; UI,UI compares one capture under two UIs ("+strings.Join(replay.UIs, ", ")+")")
+	a.printFlags(cmd, &opts.out, output.Text)
+	fl := cmd.Flags()
+	fl.StringArrayVar(&opts.ignore, "ignore", nil, "leave out this event name (repeatable; replaces the default tick, health)")
+	fl.BoolVar(&opts.keepAll, "all-events", false, "compare every event, tick and health included")
+	fl.BoolVar(&opts.diff.Structure, "structure", false, "compare without text (for captures redacted with --content)")
+	fl.BoolVar(&opts.diff.MergeDeltas, "merge-deltas", false, "compare each burst of streamed deltas as one step, the last (for captures paced differently)")
+	fl.IntVar(&opts.diff.Context, "context", 3, "equal steps shown before a divergence, and steps of each side after it")
+	fl.IntVar(&opts.diff.Divergences, "divergences", 1, "how many divergences to show, the first ones, each in its context")
+	fl.IntVar(&opts.diff.Window, "window", 64, "look-ahead (steps) to re-synchronise after a divergence")
+	fl.StringVar(&opts.ui, "ui", "", "the UI both replays model; UI,UI compares one capture under two UIs ("+strings.Join(replay.UIs, ", ")+")")
 	_ = cmd.RegisterFlagCompletionFunc("ui", cobra.FixedCompletions(replay.UIPairs(), cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 
-func (a *app) runDiff(cmd *cobra.Command, pa, pb string, out *outFlags, opts diff.Options) error {
-	o, err := out.spec(cmd)
-	if err != nil {
-		return err
+// checkAB checks the command line of an A/B diff: two captures, at most
+// one of them stdin, and the comparison's flags (ignored says whether
+// --ignore was given).
+func (o *diffOptions) checkAB(ignored bool) error {
+	if len(o.paths) != 2 {
+		return cli.Usage("give two captures, or --ui UI,UI and one", "diff needs two captures to compare")
 	}
-	return diffcli.Captures(a.Env, pa, pb, o, opts)
+	if o.ui != "" {
+		u, err := parseUI(o.ui)
+		if err != nil {
+			return err
+		}
+		o.diff.UI = u
+	}
+	if o.paths[0] == "-" && o.paths[1] == "-" {
+		return cli.Usage("give at most one capture as -", "both captures cannot come from stdin")
+	}
+	if ignored || o.keepAll {
+		o.diff.Ignore = append([]string{}, o.ignore...)
+	}
+	if o.diff.Context < 0 || o.diff.Window < 0 {
+		return cli.Usage("give a positive number", "--context and --window must not be negative")
+	}
+	if o.diff.Divergences < 1 {
+		return cli.Usage("give 1 or more", "--divergences %d shows no divergence", o.diff.Divergences)
+	}
+	return nil
 }
 
-// runDiffUIs replays one capture under two UIs (reading it once) and
-// compares what each left the user with, run by run.
-func (a *app) runDiffUIs(cmd *cobra.Command, args []string, uis [2]string, out *outFlags) error {
-	path, uis, err := diffcli.CheckUIs(args, uis, cmd.Flags().Changed)
+// checkUIs checks the command line of diff --ui UI,UI: one capture (a
+// file or "-"), two different UIs, and none of the A/B diff's flags
+// (changed says which flags were given).
+func (o *diffOptions) checkUIs(uis [2]string, changed func(string) bool) error {
+	if len(o.paths) != 1 {
+		return cli.Usage("give one capture with --ui UI,UI", "--ui %s,%s compares one capture under two UIs, got %d captures", uis[0], uis[1], len(o.paths))
+	}
+	for k, u := range uis {
+		p, err := cli.ParseUI(u)
+		if err != nil {
+			return err
+		}
+		uis[k] = p
+	}
+	if uis[0] == uis[1] {
+		return cli.Usage("name two different UIs, e.g. --ui "+replay.UIClawboo+","+replay.UIClaw3D, "--ui %s,%s compares a UI with itself", uis[0], uis[1])
+	}
+	for _, f := range abFlags {
+		if changed(f) {
+			return cli.Usage("drop --"+f+", or diff two captures", "--%s compares two captures step by step; --ui %s,%s compares one capture's outcomes, run by run", f, uis[0], uis[1])
+		}
+	}
+	o.uis = uis
+	return nil
+}
+
+// runDiff compares two captures, or with opts.uis one capture under two
+// UIs, and prints the result; a difference is a finding.
+func runDiff(env *cli.Env, opts diffOptions) error {
+	if opts.uis[0] != "" {
+		return diffUIs(env, opts.paths[0], opts.uis, opts.output)
+	}
+	for _, p := range opts.paths {
+		if err := env.CheckStdin(opts.output.Cmd, p); err != nil {
+			return err
+		}
+	}
+	return diffCaptures(env, opts.paths[0], opts.paths[1], opts.output, opts.diff)
+}
+
+// diffCaptures compares the captures at pa and pb and prints the result.
+func diffCaptures(env *cli.Env, pa, pb string, out cli.Output, opts diff.Options) error {
+	ra, err := env.OpenCapture(pa)
 	if err != nil {
 		return err
 	}
-	o, err := out.spec(cmd)
+	defer ra.Close()
+	rb, err := env.OpenCapture(pb)
 	if err != nil {
 		return err
 	}
-	return diffcli.UIs(a.Env, path, uis, o)
+	defer rb.Close()
+	// Two replays and their comparison are much slower than reading: one
+	// batch ahead each is as fast, and holds less.
+	ra.SetAhead(1)
+	rb.SetAhead(1)
+	res := diff.Compare(pipeline.Records(ra), pipeline.Records(rb), opts)
+	env.ReadSummary(pa, ra.Stats())
+	env.ReadSummary(pb, rb.Stats())
+	s, err := env.OpenSink(out)
+	if err != nil {
+		return err
+	}
+	err = output.Diff(s, s.Format, s.Style, res, pa, pb)
+	if err == nil && !res.Equal {
+		err = cli.ErrFinding
+	}
+	return s.Close(err)
+}
+
+// diffUIs replays the capture at path ("-": stdin) under two UIs, reading
+// it once, and prints where what each left the user with differs, run by
+// run.
+func diffUIs(env *cli.Env, path string, uis [2]string, out cli.Output) error {
+	ra, err := env.OpenCapture(path)
+	if err != nil {
+		return err
+	}
+	defer ra.Close()
+	s, err := env.OpenSink(out)
+	if err != nil {
+		return err
+	}
+	p := &output.DiffUIs{W: s, Format: s.Format, Style: s.Style, Path: path}
+	ra.SetAhead(1) // two replays are much slower than reading (see diffCaptures)
+	res, err := diff.CompareUIs(pipeline.Records(ra), uis, p.Run)
+	if err != nil {
+		return s.Close(cli.ReadErr(path, err))
+	}
+	env.ReadSummary(path, ra.Stats())
+	err = p.Summary(res)
+	if err == nil && !res.Equal() {
+		err = cli.ErrFinding
+	}
+	return s.Close(err)
 }
