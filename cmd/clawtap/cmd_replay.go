@@ -1,14 +1,19 @@
 package main
 
 import (
+	"bytes"
+	"strconv"
+	"strings"
+
 	"github.com/clawtap/clawtap/internal/cli"
 	"github.com/clawtap/clawtap/internal/output"
-	"github.com/clawtap/clawtap/internal/replaycli"
+	"github.com/clawtap/clawtap/pkg/pipeline"
 	"github.com/clawtap/clawtap/pkg/replay"
 	"github.com/spf13/cobra"
 )
 
-type replayOpts struct {
+// replayOptions is a replay as the command line asks for it.
+type replayOptions struct {
 	out        outFlags
 	final      bool
 	transcript bool
@@ -17,17 +22,23 @@ type replayOpts struct {
 	session    string
 	from, to   string
 	frameMs    string
-	golden     string
-	update     bool
+	golden     string // compare the output with this file (exit 1 on a difference)
+	update     bool   // with golden: rewrite the file instead
 	width      int
 	conn       int
 	history    bool
 	noHistory  bool
 	ui         string
+
+	path   string     // the capture; "-" is stdin
+	output cli.Output // checked from out: where the output goes, or its format with golden
+	// printer says what to print; runReplay sets its writer, format and style.
+	printer output.Replay
+	replay  replay.Options
 }
 
 func (a *app) replayCmd() *cobra.Command {
-	var o replayOpts
+	var opts replayOptions
 	cmd := &cobra.Command{
 		Use:   "replay [FILE|-]",
 		Short: "Replay a capture through the whole pipeline on a fake clock and show what the UI did",
@@ -83,37 +94,37 @@ that re-reads chat.history, not what clawboo does.`,
 		Args:              cobra.MaximumNArgs(1),
 		ValidArgsFunction: captureArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			defer cli.SmallHeap.Apply()()
-			path := inputArg(args)
-			if err := a.CheckStdin(cmd.CommandPath(), path); err != nil {
+			opts.path = inputArg(args)
+			if err := opts.check(cmd); err != nil {
 				return err
 			}
-			return a.runReplay(cmd, path, &o)
+			return a.run(cli.SmallHeap, func() error { return runReplay(a.Env, opts) })
 		},
 	}
-	a.printFlags(cmd, &o.out, output.Text)
-	uiFlag(cmd, &o.ui)
+	a.printFlags(cmd, &opts.out, output.Text)
+	uiFlag(cmd, &opts.ui)
 	fl := cmd.Flags()
-	fl.BoolVar(&o.final, "final", false, "print only the final state")
-	fl.BoolVar(&o.transcript, "transcript", false, "print only each agent's committed transcript")
-	fl.BoolVar(&o.all, "all", false, "also print records that changed nothing (ignored frames)")
-	fl.StringVar(&o.agent, "agent", "", "keep only steps that concern this agent id")
-	fl.StringVar(&o.session, "session", "", "keep only steps for this session key (agent:<id>:...)")
-	fl.StringVar(&o.from, "from", "", "start printing at this record index, or offset (2.5s)")
-	fl.StringVar(&o.to, "to", "", "stop after this record index, or offset (4s)")
-	fl.StringVar(&o.frameMs, "frame-ms", "1000/60", "animation frame period in ms: a number (16.7) or a fraction (1000/60)")
-	fl.StringVar(&o.golden, "golden", "", "compare the output with this file; print a unified diff and exit 1 on any difference")
+	fl.BoolVar(&opts.final, "final", false, "print only the final state")
+	fl.BoolVar(&opts.transcript, "transcript", false, "print only each agent's committed transcript")
+	fl.BoolVar(&opts.all, "all", false, "also print records that changed nothing (ignored frames)")
+	fl.StringVar(&opts.agent, "agent", "", "keep only steps that concern this agent id")
+	fl.StringVar(&opts.session, "session", "", "keep only steps for this session key (agent:<id>:...)")
+	fl.StringVar(&opts.from, "from", "", "start printing at this record index, or offset (2.5s)")
+	fl.StringVar(&opts.to, "to", "", "stop after this record index, or offset (4s)")
+	fl.StringVar(&opts.frameMs, "frame-ms", "1000/60", "animation frame period in ms: a number (16.7) or a fraction (1000/60)")
+	fl.StringVar(&opts.golden, "golden", "", "compare the output with this file; print a unified diff and exit 1 on any difference")
 	_ = cmd.MarkFlagFilename("golden")
-	fl.BoolVar(&o.update, "update", false, "with --golden: write the output to the file instead of comparing")
-	fl.IntVar(&o.conn, "conn", 0, "the connection the UI starts on (default: the first record's); concurrent connections are other clients and are skipped")
-	fl.BoolVar(&o.history, "history-sync", false, "answer the UI's history refreshes from the capture, merging the finals the pipeline dropped (not what the UI does: an approximation)")
-	fl.BoolVar(&o.noHistory, "no-history-sync", false, "the default now: history refreshes go unanswered, as in the UI")
+	fl.BoolVar(&opts.update, "update", false, "with --golden: write the output to the file instead of comparing")
+	fl.IntVar(&opts.conn, "conn", 0, "the connection the UI starts on (default: the first record's); concurrent connections are other clients and are skipped")
+	fl.BoolVar(&opts.history, "history-sync", false, "answer the UI's history refreshes from the capture, merging the finals the pipeline dropped (not what the UI does: an approximation)")
+	fl.BoolVar(&opts.noHistory, "no-history-sync", false, "the default now: history refreshes go unanswered, as in the UI")
 	_ = fl.MarkHidden("no-history-sync")
-	fl.IntVar(&o.width, "width", 120, "truncate frames and values in text output to about this many characters")
+	fl.IntVar(&opts.width, "width", 120, "truncate frames and values in text output to about this many characters")
 	return cmd
 }
 
-func (a *app) runReplay(cmd *cobra.Command, path string, o *replayOpts) error {
+// check checks the flags and sets what runReplay uses from them.
+func (o *replayOptions) check(cmd *cobra.Command) error {
 	if o.final && o.transcript {
 		return cli.Usage("use one of them", "--final and --transcript cannot be combined")
 	}
@@ -162,13 +173,97 @@ func (a *app) runReplay(cmd *cobra.Command, path string, o *replayOpts) error {
 	case o.transcript:
 		show = output.ReplayTranscript
 	}
-	out, err := o.out.spec(cmd)
+	if o.output, err = o.out.spec(cmd); err != nil {
+		return err
+	}
+	o.printer = output.Replay{Show: show, All: o.all, Window: win, Width: o.width, Filter: replay.Filter{Agent: o.agent, Session: o.session}}
+	o.replay = replay.Options{UI: ui, FrameNum: num, FrameDen: den, Conn: o.conn, HistorySync: o.history}
+	return nil
+}
+
+// runReplay replays the capture and prints what the UI did, or compares
+// it with the golden file, and says which concurrent connections it
+// skipped.
+func runReplay(env *cli.Env, opts replayOptions) error {
+	if err := env.CheckStdin(opts.output.Cmd, opts.path); err != nil {
+		return err
+	}
+	r, err := env.OpenCapture(opts.path)
 	if err != nil {
 		return err
 	}
-	return replaycli.Run(a.Env, replaycli.Config{
-		Path: path, Out: out, Golden: o.golden, Update: o.update,
-		Printer: output.Replay{Show: show, All: o.all, Window: win, Width: o.width, Filter: replay.Filter{Agent: o.agent, Session: o.session}},
-		Replay:  replay.Options{UI: ui, FrameNum: num, FrameDen: den, Conn: o.conn, HistorySync: o.history},
-	})
+	defer r.Close()
+
+	// The output goes to -o, or into a buffer compared with the golden file
+	// (text unless --format says otherwise, never coloured).
+	var s *cli.Sink
+	var golden bytes.Buffer
+	pr := opts.printer
+	if opts.golden != "" {
+		pr.W, pr.Format, pr.Style = &golden, opts.output.Format, output.Style{}
+		if pr.Format == "" {
+			pr.Format = output.Text
+		}
+	} else {
+		if s, err = env.OpenSink(opts.output); err != nil {
+			return err
+		}
+		pr.W, pr.Format, pr.Style = s, s.Format, s.Style
+	}
+	p := pipeline.New(pipeline.Options{Replay: opts.replay, Until: pr.Window.To}, &replayFound{&pr, opts})
+	err = cli.ReadErr(opts.path, p.Run(pipeline.Records(r)))
+	env.ReadSummary(opts.path, r.Stats())
+	if n, conns := p.Engine().Skipped(); n > 0 && p.Engine().Replayed() > 0 {
+		name := cli.DisplayName(opts.path)
+		if opts.replay.Conn == 0 {
+			env.Warnf("%s: skipped %d record(s) of connection(s) %s, other clients open at the same time as the replayed one; pick one with --conn N",
+				name, n, joinInts(conns))
+		} else {
+			env.Infof("%s: replayed connection %d; skipped %d record(s) of connection(s) %s, other clients", name, opts.replay.Conn, n, joinInts(conns))
+		}
+	}
+	if s != nil {
+		return s.Close(err)
+	}
+	if err != nil {
+		return err
+	}
+	return env.Golden(opts.output.Cmd, "replay", opts.golden, golden.Bytes(), opts.update)
+}
+
+// replayFound refuses, before the final state is printed, a --conn that
+// names no connection of the capture and an --agent the replay never met:
+// usage errors (exit 2) that name what the capture has, instead of an
+// empty replay. The steps printed before are none: every record was
+// skipped, or filtered out.
+type replayFound struct {
+	*output.Replay
+	opts replayOptions
+}
+
+func (f *replayFound) End(e *pipeline.End) error {
+	eng := e.Engine
+	if conn := f.opts.replay.Conn; conn != 0 && eng.Replayed() == 0 {
+		_, conns := eng.Skipped()
+		return cli.Usage("pick one of them with --conn N, or drop --conn", "no connection %d in %s (it has %s)", conn, cli.DisplayName(f.opts.path), orNone(joinInts(conns)))
+	}
+	if agent := f.opts.printer.Filter.Agent; agent != "" && eng.State().Agent(agent) == nil {
+		return cli.Usage("give one of them to --agent, or drop it", "no agent %q in the replay of %s (it has %s)", agent, cli.DisplayName(f.opts.path), orNone(strings.Join(eng.State().AgentIDs(), ", ")))
+	}
+	return f.Replay.End(e)
+}
+
+func orNone(list string) string {
+	if list == "" {
+		return "none"
+	}
+	return list
+}
+
+func joinInts(ns []int) string {
+	s := make([]string, len(ns))
+	for i, n := range ns {
+		s[i] = strconv.Itoa(n)
+	}
+	return strings.Join(s, ", ")
 }
