@@ -2,24 +2,35 @@ package main
 
 import (
 	"fmt"
+	"io"
+	"path/filepath"
 
 	"github.com/clawtap/clawtap/internal/cli"
 	"github.com/clawtap/clawtap/internal/output"
-	"github.com/clawtap/clawtap/internal/reportcli"
+	"github.com/clawtap/clawtap/pkg/check"
+	"github.com/clawtap/clawtap/pkg/pipeline"
+	"github.com/clawtap/clawtap/pkg/redact"
+	"github.com/clawtap/clawtap/pkg/replay"
 	"github.com/clawtap/clawtap/pkg/report"
 	"github.com/spf13/cobra"
 )
 
-type reportOpts struct {
+// reportOptions is a report as the command line asks for it.
+type reportOptions struct {
 	out      outFlags
-	format   string
+	format   string // html or trace
 	maxBytes string
-	name     string
-	ui       string
+	name     string // the capture's name in the report; "" is the input's base name
+	ui       string // checked
+
+	path   string     // the capture; "-" is stdin
+	output cli.Output // checked from out
+	trace  bool       // a Chrome trace instead of HTML
+	limit  int        // the limit on the report's embedded data (--max-bytes, checked)
 }
 
 func (a *app) reportCmd() *cobra.Command {
-	var o reportOpts
+	var opts reportOptions
 	cmd := &cobra.Command{
 		Use:   "report [FILE|-] -o OUT",
 		Short: "Write a self-contained HTML timeline of a capture (or a Chrome trace) for bug reports",
@@ -71,44 +82,130 @@ code: use 'clawtap check' to gate on them. See docs/report.md.`,
 		Args:              cobra.MaximumNArgs(1),
 		ValidArgsFunction: captureArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			path := inputArg(args)
-			if err := a.CheckStdin(cmd.CommandPath(), path); err != nil {
+			opts.path = inputArg(args)
+			if opts.out.path == "" {
+				return cli.Usage("name the output: -o report.html (or -o - for stdout)", "no output file given")
+			}
+			if opts.format != "html" && opts.format != "trace" {
+				return cli.Usage("use --format html|trace", "unknown --format %q", opts.format)
+			}
+			opts.trace = opts.format == "trace"
+			maxBytes, err := output.ParseSize(opts.maxBytes)
+			if err != nil || maxBytes > 1<<40 {
+				return cli.Usage("give a size such as 20MB, 500kB or 64MiB", "invalid --max-bytes %q", opts.maxBytes)
+			}
+			if maxBytes < report.MinMaxBytes {
+				return cli.Usage(fmt.Sprintf("use at least %dKiB", report.MinMaxBytes>>10), "--max-bytes %s is too small", opts.maxBytes)
+			}
+			opts.limit = int(maxBytes)
+			if opts.ui, err = parseUI(opts.ui); err != nil {
 				return err
 			}
-			return a.runReport(cmd, path, &o)
+			opts.output = opts.out.file(cmd)
+			return a.run(cli.MemoryBound, func() error { return runReport(a.Env, opts) })
 		},
 	}
-	a.fileFlags(cmd, &o.out, "", "write the report to FILE (required; - is stdout)")
+	a.fileFlags(cmd, &opts.out, "", "write the report to FILE (required; - is stdout)")
 	fl := cmd.Flags()
-	fl.StringVar(&o.format, "format", "html", "html (a self-contained page) or trace (Chrome Trace Event JSON for Perfetto)")
+	fl.StringVar(&opts.format, "format", "html", "html (a self-contained page) or trace (Chrome Trace Event JSON for Perfetto)")
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"html", "trace"}, cobra.ShellCompDirectiveNoFileComp))
-	fl.StringVar(&o.maxBytes, "max-bytes", "20MB", "limit on the report's embedded data (bytes, or 500kB, 20MB (10^6), 64MiB (2^20)); frame bodies past it are elided")
-	fl.StringVar(&o.name, "name", "", "the capture's name shown in the report (default: the input's base name)")
-	uiFlag(cmd, &o.ui)
+	fl.StringVar(&opts.maxBytes, "max-bytes", "20MB", "limit on the report's embedded data (bytes, or 500kB, 20MB (10^6), 64MiB (2^20)); frame bodies past it are elided")
+	fl.StringVar(&opts.name, "name", "", "the capture's name shown in the report (default: the input's base name)")
+	uiFlag(cmd, &opts.ui)
 	return cmd
 }
 
-func (a *app) runReport(cmd *cobra.Command, path string, o *reportOpts) error {
-	if o.out.path == "" {
-		return cli.Usage("name the output: -o report.html (or -o - for stdout)", "no output file given")
+// runReport writes the report of the capture: one pass that builds it
+// (with check's findings pinned on it), rendered as a self-contained HTML
+// page or a Chrome trace, written through the safe writer, and a line
+// that says what was written.
+func runReport(env *cli.Env, opts reportOptions) error {
+	if err := env.CheckStdin(opts.output.Cmd, opts.path); err != nil {
+		return err
 	}
-	if o.format != "html" && o.format != "trace" {
-		return cli.Usage("use --format html|trace", "unknown --format %q", o.format)
+	if cli.SameFile(opts.path, opts.output.Path) {
+		return cli.Usage("write the report to another file", "the output %s is the input capture", opts.output.Path)
 	}
-	maxBytes, err := output.ParseSize(o.maxBytes)
-	if err != nil || maxBytes > 1<<40 {
-		return cli.Usage("give a size such as 20MB, 500kB or 64MiB", "invalid --max-bytes %q", o.maxBytes)
+	name := opts.name
+	if name == "" {
+		name = "stdin"
+		if opts.path != "-" {
+			name = filepath.Base(opts.path)
+		}
 	}
-	if maxBytes < report.MinMaxBytes {
-		return cli.Usage(fmt.Sprintf("use at least %dKiB", report.MinMaxBytes>>10), "--max-bytes %s is too small", o.maxBytes)
+	// The pass reads the whole capture before a byte is written: refuse an
+	// output it could not write first.
+	if err := env.CheckOutput(opts.output); err != nil {
+		return err
 	}
-	ui, err := parseUI(o.ui)
+	r, err := env.OpenCapture(opts.path)
 	if err != nil {
 		return err
 	}
-	if cli.SameFile(path, o.out.path) {
-		return cli.Usage("write the report to another file", "the output %s is the input capture", o.out.path)
+	defer r.Close()
+	an, err := check.New(check.Options{})
+	if err != nil {
+		return err
 	}
-	defer cli.MemoryBound.Apply()()
-	return reportcli.Run(a.Env, reportcli.Config{Path: path, Out: o.out.file(cmd), Trace: o.format == "trace", MaxBytes: int(maxBytes), Name: o.name, UI: ui})
+	unredacted := redact.Unredacted(r.Header())
+	b := report.NewBuilder(report.Options{Name: name, MaxBytes: opts.limit, Checker: report.NewCheck(an), NoBodies: opts.trace,
+		RedactedOnRead: unredacted && !env.ShowCredentials, ShowsCredentials: unredacted && env.ShowCredentials})
+	if unredacted && env.ShowCredentials {
+		env.Warnf("%s was written without redaction and --show-credentials keeps its credentials: the report may show them (it says so in a banner)", name)
+	}
+	rep := b.Report()
+	defer func() {
+		if err := rep.Close(); err != nil {
+			env.Warnf("%v", err)
+		}
+	}()
+	if err := pipeline.New(pipeline.Options{Replay: replay.Options{UI: opts.ui}}, b).Run(pipeline.Records(r)); err != nil {
+		return cli.ReadErr(opts.path, err)
+	}
+	env.ReadSummary(opts.path, r.Stats())
+
+	// The page (or trace) goes out a piece at a time, never held whole.
+	var size int64
+	written, err := env.WriteFileWith(opts.output, func(w io.Writer) error {
+		cw := &countWriter{w: w}
+		defer func() { size = cw.n }()
+		if opts.trace {
+			return report.WriteTrace(cw, rep)
+		}
+		return report.WriteHTML(cw, rep)
+	})
+	if err != nil || written == "" {
+		return err
+	}
+	s := &rep.Summary
+	env.Infof("wrote %s (%s): %d records, %d connection(s), %d run(s), %d finding(s)%s",
+		written, output.FormatSize(size), s.Records, s.Connections, s.Runs, s.FindingsError+s.FindingsWarn+s.FindingsInfo, elidedNote(s, opts.trace))
+	return nil
+}
+
+// countWriter counts the bytes written through it.
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// elidedNote says what --max-bytes left out, and when the timeline alone
+// is larger than the limit.
+func elidedNote(s *report.Summary, trace bool) string {
+	if s.Skeleton > 0 && !trace {
+		return fmt.Sprintf("; details of %d of %d record(s) elided, and the timeline alone takes %s, more than --max-bytes %s", s.BodiesElided, s.Records, output.FormatSize(int64(s.Skeleton)), output.FormatSize(int64(s.MaxBytes)))
+	}
+	switch {
+	case trace && s.RowsElided > 0:
+		return fmt.Sprintf("; %d delta or traffic event(s) left out by --max-bytes", s.RowsElided)
+	case !trace && (s.BodiesElided > 0 || s.RowsElided > 0 || s.TimersElided > 0):
+		return fmt.Sprintf("; details of %d of %d record(s) elided by --max-bytes", s.BodiesElided, s.Records)
+	}
+	return ""
 }

@@ -1,4 +1,4 @@
-package reportcli
+package main
 
 import (
 	"bytes"
@@ -12,19 +12,19 @@ import (
 	"github.com/clawtap/clawtap/pkg/report"
 )
 
-func TestRun(t *testing.T) {
+func TestRunReport(t *testing.T) {
 	dir := t.TempDir()
 	var stderr bytes.Buffer
 	e := cli.NewEnv(strings.NewReader(""), &bytes.Buffer{}, &stderr)
 	html := filepath.Join(dir, "r.html")
-	if err := Run(e, Config{Path: "../../fixtures/demo.jsonl.zst", Out: cli.Output{Path: html}, MaxBytes: 20e6}); err != nil {
+	if err := runReport(e, reportOptions{path: "../../fixtures/demo.jsonl.zst", output: cli.Output{Path: html}, limit: 20e6}); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(html); !bytes.HasPrefix(b, []byte("<!DOCTYPE html>")) || !strings.Contains(stderr.String(), "wrote "+html+" (") {
 		t.Errorf("html %.40q, stderr %s", b, stderr.String())
 	}
 	trace := filepath.Join(dir, "t.json")
-	if err := Run(e, Config{Path: "../../fixtures/demo.jsonl.zst", Out: cli.Output{Path: trace}, Trace: true, MaxBytes: 20e6, Name: "demo"}); err != nil {
+	if err := runReport(e, reportOptions{path: "../../fixtures/demo.jsonl.zst", output: cli.Output{Path: trace}, trace: true, limit: 20e6, name: "demo"}); err != nil {
 		t.Fatal(err)
 	}
 	var v struct{ TraceEvents []any }
