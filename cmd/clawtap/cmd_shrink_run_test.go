@@ -1,4 +1,4 @@
-package shrinkcli
+package main
 
 import (
 	"bytes"
@@ -16,12 +16,12 @@ import (
 	"github.com/clawtap/clawtap/pkg/shrink"
 )
 
-func TestRun(t *testing.T) {
+func TestRunShrink(t *testing.T) {
 	small := filepath.Join(t.TempDir(), "small.jsonl")
 	var stderr bytes.Buffer
 	e := cli.NewEnv(strings.NewReader(""), &bytes.Buffer{}, &stderr)
 	target := shrink.Target{Rule: "duplicate-terminal", SlowMs: check.DefaultSlowMs, IdleMs: check.DefaultIdleMs}
-	if err := Run(e, Config{In: "../../fixtures/duplicate-final.jsonl.zst", Out: cli.Output{Path: small}, Target: target}); err != nil {
+	if err := runShrink(e, shrinkOptions{path: "../../fixtures/duplicate-final.jsonl.zst", output: cli.Output{Path: small}, target: target, inMemory: shrinkInMemory}); err != nil {
 		t.Fatal(err)
 	}
 	r, err := capture.Open(small, capture.Options{})
@@ -34,7 +34,7 @@ func TestRun(t *testing.T) {
 	}
 	target.Rule = "seq-gap"
 	var ce *cli.Error
-	err = Run(e, Config{In: "../../fixtures/demo.jsonl.zst", Out: cli.Output{Path: filepath.Join(t.TempDir(), "x.jsonl")}, Target: target})
+	err = runShrink(e, shrinkOptions{path: "../../fixtures/demo.jsonl.zst", output: cli.Output{Path: filepath.Join(t.TempDir(), "x.jsonl")}, target: target, inMemory: shrinkInMemory})
 	if !errors.As(err, &ce) || ce.Code != cli.ExitTrouble || !strings.Contains(ce.Hint, "clawtap check --rule seq-gap") {
 		t.Errorf("a finding the capture does not show: %v", err)
 	}
@@ -43,15 +43,14 @@ func TestRun(t *testing.T) {
 // A capture larger than shrink holds whole is searched in a window before
 // its finding, from a file or from stdin (copied to a temporary file that
 // is gone afterwards), with the same small capture either way.
-func TestRunWindowed(t *testing.T) {
-	defer func(n int64) { inMemory = n }(inMemory)
+func TestRunShrinkWindowed(t *testing.T) {
 	in := filepath.Join(t.TempDir(), "session.jsonl.zst")
 	writeSession(t, in)
-	inMemory = 4 << 20 // of about 10 MB
+	inMemory := int64(4 << 20) // of about 10 MB
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
 	target := shrink.Target{Rule: "seq-gap", SlowMs: check.DefaultSlowMs, IdleMs: check.DefaultIdleMs}
-	windowed, stderr := shrunk(t, in, nil, target)
+	windowed, stderr := shrunk(t, in, nil, target, inMemory)
 	if !strings.Contains(stderr, "searching a window of ") || !strings.Contains(stderr, "shrink: seq-gap at record ") {
 		t.Errorf("stderr %s", stderr)
 	}
@@ -65,7 +64,7 @@ func TestRunWindowed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if piped, _ := shrunk(t, "-", data, target); piped != windowed {
+	if piped, _ := shrunk(t, "-", data, target, inMemory); piped != windowed {
 		t.Errorf("from stdin:\n%s\nfrom the file:\n%s", piped, windowed)
 	}
 	if left, _ := os.ReadDir(tmp); len(left) != 0 {
@@ -75,29 +74,29 @@ func TestRunWindowed(t *testing.T) {
 
 // A finding that needs more than a window may hold before it is searched
 // with the whole capture in memory, as a small capture is, and says so.
-func TestRunWindowTooSmall(t *testing.T) {
-	defer func(n int64) { inMemory = n }(inMemory)
+func TestRunShrinkWindowTooSmall(t *testing.T) {
 	in := "../../fixtures/stale-terminal.jsonl.zst"
 	target := shrink.Target{Rule: "dropped-final", SlowMs: check.DefaultSlowMs, IdleMs: check.DefaultIdleMs}
-	whole, _ := shrunk(t, in, nil, target)
-	inMemory = 2000 // bytes of frames: the fixture holds more before its finding
-	fallback, stderr := shrunk(t, in, nil, target)
+	whole, _ := shrunk(t, in, nil, target, shrinkInMemory)
+	// 2000 bytes of frames: the fixture holds more before its finding
+	fallback, stderr := shrunk(t, in, nil, target, 2000)
 	if !strings.Contains(stderr, "reading all 46 records into memory") {
 		t.Errorf("stderr %s", stderr)
 	}
-	if records(t, fallback) != records(t, whole) {
+	if recordLines(t, fallback) != recordLines(t, whole) {
 		t.Errorf("kept other records:\n%s\nwhole:\n%s", fallback, whole)
 	}
 }
 
-// shrunk runs shrink on path (stdin's bytes for "-") and returns the small
-// capture, uncompressed, and stderr.
-func shrunk(t *testing.T, path string, stdin []byte, target shrink.Target) (string, string) {
+// shrunk runs shrink on path (stdin's bytes for "-"), holding at most
+// inMemory bytes of frames whole, and returns the small capture,
+// uncompressed, and stderr.
+func shrunk(t *testing.T, path string, stdin []byte, target shrink.Target, inMemory int64) (string, string) {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "small.jsonl")
 	var stderr bytes.Buffer
 	e := cli.NewEnv(bytes.NewReader(stdin), &bytes.Buffer{}, &stderr)
-	if err := Run(e, Config{In: path, Out: cli.Output{Path: out}, Target: target}); err != nil {
+	if err := runShrink(e, shrinkOptions{path: path, output: cli.Output{Path: out}, target: target, inMemory: inMemory}); err != nil {
 		t.Fatalf("%s: %v\n%s", path, err, stderr.String())
 	}
 	b, err := os.ReadFile(out)
@@ -137,8 +136,8 @@ func writeSession(t *testing.T, path string) {
 	f.Close()
 }
 
-// records is a capture's records, without its header.
-func records(t *testing.T, capture string) string {
+// recordLines is a capture's records, without its header.
+func recordLines(t *testing.T, capture string) string {
 	t.Helper()
 	_, rest, ok := strings.Cut(capture, "\n")
 	if !ok {
