@@ -1,27 +1,44 @@
 package main
 
 import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
 	"runtime"
 	"slices"
 	"strings"
+	"syscall"
+	"time"
 
+	"github.com/clawtap/clawtap/internal/cli"
 	"github.com/clawtap/clawtap/internal/output"
 	"github.com/clawtap/clawtap/internal/suite"
-	"github.com/clawtap/clawtap/internal/suitecli"
 	"github.com/clawtap/clawtap/pkg/replay"
 	"github.com/spf13/cobra"
 )
 
-type suiteFlags struct {
-	out     outFlags
-	jobs    int
-	update  bool
-	uis     []string
-	timings bool
+// junit is test's report format beyond json, text and table.
+const junit output.Format = suite.FormatJUnit
+
+// suiteOptions is a test run as the command line asks for it.
+type suiteOptions struct {
+	out        outFlags
+	jobs       int
+	update     bool
+	uis        []string // names, or all; none is each capture's own
+	timings    bool
+	timingsSet bool // --timings was given; else times are shown on a terminal
+
+	paths   []string   // folders, files or globs; none is suite.DefaultDirs
+	output  cli.Output // checked from out
+	testUIs []string   // checked from uis
 }
 
 func (a *app) testCmd() *cobra.Command {
-	var f suiteFlags
+	var opts suiteOptions
 	cmd := &cobra.Command{
 		Use:   "test [DIR|FILE|GLOB]...",
 		Short: "Run a folder of captures as a regression suite: replay goldens and check expectations, in parallel",
@@ -65,15 +82,27 @@ usage trouble.`,
 		Args:              cobra.ArbitraryArgs,
 		ValidArgsFunction: suiteArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.runSuite(cmd, args, &f)
+			opts.paths = args
+			var err error
+			if opts.output, err = opts.out.spec(cmd); err != nil {
+				return err
+			}
+			opts.timingsSet = cmd.Flags().Changed("timings")
+			if opts.jobs < 1 {
+				return cli.Usage("give -j 1 or more", "invalid -j %d", opts.jobs)
+			}
+			if opts.testUIs, err = replay.ParseUIs(opts.uis); err != nil {
+				return cli.Usage("use --ui "+strings.Join(replay.UIs, "|")+"|all", "%v", err)
+			}
+			return a.run(cli.DefaultMemory, func() error { return runSuite(cmd.Context(), a.Env, opts) })
 		},
 	}
-	a.printFlags(cmd, &f.out, output.Text, suitecli.JUnit)
+	a.printFlags(cmd, &opts.out, output.Text, junit)
 	fl := cmd.Flags()
-	fl.IntVarP(&f.jobs, "jobs", "j", runtime.NumCPU(), "captures tested at once")
-	fl.BoolVar(&f.update, "update", false, "write the goldens and expectations instead of comparing (only files that change)")
-	fl.StringSliceVar(&f.uis, "ui", nil, "test under these UIs ("+strings.Join(replay.UIs, ", ")+", or all; repeatable; default: the UIs each capture's expectations name, else "+suite.DefaultUI()+")")
-	fl.BoolVar(&f.timings, "timings", false, "show each capture's time and the suite's (default: on a terminal); times make the output differ between runs")
+	fl.IntVarP(&opts.jobs, "jobs", "j", runtime.NumCPU(), "captures tested at once")
+	fl.BoolVar(&opts.update, "update", false, "write the goldens and expectations instead of comparing (only files that change)")
+	fl.StringSliceVar(&opts.uis, "ui", nil, "test under these UIs ("+strings.Join(replay.UIs, ", ")+", or all; repeatable; default: the UIs each capture's expectations name, else "+suite.DefaultUI()+")")
+	fl.BoolVar(&opts.timings, "timings", false, "show each capture's time and the suite's (default: on a terminal); times make the output differ between runs")
 	_ = cmd.RegisterFlagCompletionFunc("ui", cobra.FixedCompletions(append(slices.Clone(replay.UIs), "all"), cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
@@ -83,14 +112,95 @@ func suiteArgs(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirec
 	return []string{"zst", "jsonl"}, cobra.ShellCompDirectiveFilterFileExt
 }
 
-func (a *app) runSuite(cmd *cobra.Command, args []string, f *suiteFlags) error {
-	o, err := f.out.spec(cmd)
+// runSuite finds the suite's captures, runs them with internal/suite
+// until they are done or a signal ends it, writes the report in the
+// format asked for (with GitHub Actions annotations when
+// GITHUB_ACTIONS=true), and turns the totals into the exit code the
+// command documents.
+func runSuite(ctx context.Context, env *cli.Env, opts suiteOptions) error {
+	paths := opts.paths
+	if len(paths) == 0 {
+		paths = suite.DefaultDirs()
+	}
+	caps, err := suite.Discover(paths)
+	if err != nil {
+		return cli.Usage("name a folder of captures (*.jsonl.zst, *.jsonl), capture files or a glob", "%v", err)
+	}
+	s, err := env.OpenSink(opts.output)
 	if err != nil {
 		return err
 	}
-	c := suitecli.Config{Paths: args, Jobs: f.jobs, Update: f.update, UIs: f.uis, Out: o}
-	if cmd.Flags().Changed("timings") {
-		c.Timings = &f.timings
+	timed := s.Dest.IsStdout() && env.StdoutIsTTY()
+	if opts.timingsSet {
+		timed = opts.timings
 	}
-	return suitecli.Run(cmd.Context(), a.Env, c)
+	style := s.Style
+	if s.Format == output.JSON || s.Format == junit {
+		style = output.Style{}
+	}
+	rep := &suite.Report{W: s, Format: string(s.Format), Style: style, Timings: timed}
+	cfg := suite.Config{UIs: opts.testUIs, Update: opts.update, Jobs: opts.jobs, ShowCredentials: env.ShowCredentials}
+	var start time.Time
+	if timed {
+		cfg.Now = time.Now
+		start = time.Now()
+	}
+	annotations := suiteAnnotationsTo(env, s)
+
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err = suite.Run(ctx, caps, cfg, func(r *suite.Result) error {
+		for _, n := range r.Notes {
+			env.Warnf("%s: %s", r.Capture.Path, n)
+		}
+		for _, n := range r.Info {
+			env.Infof("%s: %s", r.Capture.Path, n)
+		}
+		if annotations != nil {
+			if err := suite.Annotate(annotations, r); err != nil {
+				return err
+			}
+		}
+		return rep.Result(r)
+	})
+	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+		s.Close(err)
+		return &cli.Error{Code: cli.ExitInterrupted, Err: errors.New("interrupted; the files under way were left as they were")}
+	}
+	if err == nil {
+		var elapsed time.Duration
+		if timed {
+			elapsed = time.Since(start)
+		}
+		err = rep.End(elapsed)
+	}
+	t := rep.Totals()
+	if err == nil && t.Failed > 0 {
+		err = cli.ErrFinding
+	}
+	if err = s.Close(err); err != nil && err != cli.ErrFinding {
+		return err
+	}
+	if t.Errors > 0 {
+		return cli.Trouble(fmt.Errorf("%d of %d capture(s) could not be tested", t.Errors, t.Captures),
+			"the report names each one and why; fix or remove the file")
+	}
+	return err
+}
+
+// suiteAnnotationsTo is where GitHub Actions annotations go when
+// GITHUB_ACTIONS=true: stdout, which the runner reads, into the report
+// itself when that is text on stdout, else beside it; stderr when the
+// report on stdout is json or junit, which annotations would break.
+func suiteAnnotationsTo(env *cli.Env, s *cli.Sink) io.Writer {
+	if env.Getenv("GITHUB_ACTIONS") != "true" {
+		return nil
+	}
+	if !s.Dest.IsStdout() {
+		return env.Stdout
+	}
+	if s.Format == output.JSON || s.Format == junit {
+		return env.Stderr
+	}
+	return s
 }
