@@ -15,10 +15,18 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// importOptions is an import as the command line asks for it.
+type importOptions struct {
+	out      outFlags
+	format   string // the input's: auto, har or jsonl
+	noRedact bool
+
+	path   string     // the input; "-" is stdin
+	output cli.Output // the capture, from out
+}
+
 func (a *app) importCmd() *cobra.Command {
-	var out outFlags
-	var format string
-	var noRedact bool
+	var opts importOptions
 	cmd := &cobra.Command{
 		Use:   "import FILE|- -o OUT",
 		Short: "Turn a browser HAR export or JSON Lines of frames into a capture",
@@ -45,34 +53,38 @@ in .zst is zstd-compressed; - writes plain JSON Lines to stdout.`,
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: captureArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if out.path == "" {
+			opts.path = args[0]
+			if opts.out.path == "" {
 				return cli.Usage("name the capture to write: clawtap import FILE -o cap.jsonl.zst", "no output given (-o OUT)")
 			}
-			switch format {
+			switch opts.format {
 			case importer.FormatAuto, importer.FormatHAR, importer.FormatJSONL:
 			default:
-				return cli.Usage("use --input-format auto|har|jsonl", "unknown --input-format %q", format)
+				return cli.Usage("use --input-format auto|har|jsonl", "unknown --input-format %q", opts.format)
 			}
-			in := args[0]
-			if err := a.CheckStdin(cmd.CommandPath(), in); err != nil {
-				return err
-			}
-			return a.runImport(cmd, in, &out, format, noRedact)
+			opts.output = opts.out.file(cmd)
+			return a.run(cli.DefaultMemory, func() error { return runImport(a.Env, opts) })
 		},
 	}
-	a.fileFlags(cmd, &out, "", "the capture to write (required): FILE.jsonl.zst (compressed), FILE.jsonl, or - for stdout")
-	cmd.Flags().StringVar(&out.path, "out", "", "the capture to write")
+	a.fileFlags(cmd, &opts.out, "", "the capture to write (required): FILE.jsonl.zst (compressed), FILE.jsonl, or - for stdout")
+	cmd.Flags().StringVar(&opts.out.path, "out", "", "the capture to write")
 	renamedFlag(cmd, "out", "output")
-	cmd.Flags().StringVar(&format, "input-format", importer.FormatAuto, "input format: auto, har or jsonl")
-	cmd.Flags().StringVar(&format, "format", importer.FormatAuto, "input format")
+	cmd.Flags().StringVar(&opts.format, "input-format", importer.FormatAuto, "input format: auto, har or jsonl")
+	cmd.Flags().StringVar(&opts.format, "format", importer.FormatAuto, "input format")
 	renamedFlag(cmd, "format", "input-format")
 	_ = cmd.RegisterFlagCompletionFunc("input-format", cobra.FixedCompletions([]string{importer.FormatAuto, importer.FormatHAR, importer.FormatJSONL}, cobra.ShellCompDirectiveNoFileComp))
-	cmd.Flags().BoolVar(&noRedact, "no-redact", false, "keep credentials in the imported frames (the header records it)")
+	cmd.Flags().BoolVar(&opts.noRedact, "no-redact", false, "keep credentials in the imported frames (the header records it)")
 	return cmd
 }
 
-func (a *app) runImport(cmd *cobra.Command, in string, out *outFlags, format string, noRedact bool) error {
-	var src io.Reader = a.Stdin
+// runImport reads the frames and writes them as a capture, redacted
+// unless --no-redact.
+func runImport(env *cli.Env, opts importOptions) error {
+	in := opts.path
+	if err := env.CheckStdin(opts.output.Cmd, in); err != nil {
+		return err
+	}
+	var src io.Reader = env.Stdin
 	name := "stdin"
 	if in != "-" {
 		f, err := os.Open(in)
@@ -83,14 +95,14 @@ func (a *app) runImport(cmd *cobra.Command, in string, out *outFlags, format str
 		src = f
 		name = filepath.Base(in)
 	}
-	if cli.SameFile(in, out.path) {
-		return cli.Usage("write the capture to another file", "the output %s is the input", out.path)
+	if cli.SameFile(in, opts.output.Path) {
+		return cli.Usage("write the capture to another file", "the output %s is the input", opts.output.Path)
 	}
 	var st importer.Stats
-	done, err := a.WriteCaptureWith(out.file(cmd), func(w *capture.Writer) (err error) {
+	done, err := env.WriteCaptureWith(opts.output, func(w *capture.Writer) (err error) {
 		st, err = importer.Import(src, w, importer.Options{
-			Format: format, NoRedact: noRedact, Tool: "clawtap " + version, From: name,
-			OnWarning: func(msg string) { a.LineWarnf(name, nil, "%s", msg) },
+			Format: opts.format, NoRedact: opts.noRedact, Tool: "clawtap " + version, From: name,
+			OnWarning: func(msg string) { env.LineWarnf(name, nil, "%s", msg) },
 		})
 		var se *capture.StreamError
 		var nf *importer.NotFramesError
@@ -108,21 +120,21 @@ func (a *app) runImport(cmd *cobra.Command, in string, out *outFlags, format str
 		}
 		return nil
 	})
-	a.HiddenWarnings(name)
+	env.HiddenWarnings(name)
 	if !done {
 		return err
 	}
 	red := "credentials redacted"
-	if noRedact {
+	if opts.noRedact {
 		red = "credentials kept (--no-redact)"
 	} else if st.Redacted > 0 {
 		red = "credentials redacted (" + strconv.Itoa(st.Redacted) + " value(s))"
 	}
 	cut := ""
 	if st.Cut != "" {
-		a.Warnf("%s: the input ends early (%s); the %d frame(s) before it are imported", name, st.Cut, st.Frames)
+		env.Warnf("%s: the input ends early (%s); the %d frame(s) before it are imported", name, st.Cut, st.Frames)
 		cut = "; the input is truncated"
 	}
-	a.Infof("imported %d frame(s) and %d raw message(s) on %d connection(s) from %s (%s); %d skipped%s; %s", st.Frames, st.Raw, max(st.Connections, 1), name, st.Format, st.Skipped, cut, red)
+	env.Infof("imported %d frame(s) and %d raw message(s) on %d connection(s) from %s (%s); %d skipped%s; %s", st.Frames, st.Raw, max(st.Connections, 1), name, st.Format, st.Skipped, cut, red)
 	return nil
 }

@@ -14,14 +14,18 @@ import (
 	"github.com/spf13/cobra"
 )
 
-type redactFlags struct {
+// redactOptions is a redact as the command line asks for it.
+type redactOptions struct {
 	out      outFlags
 	content  bool
 	saltFile string
+
+	path   string     // the capture; "-" is stdin
+	output cli.Output // the redacted capture, from out
 }
 
 func (a *app) redactCmd() *cobra.Command {
-	var f redactFlags
+	var opts redactOptions
 	cmd := &cobra.Command{
 		Use:   "redact IN -o OUT",
 		Short: "Remove credentials (and with --content, message content and identifiers) from a capture",
@@ -48,53 +52,58 @@ without --force. The rules are in docs/redaction.md.`,
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: captureArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.runRedact(cmd, args[0], f)
+			opts.path = args[0]
+			if opts.out.path == "" {
+				return cli.Usage("add -o OUT.jsonl.zst, or -o - for stdout", "no output given")
+			}
+			opts.output = opts.out.file(cmd)
+			return a.run(cli.DefaultMemory, func() error { return runRedact(a.Env, opts) })
 		},
 	}
-	a.fileFlags(cmd, &f.out, "", "the capture to write (required): FILE, FILE.zst (compressed), or - for stdout")
+	a.fileFlags(cmd, &opts.out, "", "the capture to write (required): FILE, FILE.zst (compressed), or - for stdout")
 	fl := cmd.Flags()
-	fl.StringVar(&f.out.path, "out", "", "the capture to write")
+	fl.StringVar(&opts.out.path, "out", "", "the capture to write")
 	renamedFlag(cmd, "out", "output")
-	fl.BoolVar(&f.content, "content", false, "also mask content and pseudonymise identifiers (for sharing)")
-	fl.StringVar(&f.saltFile, "salt-file", "", "key for pseudonyms from this file, so they repeat across runs (keep it private)")
+	fl.BoolVar(&opts.content, "content", false, "also mask content and pseudonymise identifiers (for sharing)")
+	fl.StringVar(&opts.saltFile, "salt-file", "", "key for pseudonyms from this file, so they repeat across runs (keep it private)")
 	_ = cmd.MarkFlagFilename("salt-file")
 	return cmd
 }
 
-func (a *app) runRedact(cmd *cobra.Command, in string, f redactFlags) error {
-	if f.out.path == "" {
-		return cli.Usage("add -o OUT.jsonl.zst, or -o - for stdout", "no output given")
-	}
-	if err := a.CheckStdin(cmd.CommandPath(), in); err != nil {
+// runRedact copies the capture with its credentials (and with --content
+// its content) replaced.
+func runRedact(env *cli.Env, opts redactOptions) error {
+	in := opts.path
+	if err := env.CheckStdin(opts.output.Cmd, in); err != nil {
 		return err
 	}
 	var salt []byte
-	if f.saltFile != "" {
-		b, err := os.ReadFile(f.saltFile)
+	if opts.saltFile != "" {
+		b, err := os.ReadFile(opts.saltFile)
 		if err != nil {
 			return cli.Usage("give a file holding a private random key, e.g. head -c 32 /dev/urandom | base64 > salt", "read salt file: %v", err)
 		}
 		salt = b
 		if len(bytes.TrimSpace(b)) == 0 {
-			return cli.Usage("put a private random key in it, e.g. head -c 32 /dev/urandom | base64 > salt", "salt file %s is empty", f.saltFile)
+			return cli.Usage("put a private random key in it, e.g. head -c 32 /dev/urandom | base64 > salt", "salt file %s is empty", opts.saltFile)
 		}
 		if n := len(bytes.TrimSpace(b)); n < 16 {
-			a.Warnf("salt file %s holds only %d bytes; pseudonyms are easier to reverse with a short key", f.saltFile, n)
+			env.Warnf("salt file %s holds only %d bytes; pseudonyms are easier to reverse with a short key", opts.saltFile, n)
 		}
 	}
-	if cli.SameFile(in, f.out.path) {
-		return cli.Usage("write to a new file, then replace the original yourself", "output %s is the input", f.out.path)
+	if cli.SameFile(in, opts.output.Path) {
+		return cli.Usage("write to a new file, then replace the original yourself", "output %s is the input", opts.output.Path)
 	}
 
-	rd, err := a.OpenCaptureAsWritten(in)
+	rd, err := env.OpenCaptureAsWritten(in)
 	if err != nil {
 		return err
 	}
 	defer rd.Close()
 
-	red := redact.New(redact.Options{Content: f.content, Salt: salt})
+	red := redact.New(redact.Options{Content: opts.content, Salt: salt})
 	h := capture.NewHeader(time.Now(), capture.Source{Tool: "clawtap " + version, Mode: "redact", From: filepath.Base(cli.DisplayName(in))})
-	done, err := a.WriteCaptureWith(f.out.file(cmd), func(w *capture.Writer) error {
+	done, err := env.WriteCaptureWith(opts.output, func(w *capture.Writer) error {
 		err := red.Copy(w, rd, h, "redacted by clawtap redact "+version)
 		if re := (*redact.ReadError)(nil); errors.As(err, &re) {
 			return cli.InputError(in, re.Err)
@@ -104,18 +113,18 @@ func (a *app) runRedact(cmd *cobra.Command, in string, f redactFlags) error {
 	if !done {
 		return err
 	}
-	a.ReadSummary(in, rd.Stats())
+	env.ReadSummary(in, rd.Stats())
 
 	st := red.Stats()
 	frames := st.Frames
 	changed := st.FramesChanged
 	msg := fmt.Sprintf("redacted %d records: %d of %d frames changed, %d credentials replaced", rd.Stats().Records, changed, frames, st.Credentials)
-	if f.content {
+	if opts.content {
 		msg += fmt.Sprintf(", %d strings masked, %d identifiers pseudonymised", st.Content, st.Pseudonyms)
 	}
-	if f.out.path != "-" {
-		msg += " → " + f.out.path
+	if opts.output.Path != "-" {
+		msg += " → " + opts.output.Path
 	}
-	a.Infof("%s", msg)
+	env.Infof("%s", msg)
 	return nil
 }
