@@ -1,27 +1,73 @@
 package main
 
 import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/signal"
+	"path/filepath"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/clawtap/clawtap/internal/cli"
 	"github.com/clawtap/clawtap/internal/output"
-	"github.com/clawtap/clawtap/internal/recordcli"
+	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/gateway"
+	"github.com/clawtap/clawtap/pkg/human"
 	"github.com/clawtap/clawtap/pkg/record"
 	"github.com/spf13/cobra"
 )
 
-type recordFlags struct {
-	recordcli.Config
-	maxBytes, proxyBuffer string
-	format                string
+// recordOptions is a recording as the command line asks for it.
+type recordOptions struct {
+	out   string // the capture; "-" is stdout, "" a name from the time
+	force bool
+	url   string // --url; "" is $OPENCLAW_GATEWAY_URL or the default
+
+	// Direct mode: credentials and the device identity.
+	tokenFile, passwordFile string
+	identityDir             string
+	noDevice                bool
+	scopes                  string // comma-separated
+	subscribeSessions       bool
+	noReconnect             bool
+
+	// Redaction.
+	redactContent, noRedact bool
+	saltFile                string
+
+	// Limits.
+	duration      time.Duration
+	maxFrames     int64
+	maxBytes      string
+	flushInterval time.Duration
+
+	// Proxy mode, when listen is set.
+	listen, upstream string
+	proxyBuffer      string
+
+	format string // the closing summary's
 
 	// Refused: secrets never come from argv.
 	token, password string
+
+	// Checked from the flags above.
+	version     string   // clawtap's, for the header and the handshake
+	scopeList   []string // from scopes
+	byteLimit   int64    // from maxBytes; 0 is none
+	bufferBytes int64    // from proxyBuffer
+	listenAddr  string   // from listen: host:port
+	loopback    bool     // listenAddr is loopback
+	// summary is the closing summary's format: text (a sentence), json or
+	// table, on stderr (stdout may carry the capture).
+	summary output.Format
 }
 
 func (a *app) recordCmd() *cobra.Command {
-	var f recordFlags
+	var opts recordOptions
 	cmd := &cobra.Command{
 		Use:   "record",
 		Short: "Record a gateway's WebSocket frames into a redacted capture",
@@ -83,77 +129,426 @@ saying what to do); 130 aborted by a second signal.`,
   clawtap record --listen 127.0.0.1:18790 --upstream ws://127.0.0.1:18789 -o ui.jsonl.zst`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.runRecord(cmd, &f)
+			if err := opts.check(cmd.Flags().Changed); err != nil {
+				return err
+			}
+			return a.run(cli.DefaultMemory, func() error { return runRecord(cmd.Context(), a.Env, opts) })
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVarP(&f.Out, "output", "o", "", "capture file (.zst compresses; '-' is plain JSON Lines on stdout; default clawtap-<time>.jsonl.zst)")
-	fl.StringVar(&f.Out, "out", "", "capture file")
+	fl.StringVarP(&opts.out, "output", "o", "", "capture file (.zst compresses; '-' is plain JSON Lines on stdout; default clawtap-<time>.jsonl.zst)")
+	fl.StringVar(&opts.out, "out", "", "capture file")
 	renamedFlag(cmd, "out", "output")
-	fl.StringVar(&f.format, "format", "", "the closing summary on stderr: text (default), json or table")
+	fl.StringVar(&opts.format, "format", "", "the closing summary on stderr: text (default), json or table")
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(output.Formats, cobra.ShellCompDirectiveNoFileComp))
-	fl.StringVar(&f.URL, "url", "", "gateway WebSocket URL (default $OPENCLAW_GATEWAY_URL or "+gateway.DefaultURL+")")
-	fl.StringVar(&f.TokenFile, "token-file", "", "file holding the gateway token ('-' reads stdin; default $OPENCLAW_GATEWAY_TOKEN)")
-	fl.StringVar(&f.PasswordFile, "password-file", "", "file holding the gateway password ('-' reads stdin; default $OPENCLAW_GATEWAY_PASSWORD)")
-	fl.StringVar(&f.IdentityDir, "identity-dir", "", "where the device identity and device tokens live (default $CLAWTAP_IDENTITY_DIR or <user config dir>/clawtap)")
-	fl.BoolVar(&f.NoDevice, "no-device", false, "connect without a device identity (token only; accepted by local gateways for cli clients)")
-	fl.StringVar(&f.Scopes, "scopes", strings.Join(gateway.DefaultScopes, ","), "operator scopes to ask for, comma-separated")
-	fl.BoolVar(&f.SubscribeSessions, "subscribe-sessions", false, "call sessions.subscribe so session.tool and sessions.changed are recorded too")
-	fl.BoolVar(&f.RedactContent, "redact-content", false, "also replace message text, tool args/results and attachments with stable placeholders")
-	fl.BoolVar(&f.NoRedact, "no-redact", false, "write frames as received, credentials included")
-	fl.StringVar(&f.SaltFile, "salt-file", "", "key for --redact-content's placeholders and pseudonyms (same key, same placeholders across captures; default: random per capture)")
-	fl.BoolVar(&f.NoReconnect, "no-reconnect", false, "stop when the gateway closes the connection instead of reconnecting")
-	fl.DurationVar(&f.Duration, "duration", 0, "stop after this long (e.g. 30s, 5m)")
-	fl.Int64Var(&f.MaxFrames, "max-frames", 0, "stop after this many frames")
-	fl.StringVar(&f.maxBytes, "max-bytes", "", "stop before the frames recorded exceed this size (50MB = 50×10^6 bytes, 50MiB = 50×2^20)")
-	fl.DurationVar(&f.FlushInterval, "flush-interval", record.DefaultFlushInterval, "how often buffered frames are flushed to disk (what a crash can lose)")
-	fl.StringVar(&f.Listen, "listen", "", "proxy mode: accept clients on this address (host:port; loopback unless a host is named)")
-	fl.StringVar(&f.Upstream, "upstream", "", "proxy mode: the gateway to relay to (default: --url)")
-	fl.StringVar(&f.proxyBuffer, "proxy-buffer", "64MiB", "proxy mode: the most held of one message per direction of a connection; a longer one is forwarded as it arrives and recorded as an oversize marker")
-	fl.BoolVar(&f.Force, "force", false, "replace an existing capture file")
-	fl.StringVar(&f.token, "token", "", "refused: use --token-file or OPENCLAW_GATEWAY_TOKEN")
-	fl.StringVar(&f.password, "password", "", "refused: use --password-file or OPENCLAW_GATEWAY_PASSWORD")
+	fl.StringVar(&opts.url, "url", "", "gateway WebSocket URL (default $OPENCLAW_GATEWAY_URL or "+gateway.DefaultURL+")")
+	fl.StringVar(&opts.tokenFile, "token-file", "", "file holding the gateway token ('-' reads stdin; default $OPENCLAW_GATEWAY_TOKEN)")
+	fl.StringVar(&opts.passwordFile, "password-file", "", "file holding the gateway password ('-' reads stdin; default $OPENCLAW_GATEWAY_PASSWORD)")
+	fl.StringVar(&opts.identityDir, "identity-dir", "", "where the device identity and device tokens live (default $CLAWTAP_IDENTITY_DIR or <user config dir>/clawtap)")
+	fl.BoolVar(&opts.noDevice, "no-device", false, "connect without a device identity (token only; accepted by local gateways for cli clients)")
+	fl.StringVar(&opts.scopes, "scopes", strings.Join(gateway.DefaultScopes, ","), "operator scopes to ask for, comma-separated")
+	fl.BoolVar(&opts.subscribeSessions, "subscribe-sessions", false, "call sessions.subscribe so session.tool and sessions.changed are recorded too")
+	fl.BoolVar(&opts.redactContent, "redact-content", false, "also replace message text, tool args/results and attachments with stable placeholders")
+	fl.BoolVar(&opts.noRedact, "no-redact", false, "write frames as received, credentials included")
+	fl.StringVar(&opts.saltFile, "salt-file", "", "key for --redact-content's placeholders and pseudonyms (same key, same placeholders across captures; default: random per capture)")
+	fl.BoolVar(&opts.noReconnect, "no-reconnect", false, "stop when the gateway closes the connection instead of reconnecting")
+	fl.DurationVar(&opts.duration, "duration", 0, "stop after this long (e.g. 30s, 5m)")
+	fl.Int64Var(&opts.maxFrames, "max-frames", 0, "stop after this many frames")
+	fl.StringVar(&opts.maxBytes, "max-bytes", "", "stop before the frames recorded exceed this size (50MB = 50×10^6 bytes, 50MiB = 50×2^20)")
+	fl.DurationVar(&opts.flushInterval, "flush-interval", record.DefaultFlushInterval, "how often buffered frames are flushed to disk (what a crash can lose)")
+	fl.StringVar(&opts.listen, "listen", "", "proxy mode: accept clients on this address (host:port; loopback unless a host is named)")
+	fl.StringVar(&opts.upstream, "upstream", "", "proxy mode: the gateway to relay to (default: --url)")
+	fl.StringVar(&opts.proxyBuffer, "proxy-buffer", "64MiB", "proxy mode: the most held of one message per direction of a connection; a longer one is forwarded as it arrives and recorded as an oversize marker")
+	fl.BoolVar(&opts.force, "force", false, "replace an existing capture file")
+	fl.StringVar(&opts.token, "token", "", "refused: use --token-file or OPENCLAW_GATEWAY_TOKEN")
+	fl.StringVar(&opts.password, "password", "", "refused: use --password-file or OPENCLAW_GATEWAY_PASSWORD")
 	_ = fl.MarkHidden("token")
 	_ = fl.MarkHidden("password")
 	return cmd
 }
 
-func (a *app) runRecord(cmd *cobra.Command, f *recordFlags) error {
-	fl := cmd.Flags()
-	if fl.Changed("token") || fl.Changed("password") {
+// check checks the flags (changed says which were given) and sets the
+// values runRecord uses from them.
+func (o *recordOptions) check(changed func(string) bool) error {
+	if changed("token") || changed("password") {
 		return cli.Usage("put it in a file for --token-file/--password-file, or in OPENCLAW_GATEWAY_TOKEN/OPENCLAW_GATEWAY_PASSWORD",
 			"clawtap does not take a secret on the command line (it would show in ps and shell history)")
 	}
-	if f.NoRedact && f.RedactContent {
+	if o.noRedact && o.redactContent {
 		return cli.Usage("choose one", "--no-redact and --redact-content contradict each other")
 	}
-	if f.MaxFrames < 0 || f.Duration < 0 {
+	if o.maxFrames < 0 || o.duration < 0 {
 		return cli.Usage("use a positive value", "--max-frames and --duration must be positive")
 	}
 	var err error
-	if f.MaxBytes, err = recordcli.ParseSize("--max-bytes", f.maxBytes); err != nil {
+	if o.byteLimit, err = parseSizeFlag("--max-bytes", o.maxBytes); err != nil {
 		return err
 	}
-	if f.ProxyBuffer, err = recordcli.ParseSize("--proxy-buffer", f.proxyBuffer); err != nil {
+	if o.bufferBytes, err = parseSizeFlag("--proxy-buffer", o.proxyBuffer); err != nil {
 		return err
 	}
-	if f.Listen == "" && (fl.Changed("upstream") || fl.Changed("proxy-buffer")) {
+	if o.listen == "" && (changed("upstream") || changed("proxy-buffer")) {
 		return cli.Usage("add --listen ADDR to run a proxy", "--upstream and --proxy-buffer only make sense with --listen")
 	}
-	if f.Listen != "" {
+	if o.listen != "" {
 		for _, name := range []string{"token-file", "password-file", "subscribe-sessions", "no-device", "scopes", "identity-dir", "no-reconnect"} {
-			if fl.Changed(name) {
+			if changed(name) {
 				return cli.Usage("in proxy mode the client that connects through clawtap authenticates itself",
 					"--%s does not apply with --listen", name)
 			}
 		}
 	}
-	f.Version = version
-	if f.Format, err = output.ParseFormat(f.format); err != nil {
+	o.version = version
+	if o.summary, err = output.ParseFormat(o.format); err != nil {
 		return cli.Usage("use --format "+strings.Join(output.Formats, "|"), "%v", err)
 	}
-	if f.Format == "" {
-		f.Format = output.Text
+	if o.summary == "" {
+		o.summary = output.Text
 	}
-	return recordcli.Run(cmd.Context(), a.Env, f.Config)
+	if o.listen != "" {
+		if o.listenAddr, o.loopback, err = record.ResolveListen(o.listen); err != nil {
+			return cli.Usage("e.g. --listen 127.0.0.1:18790", "--listen: %v", err)
+		}
+		return nil
+	}
+	o.scopeList = nil
+	for _, s := range strings.Split(o.scopes, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			o.scopeList = append(o.scopeList, s)
+		}
+	}
+	if len(o.scopeList) == 0 {
+		return cli.Usage("e.g. --scopes operator.read", "--scopes is empty")
+	}
+	if o.tokenFile == "-" && o.passwordFile == "-" {
+		return cli.Usage("read one of them from a file", "--token-file and --password-file cannot both read stdin")
+	}
+	return nil
+}
+
+// errDuration is why a recording's context ended at --duration.
+var errDuration = errors.New("--duration reached")
+
+// parseSizeFlag reads a size flag: empty is none, zero is refused.
+func parseSizeFlag(flag, s string) (int64, error) {
+	if s == "" {
+		return 0, nil
+	}
+	n, err := output.ParseSize(s)
+	if err == nil && n == 0 {
+		err = fmt.Errorf("%s must be more than 0", flag)
+	}
+	if err != nil {
+		return 0, cli.Usage("e.g. "+flag+" 50MB (50×10^6 bytes) or 50MiB (50×2^20)", "%s: %v", flag, err)
+	}
+	return n, nil
+}
+
+// runRecord records as opts says until a signal, a limit, the gateway or
+// ctx ends it: a record.Recorder with its output, credentials and limits,
+// and the outcome turned into the summary and the exit code the command
+// documents.
+func runRecord(ctx context.Context, env *cli.Env, opts recordOptions) error {
+	var err error
+	proxyMode := opts.listen != ""
+	gwURL := opts.url
+	if gwURL == "" {
+		gwURL = env.Getenv("OPENCLAW_GATEWAY_URL")
+	}
+	if proxyMode && opts.upstream != "" {
+		gwURL = opts.upstream
+	}
+	if gwURL, err = gateway.NormalizeURL(gwURL); err != nil {
+		return cli.Usage("e.g. --url ws://127.0.0.1:18789", "%v", err)
+	}
+
+	// Everything that can fail on the user's input fails before the
+	// output is opened.
+	var dopts gateway.Options
+	var ln net.Listener
+	if proxyMode {
+		if ln, err = recordListen(env, opts.listenAddr, opts.loopback); err != nil {
+			return err
+		}
+		defer ln.Close()
+	} else if dopts, err = dialOptions(env, opts); err != nil {
+		return err
+	}
+	redaction, err := recordRedaction(opts)
+	if err != nil {
+		return err
+	}
+	path := opts.out
+	if path == "" {
+		path = "clawtap-" + time.Now().Format("20060102-150405") + ".jsonl.zst"
+	}
+	out, w, err := openRecordOutput(env, path, opts.force)
+	if err != nil {
+		return err
+	}
+
+	st := &statusLine{W: env.Stderr, Quiet: env.Quiet, Live: !env.Quiet && env.IsTerminal(env.Stderr), Color: env.UseColor(env.Stderr)}
+	rec := &record.Recorder{
+		Capture: w, Tool: "clawtap " + opts.version, Redaction: redaction,
+		MaxFrames: opts.maxFrames, MaxBytes: opts.byteLimit, FlushInterval: opts.flushInterval,
+		OnHandshake: out.Publish, Logf: st.Infof, Warnf: st.Warnf,
+	}
+	if opts.flushInterval <= 0 {
+		rec.FlushInterval = -1 // only at markers
+	}
+	ctx, aborted, stopSignals := cli.Interrupts(ctx, func(s os.Signal) {
+		st.Infof("%s: stopping; finishing %s (again to abort)", s, out.Name())
+	})
+	defer stopSignals()
+	// A reader of stdout that goes away (| head) is a write error, not a
+	// SIGPIPE that kills the process.
+	pipec := make(chan os.Signal, 1)
+	signal.Notify(pipec, syscall.SIGPIPE)
+	defer signal.Stop(pipec)
+	if opts.duration > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, opts.duration, errDuration)
+		defer cancel()
+	}
+
+	bg, bgStop := context.WithCancel(context.Background())
+	statusDone := make(chan struct{})
+	go func() { st.Run(bg, 500*time.Millisecond, rec.Stats); close(statusDone) }()
+	if proxyMode {
+		st.Infof("proxy listening on ws://%s → %s; recording to %s", ln.Addr(), gateway.SafeURL(gwURL), out.Name())
+	} else {
+		st.Infof("recording %s to %s (Ctrl-C stops)", gateway.SafeURL(gwURL), out.Name())
+	}
+	started := time.Now()
+	errc := make(chan error, 1)
+	go func() {
+		if proxyMode {
+			errc <- rec.Proxy(ctx, record.Proxy{Listener: ln, Upstream: gwURL, Buffer: opts.bufferBytes})
+		} else {
+			errc <- rec.Record(ctx, record.Direct{URL: gwURL, Options: dopts, SubscribeSessions: opts.subscribeSessions, NoReconnect: opts.noReconnect})
+		}
+	}()
+	var runErr error
+	select {
+	case runErr = <-errc:
+	case <-aborted:
+		rec.Abort()
+		bgStop()
+		<-statusDone
+		out.Abort()
+		if out.Published() {
+			return &cli.Error{Code: cli.ExitInterrupted, Err: fmt.Errorf("aborted; %s is readable up to the last flush", out.Name())}
+		}
+		return &cli.Error{Code: cli.ExitInterrupted, Err: errors.New("aborted before the gateway was reached; no capture written")}
+	}
+	bgStop()
+	<-statusDone
+	return finishRecord(recordEnd{
+		out: out, runErr: runErr, closeErr: w.Close(), stats: rec.Stats(), cause: context.Cause(ctx),
+		elapsed: time.Since(started), proxy: proxyMode, url: gateway.SafeURL(gwURL), status: st, format: opts.summary,
+	})
+}
+
+// openRecordOutput opens path under clawtap's output rules ("-" is standard
+// output) and a capture writer on it, zstd-compressed when a file's name
+// ends in .zst. Standard output, a pipe or a device holds the bytes in
+// memory until the handshake; a file holds them under its temporary name.
+func openRecordOutput(env *cli.Env, path string, force bool) (*record.Output, *capture.Writer, error) {
+	special := false
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		special = true
+	}
+	dest, err := output.Create(path, output.Options{Force: force, Stdout: env.Stdout})
+	switch {
+	case errors.Is(err, output.ErrExists):
+		return nil, nil, cli.Usage("choose another name or add --force", "%s already exists", path)
+	case err != nil:
+		return nil, nil, cli.Usage("check the directory exists and is writable", "create %s: %v", path, err)
+	}
+	o := record.NewOutput(dest, dest.IsStdout() || special)
+	w, err := capture.NewWriter(o, !dest.IsStdout() && strings.HasSuffix(path, ".zst"))
+	if err != nil {
+		dest.Abort()
+		return nil, nil, &cli.Error{Code: cli.ExitTrouble, Err: err}
+	}
+	return o, w, nil
+}
+
+// recordListen opens proxy mode's listener on addr, warning when it is
+// not loopback.
+func recordListen(env *cli.Env, addr string, loop bool) (net.Listener, error) {
+	if !loop {
+		env.Warnf("listening on %s, which is not loopback: anyone who can reach it can talk to your gateway through clawtap", addr)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, cli.Usage("pick a free port with --listen", "listen on %s: %v", addr, err)
+	}
+	return ln, nil
+}
+
+// recordEnd is what finishRecord decides from.
+type recordEnd struct {
+	out      *record.Output
+	runErr   error // what the recorder returned
+	closeErr error // finishing the capture stream
+	stats    record.Stats
+	cause    error // why the recording's context ended, if it did
+	elapsed  time.Duration
+	proxy    bool
+	url      string
+	status   *statusLine
+	format   output.Format
+}
+
+// finishRecord keeps or drops the output and turns the outcome into an exit
+// code: a capture that never reached the gateway is dropped (exit 2); a
+// reader of stdout that went away ends quietly (exit 0).
+func finishRecord(e recordEnd) error {
+	out, s := e.out, e.stats
+	ioErr := e.runErr
+	if ioErr == nil || !record.IsWriteError(ioErr) && !cli.IsBrokenPipe(ioErr) {
+		ioErr = e.closeErr
+	}
+	switch {
+	case ioErr != nil && cli.IsBrokenPipe(ioErr):
+		out.Abort()
+		e.status.Infof("%s was closed by its reader; stopped after %s frames", out.Name(), human.Thousands(s.Frames))
+		return nil
+	case ioErr != nil:
+		out.Abort()
+		return &cli.Error{Code: cli.ExitTrouble, Err: fmt.Errorf("writing %s: %w", out.Name(), ioErr), Hint: "check free disk space and permissions"}
+	case errors.Is(e.runErr, output.ErrExists):
+		out.Abort()
+		return cli.Usage("choose another name or add --force", "%s appeared while recording; not replaced", out.Name())
+	case s.Opened == 0:
+		out.Abort()
+		return notReached(e)
+	}
+	if err := out.Commit(); err != nil {
+		return &cli.Error{Code: cli.ExitTrouble, Err: fmt.Errorf("writing %s: %w", out.Name(), err), Hint: "check free disk space and permissions"}
+	}
+	why, stop := "", "stopped"
+	switch {
+	case s.LimitHit:
+		why, stop = " (limit reached)", "limit"
+	case errors.Is(e.cause, errDuration):
+		why, stop = " (--duration reached)", "duration"
+	}
+	// Connections that never opened (attempts while the gateway was away)
+	// are counted apart: they hold no frames.
+	failed := ""
+	if n := s.Conns - s.Opened; n > 0 {
+		failed = fmt.Sprintf(" (and %s that failed)", human.Count(n, "attempt", "attempts"))
+	}
+	e.status.Summary(e.format, fmt.Sprintf("clawtap: recorded %s frames (%s) over %d connection(s)%s in %s to %s%s", human.Thousands(s.Frames), output.FormatSize(s.Bytes),
+		s.Opened, failed, e.elapsed.Round(100*time.Millisecond), out.Name(), why), []output.Field{
+		{Key: "output", Label: "output", Value: out.Name()},
+		{Key: "frames", Label: "frames", Value: s.Frames},
+		{Key: "bytes", Label: "bytes", Value: s.Bytes},
+		{Key: "connections", Label: "connections", Value: s.Opened},
+		{Key: "failedAttempts", Label: "failed attempts", Value: s.Conns - s.Opened},
+		{Key: "elapsedMs", Label: "elapsed (ms)", Value: e.elapsed.Milliseconds()},
+		{Key: "stop", Label: "ended by", Value: stop},
+		{Key: "gaps", Label: "seq gaps", Value: s.Gaps},
+		{Key: "oversize", Label: "oversize messages", Value: s.Oversize},
+	})
+	if s.Gaps > 0 {
+		e.status.Warnf("the gateway's frame seq skipped %d time(s): frames were lost before they reached clawtap", s.Gaps)
+	}
+	if s.Oversize > 0 {
+		e.status.Warnf("%d message(s) longer than --proxy-buffer were forwarded but not recorded (oversize markers in the capture)", s.Oversize)
+	}
+	return runError(e.runErr)
+}
+
+// notReached is the error of a recording that never opened a connection
+// to the gateway.
+func notReached(e recordEnd) error {
+	if e.runErr != nil {
+		return runError(e.runErr)
+	}
+	if e.proxy && e.stats.Conns > 0 {
+		return cli.Usage("check that the gateway runs at --upstream", "no client reached the gateway at %s through the proxy; no capture written", e.url)
+	}
+	if e.proxy {
+		return cli.Usage("point a client at the proxy's address", "no client connected through the proxy; no capture written")
+	}
+	return cli.Usage("check that the gateway runs at --url (openclaw gateway run)", "stopped before the gateway at %s was reached; no capture written", e.url)
+}
+
+func runError(err error) error {
+	if err == nil {
+		return nil
+	}
+	var ge *gateway.Error
+	if errors.As(err, &ge) {
+		return &cli.Error{Code: cli.ExitTrouble, Err: ge, Hint: ge.Hint()}
+	}
+	return &cli.Error{Code: cli.ExitTrouble, Err: err}
+}
+
+// dialOptions gathers credentials (from files or the environment, never
+// the command line) and the device identity.
+func dialOptions(env *cli.Env, opts recordOptions) (gateway.Options, error) {
+	o := gateway.Options{ClientVersion: opts.version, UserAgent: "clawtap/" + opts.version, DisplayName: "clawtap recorder"}
+	o.Scopes = opts.scopeList
+	var err error
+	switch {
+	case opts.tokenFile != "":
+		if o.Token, err = env.ReadSecretFile("--token-file", opts.tokenFile); err != nil {
+			return o, err
+		}
+	case env.Getenv("OPENCLAW_GATEWAY_TOKEN") != "":
+		o.Token = strings.TrimSpace(env.Getenv("OPENCLAW_GATEWAY_TOKEN"))
+	}
+	switch {
+	case opts.passwordFile != "":
+		if o.Password, err = env.ReadSecretFile("--password-file", opts.passwordFile); err != nil {
+			return o, err
+		}
+	case env.Getenv("OPENCLAW_GATEWAY_PASSWORD") != "":
+		o.Password = strings.TrimSpace(env.Getenv("OPENCLAW_GATEWAY_PASSWORD"))
+	}
+	if opts.noDevice {
+		return o, nil
+	}
+	dir := opts.identityDir
+	if dir == "" {
+		dir = env.Getenv("CLAWTAP_IDENTITY_DIR")
+	}
+	if dir == "" {
+		if dir, err = gateway.DefaultStoreDir(); err != nil {
+			env.Warnf("%v; connecting without a device identity", err)
+			return o, nil
+		}
+	}
+	store := &gateway.Store{Dir: dir}
+	id, err := store.Identity()
+	if err != nil {
+		env.Warnf("device identity in %s: %v; connecting without one (add --no-device to silence this)", filepath.Clean(dir), err)
+		return o, nil
+	}
+	o.Identity, o.Store = id, store
+	o.Logf = env.Warnf
+	return o, nil
+}
+
+// recordRedaction is what record removes before anything touches disk:
+// credentials always, content with --redact-content, nothing with
+// --no-redact. --salt-file keys the content placeholders.
+func recordRedaction(opts recordOptions) (record.Redaction, error) {
+	red := record.Redaction{Off: opts.noRedact, Content: opts.redactContent}
+	if opts.saltFile == "" {
+		return red, nil
+	}
+	b, err := os.ReadFile(opts.saltFile)
+	if err != nil {
+		return red, cli.Usage("check the path given to --salt-file", "read --salt-file: %v", err)
+	}
+	if len(b) == 0 {
+		return red, cli.Usage("put some random bytes in it", "--salt-file %s is empty", opts.saltFile)
+	}
+	red.Salt = b
+	return red, nil
 }

@@ -1,4 +1,4 @@
-package recordcli
+package main
 
 import (
 	"bytes"
@@ -10,9 +10,9 @@ import (
 	"github.com/clawtap/clawtap/pkg/record"
 )
 
-func TestStatusLine(t *testing.T) {
+func TestRecordStatusLine(t *testing.T) {
 	var b bytes.Buffer
-	s := &StatusLine{W: &b, Live: true}
+	s := &statusLine{W: &b, Live: true}
 	t0 := time.Unix(100, 0)
 	s.draw(record.Stats{State: "connected", Conns: 1, Frames: 10}, t0)
 	s.draw(record.Stats{State: "connected", Conns: 1, Frames: 12010, Bytes: 1500, Gaps: 1, InFlight: 2}, t0.Add(time.Second))
@@ -28,9 +28,9 @@ func TestStatusLine(t *testing.T) {
 	}
 }
 
-func TestStatusLineQuietAndNotLive(t *testing.T) {
+func TestRecordStatusLineQuietAndNotLive(t *testing.T) {
 	var b bytes.Buffer
-	s := &StatusLine{W: &b, Quiet: true}
+	s := &statusLine{W: &b, Quiet: true}
 	s.Infof("x")
 	s.Run(context.Background(), time.Millisecond, func() record.Stats { return record.Stats{} }) // returns at once
 	if b.Len() != 0 {

@@ -1,4 +1,4 @@
-package recordcli
+package main
 
 import (
 	"bytes"
@@ -9,25 +9,26 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clawtap/clawtap/internal/fakegw"
-
 	"github.com/clawtap/clawtap/internal/cli"
+	"github.com/clawtap/clawtap/internal/fakegw"
 )
+
+func noneChanged(string) bool { return false }
 
 func TestRecordSizeFlags(t *testing.T) {
 	for in, want := range map[string]int64{"1000": 1000, "1k": 1000, "50MB": 50_000_000, "50MiB": 50 << 20, "1.5GiB": 3 << 29, "": 0} {
-		if n, err := ParseSize("--max-bytes", in); err != nil || n != want {
+		if n, err := parseSizeFlag("--max-bytes", in); err != nil || n != want {
 			t.Errorf("%q → %d %v, want %d", in, n, err, want)
 		}
 	}
 	for _, bad := range []string{"x", "-1", "0", "0MB", "5 parsecs"} {
-		if _, err := ParseSize("--max-bytes", bad); err == nil {
+		if _, err := parseSizeFlag("--max-bytes", bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
 	}
 }
 
-func TestDialOptions(t *testing.T) {
+func TestRecordDialOptions(t *testing.T) {
 	dir := t.TempDir()
 	tok := filepath.Join(dir, "tok")
 	os.WriteFile(tok, []byte("  s3cret\n"), 0o644)
@@ -36,7 +37,12 @@ func TestDialOptions(t *testing.T) {
 	env.Getenv = func(k string) string {
 		return map[string]string{"OPENCLAW_GATEWAY_PASSWORD": " pw ", "CLAWTAP_IDENTITY_DIR": filepath.Join(dir, "id")}[k]
 	}
-	o, err := DialOptions(env, Config{Version: "9", TokenFile: tok, Scopes: "a, ,b"})
+	opts := recordOptions{tokenFile: tok, scopes: "a, ,b"}
+	if err := opts.check(noneChanged); err != nil {
+		t.Fatal(err)
+	}
+	opts.version = "9"
+	o, err := dialOptions(env, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,29 +52,31 @@ func TestDialOptions(t *testing.T) {
 	if !strings.Contains(stderr.String(), "readable by other users (mode 0644)") || strings.Contains(stderr.String(), "s3cret") {
 		t.Errorf("stderr %q", stderr.String())
 	}
-	if _, err := DialOptions(env, Config{Scopes: " , "}); err == nil || !strings.Contains(err.Error(), "--scopes is empty") {
+	empty := recordOptions{scopes: " , "}
+	if err := empty.check(noneChanged); err == nil || !strings.Contains(err.Error(), "--scopes is empty") {
 		t.Errorf("empty scopes: %v", err)
 	}
-	if _, err := DialOptions(env, Config{Scopes: "a", TokenFile: "-", PasswordFile: "-"}); err == nil {
+	both := recordOptions{scopes: "a", tokenFile: "-", passwordFile: "-"}
+	if err := both.check(noneChanged); err == nil {
 		t.Error("both secrets from stdin accepted")
 	}
 }
 
-func TestRedaction(t *testing.T) {
+func TestRecordRedaction(t *testing.T) {
 	salt := filepath.Join(t.TempDir(), "salt")
 	os.WriteFile(salt, []byte("k"), 0o600)
-	if r, err := Redaction(Config{RedactContent: true, SaltFile: salt}); err != nil || !r.Content || string(r.Salt) != "k" {
+	if r, err := recordRedaction(recordOptions{redactContent: true, saltFile: salt}); err != nil || !r.Content || string(r.Salt) != "k" {
 		t.Errorf("%+v %v", r, err)
 	}
 	os.WriteFile(salt, nil, 0o600)
-	if _, err := Redaction(Config{SaltFile: salt}); err == nil || !strings.Contains(err.Error(), "is empty") {
+	if _, err := recordRedaction(recordOptions{saltFile: salt}); err == nil || !strings.Contains(err.Error(), "is empty") {
 		t.Errorf("empty salt: %v", err)
 	}
 }
 
-// TestRunStopsWithTheContext: cancelling the context stops a recording as
-// a signal does: the capture is finished and kept, exit 0.
-func TestRunStopsWithTheContext(t *testing.T) {
+// TestRunRecordStopsWithTheContext: cancelling the context stops a
+// recording as a signal does: the capture is finished and kept, exit 0.
+func TestRunRecordStopsWithTheContext(t *testing.T) {
 	srv := fakegw.New(fakegw.Config{OnHello: func(c *fakegw.Conn) {
 		for i := 0; c.Event("tick", map[string]any{"ts": i}) == nil; i++ {
 			time.Sleep(time.Millisecond)
@@ -79,9 +87,10 @@ func TestRunStopsWithTheContext(t *testing.T) {
 	var stderr bytes.Buffer
 	env := cli.NewEnv(strings.NewReader(""), &bytes.Buffer{}, &stderr)
 	env.Getenv = func(string) string { return "" }
+	scopes := []string{"operator.read"}
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
-	if err := Run(ctx, env, Config{Version: "test", Out: out, URL: srv.URL, NoDevice: true, Scopes: "operator.read"}); err != nil {
+	if err := runRecord(ctx, env, recordOptions{version: "test", out: out, url: srv.URL, noDevice: true, scopeList: scopes}); err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
 	b, err := os.ReadFile(out)
@@ -92,7 +101,7 @@ func TestRunStopsWithTheContext(t *testing.T) {
 	none := filepath.Join(t.TempDir(), "none.jsonl")
 	ctx, cancel = context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
-	err = Run(ctx, env, Config{Out: none, URL: "ws://127.0.0.1:1", NoDevice: true, Scopes: "operator.read"})
+	err = runRecord(ctx, env, recordOptions{out: none, url: "ws://127.0.0.1:1", noDevice: true, scopeList: scopes})
 	if _, serr := os.Stat(none); err == nil || serr == nil {
 		t.Errorf("unreached gateway: %v, file %v", err, serr)
 	}

@@ -1,4 +1,4 @@
-package recordcli
+package main
 
 import (
 	"context"
@@ -14,10 +14,10 @@ import (
 	"github.com/fatih/color"
 )
 
-// StatusLine is a recording's live line on a terminal, redrawn in place
+// statusLine is a recording's live line on a terminal, redrawn in place
 // from record.Stats; messages printed through it (Infof, Warnf) clear the line
 // first, so the two never mix.
-type StatusLine struct {
+type statusLine struct {
 	W     io.Writer
 	Live  bool // draw the live line (a terminal, and not quiet)
 	Color bool
@@ -30,7 +30,7 @@ type StatusLine struct {
 	rate   float64
 }
 
-func (s *StatusLine) clearLocked() {
+func (s *statusLine) clearLocked() {
 	if s.shown {
 		fmt.Fprint(s.W, "\r\x1b[2K")
 		s.shown = false
@@ -38,7 +38,7 @@ func (s *StatusLine) clearLocked() {
 }
 
 // printf prints a message line (never a secret) under the live line.
-func (s *StatusLine) printf(prefix, format string, args ...any) {
+func (s *statusLine) printf(prefix, format string, args ...any) {
 	if s.Quiet {
 		return
 	}
@@ -50,7 +50,7 @@ func (s *StatusLine) printf(prefix, format string, args ...any) {
 
 // Summary prints the closing summary in format (see output.Summary) under
 // the live line; quiet prints none.
-func (s *StatusLine) Summary(format output.Format, text string, fields []output.Field) {
+func (s *statusLine) Summary(format output.Format, text string, fields []output.Field) {
 	if s.Quiet {
 		return
 	}
@@ -61,13 +61,13 @@ func (s *StatusLine) Summary(format output.Format, text string, fields []output.
 }
 
 // Infof prints a message as "clawtap: ...".
-func (s *StatusLine) Infof(format string, args ...any) { s.printf("", format, args...) }
+func (s *statusLine) Infof(format string, args ...any) { s.printf("", format, args...) }
 
 // Warnf prints a message as "clawtap: warning: ...".
-func (s *StatusLine) Warnf(format string, args ...any) { s.printf("warning: ", format, args...) }
+func (s *statusLine) Warnf(format string, args ...any) { s.printf("warning: ", format, args...) }
 
 // draw renders st.
-func (s *StatusLine) draw(st record.Stats, now time.Time) {
+func (s *statusLine) draw(st record.Stats, now time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.Live {
@@ -83,7 +83,7 @@ func (s *StatusLine) draw(st record.Stats, now time.Time) {
 	s.shown = true
 }
 
-func (s *StatusLine) render(st record.Stats) string {
+func (s *statusLine) render(st record.Stats) string {
 	dot := "●"
 	state := st.State
 	if s.Color {
@@ -109,7 +109,7 @@ func (s *StatusLine) render(st record.Stats) string {
 
 // Run redraws every interval until ctx ends, then clears the line. It
 // returns at once when the line is not live.
-func (s *StatusLine) Run(ctx context.Context, every time.Duration, get func() record.Stats) {
+func (s *statusLine) Run(ctx context.Context, every time.Duration, get func() record.Stats) {
 	if !s.Live {
 		return
 	}
