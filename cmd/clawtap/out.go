@@ -1,7 +1,6 @@
 package main
 
 import (
-	"io"
 	"slices"
 	"strings"
 
@@ -110,26 +109,3 @@ func uiFlag(cmd *cobra.Command, ui *string) {
 
 // parseUI checks --ui.
 var parseUI = cli.ParseUI
-
-// completionCmd fits cobra's completion command to the convention: a
-// missing or unknown shell is a usage error, and -o/--force write the
-// script through the safe writer.
-func (a *app) completionCmd(root *cobra.Command) {
-	root.InitDefaultCompletionCmd()
-	comp, _, err := root.Find([]string{"completion"})
-	if err != nil || comp == root {
-		return
-	}
-	comp.Args = cobra.ArbitraryArgs
-	comp.Example = "  clawtap completion bash -o clawtap.bash\n  source <(clawtap completion bash)"
-	comp.RunE = func(_ *cobra.Command, args []string) error { return cli.NoShell(args) }
-	var f outFlags
-	for _, sh := range comp.Commands() {
-		a.fileFlags(sh, &f, "-", "write the script to FILE (- is stdout)")
-		sh.RunE = func(cmd *cobra.Command, _ []string) error {
-			noDesc, _ := cmd.Flags().GetBool("no-descriptions")
-			_, err := a.WriteFileWith(f.file(cmd), func(w io.Writer) error { return cli.WriteCompletion(w, root, cmd.Name(), !noDesc) })
-			return err
-		}
-	}
-}
