@@ -6,14 +6,12 @@ import (
 	"fmt"
 	"os"
 	"runtime/pprof"
-
-	"github.com/clawtap/clawtap/internal/cli"
 )
 
+// main runs clawtap on the process's arguments and streams. Each command
+// sets the GC's heap growth (and report a soft memory limit) as it runs:
+// cli.Memory, applied by app.run.
 func main() {
-	// clawtap's default heap growth for the process; a command that needs
-	// another sets its own as it runs, and puts this one back.
-	cli.DefaultMemory.Apply()
 	stop := profile(os.Getenv("CLAWTAP_CPUPROFILE"))
 	code := Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
