@@ -20,19 +20,21 @@ build:
 install:
 	$(STATIC) $(GO) install ./cmd/clawtap
 
-## test: the whole suite, what CI runs, quiet on success (one summary line;
-## a failing stage prints its log) — vet, every package's tests, the race
-## detector on the packages with goroutines, fixture freshness, the
-## end-to-end tests against a real OpenClaw gateway, and the report's browser
-## tests (installs jq and zstd, Node 24 and openclaw into ~/.cache/clawtap-e2e,
-## and Debian's Chromium, on first use)
+## test: the whole suite, what CI runs, quiet on success (a line per stage
+## as it finishes, then a summary; a failing stage prints its log) — vet,
+## every package's tests under the race detector (-short; then what -short
+## skipped, without it), fixture freshness, the end-to-end tests against a
+## real OpenClaw gateway, and the report's browser tests (installs jq and
+## zstd, Node 24 and openclaw into ~/.cache/clawtap-e2e, and Debian's
+## Chromium, on first use)
 test:
 	@bash scripts/test.sh
 
-## unit: every package's tests, then the race detector on the concurrent ones
+## unit: every package's tests, each once: under the race detector with
+## -short, then the tests -short skipped without it (scripts/gotest.sh;
+## needs jq, which scripts/tools-setup.sh installs)
 unit:
-	$(GO) test -count=1 $(PKGS)
-	$(GO) test -race -count=1 ./cmd/clawtap/ $$($(GO) list ./pkg/... ./internal/... | grep -E '/(capture|pipeline|record|serve|gateway|importer|suite|cli|recordcli|servecli|suitecli|fakegw|fakemodel)$$')
+	@GO=$(GO) bash scripts/gotest.sh
 
 vet:
 	$(GO) vet $(PKGS)

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # The whole suite (make test), quiet on success: each stage's output goes
-# to a log that is printed only when the stage fails; success is one line.
+# to a log that is printed only when the stage fails; a stage that passes
+# prints one line as it finishes ("make test: vet ok (12s)"), and the run
+# ends with a summary line.
 #
-#   stages: tools, vet, unit (every package), race (the packages with
-#   concurrency), fixtures (generated fixtures current), e2e (a real
+#   stages: tools, vet, race (every package's tests under the race
+#   detector, -short), long (the tests -short skipped, without it: see
+#   scripts/gotest.sh), fixtures (generated fixtures current), e2e (a real
 #   OpenClaw gateway), browser (the report in headless Chromium)
 #
 # SKIP_E2E=1 / SKIP_BROWSER=1 leave those stages out (for a quick run; CI
@@ -11,23 +14,33 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
+# The tests that need jq and zstd (the --help examples) fail without them
+# here, rather than skip as they do under a bare go test.
+export CLAWTAP_REQUIRE_TOOLS=1
 logs=$(mktemp -d "${TMPDIR:-/tmp}/clawtap-test.XXXXXX")
 start=$(date +%s)
 done_stages=()
+
+# passed says a stage that started at $2 passed, as it finishes.
+passed() {
+  local secs=$(( $(date +%s) - $2 ))
+  done_stages+=("$1 ${secs}s")
+  echo "make test: $1 ok (${secs}s)"
+}
 
 stage() {
   local name=$1; shift
   if [ "$name" = setup ]; then
     # The background installs: their log is setup.log.
     local t0=$(date +%s)
-    if "$@"; then done_stages+=("setup-wait $(( $(date +%s) - t0 ))s"); return 0; fi
+    if "$@"; then passed setup-wait "$t0"; return 0; fi
     echo "make test: installing Node/openclaw/Chromium failed; its output:" >&2
     cat "$logs/setup.log" >&2
     exit 1
   fi
   local t0=$(date +%s)
   if "$@" >"$logs/$name.log" 2>&1; then
-    done_stages+=("$name $(( $(date +%s) - t0 ))s")
+    passed "$name" "$t0"
     return 0
   fi
   echo "make test: stage $name failed; its output:" >&2
@@ -35,10 +48,6 @@ stage() {
   echo "make test: FAILED at $name (logs in $logs)" >&2
   exit 1
 }
-
-# Packages whose code runs goroutines: the race detector runs on these.
-race_pkgs=$($GO list ./... | grep -E '/(cmd/clawtap|pkg/(capture|pipeline|record|serve|gateway|importer)|internal/(suite|cli|recordcli|servecli|suitecli|fakegw|fakemodel))$' | tr '
-' ' ')
 
 # The installs the later stages need (Node and openclaw from npm, Chromium
 # from Debian) run in the background while the Go tests run.
@@ -50,8 +59,11 @@ fi
 
 stage tools bash scripts/tools-setup.sh
 stage vet $GO vet ./...
-stage unit $GO test -count=1 ./...
-stage race $GO test -race -count=1 $race_pkgs
+# The Go tests, each once: every package under the race detector with
+# -short, then what -short skipped without it (scripts/gotest.sh).
+export GOTEST_SKIPPED=$logs/skipped
+stage race bash scripts/gotest.sh race
+stage long bash scripts/gotest.sh long
 stage fixtures $GO run ./fixtures/gen -check
 if [ -n "$setup_pid" ]; then
   stage setup wait "$setup_pid"

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Every package's Go tests, each test once (make unit, and make test's
+# race and long stages):
+#
+#   race  go test -race -short ./...: every package under the race
+#         detector. -short skips only the tests that measure memory or
+#         throughput on large generated captures (the detector multiplies
+#         both), and the ones that build clawtap and run its examples.
+#   long  the tests the race stage skipped, run once more without the
+#         detector and without -short (whatever skipped them: a test that
+#         skips for another reason skips again, at no cost).
+#
+# No package list is kept by hand: both stages take ./..., and the long
+# stage's tests are the ones the race stage reported as skipped.
+#
+# Measured on a two-core machine (go test -count=1, the build cache warm;
+# other work ran beside it, load average 4-8, so the wall times are long:
+# user+sys CPU in brackets, of which an idle two-core machine would take
+# about half in wall time):
+#   go test ./...                1m38s-1m53s  (1m26s-1m45s CPU)  no race
+#   go test -race ./...         12m35s       (11m53s CPU)  the memory tests
+#                                                  alone take 8 minutes
+#   race: go test -race -short   5m27s-5m45s  (4m05s-5m03s CPU)
+#   long: what -short skipped      42s-54s    (36s CPU)
+#   both (make unit)             5m21s-6m09s  (5m02s-5m04s CPU)
+# Running ./... twice instead (plain, then race -short) runs every test
+# but the skipped ones twice, for 1m30s more CPU. Under the race detector
+# the byte-at-a-time JSON scanning (pkg/jsonx) costs 10-60 times its plain
+# time: pkg/report's tests take 13s plain and 2m40s raced, the race
+# stage's longest package.
+#
+# usage: scripts/gotest.sh [race|long]   (none: both)
+# The race stage writes the tests it skipped to $GOTEST_SKIPPED (a
+# temporary file when unset), which the long stage reads. Needs jq.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+GO=${GO:-go}
+what=${1:-all}
+tmp=
+if [ -z "${GOTEST_SKIPPED:-}" ]; then
+  tmp=$(mktemp -d "${TMPDIR:-/tmp}/clawtap-gotest.XXXXXX")
+  trap 'rm -rf "$tmp"' EXIT
+  GOTEST_SKIPPED=$tmp/skipped
+fi
+if ! command -v jq >/dev/null 2>&1; then
+  echo "gotest: needs jq (bash scripts/tools-setup.sh installs it)" >&2
+  exit 1
+fi
+
+race() {
+  local json=${GOTEST_SKIPPED}.json rc
+  # A line per package as it finishes ("ok  pkg  12.3s"), as go test
+  # prints without -json.
+  $GO test -race -short -count=1 -json ./... | tee "$json" |
+    jq -rj --unbuffered 'select(.Action == "output" and .Test == null and (.Output | test("^(ok|FAIL|\\?)\\s"))) | .Output'
+  rc=${PIPESTATUS[0]}
+  # Each skipped test, as "package test" (a skipped subtest: its test).
+  jq -r 'select(.Action == "skip" and .Test != null) | "\(.Package) \(.Test | split("/")[0])"' "$json" | sort -u >"$GOTEST_SKIPPED"
+  if [ "$rc" != 0 ]; then
+    # What go test prints of a failure: the output of each test that
+    # failed and of each package that did (and any build's errors).
+    jq -rj --slurp '
+      [.[] | select(.Action == "fail") | "\(.Package) \(.Test // "")"] as $failed
+      | .[] | select(.Action == "build-output" or (.Action == "output"
+          and ("\(.Package) \(.Test // "")" as $k | any($failed[]; . == $k))))
+      | .Output' "$json"
+    echo "gotest: the race stage failed (go test -race -short -count=1 ./...)"
+  fi
+  return "$rc"
+}
+
+long() {
+  if [ ! -s "$GOTEST_SKIPPED" ]; then
+    echo "gotest: no test was skipped under -short"
+    return 0
+  fi
+  local pkgs tests
+  pkgs=$(cut -d' ' -f1 "$GOTEST_SKIPPED" | sort -u | tr '\n' ' ')
+  tests=$(cut -d' ' -f2 "$GOTEST_SKIPPED" | sort -u | paste -sd'|')
+  # shellcheck disable=SC2086
+  $GO test -count=1 -run "^($tests)\$" $pkgs
+}
+
+case $what in
+  race) race ;;
+  long) long ;;
+  all) race && long ;;
+  *) echo "usage: scripts/gotest.sh [race|long]" >&2; exit 2 ;;
+esac
