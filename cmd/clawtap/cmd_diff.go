@@ -7,7 +7,7 @@ import (
 	"github.com/clawtap/clawtap/internal/diffcli"
 	"github.com/clawtap/clawtap/internal/output"
 	"github.com/clawtap/clawtap/pkg/diff"
-	"github.com/clawtap/clawtap/pkg/replay"
+	"github.com/clawtap/clawtap/pkg/ui/models"
 	"github.com/spf13/cobra"
 )
 
@@ -101,8 +101,8 @@ differ, 2 on trouble.`,
 	cmd.Flags().IntVar(&opts.Context, "context", 3, "equal steps shown before a divergence, and steps of each side after it")
 	cmd.Flags().IntVar(&opts.Divergences, "divergences", 1, "how many divergences to show, the first ones, each in its context")
 	cmd.Flags().IntVar(&opts.Window, "window", 64, "look-ahead (steps) to re-synchronise after a divergence")
-	cmd.Flags().StringVar(&ui, "ui", "", "the UI both replays model; UI,UI compares one capture under two UIs ("+strings.Join(replay.UIs, ", ")+")")
-	_ = cmd.RegisterFlagCompletionFunc("ui", cobra.FixedCompletions(replay.UIPairs(), cobra.ShellCompDirectiveNoFileComp))
+	cmd.Flags().StringVar(&ui, "ui", "", "the UI both replays model (NAME or NAME@VERSION); UI,UI compares one capture under two UIs, or two versions of one ("+strings.Join(models.Names(), ", ")+"; 'clawtap uis' lists the versions)")
+	_ = cmd.RegisterFlagCompletionFunc("ui", uiCompletions(false))
 	return cmd
 }
 
@@ -116,8 +116,8 @@ func (a *app) runDiff(cmd *cobra.Command, pa, pb string, out *outFlags, opts dif
 
 // runDiffUIs replays one capture under two UIs (reading it once) and
 // compares what each left the user with, run by run.
-func (a *app) runDiffUIs(cmd *cobra.Command, args []string, uis [2]string, out *outFlags) error {
-	path, uis, err := diffcli.CheckUIs(args, uis, cmd.Flags().Changed)
+func (a *app) runDiffUIs(cmd *cobra.Command, args []string, names [2]string, out *outFlags) error {
+	path, uis, err := diffcli.CheckUIs(args, names, cmd.Flags().Changed)
 	if err != nil {
 		return err
 	}

@@ -53,8 +53,8 @@ with jq. A classified line needs only "kind"; "event", "agentId",
 				return err
 			}
 			defer src.Close()
-			if src.Classified && !replay.HasPurePolicy(ui) {
-				return cli.Usage("give the capture itself: "+ui+"'s intents need its replayed state", "classify output has no state to replay under --ui %s", ui)
+			if src.Classified && !ui.Version.PureIntents {
+				return cli.Usage("give the capture itself: "+ui.String()+"'s intents need its replayed state", "classify output has no state to replay under --ui %s", ui)
 			}
 			s, err := a.openSink(cmd, &out)
 			if err != nil {

@@ -124,8 +124,8 @@ func (a *app) runReplay(cmd *cobra.Command, path string, o *replayOpts) error {
 		return cli.Usage("drop -o: --golden compares (or, with --update, writes) the golden file itself", "--golden and -o cannot be combined")
 	}
 	ui, err := parseUI(o.ui)
-	if err == nil && o.history && ui != replay.UIClawboo {
-		err = cli.Usage("drop --history-sync, or replay with --ui "+replay.UIClawboo, "--history-sync answers clawboo's history refreshes; the %s model leaves its requests unanswered", ui)
+	if err == nil && o.history && !ui.Layout().AnswersHistory {
+		err = cli.Usage("drop --history-sync, or replay with --ui clawboo", "--history-sync answers clawboo's history refreshes; the %s model leaves its requests unanswered", ui)
 	}
 	if err != nil {
 		return err

@@ -6,8 +6,8 @@ import (
 	"github.com/clawtap/clawtap/internal/cli"
 	"github.com/clawtap/clawtap/internal/shrinkcli"
 	"github.com/clawtap/clawtap/pkg/check"
-	"github.com/clawtap/clawtap/pkg/replay"
 	"github.com/clawtap/clawtap/pkg/shrink"
+	"github.com/clawtap/clawtap/pkg/ui/models"
 	"github.com/spf13/cobra"
 )
 
@@ -62,7 +62,7 @@ to stdout. See docs/shrink.md.`,
 	fl := cmd.Flags()
 	fl.StringVar(&f.rule, "rule", "", "the check rule whose finding to keep (required; clawtap check --list names them)")
 	fl.StringVar(&f.run, "run", "", "keep the rule's finding for this run id")
-	fl.StringVar(&f.ui, "ui", "", "the UI the replay models: "+strings.Join(replay.UIs, " or ")+" (default "+replay.UIs[0]+")")
+	fl.StringVar(&f.ui, "ui", "", "the UI the replay models: NAME or NAME@VERSION, of "+strings.Join(models.Names(), ", ")+" (default "+models.Default().String()+")")
 	fl.IntVar(&f.maxTests, "max-tests", 0, "stop after this many check passes and write the smallest capture found so far (0: no bound)")
 	fl.Int64Var(&f.slowMs, "slow-ms", check.DefaultSlowMs, "as check's --slow-ms: a response later than this (ms) is slow; an older request with none at the end is unanswered")
 	fl.Int64Var(&f.idleMs, "idle-ms", check.DefaultIdleMs, "as check's --idle-ms: a run without terminal silent this long (ms) before the end is unterminated, not in flight")
@@ -73,12 +73,19 @@ to stdout. See docs/shrink.md.`,
 		}
 		return ids, cobra.ShellCompDirectiveNoFileComp
 	})
-	_ = cmd.RegisterFlagCompletionFunc("ui", cobra.FixedCompletions(replay.UIs, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("ui", uiCompletions(false))
 	return cmd
 }
 
 func (a *app) runShrink(cmd *cobra.Command, in string, f *shrinkFlags) error {
-	target := shrink.Target{Rule: f.rule, Run: f.run, UI: f.ui, SlowMs: f.slowMs, IdleMs: f.idleMs}
+	target := shrink.Target{Rule: f.rule, Run: f.run, SlowMs: f.slowMs, IdleMs: f.idleMs}
+	if f.ui != "" { // named: the note and messages say which
+		ui, err := parseUI(f.ui)
+		if err != nil {
+			return err
+		}
+		target.UI = ui
+	}
 	switch {
 	case f.rule == "":
 		return cli.Usage("add --rule RULE; 'clawtap check "+cli.DisplayName(in)+"' shows the rules it reports", "no --rule given")
@@ -93,8 +100,6 @@ func (a *app) runShrink(cmd *cobra.Command, in string, f *shrinkFlags) error {
 		hint := "shrink for another rule: 'clawtap check " + cli.DisplayName(in) + "' lists what the capture shows"
 		if _, known := check.LookupRule(f.rule); !known {
 			hint = "run 'clawtap check --list' for the rule ids"
-		} else if _, uiErr := replay.ParseUI(f.ui); uiErr != nil {
-			hint = "use --ui " + strings.Join(replay.UIs, "|")
 		}
 		return cli.Usage(hint, "%v", err)
 	}

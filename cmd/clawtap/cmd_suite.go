@@ -2,13 +2,12 @@ package main
 
 import (
 	"runtime"
-	"slices"
 	"strings"
 
 	"github.com/clawtap/clawtap/internal/output"
 	"github.com/clawtap/clawtap/internal/suite"
 	"github.com/clawtap/clawtap/internal/suitecli"
-	"github.com/clawtap/clawtap/pkg/replay"
+	"github.com/clawtap/clawtap/pkg/ui/models"
 	"github.com/spf13/cobra"
 )
 
@@ -72,9 +71,9 @@ usage trouble.`,
 	fl := cmd.Flags()
 	fl.IntVarP(&f.jobs, "jobs", "j", runtime.NumCPU(), "captures tested at once")
 	fl.BoolVar(&f.update, "update", false, "write the goldens and expectations instead of comparing (only files that change)")
-	fl.StringSliceVar(&f.uis, "ui", nil, "test under these UIs ("+strings.Join(replay.UIs, ", ")+", or all; repeatable; default: the UIs each capture's expectations name, else "+suite.DefaultUI()+")")
+	fl.StringSliceVar(&f.uis, "ui", nil, "test under these UIs: NAME, NAME@VERSION ("+strings.Join(models.Names(), ", ")+"; 'clawtap uis' lists the versions), or all; repeatable; default: the UI versions each capture's expectations name, else "+suite.DefaultUI().String())
 	fl.BoolVar(&f.timings, "timings", false, "show each capture's time and the suite's (default: on a terminal); times make the output differ between runs")
-	_ = cmd.RegisterFlagCompletionFunc("ui", cobra.FixedCompletions(append(slices.Clone(replay.UIs), "all"), cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("ui", uiCompletions(true))
 	return cmd
 }
 

@@ -8,8 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clawtap/clawtap/pkg/ui/models"
+
 	"github.com/clawtap/clawtap/pkg/capture"
-	"github.com/clawtap/clawtap/pkg/replay"
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -159,7 +160,7 @@ func TestShrinkRefusals(t *testing.T) {
 		{"no rule", []string{"shrink", demo, "-o", out}, []string{"no --rule given"}},
 		{"no output", []string{"shrink", demo, "--rule", "seq-gap"}, []string{"no output given"}},
 		{"unknown rule", []string{"shrink", demo, "--rule", "nope", "-o", out}, []string{`unknown rule "nope"`, "check --list"}},
-		{"unknown ui", []string{"shrink", demo, "--rule", "seq-gap", "--ui", "nope", "-o", out}, []string{`unknown UI "nope"`, "--ui " + strings.Join(replay.UIs, "|")}},
+		{"unknown ui", []string{"shrink", demo, "--rule", "seq-gap", "--ui", "nope", "-o", out}, []string{`unknown UI "nope"`, "use --ui NAME[@VERSION]: " + strings.Join(models.Names(), ", ")}},
 		{"truncation", []string{"shrink", fixture(t, "truncated.jsonl.zst"), "--rule", "capture-truncated", "-o", out}, []string{"capture-truncated cannot be shrunk", "shrink for another rule"}},
 		{"negative bound", []string{"shrink", demo, "--rule", "seq-gap", "--max-tests", "-1", "-o", out}, []string{"--max-tests must not be negative"}},
 		{"zero threshold", []string{"shrink", demo, "--rule", "slow-response", "--slow-ms", "0", "-o", out}, []string{"--slow-ms and --idle-ms must be positive"}},
@@ -195,7 +196,7 @@ func TestShrinkCompletion(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{[]string{"shrink", "--ui", ""}, replay.UIs},
+		{[]string{"shrink", "--ui", ""}, append(models.Names(), models.Default().String())},
 		{[]string{"shrink", "--rule", ""}, []string{"duplicate-terminal", "dropped-final", "seq-gap"}},
 	} {
 		r := run(t, "", append([]string{"__complete"}, c.args...)...)

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/clawtap/clawtap/pkg/ui/models"
 )
 
 // suiteDir copies every bundled fixture into a fresh folder: a suite.
@@ -234,7 +236,7 @@ func TestSuiteUpdateThenTest(t *testing.T) {
 				t.Errorf("junit stale-terminal: %+v", c.Failure)
 			}
 		default:
-			if c.Failure != nil || c.Classname != "clawtap.clawboo" {
+			if c.Failure != nil || c.Classname != "clawtap."+models.Default().String() {
 				t.Errorf("junit %s: %+v", c.Name, c)
 			}
 		}

@@ -23,7 +23,7 @@ type Check struct {
 	Out     cli.Output
 	Options check.Options
 	FailOn  check.Severity
-	UI      string
+	UI      replay.UI
 	Schema  *validate.Schema // also validate every frame; nil: no
 }
 

@@ -43,7 +43,7 @@ func Captures(env *cli.Env, pa, pb string, out cli.Output, opts diff.Options) er
 
 // UIs replays the capture at path ("-": stdin) under two UIs and prints
 // where what each left the user with differs, run by run.
-func UIs(env *cli.Env, path string, uis [2]string, out cli.Output) error {
+func UIs(env *cli.Env, path string, uis [2]replay.UI, out cli.Output) error {
 	ra, err := env.OpenCapture(path)
 	if err != nil {
 		return err
@@ -75,11 +75,12 @@ var abFlags = []string{"structure", "merge-deltas", "ignore", "all-events", "con
 // file or "-"), two different UIs, and none of the A/B diff's
 // flags (changed says which flags were given). It returns the capture and
 // the UIs' names.
-func CheckUIs(args []string, uis [2]string, changed func(string) bool) (string, [2]string, error) {
+func CheckUIs(args []string, names [2]string, changed func(string) bool) (string, [2]replay.UI, error) {
+	var uis [2]replay.UI
 	if len(args) != 1 {
-		return "", uis, cli.Usage("give one capture with --ui UI,UI", "--ui %s,%s compares one capture under two UIs, got %d captures", uis[0], uis[1], len(args))
+		return "", uis, cli.Usage("give one capture with --ui UI,UI", "--ui %s,%s compares one capture under two UIs, got %d captures", names[0], names[1], len(args))
 	}
-	for k, u := range uis {
+	for k, u := range names {
 		p, err := cli.ParseUI(u)
 		if err != nil {
 			return "", uis, err
@@ -87,11 +88,11 @@ func CheckUIs(args []string, uis [2]string, changed func(string) bool) (string, 
 		uis[k] = p
 	}
 	if uis[0] == uis[1] {
-		return "", uis, cli.Usage("name two different UIs, e.g. --ui "+replay.UIClawboo+","+replay.UIClaw3D, "--ui %s,%s compares a UI with itself", uis[0], uis[1])
+		return "", uis, cli.Usage("name two different UIs, e.g. --ui clawboo,claw3d or --ui clawboo@1211c16,clawboo", "--ui %s,%s compares a UI with itself", uis[0], uis[1])
 	}
 	for _, f := range abFlags {
 		if changed(f) {
-			return "", uis, cli.Usage("drop --"+f+", or diff two captures", "--%s compares two captures step by step; --ui %s,%s compares one capture's outcomes, run by run", f, uis[0], uis[1])
+			return "", uis, cli.Usage("drop --"+f+", or diff two captures", "--%s compares two captures step by step; --ui %s,%s compares one capture's outcomes, run by run", f, names[0], names[1])
 		}
 	}
 	return args[0], uis, nil

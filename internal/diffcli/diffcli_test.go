@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clawtap/clawtap/pkg/ui/models"
+
 	"github.com/clawtap/clawtap/internal/cli"
 	"github.com/clawtap/clawtap/internal/output"
 	"github.com/clawtap/clawtap/pkg/diff"
@@ -34,7 +36,7 @@ func TestCaptures(t *testing.T) {
 
 func TestUIs(t *testing.T) {
 	e, stdout := testEnv()
-	err := UIs(e, "../../fixtures/stale-terminal.jsonl.zst", [2]string{replay.UIClawboo, replay.UIClaw3D}, out)
+	err := UIs(e, "../../fixtures/stale-terminal.jsonl.zst", [2]replay.UI{models.MustLookup("clawboo@1211c16"), models.MustLookup("claw3d")}, out)
 	if !cli.IsFinding(err) || stdout.Len() == 0 {
 		t.Errorf("%v\n%s", err, stdout)
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clawtap/clawtap/pkg/ui/models"
+
 	"github.com/clawtap/clawtap/internal/cli"
 	"github.com/clawtap/clawtap/internal/output"
 	"github.com/clawtap/clawtap/pkg/replay"
@@ -32,7 +34,7 @@ func TestGoldenRoundTrip(t *testing.T) {
 	if err := Run(e, c); err != nil || !strings.Contains(stderr.String(), "matches") {
 		t.Fatalf("compare: %v %q", err, stderr)
 	}
-	c.Replay = replay.Options{UI: replay.UIClaw3D}
+	c.Replay = replay.Options{UI: models.MustLookup("claw3d")}
 	e, stdout, _ = testEnv()
 	if err := Run(e, c); !cli.IsFinding(err) || !strings.HasPrefix(stdout.String(), "--- ") {
 		t.Fatalf("another UI's final state should differ: %v\n%s", err, stdout)

@@ -25,7 +25,7 @@ type Config struct {
 	Trace    bool   // a Chrome trace instead of HTML
 	MaxBytes int    // the limit on the report's embedded data
 	Name     string // the capture's name in the report; "" is the input's base name
-	UI       string
+	UI       replay.UI
 }
 
 // Run writes the report of c.Path.

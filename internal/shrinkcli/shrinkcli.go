@@ -43,8 +43,8 @@ func Run(env *cli.Env, c Config) error {
 		return err
 	case errors.As(err, &ns):
 		ui := ""
-		if c.Target.UI != "" {
-			ui = " --ui " + c.Target.UI
+		if !c.Target.UI.IsZero() {
+			ui = " --ui " + c.Target.UI.String()
 		}
 		return cli.Usage("run 'clawtap check --rule "+c.Target.Rule+ui+" "+in+"' to see what it reports; shrink keeps a finding, it cannot make one",
 			"%s does not show %s: %v", in, c.Target, err)

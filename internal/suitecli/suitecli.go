@@ -11,14 +11,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
 	"github.com/clawtap/clawtap/internal/cli"
 	"github.com/clawtap/clawtap/internal/output"
 	"github.com/clawtap/clawtap/internal/suite"
-	"github.com/clawtap/clawtap/pkg/replay"
 )
 
 // JUnit is the report format beyond json, text and table.
@@ -39,9 +37,9 @@ func Run(ctx context.Context, env *cli.Env, c Config) error {
 	if c.Jobs < 1 {
 		return cli.Usage("give -j 1 or more", "invalid -j %d", c.Jobs)
 	}
-	uis, err := replay.ParseUIs(c.UIs)
+	uis, err := cli.ParseUIs(c.UIs)
 	if err != nil {
-		return cli.Usage("use --ui "+strings.Join(replay.UIs, "|")+"|all", "%v", err)
+		return err
 	}
 	if len(c.Paths) == 0 {
 		c.Paths = suite.DefaultDirs()

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/clawtap/clawtap/pkg/outcome"
-	"github.com/clawtap/clawtap/pkg/replay"
 )
 
 // The rules that read the replayed UI state: what the user ended up with,
@@ -17,24 +16,13 @@ var (
 	uiRules    = append([]string{RuleDroppedFinal}, stateRules...)
 )
 
-// uiName names a UI in a sentence.
-func uiName(ui string) string {
-	switch ui {
-	case replay.UIClaw3D:
-		return "Claw3D"
-	case replay.UIClawboo, "":
-		return "clawboo"
-	}
-	return ui
-}
-
 // RunDone explains a run the pass's run table let go, if it went wrong:
 // when newer runs crowded it out, or at the end of the capture.
 func (a *Analyzer) RunDone(r *outcome.Run) {
 	if !a.states { // another observer asked for the run table
 		return
 	}
-	ui := uiName(r.UI)
+	ui := r.UI.Title()
 	lost := r.Terminal == "final" && r.HasReply && !r.Committed
 	if lost && !(r.Dropped == "guard" && r.ClosedByRun != "" && r.ClosedByRun != r.ID && a.enabled[RuleDroppedFinal]) {
 		a.lostReply(ui, r)

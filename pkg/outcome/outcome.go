@@ -19,6 +19,7 @@ import (
 	"github.com/clawtap/clawtap/pkg/bridge"
 	"github.com/clawtap/clawtap/pkg/recent"
 	"github.com/clawtap/clawtap/pkg/replay"
+	"github.com/clawtap/clawtap/pkg/ui"
 )
 
 // maxPending is how many replies per agent wait to be committed.
@@ -80,7 +81,7 @@ type Run struct {
 	BillI   int // the first bill's record
 	// UI is the UI model that replayed the run, set when the tracker lets
 	// the run go (forgotten, or at the end of the capture).
-	UI string
+	UI replay.UI
 }
 
 // MaxText clips the reply kept per run.
@@ -92,7 +93,7 @@ type Tracker struct {
 	byID      map[string]*Run
 	recent    map[string][]string  // agent → normalized texts committed lately
 	pending   map[string][]waiting // agent → the replies not committed yet
-	ui        string
+	ui        replay.UI
 	lastI     int
 	maxRuns   int // MaxRuns; smaller in tests
 	Forgotten int
@@ -130,7 +131,7 @@ func NewBounded(maxRuns int) *Tracker {
 func (t *Tracker) Runs() []*Run { return t.runs }
 
 // UI is the UI the replay modelled.
-func (t *Tracker) UI() string { return t.ui }
+func (t *Tracker) UI() replay.UI { return t.ui }
 
 func (t *Tracker) run(id, agent, session string, i int) *Run {
 	r, cached := t.lastRuns.Get(id) // mostly a run of the last few steps
@@ -160,7 +161,7 @@ func (t *Tracker) run(id, agent, session string, i int) *Run {
 }
 
 // bills reports whether the UI the replay models bills a turn per commit.
-func (t *Tracker) bills() bool { return t.ui == replay.UIClawboo }
+func (t *Tracker) bills() bool { return t.ui.Version.Bills }
 
 // forget drops the oldest run and what else refers to it, after showing
 // it, judged as a run kept to the end is, to OnForget.
@@ -241,7 +242,7 @@ func (t *Tracker) frame(r *Run, s *replay.Step, ev *bridge.Event) {
 func (t *Tracker) dropCause(r *Run, s *replay.Step) {
 	for k := range s.Effects {
 		e := &s.Effects[k]
-		if e.Type == replay.EffGuard && e.Action == "dropped-closed-run" && e.RunID == r.ID {
+		if e.Type == replay.EffGuard && e.Action == ui.GuardDropped && e.RunID == r.ID {
 			r.Dropped = "guard"
 			if c, ok := t.closer[r.ID]; ok {
 				r.ClosedBy, r.ClosedByRun = c.i, c.run
@@ -250,7 +251,7 @@ func (t *Tracker) dropCause(r *Run, s *replay.Step) {
 		}
 	}
 	for _, in := range s.Intents {
-		if in.IntentKind() == replay.IgnoreKind {
+		if in.IntentKind() == ui.IgnoreKind {
 			b := in.AppendJSONAt(nil, 0)
 			if reason := jsonReason(b); reason != "" {
 				r.Dropped = reason
@@ -272,7 +273,7 @@ func (t *Tracker) effect(s *replay.Step, e *replay.Effect, r *Run) {
 			}
 		}
 	case replay.EffGuard:
-		if e.Action == "closed-run-recorded" || e.Action == "hazard" {
+		if e.Action == ui.GuardClosed || e.Action == ui.GuardHazard {
 			t.closer[e.RunID] = closing{s.I, e.Incoming}
 		}
 	}

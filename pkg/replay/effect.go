@@ -1,9 +1,7 @@
 package replay
 
 import (
-	"github.com/clawtap/clawtap/pkg/claw3d"
-	"github.com/clawtap/clawtap/pkg/handler"
-	"github.com/clawtap/clawtap/pkg/policy"
+	"github.com/clawtap/clawtap/pkg/ui"
 )
 
 // Effect types. Each effect is one thing the pipeline or the host did.
@@ -38,8 +36,8 @@ const (
 	// EffRequest: the UI would make a request: Action is summaryReload,
 	// heartbeatRefresh or historyRefresh (with AgentID and Reason).
 	EffRequest = "request"
-	// EffGuard: a handler guard decision; Action is one of the handler's
-	// decision kinds (dropped-closed-run, closed-run-recorded, hazard,
+	// EffGuard: a closed-run guard decision; Action is one of the guard
+	// actions of pkg/ui (dropped-closed-run, closed-run-recorded, hazard,
 	// run-kept-open, fail-open, closed-run-expired, closed-run-evicted).
 	EffGuard = "guard"
 	// EffTimer: a timer was armed (At = due), re-armed (a pending one was
@@ -67,11 +65,11 @@ const (
 	// EffActivity: markActivity for AgentID at At.
 	EffActivity = "activity"
 	// EffMetric: Claw3D logged a metric: Action is its name
-	// (late_event_ignored_closed_run, …), Claw3D its fields.
+	// (late_event_ignored_closed_run, …), Detail its fields.
 	EffMetric = "metric"
 	// EffDecision: something Claw3D's handler decided that a later frame
 	// depends on or a timer did (a closed run expired, a lifecycle fallback
-	// fired, the roster hydrated, …): Action is its kind, Claw3D its fields.
+	// fired, the roster hydrated, …): Action is its kind, Detail its fields.
 	EffDecision = "decision"
 	// EffLatest: updateSpecialLatestUpdate for AgentID with Text.
 	EffLatest = "latest"
@@ -95,16 +93,23 @@ type Effect struct {
 	Reason     string
 	Text       string
 	Command    NStr
-	Patch      policy.Patch
-	Patches    []handler.AgentPatch
+	Patch      ui.Patch
+	Patches    []ui.AgentPatch
 	Count      int64
 	At         NInt
 	Input      NNum
 	Output     float64
 	Heartbeat  bool
 	Replaced   bool
-	// Claw3D holds a Claw3D metric or decision (EffMetric, EffDecision).
-	Claw3D *claw3d.Decision
+	// Detail holds what the UI logged or decided (EffMetric, EffDecision):
+	// a Claw3D metric, for one.
+	Detail Detail
+}
+
+// Detail is a model's own record of a metric or decision, rendered as
+// JSON with its times less base.
+type Detail interface {
+	AppendJSONAt(dst []byte, base int64) []byte
 }
 
 // agent returns the agent an effect concerns ("" for none). A flush or

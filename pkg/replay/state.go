@@ -5,16 +5,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/clawtap/clawtap/pkg/policy"
+	"github.com/clawtap/clawtap/pkg/ui"
 )
-
-// TranscriptCap is the number of committed transcript lines kept per agent:
-// clawboo's chat store keeps the newest 500 entries (Claw3D's, 600).
-const TranscriptCap = 500
-
-// dedupeWindow is how many of the newest transcript entries the chat
-// store's exact-signature dedupe (layer 2) compares an incoming line with.
-const dedupeWindow = 50
 
 // Line kinds in the transcript, as the host's appendOutputLines assigns them.
 const (
@@ -48,9 +40,11 @@ type NNum struct {
 	V     float64
 }
 
-func nstrOf(s policy.Str) NStr    { return NStr{Valid: s.Set && !s.Null, V: s.V} }
-func nintOf(s policy.Int) NInt    { return NInt{Valid: s.Set && !s.Null, V: s.V} }
-func nboolOf(b policy.Bool) NBool { return NBool{Valid: b.Set && !b.Null, V: b.V} }
+// NStrOf, NIntOf and NBoolOf read a patch's value: null when the patch
+// leaves the key alone or clears it.
+func NStrOf(s ui.Str) NStr    { return NStr{Valid: s.Set && !s.Null, V: s.V} }
+func NIntOf(s ui.Int) NInt    { return NInt{Valid: s.Set && !s.Null, V: s.V} }
+func NBoolOf(b ui.Bool) NBool { return NBool{Valid: b.Set && !b.Null, V: b.V} }
 
 // Line is one committed transcript entry.
 type Line struct {
@@ -207,24 +201,14 @@ const (
 	ReqHeartbeatTick = "heartbeatTick"
 )
 
-// RequestKinds lists clawboo's request kinds in output order.
-var RequestKinds = []string{ReqHeartbeatRefresh, ReqHistoryRefresh, ReqSummaryReload}
-
-// claw3dRequestKinds lists Claw3D's.
-var claw3dRequestKinds = []string{ReqHeartbeatRefresh, ReqHeartbeatTick, ReqHistoryRefresh, ReqSummaryReload}
-
 // RequestKinds lists the request kinds of the state's UI, in output order.
-func (s *State) RequestKinds() []string {
-	if s.ui == UIClaw3D {
-		return claw3dRequestKinds
-	}
-	return RequestKinds
-}
+func (s *State) RequestKinds() []string { return s.layout.RequestKinds }
 
-// State is the UI state model: what the web app's stores hold.
+// State is the UI state model: what the web app's stores hold. Its writes
+// (store.go) track each path they change, for the step's diff.
 type State struct {
-	ui        string // the UI modelled: clawboo or claw3d
-	cap       int    // transcript lines kept per agent
+	ui        UI     // the UI modelled
+	layout    Layout // its stores
 	agents    map[string]*Agent
 	agentIDs  []string // sorted, while no agent is added (AgentIDs)
 	chat      map[string]*ChatSession
@@ -232,12 +216,14 @@ type State struct {
 	cost      map[string]map[string]*Cost
 	requests  map[string]*Requests
 	metrics   map[string]int64
+
+	tr tracker
 }
 
-func newState(ui string, transcriptCap int) State {
+func newState(u UI) State {
 	return State{
-		ui:        ui,
-		cap:       transcriptCap,
+		ui:        u,
+		layout:    u.Layout(),
 		agents:    make(map[string]*Agent),
 		chat:      make(map[string]*ChatSession),
 		approvals: make(map[string]*Approval),
@@ -248,7 +234,10 @@ func newState(ui string, transcriptCap int) State {
 }
 
 // UI is the UI the state models.
-func (s *State) UI() string { return s.ui }
+func (s *State) UI() UI { return s.ui }
+
+// Layout is how the UI's stores look.
+func (s *State) Layout() Layout { return s.layout }
 
 // Chat returns a chat session's store, or nil.
 func (s *State) Chat(sessionKey string) *ChatSession { return s.chat[sessionKey] }

@@ -23,17 +23,17 @@ func fixturePath(t testing.TB, name string) string {
 // build reads a capture through a Builder.
 func build(t testing.TB, r *capture.Reader, opts Options) *Report {
 	t.Helper()
-	return buildUI(t, r, opts, "")
+	return buildUI(t, r, opts, replay.UI{})
 }
 
 // buildUI reads a capture through a Builder, replaying it as ui.
-func buildUI(t testing.TB, r *capture.Reader, opts Options, ui string) *Report {
+func buildUI(t testing.TB, r *capture.Reader, opts Options, ui replay.UI) *Report {
 	t.Helper()
 	return runBuilder(t, NewBuilder(opts), r, ui)
 }
 
 // runBuilder reads a capture through b, replaying it as ui.
-func runBuilder(t testing.TB, b *Builder, r *capture.Reader, ui string) *Report {
+func runBuilder(t testing.TB, b *Builder, r *capture.Reader, ui replay.UI) *Report {
 	t.Helper()
 	if err := pipeline.New(pipeline.Options{Replay: replay.Options{UI: ui}}, b).Run(pipeline.Records(r)); err != nil {
 		t.Fatal(err)

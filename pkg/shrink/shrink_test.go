@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clawtap/clawtap/pkg/ui/models"
+
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/check"
 	"github.com/clawtap/clawtap/pkg/pipeline"
@@ -71,11 +73,11 @@ func TestPlantedDuplicateFinalShrinksToAHandful(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fs, err := findings(gh, got, target.Rule, "")
+	fs, err := findings(gh, got, target.Rule, replay.UI{})
 	if err != nil || len(fs) != 1 {
 		t.Fatalf("the shrunk capture shows %d %s findings (%v)", len(fs), target.Rule, err)
 	}
-	if err := replays(got, ""); err != nil {
+	if err := replays(got, replay.UI{}); err != nil {
 		t.Fatalf("the shrunk capture does not replay: %v", err)
 	}
 	if err := coherent(recs, res.Kept); err != nil {
@@ -148,7 +150,7 @@ func TestDeterministic(t *testing.T) {
 
 // rulesFired lists, per fixture, the rules check reports on it (every
 // rule selected, so those off by default too).
-func rulesFired(t *testing.T, ui string) map[string][]string {
+func rulesFired(t *testing.T, ui replay.UI) map[string][]string {
 	t.Helper()
 	var all []string
 	for _, r := range check.Rules() {
@@ -190,12 +192,12 @@ func rulesFired(t *testing.T, ui string) map[string][]string {
 // finding.
 func TestEveryFiringRuleShrinks(t *testing.T) {
 	cases := 0
-	for _, ui := range replay.UIs {
+	for _, ui := range models.All() {
 		fired := rulesFired(t, ui) // the rules that fire under this UI
 		for _, name := range sortedKeys(fired) {
 			h, recs := load(t, fixture(name))
 			for _, rule := range fired[name] {
-				t.Run(name+"/"+rule+"/"+ui, func(t *testing.T) {
+				t.Run(name+"/"+rule+"/"+ui.String(), func(t *testing.T) {
 					target := Target{Rule: rule, UI: ui}
 					res, err := Shrink(h, recs, target, Options{})
 					if rule == check.RuleCaptureTruncated {
@@ -280,7 +282,7 @@ func assertMinimalUnder(t *testing.T, pr *predicate, res *Result) {
 
 func TestRunHonoured(t *testing.T) {
 	h, recs := load(t, fixture("junk.jsonl"))
-	all, err := findings(h, recs, check.RuleRunInFlight, "")
+	all, err := findings(h, recs, check.RuleRunInFlight, replay.UI{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -304,7 +306,7 @@ func TestRunHonoured(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		fs, _ := findings(h, got, target.Rule, "")
+		fs, _ := findings(h, got, target.Rule, replay.UI{})
 		if !slices.ContainsFunc(fs, func(f check.Finding) bool { return f.RunID == run }) {
 			t.Errorf("--run %s: the written capture shows %v", run, fs)
 		}
@@ -339,7 +341,7 @@ func TestMaxTests(t *testing.T) {
 			t.Errorf("--max-tests %d: kept %d, fewer than the unbounded %d", bound, len(res.Kept), len(full.Kept))
 		}
 		// What it found so far still shows the finding.
-		fs, _ := findings(h, res.Records(recs), target.Rule, "")
+		fs, _ := findings(h, res.Records(recs), target.Rule, replay.UI{})
 		if len(fs) == 0 {
 			t.Errorf("--max-tests %d: the result lost the finding", bound)
 		}
@@ -363,7 +365,6 @@ func TestRefusals(t *testing.T) {
 	for _, target := range []Target{
 		{Rule: "no-such-rule"},
 		{Rule: check.RuleCaptureTruncated},
-		{Rule: check.RuleSeqGap, UI: "no-such-ui"},
 	} {
 		if _, err := Shrink(h, recs, target, Options{}); err == nil || errors.Is(err, ErrNotShown) {
 			t.Errorf("%+v: want a refusal, got %v", target, err)
@@ -426,7 +427,7 @@ func TestNoteUI(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := strings.Contains(Note(target, res), "under the "+replay.UIClawboo+" UI"); got != c.ui {
+		if got := strings.Contains(Note(target, res), "under the "+models.Default().String()+" UI"); got != c.ui {
 			t.Errorf("%s: note %q", c.rule, Note(target, res))
 		}
 	}
@@ -436,12 +437,12 @@ func TestNoteUI(t *testing.T) {
 // capture says the same number of frames were lost.
 func TestSeqGapKeepsItsEvidence(t *testing.T) {
 	h, recs := load(t, fixture("seq-gap.jsonl.zst"))
-	before, _ := findings(h, recs, check.RuleSeqGap, "")
+	before, _ := findings(h, recs, check.RuleSeqGap, replay.UI{})
 	res, err := Shrink(h, recs, Target{Rule: check.RuleSeqGap}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	after, _ := findings(h, res.Records(recs), check.RuleSeqGap, "")
+	after, _ := findings(h, res.Records(recs), check.RuleSeqGap, replay.UI{})
 	if len(before) != 1 || len(after) != 1 || before[0].Message != after[0].Message {
 		t.Fatalf("before %v\nafter %v", before, after)
 	}
@@ -512,7 +513,7 @@ func TestPlanCoherence(t *testing.T) {
 // runWithStats is one pass over records held in memory that ends with
 // what the reader saw (a truncated file, say), as a pass over the file
 // would.
-func runWithStats(an *check.Analyzer, h *capture.Header, recs []capture.Record, st capture.Stats, ui string) error {
+func runWithStats(an *check.Analyzer, h *capture.Header, recs []capture.Record, st capture.Stats, ui replay.UI) error {
 	p := pipeline.New(pipeline.Options{Replay: replay.Options{UI: ui}}, an)
 	p.Begin(h)
 	for i := range recs {

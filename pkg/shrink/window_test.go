@@ -6,12 +6,14 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/clawtap/clawtap/pkg/replay"
+	"github.com/clawtap/clawtap/pkg/ui/models"
+
 	"github.com/clawtap/clawtap/internal/synth"
 	"github.com/clawtap/clawtap/pkg/bridge"
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/check"
 	"github.com/clawtap/clawtap/pkg/pipeline"
-	"github.com/clawtap/clawtap/pkg/replay"
 )
 
 // opener reads the capture in data from its start at every call, and
@@ -44,7 +46,7 @@ func fileOpener(path string) Opener {
 // which would need the whole capture).
 func TestLocateFindsTheSearchAnchor(t *testing.T) {
 	cases, windowed := 0, 0
-	for _, ui := range replay.UIs {
+	for _, ui := range models.All() {
 		fired := rulesFired(t, ui)
 		for _, name := range sortedKeys(fired) {
 			h, recs := load(t, fixture(name))
@@ -256,7 +258,7 @@ func TestWindowLeavesClosedConnectionsOut(t *testing.T) {
 	}
 	opens := 0
 	open := opener(t, data, &opens)
-	all, err := findings(nil, recs, check.RuleLostReply, "")
+	all, err := findings(nil, recs, check.RuleLostReply, replay.UI{})
 	if err != nil {
 		t.Fatal(err)
 	}
