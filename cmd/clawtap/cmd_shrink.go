@@ -50,7 +50,7 @@ input does not show the finding at all. Progress goes to stderr (-q
 silences it). SMALL ending in .zst is zstd-compressed; - writes JSON Lines
 to stdout. See docs/shrink.md.`,
 		Example: `  clawtap shrink fixtures/duplicate-final.jsonl.zst --rule duplicate-terminal -o small.jsonl.zst
-  clawtap shrink fixtures/stale-terminal.jsonl.zst --rule dropped-final --ui clawboo -o small.jsonl
+  clawtap shrink fixtures/stale-terminal.jsonl.zst --rule dropped-final --ui clawboo@1211c16 -o small.jsonl
   clawtap shrink fixtures/exec-approval.jsonl.zst --rule run-seq-jump --run 990e77be-a691-4d68-a4b9-379b3c203882 --max-tests 50 -o - | clawtap check --rule run-seq-jump --format json`,
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: captureArgs,

@@ -20,5 +20,6 @@ func (a *app) commands() []*cobra.Command {
 		a.reportCmd(),
 		a.shrinkCmd(),
 		a.testCmd(),
+		a.uisCmd(),
 	}
 }

@@ -100,16 +100,16 @@ func mustJSON(t *testing.T, v any) string {
 
 func TestShrinkToStdoutAndQuiet(t *testing.T) {
 	in := fixture(t, "stale-terminal.jsonl.zst")
-	r := run(t, "", "-q", "shrink", in, "--rule", "dropped-final", "-o", "-")
+	r := run(t, "", "-q", "shrink", in, "--rule", "dropped-final", "--ui", "clawboo@1211c16", "-o", "-")
 	if r.code != 0 || r.stderr != "" {
 		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 	}
-	c := run(t, r.stdout, "check", "--rule", "dropped-final", "--format", "json", "-")
+	c := run(t, r.stdout, "check", "--ui", "clawboo@1211c16", "--rule", "dropped-final", "--format", "json", "-")
 	if c.code != 1 || !strings.Contains(c.stdout, `"rule":"dropped-final"`) {
 		t.Fatalf("check of the stdout capture: exit %d %s %s", c.code, c.stdout, c.stderr)
 	}
 	// And from stdin: a shrunk capture keeps all of itself.
-	again := run(t, r.stdout, "shrink", "-", "--rule", "dropped-final", "-o", "-")
+	again := run(t, r.stdout, "shrink", "-", "--rule", "dropped-final", "--ui", "clawboo@1211c16", "-o", "-")
 	if again.code != 0 || again.stdout == "" || !strings.Contains(again.stderr, "shrink: 8 → 8 records") || !strings.Contains(again.stderr, "shrink: dropped-final at record 7: Replay: run ") {
 		t.Fatalf("from stdin: exit %d, %s", again.code, again.stderr)
 	}
@@ -252,7 +252,7 @@ func TestShrinkRefusesItsOutputFirst(t *testing.T) {
 	must(t, os.WriteFile(existing, []byte("keep\n"), 0o600))
 	must(t, os.Mkdir(filepath.Join(dir, "sub"), 0o755))
 	for _, out := range []string{existing, filepath.Join(dir, "sub"), filepath.Join(dir, "nodir", "x.jsonl")} {
-		r := run(t, "", "shrink", in, "--rule", "lost-reply", "-o", out)
+		r := run(t, "", "shrink", in, "--rule", "lost-reply", "--ui", "clawboo@1211c16", "-o", out)
 		if r.code != 2 || strings.Contains(r.stderr, "shrink: by") || strings.Count(r.stderr, "\n") != 2 {
 			t.Errorf("-o %s: exit %d, stderr:\n%s", out, r.code, r.stderr)
 		}
@@ -263,7 +263,7 @@ func TestShrinkRefusesItsOutputFirst(t *testing.T) {
 	if ents, _ := os.ReadDir(dir); len(ents) != 2 {
 		t.Errorf("left behind: %v", ents)
 	}
-	if r := run(t, "", "shrink", in, "--rule", "lost-reply", "-o", existing, "--force"); r.code != 0 || len(lines(t, existing)) < 2 {
+	if r := run(t, "", "shrink", in, "--rule", "lost-reply", "--ui", "clawboo@1211c16", "-o", existing, "--force"); r.code != 0 || len(lines(t, existing)) < 2 {
 		t.Errorf("--force: exit %d, %s", r.code, r.stderr)
 	}
 }

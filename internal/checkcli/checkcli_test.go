@@ -10,6 +10,7 @@ import (
 	"github.com/clawtap/clawtap/internal/cli"
 	"github.com/clawtap/clawtap/internal/output"
 	"github.com/clawtap/clawtap/pkg/check"
+	"github.com/clawtap/clawtap/pkg/ui/models"
 )
 
 func testEnv() (*cli.Env, *bytes.Buffer) {
@@ -31,7 +32,7 @@ func TestCheck(t *testing.T) {
 		want  string
 		fail  bool
 	}{
-		{Check{Paths: []string{stale}, FailOn: check.Error}, `"rule":"dropped-final"`, true},
+		{Check{Paths: []string{stale}, FailOn: check.Error, UI: models.MustLookup("clawboo@1211c16")}, `"rule":"dropped-final"`, true},
 		{Check{Paths: []string{stale}, FailOn: check.Error, Options: check.Options{NoReplay: true}}, `"summary"`, false},
 		{Check{Paths: []string{stale}, FailOn: check.Error, Options: check.Options{Only: []string{"seq-gap"}}, Schema: schema}, `"summary"`, false},
 	} {

@@ -14,6 +14,7 @@ import (
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/check"
 	"github.com/clawtap/clawtap/pkg/shrink"
+	"github.com/clawtap/clawtap/pkg/ui/models"
 )
 
 func TestRun(t *testing.T) {
@@ -78,7 +79,7 @@ func TestRunWindowed(t *testing.T) {
 func TestRunWindowTooSmall(t *testing.T) {
 	defer func(n int64) { inMemory = n }(inMemory)
 	in := "../../fixtures/stale-terminal.jsonl.zst"
-	target := shrink.Target{Rule: "dropped-final", SlowMs: check.DefaultSlowMs, IdleMs: check.DefaultIdleMs}
+	target := shrink.Target{Rule: "dropped-final", UI: models.MustLookup("clawboo@1211c16"), SlowMs: check.DefaultSlowMs, IdleMs: check.DefaultIdleMs}
 	whole, _ := shrunk(t, in, nil, target)
 	inMemory = 2000 // bytes of frames: the fixture holds more before its finding
 	fallback, stderr := shrunk(t, in, nil, target)

@@ -590,9 +590,9 @@ func TestFixtures(t *testing.T) {
 		},
 	}
 	// What each UI makes of the fixtures recorded in the real gateway's
-	// order: clawboo loses every reply whose lifecycle end came first
-	// (§7.2); Claw3D commits them, and loses the late final of a run that
-	// another run replaced.
+	// order: clawboo@1211c16 loses every reply whose lifecycle end came
+	// first (§7.2); Claw3D commits them, and loses the late final of a run
+	// that another run replaced.
 	state := map[replay.UI]map[string][]string{
 		models.MustLookup("clawboo@1211c16"): {
 			"demo.jsonl.zst":            {RuleLostReply, RuleGhostStream},
@@ -604,6 +604,21 @@ func TestFixtures(t *testing.T) {
 			"seq-gap.jsonl.zst":         {RuleLostReply},
 			"stale-terminal.jsonl.zst":  {RuleDroppedFinal, RuleGhostStream},
 			"duplicate-final.jsonl.zst": {RuleLostReply},
+		},
+		// The clawboo after it commits them all, and records no cost for
+		// any: it reads usage.input_tokens and usage.output_tokens, which
+		// the gateway does not send, and records nothing for no tokens.
+		models.MustLookup("clawboo@59639f1"): {
+			"demo.jsonl.zst":            {RuleBilling},
+			"streamed-run.jsonl.zst":    {RuleBilling},
+			"tool-run.jsonl.zst":        {RuleBilling},
+			"slash-command.jsonl.zst":   {RuleBilling},
+			"exec-approval.jsonl.zst":   {RuleBilling, RuleBilling},
+			"reconnect.jsonl.zst":       {RuleBilling, RuleBilling},
+			"bare-frames.jsonl":         {RuleBilling},
+			"seq-gap.jsonl.zst":         {RuleBilling},
+			"stale-terminal.jsonl.zst":  {RuleBilling, RuleBilling},
+			"duplicate-final.jsonl.zst": {RuleBilling},
 		},
 		models.MustLookup("claw3d"): {
 			"stale-terminal.jsonl.zst": {RuleLostReply},

@@ -38,6 +38,11 @@ func (a *Analyzer) RunDone(r *outcome.Run) {
 		case r.Bills > 1:
 			a.add(RuleBilling, 0, r.TerminalI, r.TerminalT, r.Conn, nil, r.ID, r.AgentID, r.Session, fmt.Sprintf(
 				"%s billed run %s %d times (first at record %d): every commitChat it applies bills the turn, and this run's final was committed more than once (a continuation after an approval, or a final delivered again after the run was reopened).", ui, r.ID, r.Bills, r.BillI))
+		case r.Bills == 0 && r.Committed && r.NotBilled != "":
+			// The UI read the turn's cost as nothing: a dashboard that
+			// shows no spend, not a charge gone wrong.
+			a.add(RuleBilling, Info, r.TerminalI, r.TerminalT, r.Conn, nil, r.ID, r.AgentID, r.Session, fmt.Sprintf(
+				"%s committed run %s's reply (record %d) but recorded no cost: %s.", ui, r.ID, r.CommitI, r.NotBilled))
 		case r.Bills == 0 && r.Committed:
 			a.add(RuleBilling, 0, r.TerminalI, r.TerminalT, r.Conn, nil, r.ID, r.AgentID, r.Session, fmt.Sprintf(
 				"%s committed run %s's reply (record %d) but never billed it: the final carried no cost a UI can record.", ui, r.ID, r.CommitI))

@@ -79,6 +79,13 @@ type Run struct {
 	Bills   int32
 	Billing bool
 	BillI   int // the first bill's record
+	// NotBilled says why the UI read a turn's cost and recorded nothing
+	// ("" when it did not).
+	NotBilled string
+	// ErrorText is the text a write that put the run's agent in error
+	// gave it to show (clawboo's chat error sets streamText to the error
+	// message): shown on purpose, not a stream left behind.
+	ErrorText string
 	// UI is the UI model that replayed the run, set when the tracker lets
 	// the run go (forgotten, or at the end of the capture).
 	UI replay.UI
@@ -266,11 +273,17 @@ func (t *Tracker) effect(s *replay.Step, e *replay.Effect, r *Run) {
 	case replay.EffAppend, replay.EffHistory:
 		t.appended(s, e)
 	case replay.EffBill:
-		if r != nil {
+		if r != nil && e.Action == replay.BillNotRecorded {
+			r.NotBilled = e.Reason
+		} else if r != nil {
 			r.Bills++
 			if r.BillI < 0 {
 				r.BillI = s.I
 			}
+		}
+	case replay.EffWrite:
+		if status, _ := e.Patch.Status.Value(); r != nil && status == "error" {
+			r.ErrorText, _ = e.Patch.StreamText.Value()
 		}
 	case replay.EffGuard:
 		if e.Action == ui.GuardClosed || e.Action == ui.GuardHazard {
@@ -389,7 +402,7 @@ func (t *Tracker) checkGhost(r *Run, a *replay.Agent, i int, ts int64) {
 	if a.RunID.Valid {
 		what = append(what, "runId "+a.RunID.V)
 	}
-	if a.StreamText.Valid {
+	if a.StreamText.Valid && !(a.Status.V == "error" && a.StreamText.V == r.ErrorText && r.ErrorText != "") {
 		what = append(what, "streamText "+quote(a.StreamText.V))
 	}
 	if len(what) > 0 {

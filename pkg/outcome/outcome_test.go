@@ -118,12 +118,13 @@ func TestForgottenRunsLeaveNothingBehind(t *testing.T) {
 	done, doneLost, unbilled := 0, 0, 0
 	var last *outcome.Run // the run let go last; runs go in the order they came
 	misordered := 0
-	tr := trackLarge(t, pipeline.Options{MaxRuns: bound}, runs{func(r *outcome.Run) {
+	boo := models.MustLookup("clawboo@1211c16") // it loses replies: the pending list is exercised
+	tr := trackLarge(t, pipeline.Options{MaxRuns: bound, Replay: replay.Options{UI: boo}}, runs{func(r *outcome.Run) {
 		done++
 		if r.LostWhy() != "" {
 			doneLost++
 		}
-		if !r.Billing || r.UI != models.MustLookup("clawboo@1211c16") {
+		if !r.Billing || r.UI != boo {
 			unbilled++ // clawboo bills: a forgotten run is judged as one kept to the end
 		}
 		if last != nil && r.FirstI <= last.FirstI {
@@ -162,7 +163,7 @@ func TestForgottenRunsLeaveNothingBehind(t *testing.T) {
 // Replies that are never committed (clawboo loses most) wait a bounded
 // while: the tracker's memory and its work per appended line stay flat.
 func TestWaitingRepliesAreBounded(t *testing.T) {
-	tr := trackLarge(t, pipeline.Options{MaxRuns: 1 << 20}, runs{}, 150_000)
+	tr := trackLarge(t, pipeline.Options{MaxRuns: 1 << 20, Replay: replay.Options{UI: models.MustLookup("clawboo@1211c16")}}, runs{}, 150_000)
 	lost, agents := 0, map[string]bool{}
 	for _, run := range tr.Runs() {
 		agents[run.AgentID] = true

@@ -24,21 +24,28 @@ const (
 	// because an approval is pending (Reason).
 	EffSkip = "skip"
 	// EffAppend: Count lines were appended to AgentID's transcript with
-	// timestamp At (the stream-start anchor, or now).
+	// timestamp At (the stream-start anchor, or now); Reason says why the
+	// host appended them when no final did (prose recovery, a notice).
 	EffAppend = "append"
 	// EffDuplicate: the chat store dropped Text as an exact duplicate
-	// (same kind, timestamp and text among the last 50 entries or the batch).
+	// (same kind, timestamp and text among the last 50 entries or the
+	// batch); with a Reason, the host held the line back itself (prose
+	// recovery found it among the newest entries).
 	EffDuplicate = "duplicate"
 	// EffTrim: the transcript cap dropped Count of AgentID's oldest lines.
 	EffTrim = "trim"
-	// EffBill: commitChat billed AgentID: Model, Input (null when unknown), Output.
+	// EffBill: commitChat billed AgentID: Model, Input (null when unknown),
+	// Output; with Action BillNotRecorded the UI read the cost and recorded
+	// nothing (Reason says why).
 	EffBill = "bill"
 	// EffRequest: the UI would make a request: Action is summaryReload,
 	// heartbeatRefresh or historyRefresh (with AgentID and Reason).
 	EffRequest = "request"
 	// EffGuard: a closed-run guard decision; Action is one of the guard
 	// actions of pkg/ui (dropped-closed-run, closed-run-recorded, hazard,
-	// run-kept-open, fail-open, closed-run-expired, closed-run-evicted).
+	// run-kept-open, fail-open, closed-run-expired, closed-run-evicted,
+	// closed-run-passed); ClosedBy says what closed the run and Live which
+	// run was live, where the UI tells.
 	EffGuard = "guard"
 	// EffTimer: a timer was armed (At = due), re-armed (a pending one was
 	// cancelled first) or fired. Name is summaryRefresh; Heartbeat is the
@@ -56,6 +63,10 @@ const (
 	// removed, expired (by the 5 s sweep), or unknown (a resolved event for
 	// an id that is not pending). ID, AgentID, Command.
 	EffApproval = "approval"
+
+	// BillNotRecorded is a bill effect's Action when the UI read a
+	// turn's cost but recorded nothing.
+	BillNotRecorded = "not-recorded"
 
 	// Claw3D's effects (see docs/ui-claw3d.md).
 
@@ -101,6 +112,11 @@ type Effect struct {
 	Output     float64
 	Heartbeat  bool
 	Replaced   bool
+	// ClosedBy and Live are a guard's: what closed the run ("commit",
+	// "lifecycle"; "" where the UI does not say) and the run live on the
+	// agent when it judged.
+	ClosedBy string
+	Live     string
 	// Detail holds what the UI logged or decided (EffMetric, EffDecision):
 	// a Claw3D metric, for one.
 	Detail Detail

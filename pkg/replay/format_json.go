@@ -144,9 +144,11 @@ func (f *Formatter) AppendEffectJSON(dst []byte, e *Effect) []byte {
 			dst = append(dst, `,"replaced":`...)
 			dst = strconv.AppendBool(dst, e.Replaced)
 		}
+		dst = jsonx.AppendOptStr(dst, "reason", e.Reason)
 	case EffDuplicate:
 		dst = jstr(dst, "agentId", e.AgentID)
 		dst = jstr(dst, "text", e.Text)
+		dst = jsonx.AppendOptStr(dst, "reason", e.Reason)
 	case EffTrim:
 		dst = jstr(dst, "agentId", e.AgentID)
 		dst = jint(dst, "lines", e.Count)
@@ -159,6 +161,10 @@ func (f *Formatter) AppendEffectJSON(dst []byte, e *Effect) []byte {
 			dst = append(dst, `,"inputTokens":null`...)
 		}
 		dst = jnum(dst, "outputTokens", e.Output)
+		if e.Action == BillNotRecorded {
+			dst = jstr(dst, "action", e.Action)
+			dst = jstr(dst, "reason", e.Reason)
+		}
 	case EffRequest:
 		dst = jstr(dst, "action", e.Action)
 		dst = jsonx.AppendOptStr(dst, "agentId", e.AgentID)
@@ -182,6 +188,8 @@ func (f *Formatter) AppendEffectJSON(dst []byte, e *Effect) []byte {
 			}
 		}
 		dst = f.jtime(dst, "expiresAt", e.At)
+		dst = jsonx.AppendOptStr(dst, "closedBy", e.ClosedBy)
+		dst = jsonx.AppendOptStr(dst, "live", e.Live)
 	case EffTimer:
 		dst = jstr(dst, "action", e.Action)
 		dst = jstr(dst, "timer", e.Name)
@@ -432,6 +440,7 @@ func (f *Formatter) AppendStateJSON(dst []byte, st *State, now int64, closed []u
 		dst = append(dst, `{"runId":`...)
 		dst = jsonx.AppendString(dst, c.RunID)
 		dst = jint(dst, "expiresAt", f.rel(c.Expiry))
+		dst = jsonx.AppendOptStr(dst, "closedBy", c.ClosedBy)
 		dst = append(dst, '}')
 	}
 	return append(dst, "]}"...)

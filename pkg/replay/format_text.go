@@ -303,8 +303,17 @@ func (f *Formatter) appendEffect(b []byte, e *Effect, n int) []byte {
 			b = append(b, " as entry "...)
 			b = append(b, e.ID...)
 		}
+		if e.Reason != "" {
+			b = append(b, ": "...)
+			b = append(b, e.Reason...)
+		}
 		return b
 	case EffDuplicate:
+		if e.Reason != "" { // a line the host held back, not the store
+			b = append(b, e.Reason...)
+			b = append(b, ": "...)
+			return appendQuoted(b, e.Text, 60)
+		}
 		b = append(b, "duplicate line dropped by the chat store for "...)
 		b = append(b, e.AgentID...)
 		b = append(b, ": "...)
@@ -326,7 +335,12 @@ func (f *Formatter) appendEffect(b []byte, e *Effect, n int) []byte {
 			b = append(b, '?')
 		}
 		b = append(b, ", out "...)
-		return jsstr.AppendNumber(b, e.Output)
+		b = jsstr.AppendNumber(b, e.Output)
+		if e.Action == BillNotRecorded {
+			b = append(b, " — not recorded: "...)
+			b = append(b, e.Reason...)
+		}
+		return b
 	case EffHistory:
 		b = append(b, "history refresh answered: merged "...)
 		b = strconv.AppendInt(b, e.Count, 10)
@@ -431,11 +445,27 @@ func (f *Formatter) appendGuard(b []byte, e *Effect) []byte {
 	}
 	switch e.Action {
 	case ui.GuardDropped:
-		return f.appendSecs(str("guard: dropped ", e.Intent, " for ", e.AgentID, ": run ", e.RunID, " is closed until "), e.At.V)
+		b = f.appendSecs(str("guard: dropped ", e.Intent, " for ", e.AgentID, ": run ", e.RunID, " is closed until "), e.At.V)
+		switch {
+		case e.ClosedBy == "commit" && e.Intent == "commitChat":
+			b = str(" (closed by its commit: a replayed final)")
+		case e.ClosedBy == "commit":
+			b = str(" (closed by its commit)")
+		case e.ClosedBy == "lifecycle" && e.Live != "":
+			b = str(" (closed by its lifecycle terminal, and run ", e.Live, " is live)")
+		case e.ClosedBy == "lifecycle":
+			b = str(" (closed by its lifecycle terminal)")
+		}
+		return b
+	case ui.GuardPassed:
+		return str("guard: ", e.Intent, " for ", e.AgentID, " goes through: run ", e.RunID, " was closed by its lifecycle terminal, and no other run is live")
 	case ui.GuardFailOpen:
 		return str("guard: ", e.Intent, " for ", e.AgentID, " has no runId; let through (fail-open)")
 	case ui.GuardClosed:
 		b = f.appendSecs(str("guard: run ", e.RunID, " of ", e.AgentID, " recorded closed until "), e.At.V)
+		if e.ClosedBy != "" {
+			b = str(" by its ", e.ClosedBy)
+		}
 		if e.Incoming != e.RunID {
 			b = str(" (incoming run ", quoteRun(e.Incoming), ")")
 		}
@@ -562,6 +592,11 @@ func (f *Formatter) AppendFinalText(dst []byte, st *State, now int64, closed []u
 			cr = append(cr, c.RunID...)
 			cr = append(cr, " until "...)
 			cr = append(cr, human.Secs(f.rel(c.Expiry))...)
+			if c.ClosedBy != "" {
+				cr = append(cr, " (by "...)
+				cr = append(cr, c.ClosedBy...)
+				cr = append(cr, ')')
+			}
 		}
 		field("closedRuns", human.Clip(string(cr), 4*w))
 	}

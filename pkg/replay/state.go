@@ -52,11 +52,13 @@ type Line struct {
 	Kind string // assistant, tool or meta (clawboo); plus user and thinking (Claw3D)
 	TS   int64  // the entry's timestampMs: the stream-start anchor, else the time it was appended
 
-	// Claw3D's transcript entries also carry these.
-	EntryID   string // run:<id>:assistant:final and friends, or a fingerprint id
-	Role      string
-	RunID     string
-	Confirmed bool // confirmed by a chat final or history (a lifecycle fallback is not)
+	// Claw3D's transcript entries also carry these (and clawboo's after
+	// 1211c16 a role, its run and session).
+	EntryID    string // run:<id>:assistant:final and friends, or a fingerprint id
+	Role       string
+	RunID      string
+	SessionKey string
+	Confirmed  bool // confirmed by a chat final or history (a lifecycle fallback is not)
 }
 
 // meta renders what a Claw3D entry carries besides its text, or "" for a

@@ -49,6 +49,12 @@ func runBuilder(t testing.TB, b *Builder, r *capture.Reader, ui replay.UI) *Repo
 
 func buildFile(t testing.TB, path string, opts Options) *Report {
 	t.Helper()
+	return buildFileUI(t, path, opts, replay.UI{})
+}
+
+// buildFileUI is buildFile replaying the capture as ui.
+func buildFileUI(t testing.TB, path string, opts Options, ui replay.UI) *Report {
+	t.Helper()
 	r, err := capture.Open(path, capture.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -57,7 +63,7 @@ func buildFile(t testing.TB, path string, opts Options) *Report {
 	if opts.Name == "" {
 		opts.Name = filepath.Base(path)
 	}
-	return build(t, r, opts)
+	return buildUI(t, r, opts, ui)
 }
 
 func buildBytes(t testing.TB, data []byte, opts Options) *Report {

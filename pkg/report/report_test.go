@@ -147,7 +147,7 @@ func TestClaw3DReport(t *testing.T) {
 }
 
 func TestRunDetails(t *testing.T) {
-	r := buildFile(t, fixturePath(t, "stale-terminal.jsonl.zst"), Options{})
+	r := buildFileUI(t, fixturePath(t, "stale-terminal.jsonl.zst"), Options{}, models.MustLookup("clawboo@1211c16")) // its guard drops run 2's final
 	if first := transcript(t, r, 0); len(first) != 1 || first[0].Text != "The report covers Q3 revenue." {
 		t.Errorf("committed transcript of run 1: %+v", first)
 	}

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/clawtap/clawtap/pkg/replay"
 	"github.com/clawtap/clawtap/pkg/ui/models"
 
 	"github.com/clawtap/clawtap/internal/synth"
@@ -258,7 +257,7 @@ func TestWindowLeavesClosedConnectionsOut(t *testing.T) {
 	}
 	opens := 0
 	open := opener(t, data, &opens)
-	all, err := findings(nil, recs, check.RuleLostReply, replay.UI{})
+	all, err := findings(nil, recs, check.RuleLostReply, boo1211c16)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,7 +271,7 @@ func TestWindowLeavesClosedConnectionsOut(t *testing.T) {
 	if run == "" {
 		t.Fatalf("no lost reply past record %d: the session no longer has what this test needs", at+2*FirstWindow)
 	}
-	target := Target{Rule: check.RuleLostReply, Run: run}
+	target := Target{Rule: check.RuleLostReply, Run: run, UI: boo1211c16}
 	loc, err := Locate(open, target)
 	if err != nil {
 		t.Fatal(err)

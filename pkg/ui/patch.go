@@ -181,6 +181,9 @@ type AgentPatch struct {
 type ClosedRun struct {
 	RunID  string
 	Expiry int64 // unix ms; closed while now <= Expiry
+	// ClosedBy is what closed the run, where the UI remembers it
+	// ("commit", "lifecycle"); "" where it does not.
+	ClosedBy string
 }
 
 // CutRunes is s's first n runes.

@@ -135,6 +135,10 @@ const (
 	// GuardHazard: the run recorded closed is not the incoming frame's run:
 	// a terminal of another run closed the live one.
 	GuardHazard = "hazard"
+	// GuardPassed: a commit went through for a run its own lifecycle
+	// terminal had closed (no other run live): the run's reply, not a
+	// replay.
+	GuardPassed = "closed-run-passed"
 	// GuardKeptOpen: a terminal was dispatched but the agent's run id
 	// survived, so the run stays open.
 	GuardKeptOpen = "run-kept-open"

@@ -2,9 +2,10 @@ package clawboo
 
 import "github.com/clawtap/clawtap/pkg/ui"
 
-// closedRuns is the reference's Map<runId, expiry>: an insertion-ordered
-// map. Setting an existing key updates its expiry but keeps its position,
-// as a JavaScript Map does, so eviction order is first-insertion order.
+// closedRuns is the reference's Map<runId, expiry> (after 1211c16,
+// Map<runId, {expiresAt, byCommit}>): an insertion-ordered map. Setting an
+// existing key updates its value but keeps its position, as a JavaScript
+// Map does, so eviction order is first-insertion order.
 //
 // Pruning scans only when the earliest expiry may have passed (minExp is a
 // lower bound), so the common call is O(1) even with 500 entries.
@@ -19,27 +20,49 @@ type closedRuns struct {
 type closedNode struct {
 	run        string
 	exp        int64
+	by         closedBy
 	prev, next *closedNode
+}
+
+// closedBy is what closed a run: 1211c16 does not say (closedByAny); the
+// guard after it tells a commit from a lifecycle terminal.
+type closedBy uint8
+
+const (
+	closedByAny closedBy = iota
+	closedByLifecycle
+	closedByCommit
+)
+
+// String is the ClosedBy of decisions and closed runs: "" for 1211c16.
+func (b closedBy) String() string {
+	switch b {
+	case closedByLifecycle:
+		return "lifecycle"
+	case closedByCommit:
+		return "commit"
+	}
+	return ""
 }
 
 func (c *closedRuns) init() { c.idx = make(map[string]*closedNode) }
 
 func (c *closedRuns) len() int { return c.n }
 
-func (c *closedRuns) get(run string) (int64, bool) {
+func (c *closedRuns) get(run string) (int64, closedBy, bool) {
 	if c.n == 0 {
-		return 0, false
+		return 0, 0, false
 	}
 	nd, ok := c.idx[run]
 	if !ok {
-		return 0, false
+		return 0, 0, false
 	}
-	return nd.exp, true
+	return nd.exp, nd.by, true
 }
 
-func (c *closedRuns) set(run string, exp int64) {
+func (c *closedRuns) set(run string, exp int64, by closedBy) {
 	if nd, ok := c.idx[run]; ok {
-		nd.exp = exp
+		nd.exp, nd.by = exp, by
 		if exp < c.minExp {
 			c.minExp = exp
 		}
@@ -52,7 +75,7 @@ func (c *closedRuns) set(run string, exp int64) {
 	} else {
 		nd = &closedNode{}
 	}
-	nd.run, nd.exp = run, exp
+	nd.run, nd.exp, nd.by = run, exp, by
 	nd.prev = c.tail
 	if c.tail != nil {
 		c.tail.next = nd
@@ -122,7 +145,7 @@ func (c *closedRuns) reset() {
 
 func (c *closedRuns) list(dst []ui.ClosedRun) []ui.ClosedRun {
 	for nd := c.head; nd != nil; nd = nd.next {
-		dst = append(dst, ui.ClosedRun{RunID: nd.run, Expiry: nd.exp})
+		dst = append(dst, ui.ClosedRun{RunID: nd.run, Expiry: nd.exp, ClosedBy: nd.by.String()})
 	}
 	return dst
 }

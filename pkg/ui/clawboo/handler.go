@@ -69,6 +69,13 @@ type Deps struct {
 	Clock  Clock
 	Timers Timers
 
+	// ByCommitGuard is the guard of clawboo after 1211c16 (pipeline-spec
+	// §8): a closed run remembers whether a commit or a lifecycle terminal
+	// closed it, and a commitChat is dropped only for a run a commit closed
+	// (a replayed final) or while another run is live on the agent; a
+	// commit closes the incoming frame's run. Off, the handler is 1211c16's.
+	ByCommitGuard bool
+
 	// Log receives the reference's debug messages (ignored intents). Optional.
 	Log func(msg string)
 	// Observer receives every guard decision. Optional.
@@ -87,6 +94,10 @@ const (
 	// ClosedRecorded: the dispatch cleared the agent's runId, so the
 	// pre-dispatch runId was recorded closed.
 	ClosedRecorded = ui.GuardClosed
+	// Passed: under ByCommitGuard, a commitChat went through for a run its
+	// own lifecycle terminal had closed: no other run is live, so the
+	// final is the run's reply, not a replay.
+	Passed = ui.GuardPassed
 	// Hazard: the run recorded closed (pre) is not the incoming frame's run:
 	// a terminal of another run closed the live one, whose own terminal
 	// will now be dropped until the entry expires.
@@ -120,7 +131,13 @@ type Decision struct {
 	Pre      string // the agent's runId before dispatch
 	Post     string // the agent's runId after dispatch
 	Expiry   int64  // closed-run expiry (DroppedClosed, ClosedRecorded, Expired, Evicted)
-	Due      int64  // timer due time (SummaryArmed)
+	// ClosedBy is what closed the run, under ByCommitGuard: "commit" or
+	// "lifecycle" (DroppedClosed, ClosedRecorded, Passed).
+	ClosedBy string
+	// Live is the run live on the agent when a commit was judged
+	// (DroppedClosed under ByCommitGuard: another run is live).
+	Live string
+	Due  int64 // timer due time (SummaryArmed)
 	// Heartbeat is the armed/fired debounce intent's includeHeartbeatRefresh.
 	Heartbeat bool
 	Replaced  bool // SummaryArmed, Disposed: a pending timer was cancelled
@@ -176,15 +193,14 @@ func (h *Handler) apply(in *Intent) {
 			h.deps.ClearPendingLivePatch(in.AgentID)
 		}
 	case CommitChat:
+		if h.deps.ByCommitGuard {
+			h.commitByCommit(in)
+			return
+		}
 		if h.dropIfClosed(in) {
 			return
 		}
-		if h.deps.ClearPendingLivePatch != nil {
-			h.deps.ClearPendingLivePatch(in.AgentID)
-		}
-		if len(in.Lines) > 0 && h.deps.AppendOutputLines != nil {
-			h.deps.AppendOutputLines(in.AgentID, in.Lines, in.SessionKey)
-		}
+		h.clearAndAppend(in)
 		pre := h.runID(in.AgentID)
 		h.dispatch(in)
 		post := h.runID(in.AgentID)
@@ -235,19 +251,69 @@ func (h *Handler) dispatch(in *Intent) {
 	}
 }
 
+// clearAndAppend is a commit's first half: the pending live patches go,
+// then the lines (if any) are appended.
+func (h *Handler) clearAndAppend(in *Intent) {
+	if h.deps.ClearPendingLivePatch != nil {
+		h.deps.ClearPendingLivePatch(in.AgentID)
+	}
+	if len(in.Lines) > 0 && h.deps.AppendOutputLines != nil {
+		h.deps.AppendOutputLines(in.AgentID, in.Lines, in.SessionKey)
+	}
+}
+
+// commitByCommit is commitChat under ByCommitGuard: the guard reads what
+// closed the incoming run and which run is live, a commit that passes is
+// applied, and then the incoming run is closed by the commit when the
+// dispatch cleared the agent's runId (a commit without a runId closes
+// nothing).
+func (h *Handler) commitByCommit(in *Intent) {
+	run, hasRun := in.RunID.Value()
+	live := h.runID(in.AgentID) // read whatever the guard decides, as clawboo does
+	switch {
+	case !hasRun || run == "":
+		h.observe(Decision{Kind: FailOpen, Intent: in.Kind, AgentID: in.AgentID})
+	default:
+		if exp, by, closed := h.closed.get(run); closed {
+			d := Decision{Kind: Passed, Intent: in.Kind, AgentID: in.AgentID, RunID: run, Incoming: run, Expiry: exp, ClosedBy: by.String(), Live: live}
+			if by == closedByCommit || live != "" && live != run {
+				d.Kind = DroppedClosed
+				h.observe(d)
+				return
+			}
+			h.observe(d)
+		}
+	}
+	h.clearAndAppend(in)
+	h.dispatch(in)
+	if !hasRun || run == "" {
+		return
+	}
+	if post := h.runID(in.AgentID); post != "" {
+		if post == run {
+			h.observe(Decision{Kind: KeptOpen, Intent: in.Kind, AgentID: in.AgentID, RunID: run, Incoming: run, Post: post})
+		}
+		return
+	}
+	exp := h.deps.Clock.Now() + ClosedRunTTLMs
+	h.closed.set(run, exp, closedByCommit)
+	h.observe(Decision{Kind: ClosedRecorded, Intent: in.Kind, AgentID: in.AgentID, RunID: run, Incoming: run, Expiry: exp, ClosedBy: closedByCommit.String()})
+}
+
 // dropIfClosed is the stale-run guard: it matches the INCOMING runId and
-// fails open when there is none.
+// fails open when there is none. Under ByCommitGuard it guards lifecycle
+// terminals only, and drops one for any closed run, whatever closed it.
 func (h *Handler) dropIfClosed(in *Intent) bool {
 	run, ok := in.RunID.Value()
 	if !ok || run == "" {
 		h.observe(Decision{Kind: FailOpen, Intent: in.Kind, AgentID: in.AgentID})
 		return false
 	}
-	exp, closed := h.closed.get(run)
+	exp, by, closed := h.closed.get(run)
 	if !closed {
 		return false
 	}
-	h.observe(Decision{Kind: DroppedClosed, Intent: in.Kind, AgentID: in.AgentID, RunID: run, Incoming: run, Expiry: exp})
+	h.observe(Decision{Kind: DroppedClosed, Intent: in.Kind, AgentID: in.AgentID, RunID: run, Incoming: run, Expiry: exp, ClosedBy: by.String()})
 	return true
 }
 
@@ -266,8 +332,12 @@ func (h *Handler) closeIfCleared(in *Intent, pre, post string) {
 		return
 	}
 	exp := h.deps.Clock.Now() + ClosedRunTTLMs
-	h.closed.set(pre, exp)
-	d := Decision{Kind: ClosedRecorded, Intent: in.Kind, AgentID: in.AgentID, RunID: pre, Incoming: incoming, Pre: pre, Post: post, Expiry: exp}
+	by := closedByAny // 1211c16's map keeps the expiry alone
+	if h.deps.ByCommitGuard {
+		by = closedByLifecycle // only lifecycle terminals come here
+	}
+	h.closed.set(pre, exp, by)
+	d := Decision{Kind: ClosedRecorded, Intent: in.Kind, AgentID: in.AgentID, RunID: pre, Incoming: incoming, Pre: pre, Post: post, Expiry: exp, ClosedBy: by.String()}
 	h.observe(d)
 	if incoming != "" && incoming != pre {
 		d.Kind = Hazard
@@ -333,7 +403,7 @@ func (h *Handler) Dispose() {
 
 // IsClosed reports whether run is in the closed-run map (not pruned yet).
 func (h *Handler) IsClosed(run string) bool {
-	_, ok := h.closed.get(run)
+	_, _, ok := h.closed.get(run)
 	return ok
 }
 

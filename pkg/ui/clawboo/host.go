@@ -77,6 +77,7 @@ func (c *host) newPipeline() {
 		Clock:                  c.h,
 		Timers:                 handlerTimers{c.h},
 		Observer:               c.observe,
+		ByCommitGuard:          c.v.byCommitGuard,
 	})
 }
 
@@ -184,12 +185,17 @@ func (c *host) dispatchIntent(in *Intent) {
 			c.h.Effect(replay.Effect{Type: replay.EffSkip, AgentID: in.AgentID, Intent: in.Kind, Reason: "approval pending"})
 			return
 		}
+		if c.v.recovery && in.SessionKey != "" {
+			c.recover(in)
+		}
 		c.h.Effect(replay.Effect{Type: replay.EffWrite, AgentID: in.AgentID, Intent: in.Kind, Patch: in.Patch})
 		c.st.ApplyPatch(c.st.EnsureAgent(in.AgentID), &in.Patch)
 		// Only an applied commit clears the session's streaming bubble.
 		k := anchorKey(in.AgentID, in.SessionKey)
 		c.st.SetChatStream(k, replay.NStr{})
-		delete(c.anchors, k)
+		if !c.v.anchorOnAppend {
+			delete(c.anchors, k)
+		}
 	case ApprovalPending:
 		c.addApproval(in)
 	case ApprovalResolved:
@@ -197,11 +203,22 @@ func (c *host) dispatchIntent(in *Intent) {
 	}
 }
 
+// noTokens says why a turn of no tokens is not billed: recordChatCost
+// skips it, and clawboo reads a final's usage as input_tokens and
+// output_tokens, which the gateway does not send (its usage says input
+// and output), so every final it reads costs nothing.
+const noTokens = "recordChatCost skips a turn of no tokens, and clawboo reads usage.input_tokens and usage.output_tokens, 0 of each in this final"
+
 // bill is the host's recordChatCost: the cost a commitChat carries.
 func (c *host) bill(agentID string, cc *ChatCost) {
 	ef := replay.Effect{Type: replay.EffBill, AgentID: agentID, Model: cc.Model, Output: cc.OutputTokens}
 	if cc.InputTokens != nil {
 		ef.Input = replay.NNum{Valid: true, V: *cc.InputTokens}
+	}
+	if c.v.skipZeroBill && cc.InputTokens != nil && *cc.InputTokens == 0 && cc.OutputTokens == 0 {
+		ef.Action, ef.Reason = replay.BillNotRecorded, noTokens
+		c.h.Effect(ef)
+		return
 	}
 	c.st.Bill(agentID, cc.Model, ef.Input, cc.OutputTokens)
 	c.h.Effect(ef)
@@ -220,29 +237,59 @@ func hasPrefix(s, p string) bool { return len(s) >= len(p) && s[:len(p)] == p }
 // stamped with the stream-start anchor (or now), deduplicated by exact
 // signature against the newest 50 entries and the batch itself.
 func (c *host) appendOutputLines(agentID string, lines []string, sessionKey string) {
-	ts, ok := c.anchors[anchorKey(agentID, sessionKey)]
-	if !ok {
-		ts = c.h.Now()
-	}
-	a := c.st.EnsureAgent(agentID)
-	n := c.appendLines(a, lines, replay.LineAssistant, ts)
-	c.h.Effect(replay.Effect{Type: replay.EffAppend, AgentID: agentID, SessionKey: sessionKey, Count: int64(n), At: replay.NInt{Valid: true, V: ts}})
+	c.appendEntries(agentID, lines, sessionKey, entry{kind: replay.LineAssistant})
 }
 
-// appendLines appends lines (kind "" = inferred per line) and returns how
-// many were kept.
-func (c *host) appendLines(a *replay.Agent, lines []string, kind string, ts int64) int {
+// entry is how the host stamps the lines it appends: their kind (assistant
+// is inferred per line: tool lines by their prefix) and role, and the run
+// they carry after 1211c16 ("" is the agent's run at the time), and the
+// reason shown on the append effect.
+type entry struct {
+	kind, role string
+	runID      string
+	reason     string
+}
+
+// appendEntries is the host's appendOutputLines: the lines are stamped
+// with the session's stream-start anchor (or now), which after 1211c16
+// they use up, and with the run.
+func (c *host) appendEntries(agentID string, lines []string, sessionKey string, en entry) {
+	k := anchorKey(agentID, sessionKey)
+	ts, ok := c.anchors[k]
+	if !ok {
+		ts = c.h.Now()
+	} else if c.v.anchorOnAppend {
+		delete(c.anchors, k)
+	}
+	a := c.st.EnsureAgent(agentID)
+	stamp := replay.Line{Kind: en.kind, Role: en.role, TS: ts}
+	if c.v.stampLines {
+		stamp.SessionKey, stamp.RunID = sessionKey, en.runID
+		if stamp.RunID == "" {
+			stamp.RunID = c.getAgentRunID(agentID)
+		}
+	}
+	n := c.appendLines(a, lines, stamp)
+	c.h.Effect(replay.Effect{Type: replay.EffAppend, AgentID: agentID, SessionKey: sessionKey, Count: int64(n), At: replay.NInt{Valid: true, V: ts}, Reason: en.reason})
+}
+
+// appendLines appends lines stamped like stamp (its kind assistant: the
+// kind is inferred per line) and returns how many were kept.
+func (c *host) appendLines(a *replay.Agent, lines []string, stamp replay.Line) int {
+	kind, ts := stamp.Kind, stamp.TS
 	kept, trimmed := 0, 0
 	for bi, l := range lines {
 		k := kind
 		if k == replay.LineAssistant {
 			k = lineKind(l)
 		}
-		if isDuplicate(a, lines[:bi], l, k, ts, kind) {
+		if isDuplicate(a, lines[:bi], l, k, stamp.Role, ts, kind) {
 			c.h.Effect(replay.Effect{Type: replay.EffDuplicate, AgentID: a.ID, Text: l})
 			continue
 		}
-		if c.st.PushLine(a, replay.Line{Text: l, Kind: k, TS: ts}) {
+		line := stamp
+		line.Text, line.Kind = l, k
+		if c.st.PushLine(a, line) {
 			trimmed++
 		}
 		kept++
@@ -253,10 +300,10 @@ func (c *host) appendLines(a *replay.Agent, lines []string, kind string, ts int6
 	return kept
 }
 
-// isDuplicate is the chat store's layer-2 dedupe: same kind, timestamp and
-// text as one of the newest dedupeWindow entries or an earlier line of the
-// same batch.
-func isDuplicate(a *replay.Agent, batch []string, l, k string, ts int64, kind string) bool {
+// isDuplicate is the chat store's layer-2 dedupe: same kind, role,
+// timestamp and text as one of the newest dedupeWindow entries or an
+// earlier line of the same batch.
+func isDuplicate(a *replay.Agent, batch []string, l, k, role string, ts int64, kind string) bool {
 	for _, b := range batch {
 		bk := kind
 		if bk == replay.LineAssistant {
@@ -270,7 +317,7 @@ func isDuplicate(a *replay.Agent, batch []string, l, k string, ts int64, kind st
 	from := max(n-dedupeWindow, 0)
 	for i := n - 1; i >= from; i-- {
 		x := a.Line(i)
-		if x.TS == ts && x.Kind == k && x.Text == l {
+		if x.TS == ts && x.Kind == k && x.Role == role && x.Text == l {
 			return true
 		}
 	}
@@ -301,9 +348,12 @@ func (c *host) observe(d *Decision) {
 		if d.Kind == DroppedClosed && d.Intent == CommitChat {
 			c.hist.dropped = append(c.hist.dropped, d.RunID)
 		}
-		ef := replay.Effect{Type: replay.EffGuard, Action: d.Kind, AgentID: d.AgentID, Intent: d.Intent, RunID: d.RunID, Incoming: d.Incoming}
+		ef := replay.Effect{Type: replay.EffGuard, Action: d.Kind, AgentID: d.AgentID, Intent: d.Intent, RunID: d.RunID, Incoming: d.Incoming, ClosedBy: d.ClosedBy}
+		if d.Kind == DroppedClosed {
+			ef.Live = d.Live
+		}
 		switch d.Kind {
-		case DroppedClosed, ClosedRecorded, Hazard, Expired, Evicted:
+		case DroppedClosed, ClosedRecorded, Hazard, Expired, Evicted, Passed:
 			ef.At = replay.NInt{Valid: true, V: d.Expiry}
 		}
 		c.h.Effect(ef)

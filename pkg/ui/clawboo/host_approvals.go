@@ -117,7 +117,7 @@ func (c *host) sweepApprovals() {
 		}
 		line := fmt.Sprintf("Exec approval for `%s` timed out.", cmd)
 		a := c.st.EnsureAgent(ap.AgentID)
-		n := c.appendLines(a, []string{line}, replay.LineMeta, now)
+		n := c.appendLines(a, []string{line}, replay.Line{Kind: replay.LineMeta, TS: now})
 		c.h.Effect(replay.Effect{Type: replay.EffAppend, AgentID: ap.AgentID, Count: int64(n), At: replay.NInt{Valid: true, V: now}})
 	}
 	c.rescheduleSweep()

@@ -107,7 +107,7 @@ func (c *host) syncHistory() {
 		a := c.st.EnsureAgent(agentID)
 		for _, x := range list {
 			h.markShown(agentID, x.runID)
-			n := c.appendLines(a, x.lines, replay.LineAssistant, c.h.Now())
+			n := c.appendLines(a, x.lines, replay.Line{Kind: replay.LineAssistant, TS: c.h.Now()})
 			c.h.Effect(replay.Effect{Type: replay.EffHistory, Action: "merged", AgentID: agentID, SessionKey: x.sessionKey, RunID: x.runID, Count: int64(n)})
 		}
 	}

@@ -49,13 +49,13 @@ func TestTranscriptCapAndDedupe(t *testing.T) {
 	a := e.State().EnsureAgent("main")
 	inStep(t, e, c, func() {
 		// Layer 2: same kind, timestamp and text — within the batch too.
-		if n := c.h.appendLines(a, []string{"x", "x", "[[tool]] t", "y"}, replay.LineAssistant, 5); n != 3 {
+		if n := c.h.appendLines(a, []string{"x", "x", "[[tool]] t", "y"}, replay.Line{Kind: replay.LineAssistant, TS: 5}); n != 3 {
 			t.Fatalf("kept %d", n)
 		}
-		if n := c.h.appendLines(a, []string{"x"}, replay.LineAssistant, 5); n != 0 {
+		if n := c.h.appendLines(a, []string{"x"}, replay.Line{Kind: replay.LineAssistant, TS: 5}); n != 0 {
 			t.Fatal("duplicate with the same timestamp kept")
 		}
-		if n := c.h.appendLines(a, []string{"x"}, replay.LineAssistant, 6); n != 1 {
+		if n := c.h.appendLines(a, []string{"x"}, replay.Line{Kind: replay.LineAssistant, TS: 6}); n != 1 {
 			t.Fatal("a repeat with another timestamp must survive")
 		}
 	})
@@ -63,13 +63,15 @@ func TestTranscriptCapAndDedupe(t *testing.T) {
 		t.Fatalf("kind %q", a.Lines()[1].Kind)
 	}
 	for i := 0; i < 600; i++ {
-		inStep(t, e, c, func() { c.h.appendLines(a, []string{fmt.Sprint("line ", i)}, replay.LineAssistant, int64(100+i)) })
+		inStep(t, e, c, func() {
+			c.h.appendLines(a, []string{fmt.Sprint("line ", i)}, replay.Line{Kind: replay.LineAssistant, TS: int64(100 + i)})
+		})
 	}
 	if len(a.Lines()) != TranscriptCap || a.LinesDropped() != 604-TranscriptCap || a.Lines()[TranscriptCap-1].Text != "line 599" {
 		t.Fatalf("%d lines, %d dropped, last %q", len(a.Lines()), a.LinesDropped(), a.Lines()[TranscriptCap-1].Text)
 	}
 	// Diff paths keep absolute numbers past the cap.
-	effs, diff := inStep(t, e, c, func() { c.h.appendLines(a, []string{"newest"}, replay.LineAssistant, 9999) })
+	effs, diff := inStep(t, e, c, func() { c.h.appendLines(a, []string{"newest"}, replay.Line{Kind: replay.LineAssistant, TS: 9999}) })
 	if len(diff) != 1 || diff[0].Path.String() != "agents.main.outputLines.604" {
 		t.Fatalf("diff %v", diff)
 	}

@@ -21,13 +21,49 @@ var V1211c16 = ui.Version{
 	PureIntents: true,
 }
 
-// behaviour is what differs between the versions modelled.
-type behaviour struct{}
+// V59639f1 is clawboo after its closed-run guard was fixed (pipeline-spec
+// §8): the handler as its tests at a28711e pin it, the host as its tests
+// at 59639f1 do (the code index names no commit for the files
+// themselves; docs/ui-clawboo.md).
+var V59639f1 = ui.Version{
+	UI: "clawboo", Name: "59639f1", Title: "clawboo",
+	Source: "github.com/clawboo/clawboo: packages/events/src/handler.ts (its tests at a28711e), " +
+		"apps/web/src/features/connection/useGatewayEvents.ts (its tests at 59639f1)",
+	Summary:     "a run its lifecycle end closed still commits its chat final; prose recovery for runs that end without a reply; a notice for silent failures",
+	Bills:       true,
+	PureIntents: true,
+}
 
-func behaviourOf(v ui.Version) behaviour { return behaviour{} }
+// behaviour is what differs between the versions modelled.
+type behaviour struct {
+	// byCommitGuard: the closed-run guard tells a run closed by a commit
+	// from one closed by a lifecycle terminal (Deps.ByCommitGuard).
+	byCommitGuard bool
+	// recovery: a terminal that said nothing keeps the streamed text as
+	// the reply, and a silent failure gets a notice (host_recovery.go).
+	recovery bool
+	// stampLines: transcript entries carry their session, role and run
+	// (recovery reads them).
+	stampLines bool
+	// The 1211c16 model's own simplifications, kept so that its outputs
+	// stay as they were made; the later model does what clawboo's code
+	// does at both commits (docs/ui-clawboo.md, "Versions"):
+	// anchorOnAppend: the stream-start anchor is used up by the lines
+	// that carry it, not cleared by an applied commit; skipZeroBill:
+	// recordChatCost records nothing for a turn of no tokens.
+	anchorOnAppend bool
+	skipZeroBill   bool
+}
+
+func behaviourOf(v ui.Version) behaviour {
+	if v.Name == V1211c16.Name {
+		return behaviour{}
+	}
+	return behaviour{byCommitGuard: true, recovery: true, stampLines: true, anchorOnAppend: true, skipZeroBill: true}
+}
 
 // Versions lists clawboo's versions, oldest first.
-func (Model) Versions() []ui.Version { return []ui.Version{V1211c16} }
+func (Model) Versions() []ui.Version { return []ui.Version{V1211c16, V59639f1} }
 
 // Layout is clawboo's stores: 500 transcript lines an agent, three kinds
 // of request, no metrics.
