@@ -25,7 +25,8 @@ func replayGolden(t *testing.T, golden, fixtureName string, extra ...string) {
 
 // TestReplayGoldenFixtures replays every fixture under each UI model
 // (NAME.txt for clawboo@1211c16, NAME.clawboo-59639f1.txt for the clawboo
-// after it, NAME.claw3d.txt for Claw3D); review a changed golden as a
+// after it, NAME.claw3d.txt for Claw3D, NAME.control-ui.txt for the
+// Control UI); review a changed golden as a
 // story: it is what that UI would do with that capture. NAME.txt is
 // replayed without --ui: the golden names the version it was made with.
 // Regenerate with: go test ./cmd/clawtap -run Replay -update
@@ -45,6 +46,9 @@ func TestReplayGoldenFixtures(t *testing.T) {
 		})
 		t.Run(base+"/claw3d", func(t *testing.T) {
 			replayGolden(t, base+".claw3d.txt", name, "--ui", "claw3d")
+		})
+		t.Run(base+"/control-ui", func(t *testing.T) {
+			replayGolden(t, base+".control-ui.txt", name, "--ui", "control-ui")
 		})
 	}
 }

@@ -58,6 +58,9 @@ func (a *Analyzer) lostReply(ui string, r *outcome.Run) {
 
 func ghostSentence(ui string, r *outcome.Run) string {
 	s := fmt.Sprintf("After run %s ended, %s left agent %s %s but still holding %s (from record %d)", r.ID, ui, r.AgentID, orNone(r.Status), r.GhostWhat, r.GhostI)
+	if r.GhostPane != "" {
+		return fmt.Sprintf("After run %s ended (record %d), %s's pane for session %s still follows it (%s): the pane applied no chat terminal of it; the UI shows a run that is over as still running.", r.ID, r.GhostI, ui, r.GhostPane, r.GhostWhat)
+	}
 	if r.Dropped == "guard" && r.GhostI == r.TerminalI {
 		s += ": a delta queued after the lifecycle end was flushed by the final's clearPendingLivePatch, and the final's commitChat that would have cleared it was dropped"
 	}

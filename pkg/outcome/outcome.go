@@ -73,6 +73,9 @@ type Run struct {
 	GhostI    int
 	GhostT    int64
 	GhostWhat string
+	// GhostPane is the session whose pane still follows the run, when the
+	// ghost is a pane's (Layout.Panes) rather than a fleet store's.
+	GhostPane string
 	Bubble    string
 	// Bills counts the turns billed for the run (clawboo bills on
 	// commitChat; Billing is false for a UI that bills nothing).
@@ -437,6 +440,15 @@ func (t *Tracker) Finish(st *replay.State) {
 	}
 	for _, key := range st.ChatKeys() {
 		c := st.Chat(key)
+		// A pane still following a run that ended shows it busy: a ghost
+		// of the run (Layout.Panes).
+		if r := t.byID[c.RunID.V]; c.RunID.Valid && r != nil && r.EndI >= 0 && !r.Ghost {
+			r.Ghost, r.GhostI, r.GhostT = true, r.EndI, r.EndT
+			r.GhostPane, r.GhostWhat = key, "busy"
+			if c.Stop() {
+				r.GhostWhat = "busy, the Stop button shown"
+			}
+		}
 		if !c.StreamText.Valid {
 			continue
 		}

@@ -57,4 +57,5 @@ func Example_runs() {
 	// clawboo@1211c16: run 089c8afe lost its reply: its chat final (record 52) came after the run's own lifecycle end (record 50) had closed it, so the closed-run guard dropped the final's commitChat: the text never reached the transcript, the turn was never billed, and the streaming bubble stayed on screen
 	// clawboo@59639f1: run 089c8afe ended final, reply committed: true
 	// claw3d@eeb6f31: run 089c8afe ended final, reply committed: true
+	// control-ui@2026.9.6: run 089c8afe ended final, reply committed: true
 }

@@ -361,8 +361,20 @@ func (f *Formatter) AppendStateJSON(dst []byte, st *State, now int64, closed []u
 		}
 		n++
 		dst = jsonx.AppendString(dst, k)
+		c := st.chat[k]
 		dst = append(dst, `:{"streamText":`...)
-		dst = appendNStr(dst, st.chat[k].StreamText)
+		dst = appendNStr(dst, c.StreamText)
+		if st.layout.Panes {
+			dst = append(dst, `,"runId":`...)
+			dst = appendNStr(dst, c.RunID)
+			dst = append(dst, `,"runStatus":`...)
+			dst = appendNStr(dst, c.RunStatus)
+			dst = append(dst, `,"runError":`...)
+			dst = appendNStr(dst, c.RunError)
+			dst = jint(dst, "tools", c.Tools)
+			dst = append(dst, `,"stop":`...)
+			dst = strconv.AppendBool(dst, c.Stop())
+		}
 		dst = append(dst, '}')
 	}
 	dst = append(dst, `},"approvals":{`...)

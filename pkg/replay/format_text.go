@@ -504,8 +504,10 @@ func (f *Formatter) AppendFinalText(dst []byte, st *State, now int64, closed []u
 		a := st.agents[id]
 		p := Path{sec: secAgents, key: id}
 		name := func(fl uint8) string { p.field = fl; return p.String() }
-		field(name(fStatus), f.valText(strVal(a.Status), w))
-		field(name(fRunID), f.valText(strVal(a.RunID), w))
+		if !st.layout.Panes || a.Status.Valid || a.RunID.Valid { // a pane has no fleet store
+			field(name(fStatus), f.valText(strVal(a.Status), w))
+			field(name(fRunID), f.valText(strVal(a.RunID), w))
+		}
 		if a.RunStartedAt.Valid {
 			field(name(fRunStartedAt), f.valText(timeVal(a.RunStartedAt), w))
 		}
@@ -535,10 +537,29 @@ func (f *Formatter) AppendFinalText(dst []byte, st *State, now int64, closed []u
 	}
 	for _, k := range st.ChatKeys() {
 		c := st.chat[k]
-		if !c.StreamText.Valid || flt.Agent != "" && bridge.SessionAgentID(k) != flt.Agent {
-			continue // a cleared bubble says nothing
+		if flt.Agent != "" && bridge.SessionAgentID(k) != flt.Agent {
+			continue
 		}
-		field(Path{sec: secChat, key: k}.String(), f.valText(strVal(c.StreamText), w))
+		if c.StreamText.Valid { // a cleared bubble says nothing
+			field(Path{sec: secChat, key: k}.String(), f.valText(strVal(c.StreamText), w))
+		}
+		if !st.layout.Panes {
+			continue
+		}
+		for _, p := range [...]struct {
+			field uint8
+			v     NStr
+		}{{fRunID, c.RunID}, {fRunStatus, c.RunStatus}, {fRunError, c.RunError}} {
+			if p.v.Valid {
+				field(Path{sec: secChat, key: k, field: p.field}.String(), f.valText(strVal(p.v), w))
+			}
+		}
+		if c.Tools > 0 {
+			field(Path{sec: secChat, key: k, field: fTools}.String(), strconv.FormatInt(c.Tools, 10))
+		}
+		if c.Stop() {
+			field(string(appendKey([]byte("chat"), k))+".stop", "shown") // derived, not a path of the diff
+		}
 	}
 	for _, id := range st.ApprovalIDs() {
 		ap := st.approvals[id]

@@ -39,6 +39,9 @@ type Layout struct {
 	TranscriptCap int
 	// RequestKinds are the requests the UI makes, in output order.
 	RequestKinds []string
+	// Panes: the UI's chat state is a pane per session (the Control UI):
+	// each chat session shows its run, status, error and tool cards.
+	Panes bool
 	// AgentDetails: the agent store has Claw3D's extra fields
 	// (sessionCreated, latestPreview, …), shown in the final state.
 	AgentDetails bool

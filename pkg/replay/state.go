@@ -182,9 +182,25 @@ type Cost struct {
 
 // ChatSession is what a chat store keeps per session key beside the
 // transcript: clawboo's streaming text (the bubble), set by every live
-// patch and cleared only when a commitChat is applied.
+// patch and cleared only when a commitChat is applied. A UI whose chat
+// state lives in a session's pane (Layout.Panes: the Control UI) keeps the
+// run it follows there too.
 type ChatSession struct {
 	StreamText NStr
+	// The pane's run: the run it adopted (busy; the Stop button), the
+	// status its last terminal left (done, interrupted) until it clears,
+	// and the error banner.
+	RunID     NStr
+	RunStatus NStr
+	RunError  NStr
+	// Tools is the number of tool cards shown.
+	Tools int64
+}
+
+// Stop reports whether the pane shows a Stop button: a run is adopted and
+// no done or interrupted status is showing.
+func (c *ChatSession) Stop() bool {
+	return c.RunID.Valid && !(c.RunStatus.Valid && (c.RunStatus.V == "done" || c.RunStatus.V == "interrupted"))
 }
 
 // Requests counts one kind of request the UI would make.
@@ -327,6 +343,10 @@ const (
 	// request fields
 	fCount
 	fLastAt
+	// a pane's fields (chat; streamText is field 0 there, as before panes)
+	fRunStatus
+	fRunError
+	fTools
 )
 
 var fieldNames = [...]string{
@@ -337,6 +357,7 @@ var fieldNames = [...]string{
 	fLine: "outputLines", fLineMeta: "outputMeta",
 	fTurns: "turns", fInputTokens: "inputTokens", fInputUnknown: "inputTokensUnknown", fOutputTokens: "outputTokens",
 	fCount: "count", fLastAt: "lastAt",
+	fRunStatus: "runStatus", fRunError: "runError", fTools: "tools",
 }
 
 // Path names one scalar of the state.
@@ -389,7 +410,12 @@ func (p Path) append(dst []byte) []byte {
 	case secChat:
 		dst = append(dst, "chat"...)
 		dst = appendKey(dst, p.key)
-		dst = append(dst, ".streamText"...)
+		if p.field == 0 {
+			dst = append(dst, ".streamText"...)
+		} else {
+			dst = append(dst, '.')
+			dst = append(dst, fieldNames[p.field]...)
+		}
 	case secApprovals:
 		dst = append(dst, "approvals"...)
 		dst = appendKey(dst, p.key)
@@ -513,6 +539,16 @@ func (s *State) get(p Path) Val {
 		}
 	case secChat:
 		if c := s.chat[p.key]; c != nil {
+			switch p.field {
+			case fRunID:
+				return strVal(c.RunID)
+			case fRunStatus:
+				return strVal(c.RunStatus)
+			case fRunError:
+				return strVal(c.RunError)
+			case fTools:
+				return intVal(c.Tools)
+			}
 			return strVal(c.StreamText)
 		}
 	case secMetrics:

@@ -112,6 +112,41 @@ func (s *State) SetChatStream(sessionKey string, v NStr) {
 	}
 }
 
+// chatSession is a session's store, made when first written.
+func (s *State) chatSession(key string) *ChatSession {
+	c := s.chat[key]
+	if c == nil {
+		c = &ChatSession{}
+		s.chat[key] = c
+	}
+	return c
+}
+
+// SetPaneRun sets (a value) or clears (null) the run a session's pane
+// follows, the status its last terminal left, or its error banner
+// (Layout.Panes).
+func (s *State) SetPaneRun(key string, runID, status, runError NStr) {
+	c := s.chatSession(key)
+	set := func(f uint8, dst *NStr, v NStr) {
+		if *dst != v {
+			s.tr.touch(s, Path{sec: secChat, key: key, field: f})
+			*dst = v
+		}
+	}
+	set(fRunID, &c.RunID, runID)
+	set(fRunStatus, &c.RunStatus, status)
+	set(fRunError, &c.RunError, runError)
+}
+
+// SetPaneTools sets the number of tool cards a session's pane shows.
+func (s *State) SetPaneTools(key string, n int64) {
+	c := s.chatSession(key)
+	if c.Tools != n {
+		s.tr.touch(s, Path{sec: secChat, key: key, field: fTools})
+		c.Tools = n
+	}
+}
+
 // CountMetric counts one logged metric of the UI.
 func (s *State) CountMetric(name string) {
 	s.tr.touch(s, Path{sec: secMetrics, key: name})

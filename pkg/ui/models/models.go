@@ -12,12 +12,14 @@ import (
 	"github.com/clawtap/clawtap/pkg/ui"
 	"github.com/clawtap/clawtap/pkg/ui/claw3d"
 	"github.com/clawtap/clawtap/pkg/ui/clawboo"
+	"github.com/clawtap/clawtap/pkg/ui/controlui"
 )
 
 // all are the models, the default first.
 var all = []replay.Model{
 	clawboo.Model{},
 	claw3d.Model{},
+	controlui.Model{},
 }
 
 // Names lists the models' names, the default first.
