@@ -43,6 +43,10 @@ func TestCheckGolden(t *testing.T) {
 		{"check-junk.text", []string{"check", "--ui", "clawboo@1211c16", "--format", "text", "fixtures/junk.jsonl"}, 0},
 		{"check-demo.text", []string{"check", "--ui", "clawboo@1211c16", "--format", "text", "fixtures/demo.jsonl.zst"}, 0},
 		{"check-demo.ndjson", []string{"check", "--ui", "clawboo@1211c16", "fixtures/demo.jsonl.zst"}, 0},
+		// Every UI version at once.
+		{"check-uis-all-streamed-run.text", []string{"check", "--ui", "all", "--format", "text", "fixtures/streamed-run.jsonl.zst"}, 0},
+		{"check-uis-all-stale-terminal.ndjson", []string{"check", "--ui", "all", "fixtures/stale-terminal.jsonl.zst"}, 1},
+		{"check-uis-two-stale-terminal.table", []string{"check", "--ui", "claw3d,clawboo@1211c16", "--format", "table", "fixtures/stale-terminal.jsonl.zst"}, 1},
 		// The default, the newest clawboo.
 		{"check-demo.newest.text", []string{"check", "--format", "text", "fixtures/demo.jsonl.zst"}, 0},
 		{"check-stale-terminal.newest.ndjson", []string{"check", "fixtures/stale-terminal.jsonl.zst"}, 0},

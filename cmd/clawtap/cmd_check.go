@@ -7,6 +7,7 @@ import (
 	"github.com/clawtap/clawtap/internal/cli"
 	"github.com/clawtap/clawtap/internal/output"
 	"github.com/clawtap/clawtap/pkg/check"
+	"github.com/clawtap/clawtap/pkg/ui/models"
 	"github.com/spf13/cobra"
 )
 
@@ -50,6 +51,13 @@ severity and rule; table is a row per finding; json (the default when piped)
 is one finding per line, then a {"summary":…} line. Exit status 1 when a
 finding at or above --fail-on (default error) exists, so CI can gate on it.
 
+A finding about what the user saw is true of a UI version: --ui names one
+(the newest clawboo by default), and --ui all (or A,B) checks every version
+at once, in one read of the capture: each finding that depends on the UI
+then says which versions show it and which do not ("uis" and "notUis" in
+json), the question a bug report asks — was it fixed in the version I run,
+does it hit the other UIs?
+
 Several captures print a section each (a "==> FILE <==" heading, or a
 "file" key on every json line) and exit with the worst code; clawtap test
 runs a folder of captures against their expectations.`,
@@ -59,6 +67,7 @@ runs a folder of captures against their expectations.`,
   clawtap check --skip replace-delta --slow-ms 2000 fixtures/demo.jsonl.zst
   clawtap check --format json fixtures/stale-terminal.jsonl.zst | jq -c 'select(.severity=="error")'
   clawtap check fixtures/demo.jsonl.zst fixtures/stale-terminal.jsonl.zst   # a section per file, the worst exit code
+  clawtap check --ui all --format text fixtures/streamed-run.jsonl.zst      # which UI versions lose the reply
   clawtap check --list`,
 		Args:              cobra.ArbitraryArgs,
 		ValidArgsFunction: captureArgs,
@@ -80,7 +89,7 @@ runs a folder of captures against their expectations.`,
 			if f.slowMs <= 0 || f.idleMs <= 0 {
 				return cli.Usage("give a positive number of milliseconds", "--slow-ms and --idle-ms must be positive")
 			}
-			ui, err := parseUI(f.ui)
+			uis, err := cli.ParseUIs([]string{f.ui})
 			if err != nil {
 				return err
 			}
@@ -88,7 +97,7 @@ runs a folder of captures against their expectations.`,
 			if _, err := check.New(opts); err != nil {
 				return cli.Usage("run 'clawtap check --list' for the rule ids", "%v", err)
 			}
-			c := checkcli.Check{Paths: args, Options: opts, FailOn: failOn, UI: ui}
+			c := checkcli.Check{Paths: args, Options: opts, FailOn: failOn, UI: uis[0], UIs: uis}
 			if f.schema != "" {
 				cli.AllocHeavy()
 				if c.Schema, err = checkcli.LoadSchema(strings.TrimPrefix(f.schema, "builtin")); err != nil {
@@ -102,7 +111,10 @@ runs a folder of captures against their expectations.`,
 		},
 	}
 	a.printFlags(cmd, &f.out, output.Text)
-	uiFlag(cmd, &f.ui)
+	def := models.Default().Version.UI
+	cmd.Flags().StringVar(&f.ui, "ui", def, "the UI to model: NAME (its newest version) or NAME@VERSION, of "+strings.Join(models.Names(), ", ")+
+		"; several (A,B) or all to check every version at once, each finding saying which show it ('clawtap uis' lists them)")
+	_ = cmd.RegisterFlagCompletionFunc("ui", uiCompletions(true))
 	fl := cmd.Flags()
 	fl.StringVar(&f.failOn, "fail-on", "error", "exit 1 when a finding of this severity or above exists: info, warn or error")
 	fl.StringArrayVar(&f.rules, "rule", nil, "run only this rule (repeatable; also selects rules that are off by default)")

@@ -24,30 +24,46 @@ type Check struct {
 	Options check.Options
 	FailOn  check.Severity
 	UI      replay.UI
-	Schema  *validate.Schema // also validate every frame; nil: no
+	// UIs, when two or more, checks the capture under each at once
+	// (check.Multi): the findings that depend on the UI say which show
+	// them.
+	UIs    []replay.UI
+	Schema *validate.Schema // also validate every frame; nil: no
 }
 
 // Run checks every capture, a section each when there are several.
 func (c Check) Run(env *cli.Env) error {
 	return env.EachCapture(c.Out, c.Paths, func(path string, r *capture.Reader, s cli.Section) error {
-		an, err := check.New(c.Options) // a fresh analyzer per capture
-		if err != nil {
-			return err
-		}
 		p := &output.Check{W: s.W, Format: s.Format, Style: s.Style}
-		p.Attach(an)
-		observers := []pipeline.Observer{p, an}
 		var v *validate.Validator
+		var schema []pipeline.Observer
 		if c.Schema != nil {
 			// Schema findings join check's, in the same pass and printer.
 			v = validate.New(c.Schema, validate.Options{})
 			v.OnFinding = p.Finding
 			p.Rules = append(check.Rules(), validate.Rules()...)
-			observers = append(observers, v)
+			schema = append(schema, v)
 		}
-		err = cli.ReadErr(path, pipeline.New(pipeline.Options{Replay: replay.Options{UI: c.UI}}, observers...).Run(pipeline.Records(r)))
+		var pass *pipeline.Pass
+		var summary func() check.Summary
+		if len(c.UIs) > 1 {
+			m, err := check.NewMulti(c.Options, c.UIs) // one read, a replay per UI
+			if err != nil {
+				return err
+			}
+			m.OnFinding = p.Finding
+			pass, summary = m.Pass(pipeline.Options{}, append([]pipeline.Observer{p}, schema...)...), m.Summary
+		} else {
+			an, err := check.New(c.Options) // a fresh analyzer per capture
+			if err != nil {
+				return err
+			}
+			p.Attach(an)
+			pass, summary = pipeline.New(pipeline.Options{Replay: replay.Options{UI: c.UI}}, append([]pipeline.Observer{p, an}, schema...)...), an.Summary
+		}
+		err := cli.ReadErr(path, pass.Run(pipeline.Records(r)))
 		env.ReadSummary(path, r.Stats())
-		sum := an.Summary()
+		sum := summary()
 		if v != nil {
 			vs := v.Summary()
 			vs.Fold(&sum)

@@ -23,6 +23,9 @@ func (a *Analyzer) RunDone(r *outcome.Run) {
 		return
 	}
 	ui := r.UI.Title()
+	if a.names != nil {
+		ui = a.names(r.UI)
+	}
 	lost := r.Terminal == "final" && r.HasReply && !r.Committed
 	if lost && !(r.Dropped == "guard" && r.ClosedByRun != "" && r.ClosedByRun != r.ID && a.enabled[RuleDroppedFinal]) {
 		a.lostReply(ui, r)

@@ -3,6 +3,7 @@ package shrink
 import (
 	"bytes"
 	"errors"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -63,7 +64,7 @@ func TestLocateFindsTheSearchAnchor(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s %s %s: %v", name, rule, ui, err)
 				}
-				if at.Finding != want || at.Records != len(recs) {
+				if !reflect.DeepEqual(at.Finding, want) || at.Records != len(recs) {
 					t.Errorf("%s %s %s: located %+v in %d records, the search anchors on %+v in %d", name, rule, ui, at.Finding, at.Records, want, len(recs))
 				}
 				cases++
