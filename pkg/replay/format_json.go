@@ -476,6 +476,8 @@ func (f *Formatter) AppendTranscriptJSON(dst []byte, st *State, flt StateFilter)
 			}
 			dst = append(dst, `{"kind":`...)
 			dst = jsonx.AppendString(dst, l.Kind)
+			dst = jsonx.AppendOptStr(dst, "role", l.Role)
+			dst = jsonx.AppendOptStr(dst, "sessionKey", l.SessionKey)
 			dst = jint(dst, "timestamp", f.rel(l.TS))
 			dst = jstr(dst, "text", l.Text)
 			dst = append(dst, '}')
