@@ -21,8 +21,8 @@ import (
 	"github.com/clawtap/clawtap/pkg/check"
 	"github.com/clawtap/clawtap/pkg/jsonx"
 	"github.com/clawtap/clawtap/pkg/pipeline"
-	"github.com/clawtap/clawtap/pkg/policy"
 	"github.com/clawtap/clawtap/pkg/stats"
+	"github.com/clawtap/clawtap/pkg/ui/clawboo"
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -173,16 +173,16 @@ func BenchmarkIntents(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		cl := bridge.NewClassifier()
-		var pol policy.Deriver
+		var pol clawboo.Deriver
 		w := bufio.NewWriterSize(io.Discard, 64<<10)
-		var intents []policy.Intent
+		var intents []clawboo.Intent
 		var buf []byte
 		patches := 0
 		forEach(b, path, func(rec *capture.Record) {
 			ev := cl.Record(rec)
 			intents = pol.Append(intents[:0], &ev)
 			for j := range intents {
-				if intents[j].Kind == policy.QueueLivePatch {
+				if intents[j].Kind == clawboo.QueueLivePatch {
 					patches++
 				}
 				buf = append(buf[:0], `{"i":`...)
@@ -206,8 +206,8 @@ func BenchmarkIntents(b *testing.B) {
 // classifier's bounded tables, nothing per frame.
 func TestMemoryFlat(t *testing.T) {
 	cl := bridge.NewClassifier()
-	var pol policy.Deriver
-	var intents []policy.Intent
+	var pol clawboo.Deriver
+	var intents []clawboo.Intent
 	h := memoryRun(t, 300_000, 7, func(rec *capture.Record) {
 		ev := cl.Record(rec)
 		intents = pol.Append(intents[:0], &ev)

@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/clawtap/clawtap/pkg/ui/models"
+
 	"github.com/clawtap/clawtap/internal/synth"
 	"github.com/clawtap/clawtap/pkg/bridge"
 	"github.com/clawtap/clawtap/pkg/capture"
@@ -141,7 +143,7 @@ func TestDiffUIsMemoryFlatOverManyRuns(t *testing.T) {
 	a := &sampled{AheadSource: open(), at: map[int]*uint64{}}
 	var third, last uint64
 	a.at[90_000], a.at[260_000] = &third, &last
-	res, err := diff.CompareUIs(a, [2]string{replay.UIClawboo, replay.UIClaw3D}, nil)
+	res, err := diff.CompareUIs(a, [2]replay.UI{models.MustLookup("clawboo@1211c16"), models.MustLookup("claw3d")}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,8 +8,9 @@ import (
 
 	"github.com/clawtap/clawtap/pkg/bridge"
 	"github.com/clawtap/clawtap/pkg/capture"
-	"github.com/clawtap/clawtap/pkg/policy"
 	"github.com/clawtap/clawtap/pkg/replay"
+	"github.com/clawtap/clawtap/pkg/ui/clawboo"
+	"github.com/clawtap/clawtap/pkg/ui/models"
 )
 
 // BenchmarkReplay: what `clawtap replay` does without printing — read,
@@ -27,7 +28,7 @@ func BenchmarkReplay(b *testing.B) {
 
 // replayPass replays the whole capture once.
 func replayPass(b *testing.B, path string) {
-	e := replay.New(replay.Options{})
+	e := replay.New(replay.Options{UI: models.Default()})
 	steps := 0
 	emit := func(s *replay.Step) error {
 		if s.Changed() {
@@ -68,8 +69,8 @@ func BenchmarkDerive(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		cl := bridge.NewClassifier()
-		var pol policy.Deriver
-		var intents []policy.Intent
+		var pol clawboo.Deriver
+		var intents []clawboo.Intent
 		count := 0
 		forEach(b, path, func(rec *capture.Record) {
 			ev := cl.Record(rec)
@@ -88,7 +89,7 @@ func BenchmarkReplayNDJSON(b *testing.B) {
 	path, n := largeCapture(b)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		e := replay.New(replay.Options{})
+		e := replay.New(replay.Options{UI: models.Default()})
 		f := &replay.Formatter{}
 		w := bufio.NewWriterSize(io.Discard, 64<<10)
 		var buf []byte
@@ -111,7 +112,7 @@ func BenchmarkReplayNDJSON(b *testing.B) {
 // transcripts, the closed-run cap), not by the capture's length: the heap
 // at the end is no bigger than a third of the way in.
 func TestReplayMemoryFlat(t *testing.T) {
-	e := replay.New(replay.Options{})
+	e := replay.New(replay.Options{UI: models.Default()})
 	h := memoryRun(t, 150_000, 3, func(rec *capture.Record) { e.Record(rec, nil) }, func() { e.Finish(nil) })
 	if h.end > h.third+4<<20 {
 		t.Fatalf("heap grew from %.1f MiB (a third in) to %.1f MiB (the end) over %d frames", h.mib(h.third), h.mib(h.end), h.frames)

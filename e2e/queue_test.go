@@ -40,7 +40,8 @@ func TestBusySessionQueuesTheSend(t *testing.T) {
 		t.Fatalf("recorder exit %d:\n%s", code, rec.log())
 	}
 
-	out, errOut, code := h.clawtapRun(t, "check", "--format", "json", path)
+	// clawboo@1211c16's guard loses the busy run's final (its fix does not).
+	out, errOut, code := h.clawtapRun(t, "check", "--ui", "clawboo@1211c16", "--format", "json", path)
 	if code != 1 {
 		t.Fatalf("check: exit %d, want 1 (a dropped final is an error)\n%s%s", code, out, errOut)
 	}

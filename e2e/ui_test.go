@@ -71,15 +71,15 @@ func checkUIs(t *testing.T, path string, runs map[string]*runInfo) {
 	sort.Strings(lost)
 	t.Logf("%d run(s) got the lifecycle end before the chat final, %d the other way", len(lost), len(kept))
 
-	// clawboo: every run §7.2 loses is a lost-reply warning naming it.
-	out, errOut, code := h.clawtapRun(t, "check", "--format", "json", "--fail-on", "warn", path)
+	// clawboo@1211c16: every run §7.2 loses is a lost-reply warning naming it.
+	out, errOut, code := h.clawtapRun(t, "check", "--ui", "clawboo@1211c16", "--format", "json", "--fail-on", "warn", path)
 	if want := min(len(lost), 1); code != want {
-		t.Errorf("clawboo check --fail-on warn: exit %d, want %d\n%s%s", code, want, out, errOut)
+		t.Errorf("clawboo@1211c16 check --fail-on warn: exit %d, want %d\n%s%s", code, want, out, errOut)
 	}
 	if got := findingRuns(t, out, "lost-reply"); !slices.Equal(got, lost) {
-		t.Errorf("clawboo lost-reply findings name runs %v, want %v\n%s", got, lost, out)
+		t.Errorf("clawboo@1211c16 lost-reply findings name runs %v, want %v\n%s", got, lost, out)
 	}
-	tr := transcript(t, path, "clawboo")
+	tr := transcript(t, path, "clawboo@1211c16")
 	for _, id := range lost {
 		if strings.Contains(tr, needle(runs[id].finalText)) {
 			t.Errorf("clawboo's transcript shows run %s's reply, which its guard drops", id)
@@ -89,6 +89,33 @@ func checkUIs(t *testing.T, path string, runs map[string]*runInfo) {
 		if !strings.Contains(tr, needle(runs[id].finalText)) {
 			t.Errorf("clawboo's transcript lacks run %s's reply %q", id, runs[id].finalText)
 		}
+	}
+
+	// The clawboo after its fix, and the Control UI: every reply shows, no
+	// warning; check --ui all names clawboo@1211c16 alone for each lost one.
+	for _, ui := range []string{"clawboo", "control-ui"} {
+		if out, errOut, code := h.clawtapRun(t, "check", "--ui", ui, "--format", "json", "--fail-on", "warn", path); code != 0 {
+			t.Errorf("%s check --fail-on warn: exit %d\n%s%s", ui, code, out, errOut)
+		}
+		tr := transcript(t, path, ui)
+		for _, id := range append(slices.Clone(lost), kept...) {
+			if !strings.Contains(tr, needle(runs[id].finalText)) {
+				t.Errorf("%s's transcript lacks run %s's reply %q", ui, id, runs[id].finalText)
+			}
+		}
+	}
+	out, errOut, code = h.clawtapRun(t, "check", "--ui", "all", "--format", "json", path)
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var f struct {
+			Rule string   `json:"rule"`
+			UIs  []string `json:"uis"`
+		}
+		if json.Unmarshal([]byte(line), &f) == nil && f.Rule == "lost-reply" && !slices.Equal(f.UIs, []string{"clawboo@1211c16"}) {
+			t.Errorf("check --ui all: a lost reply shown by %v, want clawboo@1211c16 alone: %s", f.UIs, line)
+		}
+	}
+	if got := findingRuns(t, out, "lost-reply"); !slices.Equal(got, lost) {
+		t.Errorf("check --ui all: lost-reply findings name runs %v, want %v\n%s%s", got, lost, out, errOut)
 	}
 
 	// Claw3D: settles with every final committed and no ghost.
@@ -119,10 +146,10 @@ func checkUIs(t *testing.T, path string, runs map[string]*runInfo) {
 		}
 	}
 
-	// diff --ui: exit 1 exactly when clawboo lost a reply Claw3D kept.
-	out, errOut, code = h.clawtapRun(t, "diff", "--ui", "clawboo,claw3d", "--format", "json", path)
+	// diff --ui: exit 1 exactly when clawboo@1211c16 lost a reply Claw3D kept.
+	out, errOut, code = h.clawtapRun(t, "diff", "--ui", "clawboo@1211c16,claw3d", "--format", "json", path)
 	if want := min(len(lost), 1); code != want {
-		t.Errorf("diff --ui clawboo,claw3d: exit %d, want %d\n%s%s", code, want, out, errOut)
+		t.Errorf("diff --ui clawboo@1211c16,claw3d: exit %d, want %d\n%s%s", code, want, out, errOut)
 	}
 	var differ []string
 	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {

@@ -35,13 +35,22 @@ func runGoldenCases(t *testing.T, cases []goldenCase) {
 
 func TestCheckGolden(t *testing.T) {
 	runGoldenCases(t, []goldenCase{
-		{"check-seq-gap.ndjson", []string{"check", "fixtures/seq-gap.jsonl.zst"}, 1},
-		{"check-seq-gap.text", []string{"check", "--format", "text", "fixtures/seq-gap.jsonl.zst"}, 1},
-		{"check-stale-terminal.ndjson", []string{"check", "fixtures/stale-terminal.jsonl.zst"}, 1},
-		{"check-error-run.text", []string{"check", "--format", "text", "fixtures/error-run.jsonl.zst"}, 0},
-		{"check-junk.text", []string{"check", "--format", "text", "fixtures/junk.jsonl"}, 0},
-		{"check-demo.text", []string{"check", "--format", "text", "fixtures/demo.jsonl.zst"}, 0},
-		{"check-demo.ndjson", []string{"check", "fixtures/demo.jsonl.zst"}, 0},
+		// clawboo@1211c16's findings, as they were before clawtap modelled versions.
+		{"check-seq-gap.ndjson", []string{"check", "--ui", "clawboo@1211c16", "fixtures/seq-gap.jsonl.zst"}, 1},
+		{"check-seq-gap.text", []string{"check", "--ui", "clawboo@1211c16", "--format", "text", "fixtures/seq-gap.jsonl.zst"}, 1},
+		{"check-stale-terminal.ndjson", []string{"check", "--ui", "clawboo@1211c16", "fixtures/stale-terminal.jsonl.zst"}, 1},
+		{"check-error-run.text", []string{"check", "--ui", "clawboo@1211c16", "--format", "text", "fixtures/error-run.jsonl.zst"}, 0},
+		{"check-junk.text", []string{"check", "--ui", "clawboo@1211c16", "--format", "text", "fixtures/junk.jsonl"}, 0},
+		{"check-demo.text", []string{"check", "--ui", "clawboo@1211c16", "--format", "text", "fixtures/demo.jsonl.zst"}, 0},
+		{"check-demo.ndjson", []string{"check", "--ui", "clawboo@1211c16", "fixtures/demo.jsonl.zst"}, 0},
+		// Every UI version at once.
+		{"check-uis-all-streamed-run.text", []string{"check", "--ui", "all", "--format", "text", "fixtures/streamed-run.jsonl.zst"}, 0},
+		{"check-uis-all-stale-terminal.ndjson", []string{"check", "--ui", "all", "fixtures/stale-terminal.jsonl.zst"}, 1},
+		{"check-uis-two-stale-terminal.table", []string{"check", "--ui", "claw3d,clawboo@1211c16", "--format", "table", "fixtures/stale-terminal.jsonl.zst"}, 1},
+		// The default, the newest clawboo.
+		{"check-demo.newest.text", []string{"check", "--format", "text", "fixtures/demo.jsonl.zst"}, 0},
+		{"check-stale-terminal.newest.ndjson", []string{"check", "fixtures/stale-terminal.jsonl.zst"}, 0},
+		{"check-error-run.newest.text", []string{"check", "--format", "text", "fixtures/error-run.jsonl.zst"}, 0},
 		{"check-duplicate-final-warn.ndjson", []string{"check", "--ui", "claw3d", "--fail-on", "warn", "--skip", "duplicate-terminal", "fixtures/duplicate-final.jsonl.zst"}, 0},
 		{"check-list.text", []string{"check", "--list"}, 0},
 	})

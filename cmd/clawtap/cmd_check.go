@@ -10,6 +10,7 @@ import (
 	"github.com/clawtap/clawtap/pkg/check"
 	"github.com/clawtap/clawtap/pkg/pipeline"
 	"github.com/clawtap/clawtap/pkg/replay"
+	"github.com/clawtap/clawtap/pkg/ui/models"
 	"github.com/clawtap/clawtap/pkg/validate"
 	"github.com/spf13/cobra"
 )
@@ -25,9 +26,10 @@ type checkOptions struct {
 	noReplay bool
 	list     bool
 	schema   string // "builtin" (the flag alone) or a file or folder
-	ui       string // checked
+	ui       string // one UI, A,B or all
 
 	paths      []string       // the captures; none is stdin
+	uis        []replay.UI    // checked from ui; two or more check each at once (check.Multi)
 	output     cli.Output     // checked from out
 	threshold  check.Severity // --fail-on, checked
 	check      check.Options  // the analyzer's options, checked
@@ -58,6 +60,13 @@ severity and rule; table is a row per finding; json (the default when piped)
 is one finding per line, then a {"summary":…} line. Exit status 1 when a
 finding at or above --fail-on (default error) exists, so CI can gate on it.
 
+A finding about what the user saw is true of a UI version: --ui names one
+(the newest clawboo by default), and --ui all (or A,B) checks every version
+at once, in one read of the capture: each finding that depends on the UI
+then says which versions show it and which do not ("uis" and "notUis" in
+json), the question a bug report asks — was it fixed in the version I run,
+does it hit the other UIs?
+
 Several captures print a section each (a "==> FILE <==" heading, or a
 "file" key on every json line) and exit with the worst code; clawtap test
 runs a folder of captures against their expectations.`,
@@ -67,6 +76,7 @@ runs a folder of captures against their expectations.`,
   clawtap check --skip replace-delta --slow-ms 2000 fixtures/demo.jsonl.zst
   clawtap check --format json fixtures/stale-terminal.jsonl.zst | jq -c 'select(.severity=="error")'
   clawtap check fixtures/demo.jsonl.zst fixtures/stale-terminal.jsonl.zst   # a section per file, the worst exit code
+  clawtap check --ui all --format text fixtures/streamed-run.jsonl.zst      # which UI versions lose the reply
   clawtap check --list`,
 		Args:              cobra.ArbitraryArgs,
 		ValidArgsFunction: captureArgs,
@@ -88,7 +98,7 @@ runs a folder of captures against their expectations.`,
 			if opts.slowMs <= 0 || opts.idleMs <= 0 {
 				return cli.Usage("give a positive number of milliseconds", "--slow-ms and --idle-ms must be positive")
 			}
-			if opts.ui, err = parseUI(opts.ui); err != nil {
+			if opts.uis, err = cli.ParseUIs([]string{opts.ui}); err != nil {
 				return err
 			}
 			opts.check = check.Options{SlowMs: opts.slowMs, IdleMs: opts.idleMs, Only: opts.rules, Skip: opts.skip, NoReplay: opts.noReplay}
@@ -107,7 +117,10 @@ runs a folder of captures against their expectations.`,
 		},
 	}
 	a.printFlags(cmd, &opts.out, output.Text)
-	uiFlag(cmd, &opts.ui)
+	def := models.Default().Version.UI
+	cmd.Flags().StringVar(&opts.ui, "ui", def, "the UI to model: NAME (its newest version) or NAME@VERSION, of "+strings.Join(models.Names(), ", ")+
+		"; several (A,B) or all to check every version at once, each finding saying which show it ('clawtap uis' lists them)")
+	_ = cmd.RegisterFlagCompletionFunc("ui", uiCompletions(true))
 	fl := cmd.Flags()
 	fl.StringVar(&opts.failOn, "fail-on", "error", "exit 1 when a finding of this severity or above exists: info, warn or error")
 	fl.StringArrayVar(&opts.rules, "rule", nil, "run only this rule (repeatable; also selects rules that are off by default)")
@@ -150,24 +163,23 @@ func runCheck(env *cli.Env, opts checkOptions) error {
 		}
 	}
 	return env.EachCapture(opts.output, opts.paths, func(path string, r *capture.Reader, s cli.Section) error {
-		an, err := check.New(opts.check) // a fresh analyzer per capture
-		if err != nil {
-			return err
-		}
 		p := &output.Check{W: s.W, Format: s.Format, Style: s.Style}
-		p.Attach(an)
-		observers := []pipeline.Observer{p, an}
 		var v *validate.Validator
+		var extra []pipeline.Observer
 		if schema != nil {
 			// Schema findings join check's, in the same pass and printer.
 			v = validate.New(schema, validate.Options{})
 			v.OnFinding = p.Finding
 			p.Rules = append(check.Rules(), validate.Rules()...)
-			observers = append(observers, v)
+			extra = append(extra, v)
 		}
-		err = cli.ReadErr(path, pipeline.New(pipeline.Options{Replay: replay.Options{UI: opts.ui}}, observers...).Run(pipeline.Records(r)))
+		pass, summary, err := checkPass(opts, p, extra)
+		if err != nil {
+			return err
+		}
+		err = cli.ReadErr(path, pass.Run(pipeline.Records(r)))
 		env.ReadSummary(path, r.Stats())
-		sum := an.Summary()
+		sum := summary()
 		if v != nil {
 			vs := v.Summary()
 			vs.Fold(&sum)
@@ -181,4 +193,29 @@ func runCheck(env *cli.Env, opts checkOptions) error {
 		}
 		return err
 	})
+}
+
+// checkPass is the pass that checks one capture under opts.uis: a fresh
+// analyzer feeding p, or with several UIs one replay per UI read at once
+// (check.Multi), the findings that depend on the UI saying which show them.
+func checkPass(opts checkOptions, p *output.Check, extra []pipeline.Observer) (*pipeline.Pass, func() check.Summary, error) {
+	if len(opts.uis) > 1 {
+		m, err := check.NewMulti(opts.check, opts.uis)
+		if err != nil {
+			return nil, nil, err
+		}
+		m.OnFinding = p.Finding
+		return m.Pass(pipeline.Options{}, append([]pipeline.Observer{p}, extra...)...), m.Summary, nil
+	}
+	an, err := check.New(opts.check)
+	if err != nil {
+		return nil, nil, err
+	}
+	p.Attach(an)
+	var ui replay.UI
+	if len(opts.uis) == 1 {
+		ui = opts.uis[0]
+	}
+	pass := pipeline.New(pipeline.Options{Replay: replay.Options{UI: ui}}, append([]pipeline.Observer{p, an}, extra...)...)
+	return pass, an.Summary, nil
 }

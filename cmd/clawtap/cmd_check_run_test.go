@@ -9,6 +9,8 @@ import (
 	"github.com/clawtap/clawtap/internal/cli"
 	"github.com/clawtap/clawtap/internal/output"
 	"github.com/clawtap/clawtap/pkg/check"
+	"github.com/clawtap/clawtap/pkg/replay"
+	"github.com/clawtap/clawtap/pkg/ui/models"
 )
 
 var jsonToStdout = cli.Output{Path: "-", Format: output.JSON}
@@ -20,7 +22,8 @@ func TestRunCheck(t *testing.T) {
 		want string
 		fail bool
 	}{
-		{checkOptions{paths: []string{stale}, threshold: check.Error}, `"rule":"dropped-final"`, true},
+		{checkOptions{paths: []string{stale}, threshold: check.Error, uis: []replay.UI{models.MustLookup("clawboo@1211c16")}}, `"rule":"dropped-final"`, true},
+		{checkOptions{paths: []string{stale}, threshold: check.Error, uis: models.All()}, `"uis":[`, true},
 		{checkOptions{paths: []string{stale}, threshold: check.Error, check: check.Options{NoReplay: true}}, `"summary"`, false},
 		{checkOptions{paths: []string{stale}, threshold: check.Error, check: check.Options{Only: []string{"seq-gap"}}, withSchema: true}, `"summary"`, false},
 	} {

@@ -8,6 +8,7 @@ import (
 	"github.com/clawtap/clawtap/pkg/diff"
 	"github.com/clawtap/clawtap/pkg/pipeline"
 	"github.com/clawtap/clawtap/pkg/replay"
+	"github.com/clawtap/clawtap/pkg/ui/models"
 	"github.com/spf13/cobra"
 )
 
@@ -20,9 +21,9 @@ type diffOptions struct {
 	keepAll bool
 	ui      string // UI, or UI,UI
 
-	paths  []string   // A and B; or the capture, with uis
-	uis    [2]string  // diff --ui UI,UI: the two UIs, checked; zero for an A/B diff
-	output cli.Output // checked from out
+	paths  []string     // A and B; or the capture, with uis
+	uis    [2]replay.UI // diff --ui UI,UI: the two UIs, checked; zero for an A/B diff
+	output cli.Output   // checked from out
 }
 
 // abFlags are the comparison flags of an A/B diff, which a comparison of
@@ -98,8 +99,8 @@ differ, 2 on trouble.`,
 	fl.IntVar(&opts.diff.Context, "context", 3, "equal steps shown before a divergence, and steps of each side after it")
 	fl.IntVar(&opts.diff.Divergences, "divergences", 1, "how many divergences to show, the first ones, each in its context")
 	fl.IntVar(&opts.diff.Window, "window", 64, "look-ahead (steps) to re-synchronise after a divergence")
-	fl.StringVar(&opts.ui, "ui", "", "the UI both replays model; UI,UI compares one capture under two UIs ("+strings.Join(replay.UIs, ", ")+")")
-	_ = cmd.RegisterFlagCompletionFunc("ui", cobra.FixedCompletions(replay.UIPairs(), cobra.ShellCompDirectiveNoFileComp))
+	fl.StringVar(&opts.ui, "ui", "", "the UI both replays model (NAME or NAME@VERSION); UI,UI compares one capture under two UIs, or two versions of one ("+strings.Join(models.Names(), ", ")+"; 'clawtap uis' lists the versions)")
+	_ = cmd.RegisterFlagCompletionFunc("ui", uiCompletions(false))
 	return cmd
 }
 
@@ -135,23 +136,24 @@ func (o *diffOptions) checkAB(ignored bool) error {
 // checkUIs checks the command line of diff --ui UI,UI: one capture (a
 // file or "-"), two different UIs, and none of the A/B diff's flags
 // (changed says which flags were given).
-func (o *diffOptions) checkUIs(uis [2]string, changed func(string) bool) error {
+func (o *diffOptions) checkUIs(names [2]string, changed func(string) bool) error {
 	if len(o.paths) != 1 {
-		return cli.Usage("give one capture with --ui UI,UI", "--ui %s,%s compares one capture under two UIs, got %d captures", uis[0], uis[1], len(o.paths))
+		return cli.Usage("give one capture with --ui UI,UI", "--ui %s,%s compares one capture under two UIs, got %d captures", names[0], names[1], len(o.paths))
 	}
-	for k, u := range uis {
-		p, err := cli.ParseUI(u)
+	var uis [2]replay.UI
+	for k, u := range names {
+		p, err := parseUI(u)
 		if err != nil {
 			return err
 		}
 		uis[k] = p
 	}
 	if uis[0] == uis[1] {
-		return cli.Usage("name two different UIs, e.g. --ui "+replay.UIClawboo+","+replay.UIClaw3D, "--ui %s,%s compares a UI with itself", uis[0], uis[1])
+		return cli.Usage("name two different UIs, e.g. --ui clawboo,claw3d or --ui clawboo@1211c16,clawboo", "--ui %s,%s compares a UI with itself", names[0], names[1])
 	}
 	for _, f := range abFlags {
 		if changed(f) {
-			return cli.Usage("drop --"+f+", or diff two captures", "--%s compares two captures step by step; --ui %s,%s compares one capture's outcomes, run by run", f, uis[0], uis[1])
+			return cli.Usage("drop --"+f+", or diff two captures", "--%s compares two captures step by step; --ui %s,%s compares one capture's outcomes, run by run", f, names[0], names[1])
 		}
 	}
 	o.uis = uis
@@ -161,7 +163,7 @@ func (o *diffOptions) checkUIs(uis [2]string, changed func(string) bool) error {
 // runDiff compares two captures, or with opts.uis one capture under two
 // UIs, and prints the result; a difference is a finding.
 func runDiff(env *cli.Env, opts diffOptions) error {
-	if opts.uis[0] != "" {
+	if !opts.uis[0].IsZero() {
 		return diffUIs(env, opts.paths[0], opts.uis, opts.output)
 	}
 	for _, p := range opts.paths {
@@ -205,7 +207,7 @@ func diffCaptures(env *cli.Env, pa, pb string, out cli.Output, opts diff.Options
 // diffUIs replays the capture at path ("-": stdin) under two UIs, reading
 // it once, and prints where what each left the user with differs, run by
 // run.
-func diffUIs(env *cli.Env, path string, uis [2]string, out cli.Output) error {
+func diffUIs(env *cli.Env, path string, uis [2]replay.UI, out cli.Output) error {
 	ra, err := env.OpenCapture(path)
 	if err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 	"github.com/clawtap/clawtap/internal/cli"
 	"github.com/clawtap/clawtap/pkg/diff"
 	"github.com/clawtap/clawtap/pkg/replay"
+	"github.com/clawtap/clawtap/pkg/ui/models"
 )
 
 func TestRunDiffCaptures(t *testing.T) {
@@ -23,7 +24,7 @@ func TestRunDiffCaptures(t *testing.T) {
 
 func TestRunDiffUIs(t *testing.T) {
 	e, stdout, _ := testEnv(nil)
-	err := runDiff(e, diffOptions{paths: []string{"../../fixtures/stale-terminal.jsonl.zst"}, uis: [2]string{replay.UIClawboo, replay.UIClaw3D}, output: jsonToStdout})
+	err := runDiff(e, diffOptions{paths: []string{"../../fixtures/stale-terminal.jsonl.zst"}, uis: [2]replay.UI{models.MustLookup("clawboo@1211c16"), models.MustLookup("claw3d")}, output: jsonToStdout})
 	if !cli.IsFinding(err) || stdout.Len() == 0 {
 		t.Errorf("%v\n%s", err, stdout)
 	}

@@ -14,9 +14,10 @@ type intentsOptions struct {
 	filter     filter
 	skipIgnore bool
 	width      int
-	ui         string // checked
+	ui         string
 
 	path   string     // the capture or classify's output; "-" is stdin
+	model  replay.UI  // checked from ui
 	output cli.Output // checked from out
 }
 
@@ -48,7 +49,7 @@ with jq. A classified line needs only "kind"; "event", "agentId",
 				return err
 			}
 			var err error
-			if opts.ui, err = parseUI(opts.ui); err != nil {
+			if opts.model, err = parseUI(opts.ui); err != nil {
 				return err
 			}
 			opts.path = inputArg(args)
@@ -76,15 +77,15 @@ func runIntents(env *cli.Env, opts intentsOptions) error {
 		return err
 	}
 	defer src.Close()
-	if src.Classified && !replay.HasPurePolicy(opts.ui) {
-		return cli.Usage("give the capture itself: "+opts.ui+"'s intents need its replayed state", "classify output has no state to replay under --ui %s", opts.ui)
+	if src.Classified && !opts.model.Version.PureIntents {
+		return cli.Usage("give the capture itself: "+opts.model.String()+"'s intents need its replayed state", "classify output has no state to replay under --ui %s", opts.model)
 	}
 	s, err := env.OpenSink(opts.output)
 	if err != nil {
 		return err
 	}
 	p := &output.Intents{W: s, Format: s.Format, Style: s.Style, Width: opts.width, Match: opts.filter.Match, SkipIgnore: opts.skipIgnore}
-	err = cli.ReadErr(opts.path, pipeline.New(pipeline.Options{Replay: replay.Options{UI: opts.ui}}, p).Run(src))
+	err = cli.ReadErr(opts.path, pipeline.New(pipeline.Options{Replay: replay.Options{UI: opts.model}}, p).Run(src))
 	src.Finish()
 	return s.Close(err)
 }

@@ -43,8 +43,9 @@ func (a *app) replayCmd() *cobra.Command {
 		Use:   "replay [FILE|-]",
 		Short: "Replay a capture through the whole pipeline on a fake clock and show what the UI did",
 		Long: `replay runs every record of a capture through a chat UI's event pipeline —
-clawboo's web app (Bridge → Policy → Handler, the default) or Claw3D Studio
-(--ui claw3d) — on a fake clock, and prints one step per
+clawboo's web app (Bridge → Policy → Handler, the default), Claw3D Studio
+(--ui claw3d) or another model, at its newest version or one named with
+--ui NAME@VERSION ('clawtap uis' lists them) — on a fake clock, and prints one step per
 record that changed something, plus one step per timer that fired between
 records (animation frames, the 750 ms summary-refresh debounce, the 5 s approval
 expiry sweep). Each step shows the frame, the intents, the effects (store
@@ -55,7 +56,9 @@ reference's known bug: a late terminal of an older run closing the live run.
 The output is byte-identical on every run: all times are offsets from the
 capture's first record, and nothing reads the wall clock. That makes a capture
 plus its output a regression test: --golden compares with a file and exits 1
-on any difference, --update rewrites the file.
+on any difference, --update rewrites the file. A golden names the UI version
+it was made with (its final state), and without --ui it is replayed under
+that version, so it keeps passing when the default moves on.
 
 Output (--format): text on a terminal (and with --golden), a block per step;
 table, a row per step; json when piped, one step per line
@@ -74,19 +77,20 @@ is another client (proxy mode): it is skipped with a warning; --conn N replays
 that one instead.
 
 On the real gateway a run's lifecycle end usually comes just before its chat
-final, so clawboo has closed the run and drops the final's commitChat: the
-reply never reaches the transcript, the turn is never billed and the
-streaming bubble stays (clawtap check explains it as lost-reply). Replay shows
-exactly that: the history refresh the final requests goes unanswered, as in
-clawboo, whose refresh lists sessions and discards the result.
---history-sync answers it from the capture instead, merging the dropped
-finals into the transcript (a "history" effect): an approximation of a UI
-that re-reads chat.history, not what clawboo does.`,
+final, so clawboo@1211c16 has closed the run and drops the final's
+commitChat: the reply never reaches the transcript, the turn is never billed
+and the streaming bubble stays (clawtap check explains it as lost-reply);
+the clawboo after it commits it. The history refresh the final requests goes
+unanswered, as in clawboo, whose refresh lists sessions and discards the
+result. --history-sync answers it from the capture instead, merging the
+dropped finals into the transcript (a "history" effect): an approximation of
+a UI that re-reads chat.history, not what clawboo does.`,
 		Example: `  clawtap replay fixtures/stale-terminal.jsonl.zst
   clawtap replay --agent main --from 2s --to 3s fixtures/stale-terminal.jsonl.zst
   clawtap replay --format json fixtures/stale-terminal.jsonl.zst | jq -c 'select(any(.effects[]?; .action=="hazard"))'
   clawtap replay --transcript fixtures/streamed-run.jsonl.zst
   clawtap replay --ui claw3d --final fixtures/stale-terminal.jsonl.zst
+  clawtap replay --ui clawboo@1211c16 --final fixtures/streamed-run.jsonl.zst   # the reply lost before clawboo's fix
   clawtap replay --conn 2 fixtures/exec-approval.jsonl.zst
   clawtap replay --final --format json fixtures/demo.jsonl.zst | jq .final.agents.main.status
   clawtap replay --golden /tmp/demo.golden --update fixtures/demo.jsonl.zst   # record
@@ -135,8 +139,11 @@ func (o *replayOptions) check(cmd *cobra.Command) error {
 		return cli.Usage("drop -o: --golden compares (or, with --update, writes) the golden file itself", "--golden and -o cannot be combined")
 	}
 	ui, err := parseUI(o.ui)
-	if err == nil && o.history && ui != replay.UIClawboo {
-		err = cli.Usage("drop --history-sync, or replay with --ui "+replay.UIClawboo, "--history-sync answers clawboo's history refreshes; the %s model leaves its requests unanswered", ui)
+	if err == nil && o.golden != "" && !cmd.Flags().Changed("ui") {
+		ui, err = cli.GoldenUI(o.golden, ui) // a golden is replayed under the UI it was made with
+	}
+	if err == nil && o.history && !ui.Layout().AnswersHistory {
+		err = cli.Usage("drop --history-sync, or replay with --ui clawboo", "--history-sync answers clawboo's history refreshes; the %s model leaves its requests unanswered", ui)
 	}
 	if err != nil {
 		return err

@@ -8,6 +8,7 @@ import (
 	"github.com/clawtap/clawtap/internal/cli"
 	"github.com/clawtap/clawtap/internal/output"
 	"github.com/clawtap/clawtap/pkg/replay"
+	"github.com/clawtap/clawtap/pkg/ui/models"
 )
 
 func TestRunReplayGoldenRoundTrip(t *testing.T) {
@@ -23,7 +24,7 @@ func TestRunReplayGoldenRoundTrip(t *testing.T) {
 	if err := runReplay(e, opts); err != nil || !strings.Contains(stderr.String(), "matches") {
 		t.Fatalf("compare: %v %q", err, stderr)
 	}
-	opts.replay = replay.Options{UI: replay.UIClaw3D}
+	opts.replay = replay.Options{UI: models.MustLookup("claw3d")}
 	e, stdout, _ = testEnv(nil)
 	if err := runReplay(e, opts); !cli.IsFinding(err) || !strings.HasPrefix(stdout.String(), "--- ") {
 		t.Fatalf("another UI's final state should differ: %v\n%s", err, stdout)

@@ -24,8 +24,11 @@ func replayGolden(t *testing.T, golden, fixtureName string, extra ...string) {
 }
 
 // TestReplayGoldenFixtures replays every fixture under each UI model
-// (NAME.txt for clawboo, NAME.claw3d.txt for Claw3D); review a changed
-// golden as a story: it is what that UI would do with that capture.
+// (NAME.txt for clawboo@1211c16, NAME.clawboo-59639f1.txt for the clawboo
+// after it, NAME.claw3d.txt for Claw3D, NAME.control-ui.txt for the
+// Control UI); review a changed golden as a
+// story: it is what that UI would do with that capture. NAME.txt is
+// replayed without --ui: the golden names the version it was made with.
 // Regenerate with: go test ./cmd/clawtap -run Replay -update
 func TestReplayGoldenFixtures(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join(repoRoot(t), "fixtures", "*.jsonl*"))
@@ -38,8 +41,14 @@ func TestReplayGoldenFixtures(t *testing.T) {
 		t.Run(base, func(t *testing.T) {
 			replayGolden(t, base+".txt", name)
 		})
+		t.Run(base+"/clawboo@59639f1", func(t *testing.T) {
+			replayGolden(t, base+".clawboo-59639f1.txt", name, "--ui", "clawboo@59639f1")
+		})
 		t.Run(base+"/claw3d", func(t *testing.T) {
 			replayGolden(t, base+".claw3d.txt", name, "--ui", "claw3d")
+		})
+		t.Run(base+"/control-ui", func(t *testing.T) {
+			replayGolden(t, base+".control-ui.txt", name, "--ui", "control-ui")
 		})
 	}
 }
@@ -51,7 +60,10 @@ func TestReplayGoldenVariants(t *testing.T) {
 	}{
 		{"stale-terminal.ndjson", "stale-terminal.jsonl.zst", []string{"--format", "json"}},
 		{"exec-approval-conn2.txt", "exec-approval.jsonl.zst", []string{"--conn", "2"}},
-		{"tool-run.transcript.txt", "tool-run.jsonl.zst", []string{"--transcript"}},
+		{"tool-run.transcript.txt", "tool-run.jsonl.zst", []string{"--transcript", "--ui", "clawboo@1211c16"}}, // a transcript names no UI
+		{"tool-run.clawboo-59639f1.transcript.txt", "tool-run.jsonl.zst", []string{"--transcript", "--ui", "clawboo@59639f1"}},
+		{"abort.clawboo-59639f1.final.json", "abort.jsonl.zst", []string{"--ui", "clawboo@59639f1", "--final", "--format", "json"}},
+		{"error-run.clawboo-59639f1.transcript.txt", "error-run.jsonl.zst", []string{"--transcript", "--ui", "clawboo@59639f1"}},
 		{"demo.final.json", "demo.jsonl.zst", []string{"--final", "--format", "json"}},
 		{"presence-burst.frame-50ms.txt", "presence-burst.jsonl.zst", []string{"--frame-ms", "50"}},
 		{"stale-terminal.window.txt", "stale-terminal.jsonl.zst", []string{"--from", "2.2s", "--to", "2.4s", "--agent", "main"}},
@@ -94,7 +106,7 @@ func TestReplayGoldenMismatch(t *testing.T) {
 func TestReplayOutputs(t *testing.T) {
 	fx := fixture(t, "stale-terminal.jsonl.zst")
 	// Piped: NDJSON steps then the final line.
-	r := run(t, "", "replay", fx)
+	r := run(t, "", "replay", "--ui", "clawboo@1211c16", fx) // its guard's hazard
 	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
 	if r.code != 0 || len(lines) < 5 || !strings.HasPrefix(lines[0], `{"i":`) || !strings.HasPrefix(lines[len(lines)-1], `{"final":{`) {
 		t.Fatalf("json: exit %d, %d lines, first %q", r.code, len(lines), lines[0])
@@ -103,7 +115,7 @@ func TestReplayOutputs(t *testing.T) {
 		t.Fatal("the hazard is not in the JSON output")
 	}
 	// Text: the hazard line and a diff in arrow form.
-	r = run(t, "", "replay", "--format", "text", fx)
+	r = run(t, "", "replay", "--ui", "clawboo@1211c16", "--format", "text", fx)
 	if !strings.Contains(r.stdout, "HAZARD: commitChat for run") || !strings.Contains(r.stdout, "agents.main.status: running → idle") {
 		t.Fatalf("text output:\n%s", r.stdout)
 	}
@@ -119,14 +131,19 @@ func TestReplayOutputs(t *testing.T) {
 	if n := strings.Count(r.stdout, "\n"); n != 1 || !strings.Contains(r.stdout, `"status":"idle"`) {
 		t.Fatalf("final: %q", r.stdout)
 	}
-	// --transcript shows the late r1 answer; r2's final was dropped by the
-	// guard and is lost, as in clawboo; --history-sync brings it back
-	// through the history refresh it requested.
-	r = run(t, "", "replay", "--transcript", fx)
+	// --transcript shows the late r1 answer; r2's final was dropped by
+	// clawboo@1211c16's guard and is lost; --history-sync brings it back
+	// through the history refresh it requested. The clawboo after it keeps
+	// both.
+	r = run(t, "", "replay", "--ui", "clawboo@1211c16", "--transcript", fx)
 	if !strings.Contains(r.stdout, "The report covers Q3 revenue.") || strings.Contains(r.stdout, "2026.") {
 		t.Fatalf("transcript: %q", r.stdout)
 	}
-	r = run(t, "", "replay", "--transcript", "--history-sync", fx)
+	r = run(t, "", "replay", "--transcript", fx)
+	if !strings.Contains(r.stdout, "The report covers Q3 revenue.") || !strings.Contains(r.stdout, "2026.") {
+		t.Fatalf("transcript: %q", r.stdout)
+	}
+	r = run(t, "", "replay", "--ui", "clawboo@1211c16", "--transcript", "--history-sync", fx)
 	if !strings.Contains(r.stdout, "The report covers Q3 revenue.") || !strings.Contains(r.stdout, "2026.") {
 		t.Fatalf("transcript with history sync: %q", r.stdout)
 	}

@@ -21,9 +21,10 @@ type reportOptions struct {
 	format   string // html or trace
 	maxBytes string
 	name     string // the capture's name in the report; "" is the input's base name
-	ui       string // checked
+	ui       string
 
 	path   string     // the capture; "-" is stdin
+	model  replay.UI  // checked from ui
 	output cli.Output // checked from out
 	trace  bool       // a Chrome trace instead of HTML
 	limit  int        // the limit on the report's embedded data (--max-bytes, checked)
@@ -98,7 +99,7 @@ code: use 'clawtap check' to gate on them. See docs/report.md.`,
 				return cli.Usage(fmt.Sprintf("use at least %dKiB", report.MinMaxBytes>>10), "--max-bytes %s is too small", opts.maxBytes)
 			}
 			opts.limit = int(maxBytes)
-			if opts.ui, err = parseUI(opts.ui); err != nil {
+			if opts.model, err = parseUI(opts.ui); err != nil {
 				return err
 			}
 			opts.output = opts.out.file(cmd)
@@ -159,7 +160,7 @@ func runReport(env *cli.Env, opts reportOptions) error {
 			env.Warnf("%v", err)
 		}
 	}()
-	if err := pipeline.New(pipeline.Options{Replay: replay.Options{UI: opts.ui}}, b).Run(pipeline.Records(r)); err != nil {
+	if err := pipeline.New(pipeline.Options{Replay: replay.Options{UI: opts.model}}, b).Run(pipeline.Records(r)); err != nil {
 		return cli.ReadErr(opts.path, err)
 	}
 	env.ReadSummary(opts.path, r.Stats())

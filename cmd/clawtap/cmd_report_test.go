@@ -54,7 +54,7 @@ func TestReportGolden(t *testing.T) {
 	var shell string
 	for _, name := range []string{"stale-terminal", "reconnect", "abort"} {
 		out := filepath.Join(dir, name+".html")
-		r := run(t, "", "report", fixture(t, name+".jsonl.zst"), "-o", out)
+		r := run(t, "", "report", "--ui", "clawboo@1211c16", fixture(t, name+".jsonl.zst"), "-o", out)
 		if r.code != 0 {
 			t.Fatalf("%s: exit %d: %s", name, r.code, r.stderr)
 		}
@@ -76,7 +76,7 @@ func TestReportGolden(t *testing.T) {
 
 	for _, name := range []string{"stale-terminal", "reconnect", "seq-gap"} {
 		out := filepath.Join(dir, name+".trace.json")
-		r := run(t, "", "report", "--format", "trace", fixture(t, name+".jsonl.zst"), "-o", out)
+		r := run(t, "", "report", "--ui", "clawboo@1211c16", "--format", "trace", fixture(t, name+".jsonl.zst"), "-o", out)
 		if r.code != 0 {
 			t.Fatalf("%s: exit %d: %s", name, r.code, r.stderr)
 		}

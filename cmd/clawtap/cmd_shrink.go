@@ -13,8 +13,8 @@ import (
 	"github.com/clawtap/clawtap/pkg/human"
 	"github.com/clawtap/clawtap/pkg/pipeline"
 	"github.com/clawtap/clawtap/pkg/redact"
-	"github.com/clawtap/clawtap/pkg/replay"
 	"github.com/clawtap/clawtap/pkg/shrink"
+	"github.com/clawtap/clawtap/pkg/ui/models"
 	"github.com/spf13/cobra"
 )
 
@@ -69,7 +69,7 @@ input does not show the finding at all. Progress goes to stderr (-q
 silences it). SMALL ending in .zst is zstd-compressed; - writes JSON Lines
 to stdout. See docs/shrink.md.`,
 		Example: `  clawtap shrink fixtures/duplicate-final.jsonl.zst --rule duplicate-terminal -o small.jsonl.zst
-  clawtap shrink fixtures/stale-terminal.jsonl.zst --rule dropped-final --ui clawboo -o small.jsonl
+  clawtap shrink fixtures/stale-terminal.jsonl.zst --rule dropped-final --ui clawboo@1211c16 -o small.jsonl
   clawtap shrink fixtures/exec-approval.jsonl.zst --rule run-seq-jump --run 990e77be-a691-4d68-a4b9-379b3c203882 --max-tests 50 -o - | clawtap check --rule run-seq-jump --format json`,
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: captureArgs,
@@ -86,7 +86,7 @@ to stdout. See docs/shrink.md.`,
 	fl := cmd.Flags()
 	fl.StringVar(&opts.rule, "rule", "", "the check rule whose finding to keep (required; clawtap check --list names them)")
 	fl.StringVar(&opts.run, "run", "", "keep the rule's finding for this run id")
-	fl.StringVar(&opts.ui, "ui", "", "the UI the replay models: "+strings.Join(replay.UIs, " or ")+" (default "+replay.UIs[0]+")")
+	fl.StringVar(&opts.ui, "ui", "", "the UI the replay models: NAME or NAME@VERSION, of "+strings.Join(models.Names(), ", ")+" (default "+models.Default().String()+")")
 	fl.IntVar(&opts.maxTests, "max-tests", 0, "stop after this many check passes and write the smallest capture found so far (0: no bound)")
 	fl.Int64Var(&opts.slowMs, "slow-ms", check.DefaultSlowMs, "as check's --slow-ms: a response later than this (ms) is slow; an older request with none at the end is unanswered")
 	fl.Int64Var(&opts.idleMs, "idle-ms", check.DefaultIdleMs, "as check's --idle-ms: a run without terminal silent this long (ms) before the end is unterminated, not in flight")
@@ -97,14 +97,21 @@ to stdout. See docs/shrink.md.`,
 		}
 		return ids, cobra.ShellCompDirectiveNoFileComp
 	})
-	_ = cmd.RegisterFlagCompletionFunc("ui", cobra.FixedCompletions(replay.UIs, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("ui", uiCompletions(false))
 	return cmd
 }
 
 // check checks the flags and sets the target from them.
 func (o *shrinkOptions) check() error {
 	in := o.path
-	o.target = shrink.Target{Rule: o.rule, Run: o.run, UI: o.ui, SlowMs: o.slowMs, IdleMs: o.idleMs}
+	o.target = shrink.Target{Rule: o.rule, Run: o.run, SlowMs: o.slowMs, IdleMs: o.idleMs}
+	if o.ui != "" { // named: the note and messages say which
+		ui, err := parseUI(o.ui)
+		if err != nil {
+			return err
+		}
+		o.target.UI = ui
+	}
 	switch {
 	case o.rule == "":
 		return cli.Usage("add --rule RULE; 'clawtap check "+cli.DisplayName(in)+"' shows the rules it reports", "no --rule given")
@@ -119,8 +126,6 @@ func (o *shrinkOptions) check() error {
 		hint := "shrink for another rule: 'clawtap check " + cli.DisplayName(in) + "' lists what the capture shows"
 		if _, known := check.LookupRule(o.rule); !known {
 			hint = "run 'clawtap check --list' for the rule ids"
-		} else if _, uiErr := replay.ParseUI(o.ui); uiErr != nil {
-			hint = "use --ui " + strings.Join(replay.UIs, "|")
 		}
 		return cli.Usage(hint, "%v", err)
 	}
@@ -151,8 +156,8 @@ func runShrink(env *cli.Env, opts shrinkOptions) error {
 		return err
 	case errors.As(err, &ns):
 		ui := ""
-		if opts.target.UI != "" {
-			ui = " --ui " + opts.target.UI
+		if !opts.target.UI.IsZero() {
+			ui = " --ui " + opts.target.UI.String()
 		}
 		return cli.Usage("run 'clawtap check --rule "+opts.target.Rule+ui+" "+in+"' to see what it reports; shrink keeps a finding, it cannot make one",
 			"%s does not show %s: %v", in, opts.target, err)

@@ -14,6 +14,7 @@ import (
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/check"
 	"github.com/clawtap/clawtap/pkg/shrink"
+	"github.com/clawtap/clawtap/pkg/ui/models"
 )
 
 func TestRunShrink(t *testing.T) {
@@ -76,7 +77,7 @@ func TestRunShrinkWindowed(t *testing.T) {
 // with the whole capture in memory, as a small capture is, and says so.
 func TestRunShrinkWindowTooSmall(t *testing.T) {
 	in := "../../fixtures/stale-terminal.jsonl.zst"
-	target := shrink.Target{Rule: "dropped-final", SlowMs: check.DefaultSlowMs, IdleMs: check.DefaultIdleMs}
+	target := shrink.Target{Rule: "dropped-final", UI: models.MustLookup("clawboo@1211c16"), SlowMs: check.DefaultSlowMs, IdleMs: check.DefaultIdleMs}
 	whole, _ := shrunk(t, in, nil, target, shrinkInMemory)
 	// 2000 bytes of frames: the fixture holds more before its finding
 	fallback, stderr := shrunk(t, in, nil, target, 2000)

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
-	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -17,6 +16,7 @@ import (
 	"github.com/clawtap/clawtap/internal/output"
 	"github.com/clawtap/clawtap/internal/suite"
 	"github.com/clawtap/clawtap/pkg/replay"
+	"github.com/clawtap/clawtap/pkg/ui/models"
 	"github.com/spf13/cobra"
 )
 
@@ -32,9 +32,9 @@ type suiteOptions struct {
 	timings    bool
 	timingsSet bool // --timings was given; else times are shown on a terminal
 
-	paths   []string   // folders, files or globs; none is suite.DefaultDirs
-	output  cli.Output // checked from out
-	testUIs []string   // checked from uis
+	paths   []string    // folders, files or globs; none is suite.DefaultDirs
+	output  cli.Output  // checked from out
+	testUIs []replay.UI // checked from uis
 }
 
 func (a *app) testCmd() *cobra.Command {
@@ -91,8 +91,8 @@ usage trouble.`,
 			if opts.jobs < 1 {
 				return cli.Usage("give -j 1 or more", "invalid -j %d", opts.jobs)
 			}
-			if opts.testUIs, err = replay.ParseUIs(opts.uis); err != nil {
-				return cli.Usage("use --ui "+strings.Join(replay.UIs, "|")+"|all", "%v", err)
+			if opts.testUIs, err = cli.ParseUIs(opts.uis); err != nil {
+				return err
 			}
 			return a.run(cli.DefaultMemory, func() error { return runSuite(cmd.Context(), a.Env, opts) })
 		},
@@ -101,9 +101,9 @@ usage trouble.`,
 	fl := cmd.Flags()
 	fl.IntVarP(&opts.jobs, "jobs", "j", runtime.NumCPU(), "captures tested at once")
 	fl.BoolVar(&opts.update, "update", false, "write the goldens and expectations instead of comparing (only files that change)")
-	fl.StringSliceVar(&opts.uis, "ui", nil, "test under these UIs ("+strings.Join(replay.UIs, ", ")+", or all; repeatable; default: the UIs each capture's expectations name, else "+suite.DefaultUI()+")")
+	fl.StringSliceVar(&opts.uis, "ui", nil, "test under these UIs: NAME, NAME@VERSION ("+strings.Join(models.Names(), ", ")+"; 'clawtap uis' lists the versions), or all; repeatable; default: the UI versions each capture's expectations name, else "+suite.DefaultUI().String())
 	fl.BoolVar(&opts.timings, "timings", false, "show each capture's time and the suite's (default: on a terminal); times make the output differ between runs")
-	_ = cmd.RegisterFlagCompletionFunc("ui", cobra.FixedCompletions(append(slices.Clone(replay.UIs), "all"), cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("ui", uiCompletions(true))
 	return cmd
 }
 

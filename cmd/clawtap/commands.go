@@ -46,6 +46,7 @@ func (a *app) commands() []*cobra.Command {
 		a.reportCmd(),
 		a.shrinkCmd(),
 		a.testCmd(),
+		a.uisCmd(),
 	}
 }
 

@@ -35,12 +35,13 @@ func printing(t *testing.T) []struct {
 		{"classify", []string{"classify", fx("demo")}, 0},
 		{"intents", []string{"intents", fx("streamed-run")}, 0},
 		{"gaps", []string{"gaps", fx("seq-gap")}, 1},
-		{"check", []string{"check", fx("stale-terminal")}, 1},
+		{"check", []string{"check", "--ui", "clawboo@1211c16", fx("stale-terminal")}, 1},
 		{"stats", []string{"stats", fx("tool-run")}, 0},
 		{"replay", []string{"replay", fx("stale-terminal")}, 0},
 		{"diff", []string{"diff", fx("streamed-run"), fx("duplicate-final")}, 1},
 		{"validate", []string{"validate", fx("seq-gap")}, 1},
 		{"test", []string{"test", fx("stale-terminal")}, 1},
+		{"uis", []string{"uis"}, 0},
 	}
 }
 

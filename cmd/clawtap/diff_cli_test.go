@@ -10,12 +10,14 @@ import (
 func TestDiffGolden(t *testing.T) {
 	runGoldenCases(t, []goldenCase{
 		{"diff-same.text", []string{"diff", "--format", "text", "fixtures/tool-run.jsonl.zst", "fixtures/tool-run.jsonl.zst"}, 0},
-		{"diff-streamed-vs-duplicate.text", []string{"diff", "--format", "text", "fixtures/streamed-run.jsonl.zst", "fixtures/duplicate-final.jsonl.zst"}, 1},
-		{"diff-streamed-vs-duplicate.ndjson", []string{"diff", "fixtures/streamed-run.jsonl.zst", "fixtures/duplicate-final.jsonl.zst"}, 1},
-		{"diff-streamed-vs-duplicate-merged.text", []string{"diff", "--format", "text", "--merge-deltas", "fixtures/streamed-run.jsonl.zst", "fixtures/duplicate-final.jsonl.zst"}, 1},
-		{"diff-uis-stale-terminal.text", []string{"diff", "--ui", "clawboo,claw3d", "--format", "text", "fixtures/stale-terminal.jsonl.zst"}, 1},
-		{"diff-uis-exec-approval.ndjson", []string{"diff", "--ui", "clawboo,claw3d", "fixtures/exec-approval.jsonl.zst"}, 1},
-		{"diff-uis-abort.table", []string{"diff", "--ui", "claw3d,clawboo", "--format", "table", "fixtures/abort.jsonl.zst"}, 0},
+		{"diff-streamed-vs-duplicate.text", []string{"diff", "--ui", "clawboo@1211c16", "--format", "text", "fixtures/streamed-run.jsonl.zst", "fixtures/duplicate-final.jsonl.zst"}, 1},
+		{"diff-streamed-vs-duplicate.ndjson", []string{"diff", "--ui", "clawboo@1211c16", "fixtures/streamed-run.jsonl.zst", "fixtures/duplicate-final.jsonl.zst"}, 1},
+		{"diff-streamed-vs-duplicate-merged.text", []string{"diff", "--ui", "clawboo@1211c16", "--format", "text", "--merge-deltas", "fixtures/streamed-run.jsonl.zst", "fixtures/duplicate-final.jsonl.zst"}, 1},
+		{"diff-uis-stale-terminal.text", []string{"diff", "--ui", "clawboo@1211c16,claw3d", "--format", "text", "fixtures/stale-terminal.jsonl.zst"}, 1},
+		{"diff-uis-exec-approval.ndjson", []string{"diff", "--ui", "clawboo@1211c16,claw3d", "fixtures/exec-approval.jsonl.zst"}, 1},
+		{"diff-uis-abort.table", []string{"diff", "--ui", "claw3d,clawboo@1211c16", "--format", "table", "fixtures/abort.jsonl.zst"}, 0},
+		// What clawboo's fix changed, run by run.
+		{"diff-uis-clawboo-fix-streamed-run.text", []string{"diff", "--ui", "clawboo@1211c16,clawboo", "--format", "text", "fixtures/streamed-run.jsonl.zst"}, 1},
 		{"diff-claw3d-streamed-vs-duplicate.text", []string{"diff", "--ui", "claw3d", "--format", "text", "fixtures/streamed-run.jsonl.zst", "fixtures/duplicate-final.jsonl.zst"}, 1},
 	})
 }

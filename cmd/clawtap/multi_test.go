@@ -82,7 +82,7 @@ func TestSeveralCaptures(t *testing.T) {
 // and the others still run; the exit code is 2, the worst.
 func TestSeveralCapturesUnreadable(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "gone.jsonl")
-	r := run(t, "", "check", "--format", "text", missing, fixture(t, "stale-terminal.jsonl.zst"))
+	r := run(t, "", "check", "--ui", "clawboo@1211c16", "--format", "text", missing, fixture(t, "stale-terminal.jsonl.zst"))
 	if r.code != 2 || !strings.Contains(r.stdout, "dropped-final") || !strings.Contains(r.stderr, "gone.jsonl: no such file") ||
 		!strings.Contains(r.stderr, "1 of 2 capture(s) could not be read") {
 		t.Fatalf("exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)

@@ -6,7 +6,7 @@ import (
 
 	"github.com/clawtap/clawtap/internal/cli"
 	"github.com/clawtap/clawtap/internal/output"
-	"github.com/clawtap/clawtap/pkg/replay"
+	"github.com/clawtap/clawtap/pkg/ui/models"
 	"github.com/spf13/cobra"
 )
 
@@ -103,8 +103,27 @@ func (a *app) warnRenamed(cmd *cobra.Command) {
 
 // uiFlag registers --ui, the UI a replay models, with completion.
 func uiFlag(cmd *cobra.Command, ui *string) {
-	cmd.Flags().StringVar(ui, "ui", replay.UIClawboo, "the UI to model: "+strings.Join(replay.UIs, " or ")+" (see docs/ui-"+replay.UIClawboo+".md, docs/ui-"+replay.UIClaw3D+".md)")
-	_ = cmd.RegisterFlagCompletionFunc("ui", cobra.FixedCompletions(replay.UIs, cobra.ShellCompDirectiveNoFileComp))
+	def := models.Default().Version.UI
+	cmd.Flags().StringVar(ui, "ui", def, "the UI to model: NAME (its newest version) or NAME@VERSION, of "+strings.Join(models.Names(), ", ")+" ('clawtap uis' lists the versions; docs/ui-*.md)")
+	_ = cmd.RegisterFlagCompletionFunc("ui", uiCompletions(false))
+}
+
+// uiCompletions completes a UI: each model's name, then each version as
+// NAME@VERSION, with what it is; withAll adds "all".
+func uiCompletions(withAll bool) cobra.CompletionFunc {
+	return func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		var c []string
+		for _, u := range models.Newest() {
+			c = append(c, u.Version.UI+"\tnewest: "+u.String())
+		}
+		for _, u := range models.All() {
+			c = append(c, u.String()+"\t"+u.Version.Summary)
+		}
+		if withAll {
+			c = append(c, "all\tevery version of every UI")
+		}
+		return c, cobra.ShellCompDirectiveNoFileComp
+	}
 }
 
 // parseUI checks --ui.

@@ -8,8 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clawtap/clawtap/pkg/ui/models"
+
 	"github.com/clawtap/clawtap/pkg/capture"
-	"github.com/clawtap/clawtap/pkg/replay"
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -99,16 +100,16 @@ func mustJSON(t *testing.T, v any) string {
 
 func TestShrinkToStdoutAndQuiet(t *testing.T) {
 	in := fixture(t, "stale-terminal.jsonl.zst")
-	r := run(t, "", "-q", "shrink", in, "--rule", "dropped-final", "-o", "-")
+	r := run(t, "", "-q", "shrink", in, "--rule", "dropped-final", "--ui", "clawboo@1211c16", "-o", "-")
 	if r.code != 0 || r.stderr != "" {
 		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 	}
-	c := run(t, r.stdout, "check", "--rule", "dropped-final", "--format", "json", "-")
+	c := run(t, r.stdout, "check", "--ui", "clawboo@1211c16", "--rule", "dropped-final", "--format", "json", "-")
 	if c.code != 1 || !strings.Contains(c.stdout, `"rule":"dropped-final"`) {
 		t.Fatalf("check of the stdout capture: exit %d %s %s", c.code, c.stdout, c.stderr)
 	}
 	// And from stdin: a shrunk capture keeps all of itself.
-	again := run(t, r.stdout, "shrink", "-", "--rule", "dropped-final", "-o", "-")
+	again := run(t, r.stdout, "shrink", "-", "--rule", "dropped-final", "--ui", "clawboo@1211c16", "-o", "-")
 	if again.code != 0 || again.stdout == "" || !strings.Contains(again.stderr, "shrink: 8 → 8 records") || !strings.Contains(again.stderr, "shrink: dropped-final at record 7: Replay: run ") {
 		t.Fatalf("from stdin: exit %d, %s", again.code, again.stderr)
 	}
@@ -159,7 +160,7 @@ func TestShrinkRefusals(t *testing.T) {
 		{"no rule", []string{"shrink", demo, "-o", out}, []string{"no --rule given"}},
 		{"no output", []string{"shrink", demo, "--rule", "seq-gap"}, []string{"no output given"}},
 		{"unknown rule", []string{"shrink", demo, "--rule", "nope", "-o", out}, []string{`unknown rule "nope"`, "check --list"}},
-		{"unknown ui", []string{"shrink", demo, "--rule", "seq-gap", "--ui", "nope", "-o", out}, []string{`unknown UI "nope"`, "--ui " + strings.Join(replay.UIs, "|")}},
+		{"unknown ui", []string{"shrink", demo, "--rule", "seq-gap", "--ui", "nope", "-o", out}, []string{`unknown UI "nope"`, "use --ui NAME[@VERSION]: " + strings.Join(models.Names(), ", ")}},
 		{"truncation", []string{"shrink", fixture(t, "truncated.jsonl.zst"), "--rule", "capture-truncated", "-o", out}, []string{"capture-truncated cannot be shrunk", "shrink for another rule"}},
 		{"negative bound", []string{"shrink", demo, "--rule", "seq-gap", "--max-tests", "-1", "-o", out}, []string{"--max-tests must not be negative"}},
 		{"zero threshold", []string{"shrink", demo, "--rule", "slow-response", "--slow-ms", "0", "-o", out}, []string{"--slow-ms and --idle-ms must be positive"}},
@@ -195,7 +196,7 @@ func TestShrinkCompletion(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{[]string{"shrink", "--ui", ""}, replay.UIs},
+		{[]string{"shrink", "--ui", ""}, append(models.Names(), models.Default().String())},
 		{[]string{"shrink", "--rule", ""}, []string{"duplicate-terminal", "dropped-final", "seq-gap"}},
 	} {
 		r := run(t, "", append([]string{"__complete"}, c.args...)...)
@@ -251,7 +252,7 @@ func TestShrinkRefusesItsOutputFirst(t *testing.T) {
 	must(t, os.WriteFile(existing, []byte("keep\n"), 0o600))
 	must(t, os.Mkdir(filepath.Join(dir, "sub"), 0o755))
 	for _, out := range []string{existing, filepath.Join(dir, "sub"), filepath.Join(dir, "nodir", "x.jsonl")} {
-		r := run(t, "", "shrink", in, "--rule", "lost-reply", "-o", out)
+		r := run(t, "", "shrink", in, "--rule", "lost-reply", "--ui", "clawboo@1211c16", "-o", out)
 		if r.code != 2 || strings.Contains(r.stderr, "shrink: by") || strings.Count(r.stderr, "\n") != 2 {
 			t.Errorf("-o %s: exit %d, stderr:\n%s", out, r.code, r.stderr)
 		}
@@ -262,7 +263,7 @@ func TestShrinkRefusesItsOutputFirst(t *testing.T) {
 	if ents, _ := os.ReadDir(dir); len(ents) != 2 {
 		t.Errorf("left behind: %v", ents)
 	}
-	if r := run(t, "", "shrink", in, "--rule", "lost-reply", "-o", existing, "--force"); r.code != 0 || len(lines(t, existing)) < 2 {
+	if r := run(t, "", "shrink", in, "--rule", "lost-reply", "--ui", "clawboo@1211c16", "-o", existing, "--force"); r.code != 0 || len(lines(t, existing)) < 2 {
 		t.Errorf("--force: exit %d, %s", r.code, r.stderr)
 	}
 }

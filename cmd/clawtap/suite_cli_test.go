@@ -98,7 +98,7 @@ type junitDoc struct {
 func TestSuiteUpdateThenTest(t *testing.T) {
 	dir := suiteDir(t)
 	caps, _ := filepath.Glob(filepath.Join(dir, "*.jsonl*"))
-	r := runEnv(t, false, nil, "test", "--update", "-q", dir)
+	r := runEnv(t, false, nil, "test", "--update", "-q", "--ui", "clawboo@1211c16", dir) // its guard's findings
 	if r.code != 0 {
 		t.Fatalf("--update: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
@@ -109,7 +109,7 @@ func TestSuiteUpdateThenTest(t *testing.T) {
 			t.Fatalf("%s: no golden: %v", c, err)
 		}
 		ref := filepath.Join(t.TempDir(), "ref.golden")
-		if rr := runEnv(t, false, nil, "replay", "-q", "--golden", ref, "--update", c); rr.code != 0 {
+		if rr := runEnv(t, false, nil, "replay", "-q", "--ui", "clawboo@1211c16", "--golden", ref, "--update", c); rr.code != 0 {
 			t.Fatalf("replay --golden: %d %s", rr.code, rr.stderr)
 		}
 		if want, _ := os.ReadFile(ref); string(g) != string(want) {
@@ -234,7 +234,7 @@ func TestSuiteUpdateThenTest(t *testing.T) {
 				t.Errorf("junit stale-terminal: %+v", c.Failure)
 			}
 		default:
-			if c.Failure != nil || c.Classname != "clawtap.clawboo" {
+			if c.Failure != nil || c.Classname != "clawtap.clawboo@1211c16" {
 				t.Errorf("junit %s: %+v", c.Name, c)
 			}
 		}

@@ -3,11 +3,13 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 
 	"github.com/clawtap/clawtap/pkg/replay"
+	"github.com/clawtap/clawtap/pkg/ui/models"
 )
 
 // Golden compares out, the output of what ("replay"), with the golden
@@ -56,4 +58,40 @@ func (e *Env) Golden(cmd, what, path string, out []byte, update bool) error {
 	fmt.Fprintf(e.Stderr, "clawtap: golden %s differs from the %s\n", path, what)
 	fmt.Fprintf(e.Stderr, "clawtap: hint: if the new behaviour is right, rerun with --update and commit the file\n")
 	return ErrFinding
+}
+
+// goldenTail is how much of a golden file's end GoldenUI reads: its final
+// state is its last block.
+const goldenTail = 1 << 20
+
+// GoldenUI is the UI version a golden file names (replay.UIOfOutput; a
+// name without a version is that UI's first, as a golden made before
+// clawtap modelled versions meant), or def when the file does not exist
+// or names none.
+func GoldenUI(path string, def replay.UI) (replay.UI, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return def, nil
+		}
+		return def, &Error{Code: ExitTrouble, Err: fmt.Errorf("read golden: %w", err)}
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return def, nil // the comparison says what is wrong with it
+	}
+	buf := make([]byte, min(fi.Size(), goldenTail))
+	if _, err := f.ReadAt(buf, fi.Size()-int64(len(buf))); err != nil && !errors.Is(err, io.EOF) {
+		return def, &Error{Code: ExitTrouble, Err: fmt.Errorf("read golden: %w", err)}
+	}
+	label, ok := replay.UIOfOutput(buf)
+	if !ok {
+		return def, nil
+	}
+	u, err := models.LookupPinned(label)
+	if err != nil {
+		return def, Usage("replay with --ui NAME[@VERSION] to choose one this clawtap models ('clawtap uis' lists them)", "golden %s was made with the %s UI: %v", path, label, err)
+	}
+	return u, nil
 }

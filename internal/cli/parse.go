@@ -5,6 +5,7 @@ import (
 
 	"github.com/clawtap/clawtap/internal/output"
 	"github.com/clawtap/clawtap/pkg/replay"
+	"github.com/clawtap/clawtap/pkg/ui/models"
 )
 
 // ParseFormat checks a --format value: json, text, table, or one of the
@@ -26,11 +27,20 @@ func ParseFormat(s string, extra ...output.Format) (output.Format, error) {
 	return format, nil
 }
 
-// ParseUI checks --ui.
-func ParseUI(s string) (string, error) {
-	ui, err := replay.ParseUI(s)
+// ParseUI checks --ui: NAME or NAME@VERSION ("" is the default UI).
+func ParseUI(s string) (replay.UI, error) {
+	ui, err := models.Lookup(s)
 	if err != nil {
-		return "", Usage("use --ui "+strings.Join(replay.UIs, "|"), "%v", err)
+		return replay.UI{}, Usage("use --ui NAME[@VERSION]: "+strings.Join(models.Names(), ", ")+" ('clawtap uis' lists the versions)", "%v", err)
 	}
 	return ui, nil
+}
+
+// ParseUIs checks a list of UIs (--ui A,B or all).
+func ParseUIs(names []string) ([]replay.UI, error) {
+	uis, err := models.LookupList(names)
+	if err != nil {
+		return nil, Usage("use --ui NAME[@VERSION],… or all: "+strings.Join(models.Names(), ", ")+" ('clawtap uis' lists the versions)", "%v", err)
+	}
+	return uis, nil
 }

@@ -89,7 +89,7 @@ func (p *Check) Finding(f *check.Finding) error {
 			msg = f.Schema + " " + f.Pointer + ": expected " + f.Expected + ", got " + f.Actual
 		}
 		row := strings.Join([]string{p.Style.Paint(pad(f.Severity.String(), 8), SeverityColor(f.Severity)...), pad(f.Rule, 22), pad(strconv.Itoa(f.I), 7),
-			pad(human.Offset(f.T, p.start), 9), pad(connText(f.Conn), 4), pad(human.Clip(human.Printable(f.RunID), 14), 14), human.Printable(msg)}, " ")
+			pad(human.Offset(f.T, p.start), 9), pad(connText(f.Conn), 4), pad(human.Clip(human.Printable(f.RunID), 14), 14), human.Printable(msg + uiNote(f))}, " ")
 		_, err := io.WriteString(p.W, row+"\n")
 		return err
 	}
@@ -244,7 +244,7 @@ func (p *Check) writeGroup(k checkKey, g *checkGroup) error {
 		if f.Conn == 0 {
 			where = "-"
 		}
-		if _, err := fmt.Fprintf(p.W, "%s%s %s %s %s\n", indent, pad("#"+strconv.Itoa(f.I), 7), pad(human.Offset(f.T, p.start), 9), pad(where, 7), human.Printable(text)); err != nil {
+		if _, err := fmt.Fprintf(p.W, "%s%s %s %s %s\n", indent, pad("#"+strconv.Itoa(f.I), 7), pad(human.Offset(f.T, p.start), 9), pad(where, 7), human.Printable(text+uiNote(&f))); err != nil {
 			return err
 		}
 	}
@@ -254,6 +254,18 @@ func (p *Check) writeGroup(k checkKey, g *checkGroup) error {
 		}
 	}
 	return nil
+}
+
+// uiNote says which of the UI versions checked show a finding, when
+// several were.
+func uiNote(f *check.Finding) string {
+	if f.UIs == nil {
+		return ""
+	}
+	if len(f.NotUIs) == 0 {
+		return " [every UI checked: " + check.UIList(f.UIs) + "]"
+	}
+	return " [shown by " + check.UIList(f.UIs) + "; not by " + check.UIList(f.NotUIs) + "]"
 }
 
 // validateV3 is validate's rule for a protocol 3 difference, whose

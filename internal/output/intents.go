@@ -9,8 +9,9 @@ import (
 	"github.com/clawtap/clawtap/pkg/human"
 	"github.com/clawtap/clawtap/pkg/jsonx"
 	"github.com/clawtap/clawtap/pkg/pipeline"
-	"github.com/clawtap/clawtap/pkg/policy"
 	"github.com/clawtap/clawtap/pkg/replay"
+	"github.com/clawtap/clawtap/pkg/ui"
+	"github.com/clawtap/clawtap/pkg/ui/clawboo"
 	"github.com/fatih/color"
 )
 
@@ -69,7 +70,7 @@ func (p *Intents) After(f *pipeline.Frame) error {
 	}
 	for _, in := range f.Intents {
 		kind := in.IntentKind()
-		if p.SkipIgnore && kind == replay.IgnoreKind {
+		if p.SkipIgnore && kind == ui.IgnoreKind {
 			continue
 		}
 		b := p.buf[:0]
@@ -93,7 +94,7 @@ func (p *Intents) After(f *pipeline.Frame) error {
 			}
 			detail := p.f.IntentText(in)
 			detail = strings.TrimPrefix(strings.TrimPrefix(detail, kind), " ")
-			if kind == replay.IgnoreKind {
+			if kind == ui.IgnoreKind {
 				detail = strings.TrimPrefix(detail, ": ")
 			}
 			pad := human.Pad
@@ -122,11 +123,11 @@ func (p *Intents) After(f *pipeline.Frame) error {
 
 func intentColor(kind string) []color.Attribute {
 	switch kind {
-	case policy.Ignore:
+	case clawboo.Ignore:
 		return Faint
-	case policy.CommitChat, policy.UpdateAgentStatus:
+	case clawboo.CommitChat, clawboo.UpdateAgentStatus:
 		return []color.Attribute{color.FgGreen}
-	case policy.ApprovalPending, policy.ApprovalResolved:
+	case clawboo.ApprovalPending, clawboo.ApprovalResolved:
 		return Warning
 	}
 	return []color.Attribute{color.FgCyan}

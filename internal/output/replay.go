@@ -7,8 +7,8 @@ import (
 
 	"github.com/clawtap/clawtap/pkg/human"
 	"github.com/clawtap/clawtap/pkg/pipeline"
-	"github.com/clawtap/clawtap/pkg/policy"
 	"github.com/clawtap/clawtap/pkg/replay"
+	"github.com/clawtap/clawtap/pkg/ui"
 	"github.com/fatih/color"
 )
 
@@ -166,7 +166,7 @@ func (p *Replay) appendFinalTable(dst []byte, f *replay.Formatter, eng *replay.E
 		}
 		for _, m := range st.CostModels(id) {
 			c := st.Cost(id, m)
-			rows = append(rows, []string{id, m, strconv.FormatInt(c.Turns, 10), string(policy.AppendNumber(nil, c.InputTokens)), strconv.FormatInt(c.InputUnknown, 10), string(policy.AppendNumber(nil, c.OutputTokens))})
+			rows = append(rows, []string{id, m, strconv.FormatInt(c.Turns, 10), string(ui.AppendNumber(nil, c.InputTokens)), strconv.FormatInt(c.InputUnknown, 10), string(ui.AppendNumber(nil, c.OutputTokens))})
 		}
 	}
 	if len(rows) > 0 {

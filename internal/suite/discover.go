@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/clawtap/clawtap/pkg/replay"
+	"github.com/clawtap/clawtap/pkg/ui/models"
 )
 
 // Capture is one capture of a suite and the files beside it that hold its
@@ -15,19 +18,29 @@ import (
 type Capture struct {
 	// Path is the capture file, as found (relative paths stay relative).
 	Path string
-	// Base is Path without its capture extension: the golden file of the
-	// default UI is Base+".golden", another UI's Base+"."+ui+".golden",
-	// the expectations Base+".expect.json".
+	// Base is Path without its capture extension: the golden files are
+	// named after it (Golden), the expectations Base+".expect.json".
 	Base string
 }
 
-// Golden is the golden file of a UI; def is the default UI, whose file
-// has no UI in its name.
-func (c *Capture) Golden(ui, def string) string {
-	if ui == def {
+// Golden is the golden file of ui, one of the UIs the capture is tested
+// under: NAME.golden for the default model, NAME.<ui>.golden for another,
+// and NAME.<ui>@<version>.golden when several versions of one model are
+// tested. The file itself names the version it was made with.
+func (c *Capture) Golden(ui replay.UI, uis []replay.UI) string {
+	versions := 0
+	for _, u := range uis {
+		if u.Version.UI == ui.Version.UI {
+			versions++
+		}
+	}
+	switch {
+	case versions > 1:
+		return c.Base + "." + ui.String() + ".golden"
+	case ui.Version.UI == models.Default().Version.UI:
 		return c.Base + ".golden"
 	}
-	return c.Base + "." + ui + ".golden"
+	return c.Base + "." + ui.Version.UI + ".golden"
 }
 
 // ExpectPath is the capture's expectation file.

@@ -6,6 +6,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/clawtap/clawtap/pkg/replay"
+	"github.com/clawtap/clawtap/pkg/ui/models"
 )
 
 func touch(t *testing.T, paths ...string) {
@@ -43,7 +46,8 @@ func TestDiscover(t *testing.T) {
 	if got := paths(caps); !slices.Equal(got, want) {
 		t.Fatalf("found %v\nwant %v", got, want)
 	}
-	if caps[0].Golden("clawboo", "clawboo") != j("a.golden") || caps[1].Golden("claw3d", "clawboo") != j("b.claw3d.golden") ||
+	boo, c3d := models.Default(), models.MustLookup("claw3d")
+	if caps[0].Golden(boo, []replay.UI{boo}) != j("a.golden") || caps[1].Golden(c3d, []replay.UI{boo, c3d}) != j("b.claw3d.golden") ||
 		caps[1].ExpectPath() != j("b.expect.json") || caps[2].Base != j("other") {
 		t.Fatalf("names: %+v", caps)
 	}

@@ -6,22 +6,28 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/clawtap/clawtap/pkg/check"
 	"github.com/clawtap/clawtap/pkg/jsonx"
+	"github.com/clawtap/clawtap/pkg/replay"
+	"github.com/clawtap/clawtap/pkg/ui/models"
 )
 
-// Expectations is a capture's NAME.expect.json: per UI, the check findings
-// the capture must show. The file is meant to be read in review, so
-// --update writes it in a fixed layout: UIs in replay.UIs order, one
-// finding per line, sorted by record, rule and run.
+// Expectations is a capture's NAME.expect.json: per UI version, the check
+// findings the capture must show. The file is meant to be read in review,
+// so --update writes it in a fixed layout: UIs in the order of
+// models.All, one finding per line, sorted by record, rule and run. A
+// section is keyed by the UI version it was made with (clawboo@1211c16);
+// a name alone, as files written before clawtap modelled versions have
+// it, is that UI's first modelled version (models.LookupPinned).
 //
 //	{
 //	  "ui": {
-//	    "clawboo": {
+//	    "clawboo@1211c16": {
 //	      "findings": [
 //	        {"rule": "stale-terminal", "severity": "warn", "i": 35, "runId": "r1"},
 //	        {"rule": "dropped-final", "severity": "error", "i": 44, "runId": "r2"}
@@ -166,23 +172,79 @@ func ParseExpectations(r io.Reader) (*Expectations, error) {
 	return &e, nil
 }
 
-// UIs lists the UIs the file names, in the order of known (replay.UIs);
-// names not in known follow, sorted, for the caller to refuse.
-func (e *Expectations) UIs(known []string) []string {
-	var out []string
-	for _, ui := range known {
-		if _, ok := e.UI[ui]; ok {
-			out = append(out, ui)
+// Pinned lists the UI versions the file's sections name, in the order of
+// models.All; a section naming a UI or version this clawtap does not
+// model is an error.
+func (e *Expectations) Pinned() ([]replay.UI, error) {
+	var out []replay.UI
+	for _, key := range slices.Sorted(maps.Keys(e.UI)) {
+		u, err := models.LookupPinned(key)
+		if err != nil {
+			return nil, fmt.Errorf("section %q: %w", key, err)
+		}
+		if !slices.Contains(out, u) {
+			out = append(out, u)
 		}
 	}
-	var unknown []string
-	for ui := range e.UI {
-		if !slices.Contains(known, ui) {
-			unknown = append(unknown, ui)
+	slices.SortStableFunc(out, models.Order)
+	return out, nil
+}
+
+// section is the file's section for ui, by whichever key names it.
+func (e *Expectations) section(ui replay.UI) *UIExpect {
+	if u := e.UI[ui.String()]; u != nil {
+		return u
+	}
+	for key, u := range e.UI {
+		if p, err := models.LookupPinned(key); err == nil && p == ui {
+			return u
 		}
 	}
-	slices.Sort(unknown)
-	return append(out, unknown...)
+	return nil
+}
+
+// set replaces ui's section, written under its versioned key: a key that
+// named the same version otherwise (a name alone) goes.
+func (e *Expectations) set(ui replay.UI, u *UIExpect) {
+	for key := range e.UI {
+		if p, err := models.LookupPinned(key); err == nil && p == ui {
+			delete(e.UI, key)
+		}
+	}
+	e.UI[ui.String()] = u
+}
+
+// keys lists the file's section keys in the order --update writes them:
+// the UIs this clawtap models in the order of models.All, then any other
+// key, sorted.
+func (e *Expectations) keys() []string {
+	type keyed struct {
+		key string
+		ui  replay.UI
+		ok  bool
+	}
+	var ks []keyed
+	for key := range e.UI {
+		u, err := models.LookupPinned(key)
+		ks = append(ks, keyed{key, u, err == nil})
+	}
+	slices.SortFunc(ks, func(a, b keyed) int {
+		switch {
+		case a.ok != b.ok:
+			if a.ok {
+				return -1
+			}
+			return 1
+		case a.ok && a.ui != b.ui:
+			return models.Order(a.ui, b.ui)
+		}
+		return strings.Compare(a.key, b.key)
+	})
+	out := make([]string, len(ks))
+	for i, k := range ks {
+		out[i] = k.key
+	}
+	return out
 }
 
 // ExpectFindings turns a pass's findings into the entries --update writes:
@@ -227,12 +289,12 @@ func ExpectFindings(fs []check.Finding) []Expect {
 	return out
 }
 
-// AppendJSON renders the file in its reviewed layout: UIs in the order
-// given (sections for other UIs the file held are kept, after them),
-// one finding per line.
-func (e *Expectations) AppendJSON(dst []byte, order []string) []byte {
+// AppendJSON renders the file in its reviewed layout: sections in the
+// order of models.All (sections for UIs this clawtap does not model are
+// kept, after them), one finding per line.
+func (e *Expectations) AppendJSON(dst []byte) []byte {
 	dst = append(dst, "{\n  \"ui\": {"...)
-	for n, ui := range e.UIs(order) {
+	for n, ui := range e.keys() {
 		if n > 0 {
 			dst = append(dst, ',')
 		}

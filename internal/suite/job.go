@@ -18,6 +18,7 @@ import (
 	"github.com/clawtap/clawtap/pkg/pipeline"
 	"github.com/clawtap/clawtap/pkg/redact"
 	"github.com/clawtap/clawtap/pkg/replay"
+	"github.com/clawtap/clawtap/pkg/ui/models"
 )
 
 // Defaults for Config.
@@ -37,7 +38,7 @@ const (
 type Config struct {
 	// UIs are the UIs to test every capture under; nil means each
 	// capture's own: the UIs its expectations name, else the default.
-	UIs []string
+	UIs []replay.UI
 	// Update writes goldens and expectations instead of comparing (a file
 	// is rewritten only when it changes).
 	Update bool
@@ -60,8 +61,9 @@ func (c *Config) diffLimit() int {
 	return DefaultDiffLimit
 }
 
-// DefaultUI is the UI whose golden file has no UI in its name.
-func DefaultUI() string { return replay.UIs[0] }
+// DefaultUI is the UI a capture is tested under when its expectations
+// name none; its model's golden file has no UI in its name.
+func DefaultUI() replay.UI { return models.Default() }
 
 // Status is the outcome of a test.
 type Status string
@@ -83,7 +85,7 @@ type Result struct {
 	Capture Capture
 	// Index is the capture's place in the suite (path order).
 	Index int
-	// Runs has one entry per UI tested, in replay.UIs order.
+	// Runs has one entry per UI tested, in the order of models.All.
 	Runs []UIRun
 	// Err is set when the capture could not be tested: it is unreadable,
 	// or its expectation file is; Runs may hold the UIs done before.
@@ -124,7 +126,8 @@ func (r *Result) Status() Status {
 
 // UIRun is one UI's pass over a capture.
 type UIRun struct {
-	UI       string
+	UI       string // the UI version, as --ui takes it
+	Model    replay.UI
 	Golden   GoldenResult
 	Findings FindingsResult
 }
@@ -191,29 +194,26 @@ func test(ctx context.Context, c Capture, cfg *Config, res *Result) error {
 	}
 	uis := cfg.UIs
 	if uis == nil && exp != nil {
-		uis = exp.UIs(replay.UIs)
+		if uis, err = exp.Pinned(); err != nil {
+			return fmt.Errorf("%s: %w", c.ExpectPath(), err)
+		}
 	}
 	if len(uis) == 0 {
-		uis = []string{DefaultUI()}
-	}
-	for _, ui := range uis {
-		if !slices.Contains(replay.UIs, ui) {
-			return fmt.Errorf("%s names UI %q, which this clawtap does not model (it knows %s)", c.ExpectPath(), ui, strings.Join(replay.UIs, ", "))
-		}
+		uis = []replay.UI{DefaultUI()}
 	}
 	next := &Expectations{UI: map[string]*UIExpect{}}
 	if exp != nil {
-		for ui, u := range exp.UI {
-			next.UI[ui] = u
+		for key, u := range exp.UI {
+			next.UI[key] = u
 		}
 	}
 	for k, ui := range uis {
-		run, found, err := pass(ctx, c, ui, exp, cfg, res, k == 0)
+		run, found, err := pass(ctx, c, ui, uis, exp, cfg, res, k == 0)
 		if err != nil {
 			return err
 		}
 		res.Runs = append(res.Runs, run)
-		next.UI[ui] = &UIExpect{Findings: ExpectFindings(found)}
+		next.set(ui, &UIExpect{Findings: ExpectFindings(found)})
 	}
 	if cfg.Update {
 		res.Expect, err = writeExpect(c.ExpectPath(), next, raw)
@@ -237,7 +237,7 @@ func readExpect(path string) (*Expectations, []byte, error) {
 
 // writeExpect writes the expectations when they changed.
 func writeExpect(path string, e *Expectations, old []byte) (Status, error) {
-	b := e.AppendJSON(nil, replay.UIs)
+	b := e.AppendJSON(nil)
 	if bytes.Equal(b, old) {
 		return Pass, nil
 	}
@@ -258,9 +258,9 @@ func writeExpect(path string, e *Expectations, old []byte) (Status, error) {
 // pass is one read of the capture under a UI: the replay printer and the
 // check analyzer observe the same pass. first says whether to note what
 // the reader stepped over (once per capture).
-func pass(ctx context.Context, c Capture, ui string, exp *Expectations, cfg *Config, res *Result, first bool) (UIRun, []check.Finding, error) {
-	run := UIRun{UI: ui,
-		Golden:   GoldenResult{Path: c.Golden(ui, DefaultUI())},
+func pass(ctx context.Context, c Capture, ui replay.UI, uis []replay.UI, exp *Expectations, cfg *Config, res *Result, first bool) (UIRun, []check.Finding, error) {
+	run := UIRun{UI: ui.String(), Model: ui,
+		Golden:   GoldenResult{Path: c.Golden(ui, uis)},
 		Findings: FindingsResult{Path: c.ExpectPath()},
 	}
 	r, err := capture.Open(c.Path, capture.Options{})
@@ -315,9 +315,7 @@ func pass(ctx context.Context, c Capture, ui string, exp *Expectations, cfg *Con
 	run.Golden.Status = goldenStatus(same, g.missing, cfg.Update)
 	if run.Golden.Status == Fail {
 		see := "run clawtap replay --golden " + run.Golden.Path + " " + c.Path
-		if ui != DefaultUI() {
-			see += " --ui " + ui
-		}
+		see += " --ui " + ui.String()
 		run.Golden.Diff, run.Golden.Line = g.diff(see), g.firstLine()
 	}
 	run.Findings.Found = len(found)
@@ -339,11 +337,11 @@ func pass(ctx context.Context, c Capture, ui string, exp *Expectations, cfg *Con
 	return run, found, nil
 }
 
-func expectFor(e *Expectations, ui string) *UIExpect {
+func expectFor(e *Expectations, ui replay.UI) *UIExpect {
 	if e == nil {
 		return nil
 	}
-	return e.UI[ui]
+	return e.section(ui)
 }
 
 func sameExpect(a, b Expect) bool {

@@ -101,3 +101,36 @@ func (ev *Event) MessageToolLines() []string {
 	}
 	return d.toolLines
 }
+
+// FinalLines are the lines a chat final commits to a transcript: its
+// text, when it has one, then its tool lines; and its text. Both are the
+// message's, derived once for every reader.
+func (ev *Event) FinalLines() ([]string, string) {
+	lines := []string{}
+	text, hasText := ev.MessageText(nil)
+	if hasText && text != "" {
+		lines = append(lines, text)
+	}
+	return append(lines, ev.MessageToolLines()...), text
+}
+
+// TerminalLines are the lines an agent's chat terminal carries for its
+// transcript: a final's FinalLines, none for aborted and error; false
+// for any other frame, or a chat frame without an agent.
+func (ev *Event) TerminalLines() ([]string, bool) {
+	if ev.Kind != RuntimeChat || ev.AgentID == "" {
+		return nil, false
+	}
+	var p ChatPayload
+	if !ev.Chat(&p) {
+		return nil, false
+	}
+	switch p.State {
+	case "final":
+		lines, _ := ev.FinalLines()
+		return lines, true
+	case "aborted", "error":
+		return []string{}, true
+	}
+	return nil, false
+}

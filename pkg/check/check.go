@@ -96,6 +96,10 @@ type Analyzer struct {
 
 	texts jsonx.StrMemo // the last streamed text decoded, shared by the agent and chat streams
 
+	// names names a UI in a sentence: its title ("clawboo"), or with its
+	// version when several are checked (Multi).
+	names func(replay.UI) string
+
 	// OnFinding receives every finding as it is made; its first error ends
 	// the pass (see err).
 	OnFinding func(f *Finding) error

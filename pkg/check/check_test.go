@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clawtap/clawtap/pkg/ui/models"
+
 	"github.com/clawtap/clawtap/internal/synth"
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/pipeline"
@@ -24,11 +26,11 @@ var cliTools = synth.ConnOptions{Caps: []string{"tool-events"}}
 // replaying them as clawboo.
 func analyze(t *testing.T, recs []capture.Record, opts Options, truncated bool) []Finding {
 	t.Helper()
-	return analyzeUI(t, recs, opts, truncated, replay.UIClawboo)
+	return analyzeUI(t, recs, opts, truncated, models.MustLookup("clawboo@1211c16"))
 }
 
 // analyzeUI is analyze with the replay modelling ui.
-func analyzeUI(t *testing.T, recs []capture.Record, opts Options, truncated bool, ui string) []Finding {
+func analyzeUI(t *testing.T, recs []capture.Record, opts Options, truncated bool, ui replay.UI) []Finding {
 	t.Helper()
 	a, err := New(opts)
 	if err != nil {
@@ -52,7 +54,7 @@ func (s *truncatedSource) Stats() capture.Stats {
 
 // collect runs one pass with the Analyzer, replaying as ui, and returns
 // its findings.
-func collect(t *testing.T, a *Analyzer, src pipeline.Source, ui string) []Finding {
+func collect(t *testing.T, a *Analyzer, src pipeline.Source, ui replay.UI) []Finding {
 	t.Helper()
 	var fs []Finding
 	a.OnFinding = func(f *Finding) error { fs = append(fs, *f); return nil }
@@ -63,7 +65,7 @@ func collect(t *testing.T, a *Analyzer, src pipeline.Source, ui string) []Findin
 }
 
 // analyzeFile runs the Analyzer over a capture file, replaying as ui.
-func analyzeFile(t *testing.T, path string, opts Options, ui string) []Finding {
+func analyzeFile(t *testing.T, path string, opts Options, ui replay.UI) []Finding {
 	t.Helper()
 	r, err := capture.Open(path, capture.Options{})
 	if err != nil {
@@ -556,7 +558,7 @@ func TestCleanRealBehaviour(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			// Clean for the protocol and for a UI that handles the real
 			// ordering (Claw3D); clawboo's losses are TestStateRules'.
-			expect(t, analyzeUI(t, tc.build(t), Options{}, false, replay.UIClaw3D), tc.want...)
+			expect(t, analyzeUI(t, tc.build(t), Options{}, false, models.MustLookup("claw3d")), tc.want...)
 		})
 	}
 }
@@ -588,11 +590,11 @@ func TestFixtures(t *testing.T) {
 		},
 	}
 	// What each UI makes of the fixtures recorded in the real gateway's
-	// order: clawboo loses every reply whose lifecycle end came first
-	// (§7.2); Claw3D commits them, and loses the late final of a run that
-	// another run replaced.
-	state := map[string]map[string][]string{
-		replay.UIClawboo: {
+	// order: clawboo@1211c16 loses every reply whose lifecycle end came
+	// first (§7.2); Claw3D commits them, and loses the late final of a run
+	// that another run replaced.
+	state := map[replay.UI]map[string][]string{
+		models.MustLookup("clawboo@1211c16"): {
 			"demo.jsonl.zst":            {RuleLostReply, RuleGhostStream},
 			"streamed-run.jsonl.zst":    {RuleLostReply, RuleGhostStream},
 			"tool-run.jsonl.zst":        {RuleLostReply},
@@ -603,18 +605,33 @@ func TestFixtures(t *testing.T) {
 			"stale-terminal.jsonl.zst":  {RuleDroppedFinal, RuleGhostStream},
 			"duplicate-final.jsonl.zst": {RuleLostReply},
 		},
-		replay.UIClaw3D: {
+		// The clawboo after it commits them all, and records no cost for
+		// any: it reads usage.input_tokens and usage.output_tokens, which
+		// the gateway does not send, and records nothing for no tokens.
+		models.MustLookup("clawboo@59639f1"): {
+			"demo.jsonl.zst":            {RuleBilling},
+			"streamed-run.jsonl.zst":    {RuleBilling},
+			"tool-run.jsonl.zst":        {RuleBilling},
+			"slash-command.jsonl.zst":   {RuleBilling},
+			"exec-approval.jsonl.zst":   {RuleBilling, RuleBilling},
+			"reconnect.jsonl.zst":       {RuleBilling, RuleBilling},
+			"bare-frames.jsonl":         {RuleBilling},
+			"seq-gap.jsonl.zst":         {RuleBilling},
+			"stale-terminal.jsonl.zst":  {RuleBilling, RuleBilling},
+			"duplicate-final.jsonl.zst": {RuleBilling},
+		},
+		models.MustLookup("claw3d"): {
 			"stale-terminal.jsonl.zst": {RuleLostReply},
 		},
 	}
-	for _, ui := range replay.UIs {
+	for _, ui := range models.All() {
 		for _, f := range synth.Fixtures() {
 			w, ok := want[f.File]
 			if !ok {
 				t.Errorf("fixture %s has no expectation", f.File)
 				continue
 			}
-			t.Run(ui+"/"+f.Name, func(t *testing.T) {
+			t.Run(ui.String()+"/"+f.Name, func(t *testing.T) {
 				fs := analyzeFile(t, filepath.Join("..", "..", "fixtures", f.File), Options{}, ui)
 				var proto, st []Finding
 				for _, x := range fs {
@@ -641,7 +658,7 @@ func TestLargeSessionHasNoSpuriousFindings(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	fs := analyzeUI(t, recs, Options{}, false, replay.UIClaw3D)
+	fs := analyzeUI(t, recs, Options{}, false, models.MustLookup("claw3d"))
 	allowed := map[string]bool{RuleRunFailed: true, RuleDoubleError: true, RuleRunAborted: true, RuleRunInFlight: true}
 	for _, f := range fs {
 		if !allowed[f.Rule] {

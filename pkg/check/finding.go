@@ -30,6 +30,12 @@ type Finding struct {
 	Keyword  string
 	Expected string
 	Actual   string
+
+	// Set when several UI versions were checked (Multi), for the rules
+	// that depend on the UI: the versions whose replay shows the finding,
+	// and those whose replay does not.
+	UIs    []string
+	NotUIs []string
 }
 
 // AppendJSON appends the finding as one JSON object (no newline). Empty
@@ -63,7 +69,24 @@ func (f *Finding) AppendJSON(dst []byte) []byte {
 	dst = jsonx.AppendOptStr(dst, "actual", f.Actual)
 	dst = append(dst, `,"message":`...)
 	dst = jsonx.AppendString(dst, f.Message)
+	if f.UIs != nil {
+		dst = appendNames(dst, "uis", f.UIs)
+		dst = appendNames(dst, "notUis", f.NotUIs)
+	}
 	return append(dst, '}')
+}
+
+func appendNames(dst []byte, key string, names []string) []byte {
+	dst = append(dst, ',', '"')
+	dst = append(dst, key...)
+	dst = append(dst, `":[`...)
+	for i, n := range names {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = jsonx.AppendString(dst, n)
+	}
+	return append(dst, ']')
 }
 
 // Summary counts what an Analyzer saw and found.

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/clawtap/clawtap/pkg/ui/models"
+
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/pipeline"
 	"github.com/clawtap/clawtap/pkg/replay"
@@ -32,7 +34,7 @@ func FuzzCheck(f *testing.F) {
 {"t":3,"conn":2,"dir":"in","raw":"not json"}
 `))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		for _, ui := range replay.UIs {
+		for _, ui := range models.All() {
 			first, sum, records, ok := fuzzCheck(t, data, ui)
 			if !ok {
 				return
@@ -68,7 +70,7 @@ func FuzzCheck(f *testing.F) {
 
 // fuzzCheck checks data replayed as ui; false when data is not a capture
 // the reader takes.
-func fuzzCheck(t *testing.T, data []byte, ui string) ([]Finding, Summary, int, bool) {
+func fuzzCheck(t *testing.T, data []byte, ui replay.UI) ([]Finding, Summary, int, bool) {
 	r, err := capture.NewReader(bytes.NewReader(data), capture.Options{})
 	if err != nil {
 		return nil, Summary{}, 0, false

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/clawtap/clawtap/pkg/outcome"
-	"github.com/clawtap/clawtap/pkg/replay"
 )
 
 // The rules that read the replayed UI state: what the user ended up with,
@@ -17,24 +16,16 @@ var (
 	uiRules    = append([]string{RuleDroppedFinal}, stateRules...)
 )
 
-// uiName names a UI in a sentence.
-func uiName(ui string) string {
-	switch ui {
-	case replay.UIClaw3D:
-		return "Claw3D"
-	case replay.UIClawboo, "":
-		return "clawboo"
-	}
-	return ui
-}
-
 // RunDone explains a run the pass's run table let go, if it went wrong:
 // when newer runs crowded it out, or at the end of the capture.
 func (a *Analyzer) RunDone(r *outcome.Run) {
 	if !a.states { // another observer asked for the run table
 		return
 	}
-	ui := uiName(r.UI)
+	ui := r.UI.Title()
+	if a.names != nil {
+		ui = a.names(r.UI)
+	}
 	lost := r.Terminal == "final" && r.HasReply && !r.Committed
 	if lost && !(r.Dropped == "guard" && r.ClosedByRun != "" && r.ClosedByRun != r.ID && a.enabled[RuleDroppedFinal]) {
 		a.lostReply(ui, r)
@@ -50,6 +41,11 @@ func (a *Analyzer) RunDone(r *outcome.Run) {
 		case r.Bills > 1:
 			a.add(RuleBilling, 0, r.TerminalI, r.TerminalT, r.Conn, nil, r.ID, r.AgentID, r.Session, fmt.Sprintf(
 				"%s billed run %s %d times (first at record %d): every commitChat it applies bills the turn, and this run's final was committed more than once (a continuation after an approval, or a final delivered again after the run was reopened).", ui, r.ID, r.Bills, r.BillI))
+		case r.Bills == 0 && r.Committed && r.NotBilled != "":
+			// The UI read the turn's cost as nothing: a dashboard that
+			// shows no spend, not a charge gone wrong.
+			a.add(RuleBilling, Info, r.TerminalI, r.TerminalT, r.Conn, nil, r.ID, r.AgentID, r.Session, fmt.Sprintf(
+				"%s committed run %s's reply (record %d) but recorded no cost: %s.", ui, r.ID, r.CommitI, r.NotBilled))
 		case r.Bills == 0 && r.Committed:
 			a.add(RuleBilling, 0, r.TerminalI, r.TerminalT, r.Conn, nil, r.ID, r.AgentID, r.Session, fmt.Sprintf(
 				"%s committed run %s's reply (record %d) but never billed it: the final carried no cost a UI can record.", ui, r.ID, r.CommitI))
@@ -65,6 +61,9 @@ func (a *Analyzer) lostReply(ui string, r *outcome.Run) {
 
 func ghostSentence(ui string, r *outcome.Run) string {
 	s := fmt.Sprintf("After run %s ended, %s left agent %s %s but still holding %s (from record %d)", r.ID, ui, r.AgentID, orNone(r.Status), r.GhostWhat, r.GhostI)
+	if r.GhostPane != "" {
+		return fmt.Sprintf("After run %s ended (record %d), %s's pane for session %s still follows it (%s): the pane applied no chat terminal of it; the UI shows a run that is over as still running.", r.ID, r.GhostI, ui, r.GhostPane, r.GhostWhat)
+	}
 	if r.Dropped == "guard" && r.GhostI == r.TerminalI {
 		s += ": a delta queued after the lifecycle end was flushed by the final's clearPendingLivePatch, and the final's commitChat that would have cleared it was dropped"
 	}

@@ -5,9 +5,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clawtap/clawtap/pkg/replay"
+	"github.com/clawtap/clawtap/pkg/ui/models"
+
 	"github.com/clawtap/clawtap/internal/synth"
 	"github.com/clawtap/clawtap/pkg/capture"
-	"github.com/clawtap/clawtap/pkg/replay"
 )
 
 // stateOnly runs only the rules that read the replayed UI state.
@@ -40,17 +42,17 @@ func TestStateRules(t *testing.T) {
 	cases := []struct {
 		name string
 		recs []capture.Record
-		ui   string
+		ui   replay.UI
 		want []string
 		says []string // in the first finding's message
 	}{
-		{"§7.2 with a late delta, clawboo", realOrder(true), replay.UIClawboo, []string{RuleLostReply, RuleGhostStream},
+		{"§7.2 with a late delta, clawboo", realOrder(true), models.MustLookup("clawboo@1211c16"), []string{RuleLostReply, RuleGhostStream},
 			[]string{"clawboo never shows run", "came after the run's own lifecycle end", "never billed", "streaming bubble"}},
-		{"§7.2 with a late delta, Claw3D", realOrder(true), replay.UIClaw3D, nil, nil},
-		{"§7.2 without a late delta, clawboo", realOrder(false), replay.UIClawboo, []string{RuleLostReply}, []string{"closed-run guard dropped the final's commitChat"}},
-		{"§7.2 without a late delta, Claw3D", realOrder(false), replay.UIClaw3D, nil, nil},
-		{"final before the lifecycle end, clawboo", finalFirst(), replay.UIClawboo, nil, nil},
-		{"final before the lifecycle end, Claw3D", finalFirst(), replay.UIClaw3D, nil, nil},
+		{"§7.2 with a late delta, Claw3D", realOrder(true), models.MustLookup("claw3d"), nil, nil},
+		{"§7.2 without a late delta, clawboo", realOrder(false), models.MustLookup("clawboo@1211c16"), []string{RuleLostReply}, []string{"closed-run guard dropped the final's commitChat"}},
+		{"§7.2 without a late delta, Claw3D", realOrder(false), models.MustLookup("claw3d"), nil, nil},
+		{"final before the lifecycle end, clawboo", finalFirst(), models.MustLookup("clawboo@1211c16"), nil, nil},
+		{"final before the lifecycle end, Claw3D", finalFirst(), models.MustLookup("claw3d"), nil, nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -74,7 +76,7 @@ func TestStateRules(t *testing.T) {
 // the lifecycle end that closed the run, by index.
 func TestLostReplyNamesTheRecords(t *testing.T) {
 	recs := realOrder(false)
-	fs := analyzeUI(t, recs, Options{Only: []string{RuleLostReply}}, false, replay.UIClawboo)
+	fs := analyzeUI(t, recs, Options{Only: []string{RuleLostReply}}, false, models.MustLookup("clawboo@1211c16"))
 	expect(t, fs, RuleLostReply)
 	final, end := -1, -1
 	for i, r := range recs {
@@ -119,13 +121,13 @@ func billedTwice() (*synth.Session, *synth.Conn, *synth.Run) {
 
 func TestBilledTwice(t *testing.T) {
 	s, _, _ := billedTwice()
-	fs := analyzeUI(t, s.Records(), Options{Only: []string{RuleBilling}}, false, replay.UIClawboo)
+	fs := analyzeUI(t, s.Records(), Options{Only: []string{RuleBilling}}, false, models.MustLookup("clawboo@1211c16"))
 	expect(t, fs, RuleBilling)
 	if !strings.Contains(fs[0].Message, "2 times") {
 		t.Fatalf("%s", fs[0].Message)
 	}
 	// Claw3D bills nothing, so billing never fires there.
-	expect(t, analyzeUI(t, s.Records(), Options{Only: []string{RuleBilling}}, false, replay.UIClaw3D))
+	expect(t, analyzeUI(t, s.Records(), Options{Only: []string{RuleBilling}}, false, models.MustLookup("claw3d")))
 }
 
 // A run the tables let go (maxRuns runs later) is judged as one kept to
@@ -140,7 +142,7 @@ func TestBilledTwiceJudgedWhenForgotten(t *testing.T) {
 		more.End()
 		more.Final()
 	}
-	fs := analyzeUI(t, s.Records(), Options{Only: []string{RuleBilling}}, false, replay.UIClawboo)
+	fs := analyzeUI(t, s.Records(), Options{Only: []string{RuleBilling}}, false, models.MustLookup("clawboo@1211c16"))
 	expect(t, fs, RuleBilling)
 	if fs[0].RunID != r.ID || !strings.Contains(fs[0].Message, "2 times") {
 		t.Fatalf("%s", fs[0].AppendJSON(nil))
@@ -154,7 +156,7 @@ func TestAgentOnlyRunLeavesABubble(t *testing.T) {
 	s, _, r := streamed()
 	r.End()
 	s.Advance(2000)
-	fs := analyzeUI(t, s.Records(), stateOnly, false, replay.UIClawboo)
+	fs := analyzeUI(t, s.Records(), stateOnly, false, models.MustLookup("clawboo@1211c16"))
 	expect(t, fs, RuleGhostStream)
 	if !strings.Contains(fs[0].Message, "streaming bubble") || fs[0].I < 0 {
 		t.Fatalf("%s", fs[0].AppendJSON(nil))

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"testing"
 
+	"github.com/clawtap/clawtap/pkg/replay"
+	"github.com/clawtap/clawtap/pkg/ui/models"
+
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/pipeline"
-	"github.com/clawtap/clawtap/pkg/replay"
 )
 
 // FuzzDiff compares arbitrary capture bytes with themselves: it must never
@@ -44,7 +46,7 @@ not json
 		if res := Compare(a, b, Options{}); !res.Equal || res.Changed+res.OnlyA+res.OnlyB != 0 || res.Parted != 0 {
 			t.Fatalf("a capture differs from itself: %+v", res)
 		}
-		for _, uis := range [][2]string{{replay.UIClawboo, replay.UIClawboo}, {replay.UIClaw3D, replay.UIClaw3D}, {replay.UIClawboo, replay.UIClaw3D}} {
+		for _, uis := range [][2]replay.UI{{models.MustLookup("clawboo@1211c16"), models.MustLookup("clawboo@1211c16")}, {models.MustLookup("claw3d"), models.MustLookup("claw3d")}, {models.MustLookup("clawboo@1211c16"), models.MustLookup("claw3d")}} {
 			s, _ := src()
 			handed := 0
 			res, err := CompareUIs(s, uis, func(*RunOutcomes) error { handed++; return nil })

@@ -22,8 +22,8 @@ import (
 	"github.com/clawtap/clawtap/pkg/jsonx"
 	"github.com/clawtap/clawtap/pkg/message"
 	"github.com/clawtap/clawtap/pkg/pipeline"
-	"github.com/clawtap/clawtap/pkg/policy"
 	"github.com/clawtap/clawtap/pkg/replay"
+	"github.com/clawtap/clawtap/pkg/ui"
 )
 
 // Step is one compared record of a capture.
@@ -107,8 +107,8 @@ type Options struct {
 	// far). Captures whose gateways paced or throttled deltas differently
 	// then compare equal.
 	MergeDeltas bool
-	// UI is the UI model both captures replay under ("" = the default).
-	UI string
+	// UI is the UI model both captures replay under (zero: the default).
+	UI replay.UI
 }
 
 // DefaultIgnore are the events left out unless Options.Ignore says otherwise.
@@ -292,25 +292,12 @@ func (s *stepper) Step(st *replay.Step) error {
 	return nil
 }
 
-// intent describes what an intent changes; only clawboo's commits and
-// status updates say something the effects and the diff do not.
-func (s *stepper) intent(x replay.Intent) string {
-	in, ok := x.(*policy.Intent)
-	if !ok {
-		return ""
-	}
-	switch in.Kind {
-	case policy.Ignore, policy.ScheduleSummaryRefresh:
-		return ""
-	case policy.CommitChat:
-		d := "commitChat " + in.AgentID + " " + s.run(in.RunID.V) + " lines=" + strconv.Itoa(len(in.Lines))
-		if s.text && len(in.Lines) > 0 {
-			d += " " + strconv.Quote(human.Clip(strings.Join(in.Lines, " | "), 80))
-		}
-		return d
-	case policy.UpdateAgentStatus:
-		st, _ := in.Patch.Status.Value()
-		return "status " + in.AgentID + " " + st + " " + s.run(in.RunID.V)
+// intent describes what an intent changes, when the UI's intents say
+// something the effects and the diff do not (ui.Describer: clawboo's
+// commits and status updates).
+func (s *stepper) intent(x ui.Intent) string {
+	if d, ok := x.(ui.Describer); ok {
+		return d.Describe(s.run, s.text)
 	}
 	return ""
 }
@@ -319,7 +306,7 @@ func (s *stepper) effect(e *replay.Effect) string {
 	switch e.Type {
 	case replay.EffGuard:
 		switch e.Action {
-		case "dropped-closed-run", "hazard", "run-kept-open":
+		case ui.GuardDropped, ui.GuardHazard, ui.GuardKeptOpen:
 			return "guard " + e.Action + " " + s.run(e.RunID)
 		}
 	case replay.EffApproval:

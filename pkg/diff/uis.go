@@ -56,10 +56,10 @@ const maxRuns = pipeline.DefaultMaxRuns
 // order the runs first appeared under the first UI, then the runs only
 // the second saw; a run is compared as soon as both replays have let it
 // go, so memory stays flat however long the capture.
-func CompareUIs(src pipeline.Source, uis [2]string, each func(*RunOutcomes) error) (*UIResult, error) {
-	c := &uiPairs{res: &UIResult{UIs: uis}, each: each}
+func CompareUIs(src pipeline.Source, uis [2]replay.UI, each func(*RunOutcomes) error) (*UIResult, error) {
+	c := &uiPairs{res: &UIResult{UIs: [2]string{uis[0].String(), uis[1].String()}}, each: each}
 	c.waiting[0], c.waiting[1] = map[string][]*uiSide{}, map[string][]*uiSide{}
-	opts := func(ui string) pipeline.Options {
+	opts := func(ui replay.UI) pipeline.Options {
 		return pipeline.Options{Replay: replay.Options{UI: ui}, MaxRuns: maxRuns}
 	}
 	c.second = pipeline.New(opts(uis[1]), sideRuns{c, 1})

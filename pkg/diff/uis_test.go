@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clawtap/clawtap/pkg/ui/models"
+
 	"github.com/clawtap/clawtap/internal/synth"
 	"github.com/clawtap/clawtap/pkg/outcome"
 	"github.com/clawtap/clawtap/pkg/pipeline"
@@ -18,7 +20,7 @@ type uiRuns struct {
 	Runs []RunOutcomes
 }
 
-func compareUIs(t *testing.T, b []byte, uis [2]string) uiRuns {
+func compareUIs(t *testing.T, b []byte, uis [2]replay.UI) uiRuns {
 	t.Helper()
 	var runs []RunOutcomes
 	res, err := CompareUIs(pipeline.Records(open(t, b)), uis, func(p *RunOutcomes) error {
@@ -57,8 +59,8 @@ func TestUIAgainstItself(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, ui := range replay.UIs {
-			if res := compareUIs(t, b, [2]string{ui, ui}); !res.Equal() || res.Same != res.MetaRuns {
+		for _, ui := range models.All() {
+			if res := compareUIs(t, b, [2]replay.UI{ui, ui}); !res.Equal() || res.Same != res.MetaRuns {
 				t.Errorf("%s under %s twice: %d differ, first %+v", f.Name, ui, res.Differ, res.First)
 			}
 		}
@@ -69,7 +71,7 @@ func TestUIAgainstItself(t *testing.T) {
 // clawboo's reply and not Claw3D's; the stale terminal of an older run
 // does the opposite. diff names both runs and the records.
 func TestUIsDisagreeWhereTheModelsDo(t *testing.T) {
-	res := compareUIs(t, fixtureBytes(t, "streamed-run"), [2]string{replay.UIClawboo, replay.UIClaw3D})
+	res := compareUIs(t, fixtureBytes(t, "streamed-run"), [2]replay.UI{models.MustLookup("clawboo@1211c16"), models.MustLookup("claw3d")})
 	if res.Differ != 1 || res.First == nil {
 		t.Fatalf("streamed-run: %+v", res)
 	}
@@ -81,7 +83,7 @@ func TestUIsDisagreeWhereTheModelsDo(t *testing.T) {
 		t.Errorf("streamed-run: the reason should name the lifecycle end's record: %q %v", f.A.Why, f.Differs)
 	}
 
-	res = compareUIs(t, fixtureBytes(t, "stale-terminal"), [2]string{replay.UIClawboo, replay.UIClaw3D})
+	res = compareUIs(t, fixtureBytes(t, "stale-terminal"), [2]replay.UI{models.MustLookup("clawboo@1211c16"), models.MustLookup("claw3d")})
 	if res.Differ != 2 {
 		t.Fatalf("stale-terminal: %d runs differ, want 2", res.Differ)
 	}
@@ -96,7 +98,7 @@ func TestUIsDisagreeWhereTheModelsDo(t *testing.T) {
 		t.Errorf("first difference should be the older run: %+v", res.First)
 	}
 
-	swapped := compareUIs(t, fixtureBytes(t, "stale-terminal"), [2]string{replay.UIClaw3D, replay.UIClawboo})
+	swapped := compareUIs(t, fixtureBytes(t, "stale-terminal"), [2]replay.UI{models.MustLookup("claw3d"), models.MustLookup("clawboo@1211c16")})
 	if swapped.Differ != res.Differ || swapped.Runs[0].A.Committed != older.B.Committed {
 		t.Errorf("swapping the UIs should swap the sides: %+v", swapped.Runs[0])
 	}
@@ -106,7 +108,7 @@ func TestUIsDisagreeWhereTheModelsDo(t *testing.T) {
 // stores besides.
 func TestUIsAgreeOnPlainRuns(t *testing.T) {
 	for _, name := range []string{"abort", "error-run", "presence-burst", "slash-command"} {
-		if res := compareUIs(t, fixtureBytes(t, name), [2]string{replay.UIClawboo, replay.UIClaw3D}); !res.Equal() {
+		if res := compareUIs(t, fixtureBytes(t, name), [2]replay.UI{models.MustLookup("clawboo@1211c16"), models.MustLookup("claw3d")}); !res.Equal() {
 			t.Errorf("%s: %d run(s) differ, first %+v", name, res.Differ, res.First)
 		}
 	}

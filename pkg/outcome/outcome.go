@@ -19,6 +19,7 @@ import (
 	"github.com/clawtap/clawtap/pkg/bridge"
 	"github.com/clawtap/clawtap/pkg/recent"
 	"github.com/clawtap/clawtap/pkg/replay"
+	"github.com/clawtap/clawtap/pkg/ui"
 )
 
 // maxPending is how many replies per agent wait to be committed.
@@ -72,15 +73,25 @@ type Run struct {
 	GhostI    int
 	GhostT    int64
 	GhostWhat string
+	// GhostPane is the session whose pane still follows the run, when the
+	// ghost is a pane's (Layout.Panes) rather than a fleet store's.
+	GhostPane string
 	Bubble    string
 	// Bills counts the turns billed for the run (clawboo bills on
 	// commitChat; Billing is false for a UI that bills nothing).
 	Bills   int32
 	Billing bool
 	BillI   int // the first bill's record
+	// NotBilled says why the UI read a turn's cost and recorded nothing
+	// ("" when it did not).
+	NotBilled string
+	// ErrorText is the text a write that put the run's agent in error
+	// gave it to show (clawboo's chat error sets streamText to the error
+	// message): shown on purpose, not a stream left behind.
+	ErrorText string
 	// UI is the UI model that replayed the run, set when the tracker lets
 	// the run go (forgotten, or at the end of the capture).
-	UI string
+	UI replay.UI
 }
 
 // MaxText clips the reply kept per run.
@@ -92,7 +103,7 @@ type Tracker struct {
 	byID      map[string]*Run
 	recent    map[string][]string  // agent → normalized texts committed lately
 	pending   map[string][]waiting // agent → the replies not committed yet
-	ui        string
+	ui        replay.UI
 	lastI     int
 	maxRuns   int // MaxRuns; smaller in tests
 	Forgotten int
@@ -130,7 +141,7 @@ func NewBounded(maxRuns int) *Tracker {
 func (t *Tracker) Runs() []*Run { return t.runs }
 
 // UI is the UI the replay modelled.
-func (t *Tracker) UI() string { return t.ui }
+func (t *Tracker) UI() replay.UI { return t.ui }
 
 func (t *Tracker) run(id, agent, session string, i int) *Run {
 	r, cached := t.lastRuns.Get(id) // mostly a run of the last few steps
@@ -160,7 +171,7 @@ func (t *Tracker) run(id, agent, session string, i int) *Run {
 }
 
 // bills reports whether the UI the replay models bills a turn per commit.
-func (t *Tracker) bills() bool { return t.ui == replay.UIClawboo }
+func (t *Tracker) bills() bool { return t.ui.Version.Bills }
 
 // forget drops the oldest run and what else refers to it, after showing
 // it, judged as a run kept to the end is, to OnForget.
@@ -241,7 +252,7 @@ func (t *Tracker) frame(r *Run, s *replay.Step, ev *bridge.Event) {
 func (t *Tracker) dropCause(r *Run, s *replay.Step) {
 	for k := range s.Effects {
 		e := &s.Effects[k]
-		if e.Type == replay.EffGuard && e.Action == "dropped-closed-run" && e.RunID == r.ID {
+		if e.Type == replay.EffGuard && e.Action == ui.GuardDropped && e.RunID == r.ID {
 			r.Dropped = "guard"
 			if c, ok := t.closer[r.ID]; ok {
 				r.ClosedBy, r.ClosedByRun = c.i, c.run
@@ -250,7 +261,7 @@ func (t *Tracker) dropCause(r *Run, s *replay.Step) {
 		}
 	}
 	for _, in := range s.Intents {
-		if in.IntentKind() == replay.IgnoreKind {
+		if in.IntentKind() == ui.IgnoreKind {
 			b := in.AppendJSONAt(nil, 0)
 			if reason := jsonReason(b); reason != "" {
 				r.Dropped = reason
@@ -265,14 +276,20 @@ func (t *Tracker) effect(s *replay.Step, e *replay.Effect, r *Run) {
 	case replay.EffAppend, replay.EffHistory:
 		t.appended(s, e)
 	case replay.EffBill:
-		if r != nil {
+		if r != nil && e.Action == replay.BillNotRecorded {
+			r.NotBilled = e.Reason
+		} else if r != nil {
 			r.Bills++
 			if r.BillI < 0 {
 				r.BillI = s.I
 			}
 		}
+	case replay.EffWrite:
+		if status, _ := e.Patch.Status.Value(); r != nil && status == "error" {
+			r.ErrorText, _ = e.Patch.StreamText.Value()
+		}
 	case replay.EffGuard:
-		if e.Action == "closed-run-recorded" || e.Action == "hazard" {
+		if e.Action == ui.GuardClosed || e.Action == ui.GuardHazard {
 			t.closer[e.RunID] = closing{s.I, e.Incoming}
 		}
 	}
@@ -388,7 +405,7 @@ func (t *Tracker) checkGhost(r *Run, a *replay.Agent, i int, ts int64) {
 	if a.RunID.Valid {
 		what = append(what, "runId "+a.RunID.V)
 	}
-	if a.StreamText.Valid {
+	if a.StreamText.Valid && !(a.Status.V == "error" && a.StreamText.V == r.ErrorText && r.ErrorText != "") {
 		what = append(what, "streamText "+quote(a.StreamText.V))
 	}
 	if len(what) > 0 {
@@ -423,6 +440,15 @@ func (t *Tracker) Finish(st *replay.State) {
 	}
 	for _, key := range st.ChatKeys() {
 		c := st.Chat(key)
+		// A pane still following a run that ended shows it busy: a ghost
+		// of the run (Layout.Panes).
+		if r := t.byID[c.RunID.V]; c.RunID.Valid && r != nil && r.EndI >= 0 && !r.Ghost {
+			r.Ghost, r.GhostI, r.GhostT = true, r.EndI, r.EndT
+			r.GhostPane, r.GhostWhat = key, "busy"
+			if c.Stop() {
+				r.GhostWhat = "busy, the Stop button shown"
+			}
+		}
 		if !c.StreamText.Valid {
 			continue
 		}

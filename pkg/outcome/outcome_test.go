@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clawtap/clawtap/pkg/ui/models"
+
 	"github.com/clawtap/clawtap/internal/synth"
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/outcome"
@@ -13,7 +15,7 @@ import (
 	"github.com/clawtap/clawtap/pkg/replay"
 )
 
-func track(t *testing.T, fixture, ui string) *outcome.Tracker {
+func track(t *testing.T, fixture string, ui replay.UI) *outcome.Tracker {
 	t.Helper()
 	r, err := capture.Open(filepath.Join("..", "..", "fixtures", fixture), capture.Options{})
 	if err != nil {
@@ -34,8 +36,8 @@ func track(t *testing.T, fixture, ui string) *outcome.Tracker {
 // The real gateway's order — lifecycle end, then the chat final — closes
 // the run in clawboo before its final arrives; Claw3D commits it.
 func TestStreamedRunOutcome(t *testing.T) {
-	boo := track(t, "streamed-run.jsonl.zst", replay.UIClawboo).Runs()
-	c3d := track(t, "streamed-run.jsonl.zst", replay.UIClaw3D).Runs()
+	boo := track(t, "streamed-run.jsonl.zst", models.MustLookup("clawboo@1211c16")).Runs()
+	c3d := track(t, "streamed-run.jsonl.zst", models.MustLookup("claw3d")).Runs()
 	if len(boo) != 1 || len(c3d) != 1 || boo[0].ID != c3d[0].ID {
 		t.Fatalf("one run under each UI: %d, %d", len(boo), len(c3d))
 	}
@@ -66,12 +68,12 @@ func TestStreamedRunOutcome(t *testing.T) {
 // A slash command's final comes without a lifecycle: both UIs commit it
 // and clawboo bills the turn once.
 func TestSlashCommandOutcome(t *testing.T) {
-	for _, ui := range replay.UIs {
+	for _, ui := range models.All() {
 		runs := track(t, "slash-command.jsonl.zst", ui).Runs()
 		if len(runs) != 1 || !runs[0].Committed || runs[0].Ghost {
 			t.Fatalf("%s: %+v", ui, runs)
 		}
-		if ui == replay.UIClawboo && (!runs[0].Billing || runs[0].Bills != 1) {
+		if ui == models.MustLookup("clawboo@1211c16") && (!runs[0].Billing || runs[0].Bills != 1) {
 			t.Errorf("clawboo bills the turn once: %+v", runs[0])
 		}
 	}
@@ -116,12 +118,13 @@ func TestForgottenRunsLeaveNothingBehind(t *testing.T) {
 	done, doneLost, unbilled := 0, 0, 0
 	var last *outcome.Run // the run let go last; runs go in the order they came
 	misordered := 0
-	tr := trackLarge(t, pipeline.Options{MaxRuns: bound}, runs{func(r *outcome.Run) {
+	boo := models.MustLookup("clawboo@1211c16") // it loses replies: the pending list is exercised
+	tr := trackLarge(t, pipeline.Options{MaxRuns: bound, Replay: replay.Options{UI: boo}}, runs{func(r *outcome.Run) {
 		done++
 		if r.LostWhy() != "" {
 			doneLost++
 		}
-		if !r.Billing || r.UI != replay.UIClawboo {
+		if !r.Billing || r.UI != boo {
 			unbilled++ // clawboo bills: a forgotten run is judged as one kept to the end
 		}
 		if last != nil && r.FirstI <= last.FirstI {
@@ -160,7 +163,7 @@ func TestForgottenRunsLeaveNothingBehind(t *testing.T) {
 // Replies that are never committed (clawboo loses most) wait a bounded
 // while: the tracker's memory and its work per appended line stay flat.
 func TestWaitingRepliesAreBounded(t *testing.T) {
-	tr := trackLarge(t, pipeline.Options{MaxRuns: 1 << 20}, runs{}, 150_000)
+	tr := trackLarge(t, pipeline.Options{MaxRuns: 1 << 20, Replay: replay.Options{UI: models.MustLookup("clawboo@1211c16")}}, runs{}, 150_000)
 	lost, agents := 0, map[string]bool{}
 	for _, run := range tr.Runs() {
 		agents[run.AgentID] = true

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"log"
 
+	"github.com/clawtap/clawtap/pkg/ui/models"
+
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/outcome"
 	"github.com/clawtap/clawtap/pkg/pipeline"
@@ -40,7 +42,7 @@ func say(r *outcome.Run) {
 // gateway's order (the lifecycle end, then the chat final) closes the run
 // in clawboo before its final arrives.
 func Example_runs() {
-	for _, ui := range replay.UIs {
+	for _, ui := range models.All() {
 		r, err := capture.Open("../../fixtures/streamed-run.jsonl.zst", capture.Options{})
 		if err != nil {
 			log.Fatal(err)
@@ -52,6 +54,8 @@ func Example_runs() {
 		r.Close()
 	}
 	// Output:
-	// clawboo: run 089c8afe lost its reply: its chat final (record 52) came after the run's own lifecycle end (record 50) had closed it, so the closed-run guard dropped the final's commitChat: the text never reached the transcript, the turn was never billed, and the streaming bubble stayed on screen
-	// claw3d: run 089c8afe ended final, reply committed: true
+	// clawboo@1211c16: run 089c8afe lost its reply: its chat final (record 52) came after the run's own lifecycle end (record 50) had closed it, so the closed-run guard dropped the final's commitChat: the text never reached the transcript, the turn was never billed, and the streaming bubble stayed on screen
+	// clawboo@59639f1: run 089c8afe ended final, reply committed: true
+	// claw3d@eeb6f31: run 089c8afe ended final, reply committed: true
+	// control-ui@2026.9.6: run 089c8afe ended final, reply committed: true
 }

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/clawtap/clawtap/pkg/ui/models"
+
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/pipeline"
 	"github.com/clawtap/clawtap/pkg/replay"
@@ -47,16 +49,16 @@ func openFixture(t *testing.T, name string) pipeline.Source {
 // itself: the same steps, the header, the end.
 func TestFeedDrivesASecondPass(t *testing.T) {
 	const name = "streamed-run.jsonl.zst"
-	for _, ui := range replay.UIs {
+	for _, ui := range models.All() {
 		alone := &trace{}
 		if err := pipeline.New(pipeline.Options{Replay: replay.Options{UI: ui}}, alone).Run(openFixture(t, name)); err != nil {
 			t.Fatal(err)
 		}
 		fed, first := &trace{}, &trace{}
 		second := pipeline.New(pipeline.Options{Replay: replay.Options{UI: ui}}, fed)
-		other := replay.UIClawboo
+		other := models.MustLookup("clawboo@1211c16")
 		if ui == other {
-			other = replay.UIClaw3D
+			other = models.MustLookup("claw3d")
 		}
 		if err := pipeline.New(pipeline.Options{Replay: replay.Options{UI: other}}, first, pipeline.Feed(second)).Run(openFixture(t, name)); err != nil {
 			t.Fatal(err)

@@ -33,8 +33,9 @@ import (
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/gaps"
 	"github.com/clawtap/clawtap/pkg/outcome"
-	"github.com/clawtap/clawtap/pkg/policy"
 	"github.com/clawtap/clawtap/pkg/replay"
+	"github.com/clawtap/clawtap/pkg/ui"
+	"github.com/clawtap/clawtap/pkg/ui/models"
 )
 
 // Needs says which stages an observer reads beyond the classified record.
@@ -69,7 +70,7 @@ type Frame struct {
 	Gaps []gaps.Finding
 	// Intents holds the record's intents (Needs Intents): in Before when
 	// the pass does not replay, in After when it does (the record step's).
-	Intents []replay.Intent
+	Intents []ui.Intent
 	// Replayed reports that the engine took the record (in After): a
 	// record of a concurrent connection is skipped by the replay.
 	Replayed bool
@@ -174,7 +175,7 @@ type Pass struct {
 
 	cls  *bridge.Classifier
 	gt   *gaps.Tracker
-	pol  policy.Deriver
+	der  replay.Deriver // the UI's intents from frames alone, when the pass does not replay
 	eng  *replay.Engine
 	runs *outcome.Tracker
 
@@ -184,8 +185,7 @@ type Pass struct {
 	ev      bridge.Event
 	frame   Frame
 	gapBuf  []gaps.Finding
-	intents []policy.Intent
-	ptrs    []replay.Intent
+	intents []ui.Intent
 	emit    func(*replay.Step) error // p.step, bound once
 	recStep *replay.Step             // the record's own step, during a record
 
@@ -194,6 +194,9 @@ type Pass struct {
 
 // New returns a pass with its observers, called in this order.
 func New(opts Options, observers ...Observer) *Pass {
+	if opts.Replay.UI.IsZero() {
+		opts.Replay.UI = models.Default()
+	}
 	p := &Pass{opts: opts, cls: bridge.NewClassifier()}
 	for _, o := range observers {
 		p.needs |= o.Needs()
@@ -221,8 +224,10 @@ func New(opts Options, observers ...Observer) *Pass {
 		p.runs = outcome.NewBounded(cmp.Or(opts.MaxRuns, DefaultMaxRuns))
 		p.runs.OnForget = p.runDone
 	}
-	if p.needs&Intents != 0 && !replay.HasPurePolicy(opts.Replay.UI) {
-		p.needs |= Replay // the UI's intents need its state
+	if p.needs&Intents != 0 && p.needs&Replay == 0 {
+		if p.der = opts.Replay.UI.Deriver(); p.der == nil {
+			p.needs |= Replay // the UI's intents need its state
+		}
 	}
 	if p.needs&Gaps != 0 {
 		p.gt = gaps.NewTracker()
@@ -233,6 +238,9 @@ func New(opts Options, observers ...Observer) *Pass {
 	p.emit = p.step
 	return p
 }
+
+// UI is the UI the pass models.
+func (p *Pass) UI() replay.UI { return p.opts.Replay.UI }
 
 // Engine is the replay engine, nil when no observer needs the replay.
 func (p *Pass) Engine() *replay.Engine { return p.eng }
@@ -355,13 +363,9 @@ func (p *Pass) record(rec *capture.Record, given *bridge.Event) error {
 		p.gapBuf = p.gt.Observe(p.gapBuf[:0], rec.Index, rec.T, rec.Conn, rec.Dir, &p.ev)
 		f.Gaps = p.gapBuf
 	}
-	if p.needs&Intents != 0 && p.eng == nil {
-		p.intents = p.pol.Append(p.intents[:0], &p.ev)
-		p.ptrs = p.ptrs[:0]
-		for i := range p.intents {
-			p.ptrs = append(p.ptrs, &p.intents[i])
-		}
-		f.Intents = p.ptrs
+	if p.der != nil {
+		p.intents = p.der.Derive(p.intents[:0], &p.ev)
+		f.Intents = p.intents
 	}
 	for _, o := range p.before {
 		if err := o.Before(f); err != nil {

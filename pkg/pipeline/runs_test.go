@@ -58,7 +58,7 @@ func TestRunTableLetsRunsGo(t *testing.T) {
 		}
 	}
 	for _, r := range all {
-		if r.UI == "" {
+		if r.UI.IsZero() {
 			t.Fatalf("run %s was let go without the UI that replayed it", r.ID)
 		}
 	}

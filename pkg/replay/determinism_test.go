@@ -1,13 +1,17 @@
-package replay
+package replay_test
 
 import (
 	"bytes"
 	"path/filepath"
 	"runtime"
 	"testing"
+
+	"github.com/clawtap/clawtap/pkg/ui/models"
+
+	"github.com/clawtap/clawtap/pkg/replay"
 )
 
-// TestDeterministic replays every fixture 20 times and requires
+// TestDeterministic replays every fixture under every UI 20 times and requires
 // byte-identical output: no wall clock, no map-order dependence, no
 // goroutines. The runs alternate between one and eight OS threads
 // (GOMAXPROCS 1 and 8), and CI's `make test` runs it under the race
@@ -18,18 +22,20 @@ func TestDeterministic(t *testing.T) {
 		t.Fatal("no fixtures: run go run ./fixtures/gen")
 	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
-	for _, f := range files {
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			runtime.GOMAXPROCS(1)
-			first := runFile(t, f, false) + runFile(t, f, true)
-			for i := 1; i < 20; i++ {
-				procs := []int{1, 8}[i%2]
-				runtime.GOMAXPROCS(procs)
-				again := runFile(t, f, false) + runFile(t, f, true)
-				if !bytes.Equal([]byte(first), []byte(again)) {
-					t.Fatalf("run %d (GOMAXPROCS %d) differs from run 0 (GOMAXPROCS 1):\n%s", i, procs, UnifiedDiff("run0", "run", []byte(first), []byte(again)))
+	for _, u := range models.All() {
+		for _, f := range files {
+			t.Run(u.String()+"/"+filepath.Base(f), func(t *testing.T) {
+				runtime.GOMAXPROCS(1)
+				first := runFile(t, u, f, false) + runFile(t, u, f, true)
+				for i := 1; i < 20; i++ {
+					procs := []int{1, 8}[i%2]
+					runtime.GOMAXPROCS(procs)
+					again := runFile(t, u, f, false) + runFile(t, u, f, true)
+					if !bytes.Equal([]byte(first), []byte(again)) {
+						t.Fatalf("run %d (GOMAXPROCS %d) differs from run 0 (GOMAXPROCS 1):\n%s", i, procs, replay.UnifiedDiff("run0", "run", []byte(first), []byte(again)))
+					}
 				}
-			}
-		})
+			})
+		}
 	}
 }

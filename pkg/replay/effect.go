@@ -1,9 +1,7 @@
 package replay
 
 import (
-	"github.com/clawtap/clawtap/pkg/claw3d"
-	"github.com/clawtap/clawtap/pkg/handler"
-	"github.com/clawtap/clawtap/pkg/policy"
+	"github.com/clawtap/clawtap/pkg/ui"
 )
 
 // Effect types. Each effect is one thing the pipeline or the host did.
@@ -26,21 +24,28 @@ const (
 	// because an approval is pending (Reason).
 	EffSkip = "skip"
 	// EffAppend: Count lines were appended to AgentID's transcript with
-	// timestamp At (the stream-start anchor, or now).
+	// timestamp At (the stream-start anchor, or now); Reason says why the
+	// host appended them when no final did (prose recovery, a notice).
 	EffAppend = "append"
 	// EffDuplicate: the chat store dropped Text as an exact duplicate
-	// (same kind, timestamp and text among the last 50 entries or the batch).
+	// (same kind, timestamp and text among the last 50 entries or the
+	// batch); with a Reason, the host held the line back itself (prose
+	// recovery found it among the newest entries).
 	EffDuplicate = "duplicate"
 	// EffTrim: the transcript cap dropped Count of AgentID's oldest lines.
 	EffTrim = "trim"
-	// EffBill: commitChat billed AgentID: Model, Input (null when unknown), Output.
+	// EffBill: commitChat billed AgentID: Model, Input (null when unknown),
+	// Output; with Action BillNotRecorded the UI read the cost and recorded
+	// nothing (Reason says why).
 	EffBill = "bill"
 	// EffRequest: the UI would make a request: Action is summaryReload,
 	// heartbeatRefresh or historyRefresh (with AgentID and Reason).
 	EffRequest = "request"
-	// EffGuard: a handler guard decision; Action is one of the handler's
-	// decision kinds (dropped-closed-run, closed-run-recorded, hazard,
-	// run-kept-open, fail-open, closed-run-expired, closed-run-evicted).
+	// EffGuard: a closed-run guard decision; Action is one of the guard
+	// actions of pkg/ui (dropped-closed-run, closed-run-recorded, hazard,
+	// run-kept-open, fail-open, closed-run-expired, closed-run-evicted,
+	// closed-run-passed); ClosedBy says what closed the run and Live which
+	// run was live, where the UI tells.
 	EffGuard = "guard"
 	// EffTimer: a timer was armed (At = due), re-armed (a pending one was
 	// cancelled first) or fired. Name is summaryRefresh; Heartbeat is the
@@ -59,6 +64,10 @@ const (
 	// an id that is not pending). ID, AgentID, Command.
 	EffApproval = "approval"
 
+	// BillNotRecorded is a bill effect's Action when the UI read a
+	// turn's cost but recorded nothing.
+	BillNotRecorded = "not-recorded"
+
 	// Claw3D's effects (see docs/ui-claw3d.md).
 
 	// EffDiscard: Claw3D's clearPendingLivePatch discarded AgentID's
@@ -67,11 +76,11 @@ const (
 	// EffActivity: markActivity for AgentID at At.
 	EffActivity = "activity"
 	// EffMetric: Claw3D logged a metric: Action is its name
-	// (late_event_ignored_closed_run, …), Claw3D its fields.
+	// (late_event_ignored_closed_run, …), Detail its fields.
 	EffMetric = "metric"
 	// EffDecision: something Claw3D's handler decided that a later frame
 	// depends on or a timer did (a closed run expired, a lifecycle fallback
-	// fired, the roster hydrated, …): Action is its kind, Claw3D its fields.
+	// fired, the roster hydrated, …): Action is its kind, Detail its fields.
 	EffDecision = "decision"
 	// EffLatest: updateSpecialLatestUpdate for AgentID with Text.
 	EffLatest = "latest"
@@ -95,16 +104,28 @@ type Effect struct {
 	Reason     string
 	Text       string
 	Command    NStr
-	Patch      policy.Patch
-	Patches    []handler.AgentPatch
+	Patch      ui.Patch
+	Patches    []ui.AgentPatch
 	Count      int64
 	At         NInt
 	Input      NNum
 	Output     float64
 	Heartbeat  bool
 	Replaced   bool
-	// Claw3D holds a Claw3D metric or decision (EffMetric, EffDecision).
-	Claw3D *claw3d.Decision
+	// ClosedBy and Live are a guard's: what closed the run ("commit",
+	// "lifecycle"; "" where the UI does not say) and the run live on the
+	// agent when it judged.
+	ClosedBy string
+	Live     string
+	// Detail holds what the UI logged or decided (EffMetric, EffDecision):
+	// a Claw3D metric, for one.
+	Detail Detail
+}
+
+// Detail is a model's own record of a metric or decision, rendered as
+// JSON with its times less base.
+type Detail interface {
+	AppendJSONAt(dst []byte, base int64) []byte
 }
 
 // agent returns the agent an effect concerns ("" for none). A flush or

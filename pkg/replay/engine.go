@@ -18,66 +18,32 @@
 package replay
 
 import (
-	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/clawtap/clawtap/pkg/bridge"
 	"github.com/clawtap/clawtap/pkg/capture"
-	"github.com/clawtap/clawtap/pkg/claw3d"
-	"github.com/clawtap/clawtap/pkg/handler"
+	"github.com/clawtap/clawtap/pkg/ui"
 )
 
-// ApprovalSweepMs is the host's approval expiry sweep interval.
-const ApprovalSweepMs = 5000
-
-// Timer names, as timer steps report them.
-const (
-	TimerFrame          = "frame"
-	TimerSummaryRefresh = "summaryRefresh"
-	TimerApprovalSweep  = "approvalSweep"
-)
-
-// The UIs the engine models.
-const (
-	// UIClawboo is clawboo's web app (@clawboo/events and its host).
-	UIClawboo = "clawboo"
-	// UIClaw3D is Claw3D Studio's runtime event pipeline (pkg/claw3d).
-	UIClaw3D = "claw3d"
-)
-
-// UIs lists the UI names, the default first.
-var UIs = []string{UIClawboo, UIClaw3D}
-
-// HasPurePolicy reports whether a UI's intents follow from each frame
-// alone (clawboo's derivePolicy), so that they can be derived without
-// replaying; Claw3D's planners read the state.
-func HasPurePolicy(ui string) bool { return ui == "" || ui == UIClawboo }
-
-// ParseUI checks a UI name; "" is the default.
-func ParseUI(s string) (string, error) {
-	switch s {
-	case "":
-		return UIClawboo, nil
-	case UIClawboo, UIClaw3D:
-		return s, nil
-	}
-	return "", fmt.Errorf("unknown UI %q: use %s", s, strings.Join(UIs, " or "))
-}
+// Timer names, as timer steps report them: the animation frame is the
+// engine's; a model names its own.
+const TimerFrame = "frame"
 
 // Options tune an Engine.
 type Options struct {
-	// UI is the UI to model: UIClawboo (the default) or UIClaw3D.
-	UI string
+	// UI is the UI to model, one version of one model (pkg/ui/models
+	// lists them); it must be set.
+	UI UI
 	// FrameNum/FrameDen give the animation-frame period in ms as a
 	// fraction; zero means 1000/60 (60 Hz).
 	FrameNum, FrameDen uint64
 	// Conn is the connection the UI starts on; 0 means the first record's.
 	Conn int
 	// HistorySync answers the UI's history refreshes from the capture,
-	// merging the finals the pipeline dropped into the transcript (see
-	// history.go). The UIs themselves do not: clawboo's refresh lists
-	// sessions and discards the result, so off is what the user saw.
+	// merging the finals the pipeline dropped into the transcript, where
+	// the model can (Layout.AnswersHistory). The UIs themselves do not:
+	// clawboo's refresh lists sessions and discards the result, so off is
+	// what the user saw.
 	HistorySync bool
 }
 
@@ -100,28 +66,13 @@ type Step struct {
 	// Rec and Event describe the record (record steps only).
 	Rec     *capture.Record
 	Event   *bridge.Event
-	Intents []Intent
+	Intents []ui.Intent
 	Effects []Effect
 	Diff    []Change
 }
 
 // Changed reports whether the step did anything.
 func (s *Step) Changed() bool { return len(s.Effects) > 0 || len(s.Diff) > 0 }
-
-// ui is a chat UI's event pipeline with its host: it takes each record at
-// the engine's clock, appends what it decided to the step's intents and
-// writes into the engine's stores, each write an effect of the step.
-type ui interface {
-	// record processes one classified record.
-	record(rec *capture.Record, ev *bridge.Event)
-	// dispose tears the pipeline down as the host's cleanup does, at a
-	// close or before a reconnect; the stores survive.
-	dispose(reason string)
-	// closedRuns lists the runs the pipeline holds closed, oldest first.
-	closedRuns() []handler.ClosedRun
-	// beginStep lets the UI forget what only the last step pointed at.
-	beginStep()
-}
 
 // Engine replays records.
 type Engine struct {
@@ -139,10 +90,10 @@ type Engine struct {
 	sched  scheduler
 	frames frameClock
 	cls    *bridge.Classifier
-	ui     ui
+	host   Host
+	rt     Runtime // the UI model's pipeline and host
 
 	st State
-	tr tracker
 
 	frameDue    int64
 	frameTimer  *timer
@@ -151,17 +102,15 @@ type Engine struct {
 
 	step       Step
 	ev         bridge.Event
-	patchArena []handler.AgentPatch
+	patchArena []ui.AgentPatch
 	sortBuf    []string
 }
 
 // New returns an engine with empty state.
 func New(opts Options) *Engine {
-	ui, err := ParseUI(opts.UI)
-	if err != nil {
-		panic("replay: " + err.Error())
+	if opts.UI.IsZero() {
+		panic("replay: Options.UI names no UI model (pkg/ui/models lists them)")
 	}
-	opts.UI = ui
 	e := &Engine{
 		opts:  opts,
 		lastI: -1,
@@ -171,17 +120,15 @@ func New(opts Options) *Engine {
 	}
 	e.cancelFrame = e.cancelFrameTimer
 	e.frames = newFrameClock(0, opts.FrameNum, opts.FrameDen)
-	switch ui {
-	case UIClaw3D:
-		e.st = newState(ui, claw3d.MaxTranscriptEntries)
-		e.ui = newClaw3D(e)
-	default:
-		e.st = newState(ui, TranscriptCap)
-		e.ui = newClawboo(e)
-	}
+	e.st = newState(opts.UI)
+	e.host = Host{e}
+	e.rt = opts.UI.Model.New(opts.UI.Version, &e.host)
 	e.fresh = true
 	return e
 }
+
+// UI is the UI the engine models.
+func (e *Engine) UI() UI { return e.opts.UI }
 
 // Conn is the connection the UI follows now.
 func (e *Engine) Conn() int { return e.conn }
@@ -217,7 +164,7 @@ func (e *Engine) State() *State { return &e.st }
 
 // ClosedRuns lists the runs the UI's pipeline holds closed now, oldest
 // first, with the time each entry expires.
-func (e *Engine) ClosedRuns() []handler.ClosedRun { return e.ui.closedRuns() }
+func (e *Engine) ClosedRuns() []ui.ClosedRun { return e.rt.ClosedRuns() }
 
 // PendingTimers is the number of scheduled timers.
 func (e *Engine) PendingTimers() int { return e.sched.pending() }
@@ -228,7 +175,7 @@ func (e *Engine) addEffect(ef Effect) { e.step.Effects = append(e.step.Effects, 
 // was reported.
 func (e *Engine) lastEffect() *Effect { return &e.step.Effects[len(e.step.Effects)-1] }
 
-func (e *Engine) copyPatches(src []handler.AgentPatch) []handler.AgentPatch {
+func (e *Engine) copyPatches(src []ui.AgentPatch) []ui.AgentPatch {
 	lo := len(e.patchArena)
 	e.patchArena = append(e.patchArena, src...)
 	return e.patchArena[lo:len(e.patchArena):len(e.patchArena)]
@@ -244,11 +191,11 @@ func (e *Engine) beginStep(i int, timerName string) {
 	s.Diff = s.Diff[:0]
 	clear(e.patchArena)
 	e.patchArena = e.patchArena[:0]
-	e.ui.beginStep()
+	e.rt.BeginStep()
 }
 
 func (e *Engine) endStep(emit func(*Step) error) error {
-	e.step.Diff = e.tr.diff(&e.st, e.step.Diff)
+	e.step.Diff = e.st.tr.diff(&e.st, e.step.Diff)
 	e.step.Conn, e.step.T0, e.step.State = e.conn, e.t0, &e.st
 	if emit == nil {
 		return nil
@@ -327,11 +274,11 @@ func (e *Engine) RecordEvent(rec *capture.Record, ev *bridge.Event, emit func(*S
 }
 
 func (e *Engine) record(rec *capture.Record, ev *bridge.Event, emit func(*Step) error) error {
-	if rec.T > maxTime || rec.T < -maxTime {
+	if rec.T > MaxTime || rec.T < -MaxTime {
 		// An absurd time (a hostile or corrupt capture) is clamped so that
 		// clock arithmetic cannot overflow.
 		c := *rec
-		c.T = min(max(rec.T, -maxTime), maxTime)
+		c.T = min(max(rec.T, -MaxTime), MaxTime)
 		rec = &c
 	}
 	if !e.started {
@@ -374,7 +321,7 @@ func (e *Engine) record(rec *capture.Record, ev *bridge.Event, emit func(*Step) 
 		e.ev = e.cls.Record(rec)
 	}
 	e.step.Rec, e.step.Event = rec, &e.ev
-	e.ui.record(rec, &e.ev)
+	e.rt.Record(rec, &e.ev)
 	switch rec.Mark {
 	case capture.MarkClose:
 		e.ended = true
@@ -388,12 +335,12 @@ func (e *Engine) record(rec *capture.Record, ev *bridge.Event, emit func(*Step) 
 // dispose tears the UI's pipeline down and marks it fresh for the next
 // connection.
 func (e *Engine) dispose(reason string) {
-	e.ui.dispose(reason)
+	e.rt.Dispose(reason)
 	e.fresh = true
 }
 
-// maxTime bounds the clock: ±2^50 ms is ±35 000 years around 1970.
-const maxTime = 1 << 50
+// MaxTime bounds the clock: ±2^50 ms is ±35 000 years around 1970.
+const MaxTime = 1 << 50
 
 // maxDrain bounds the timer steps Finish runs.
 const maxDrain = 1 << 20

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"github.com/clawtap/clawtap/pkg/bridge"
+	"github.com/clawtap/clawtap/pkg/ui"
 )
 
 // Filter narrows steps to one agent or one chat session.
@@ -54,9 +55,9 @@ func (f *Filter) Apply(s *Step, st *State) *Step {
 		case id == agent && agent != "":
 			hit = true
 			o.Intents = append(o.Intents, in)
-		case id == "" && kind != IgnoreKind:
+		case id == "" && kind != ui.IgnoreKind:
 			o.Intents = append(o.Intents, in)
-		case kind == IgnoreKind && f.Session != "":
+		case kind == ui.IgnoreKind && f.Session != "":
 			o.Intents = append(o.Intents, in) // the frame is the session's
 		}
 	}

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"bytes"
 	"slices"
 	"strconv"
 
@@ -35,3 +36,26 @@ func paint(f func(string) string, s string) string {
 }
 
 func (f *Formatter) rel(t int64) int64 { return t - f.T0 }
+
+// UIOfOutput finds the UI version that replay output names: the label of
+// its last final state ("final state of the clawboo@1211c16 UI at …" in
+// text, {"final":{"ui":"…"} in JSON); false when it names none (a
+// transcript, or output cut before its final state). A golden file is
+// replayed under the UI it names.
+func UIOfOutput(out []byte) (string, bool) {
+	const text, json = "final state of the ", `{"final":{"ui":"`
+	best, label := -1, ""
+	if i := bytes.LastIndex(out, []byte(text)); i >= 0 && (i == 0 || out[i-1] == '\n') {
+		rest := out[i+len(text):]
+		if j := bytes.Index(rest, []byte(" UI at ")); j > 0 && bytes.IndexByte(rest[:j], '\n') < 0 {
+			best, label = i, string(rest[:j])
+		}
+	}
+	if i := bytes.LastIndex(out, []byte(json)); i > best && (i == 0 || out[i-1] == '\n') {
+		rest := out[i+len(json):]
+		if j := bytes.IndexByte(rest, '"'); j > 0 && bytes.IndexByte(rest[:j], '\\') < 0 {
+			best, label = i, string(rest[:j])
+		}
+	}
+	return label, best >= 0
+}

@@ -4,9 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clawtap/clawtap/pkg/claw3d"
-	"github.com/clawtap/clawtap/pkg/handler"
-	"github.com/clawtap/clawtap/pkg/policy"
+	"github.com/clawtap/clawtap/pkg/jsonx"
+	"github.com/clawtap/clawtap/pkg/ui"
 )
 
 // effectCases has one effect of every type and variant, with its line.
@@ -17,9 +16,9 @@ func effectCases() []struct {
 	want string
 } {
 	at := NInt{Valid: true, V: 1_250}
-	patch := policy.Patch{Status: policy.Str{Set: true, V: "running"}, StreamText: policy.Str{Set: true, V: "héllo\n\"x\""}}
-	two := []handler.AgentPatch{{AgentID: "main", Patch: patch, Patches: 3}, {AgentID: "ops", Patch: patch, Patches: 1}}
-	dec := &claw3d.Decision{Kind: "late_event_ignored_closed_run", AgentID: "main", RunID: "r1"}
+	patch := ui.Patch{Status: ui.Str{Set: true, V: "running"}, StreamText: ui.Str{Set: true, V: "héllo\n\"x\""}}
+	two := []ui.AgentPatch{{AgentID: "main", Patch: patch, Patches: 3}, {AgentID: "ops", Patch: patch, Patches: 1}}
+	dec := rawDetail(`{"kind":"late_event_ignored_closed_run","stream":"","runId":"r1"}`)
 	return []struct {
 		e    Effect
 		want string
@@ -42,14 +41,14 @@ func effectCases() []struct {
 		{Effect{Type: EffHistory, Count: 3, AgentID: "main"}, "history refresh answered: merged 3 line(s) of run (none) (its final was dropped by the guard) into main's transcript"},
 		{Effect{Type: EffRequest, Action: "chat.history", AgentID: "main", Reason: "final dropped"}, "request chat.history main (final dropped)"},
 		{Effect{Type: EffRequest, Action: "agents.list"}, "request agents.list"},
-		{Effect{Type: EffGuard, Action: handler.DroppedClosed, Intent: "commitChat", AgentID: "main", RunID: "r1", At: at}, "guard: dropped commitChat for main: run r1 is closed until +0.250s"},
-		{Effect{Type: EffGuard, Action: handler.FailOpen, Intent: "commitChat", AgentID: "main"}, "guard: commitChat for main has no runId; let through (fail-open)"},
-		{Effect{Type: EffGuard, Action: handler.ClosedRecorded, RunID: "r1", AgentID: "main", At: at, Incoming: "r1"}, "guard: run r1 of main recorded closed until +0.250s"},
-		{Effect{Type: EffGuard, Action: handler.ClosedRecorded, RunID: "r1", AgentID: "main", At: at, Incoming: ""}, "guard: run r1 of main recorded closed until +0.250s (incoming run (none))"},
-		{Effect{Type: EffGuard, Action: handler.Hazard, Intent: "commitChat", Incoming: "r2", RunID: "r1", AgentID: "main", At: at}, "HAZARD: commitChat for run r2 closed the live run r1 of main; r1's own terminal will be dropped until +0.250s"},
-		{Effect{Type: EffGuard, Action: handler.KeptOpen, RunID: "r1", AgentID: "main"}, "guard: run r1 of main stays open (dispatch did not clear it)"},
-		{Effect{Type: EffGuard, Action: handler.Expired, RunID: "r1", At: at}, "guard: closed run r1 expired (was closed until +0.250s)"},
-		{Effect{Type: EffGuard, Action: handler.Evicted, RunID: "r1"}, "guard: closed run r1 evicted (more than 500 closed runs)"},
+		{Effect{Type: EffGuard, Action: ui.GuardDropped, Intent: "commitChat", AgentID: "main", RunID: "r1", At: at}, "guard: dropped commitChat for main: run r1 is closed until +0.250s"},
+		{Effect{Type: EffGuard, Action: ui.GuardFailOpen, Intent: "commitChat", AgentID: "main"}, "guard: commitChat for main has no runId; let through (fail-open)"},
+		{Effect{Type: EffGuard, Action: ui.GuardClosed, RunID: "r1", AgentID: "main", At: at, Incoming: "r1"}, "guard: run r1 of main recorded closed until +0.250s"},
+		{Effect{Type: EffGuard, Action: ui.GuardClosed, RunID: "r1", AgentID: "main", At: at, Incoming: ""}, "guard: run r1 of main recorded closed until +0.250s (incoming run (none))"},
+		{Effect{Type: EffGuard, Action: ui.GuardHazard, Intent: "commitChat", Incoming: "r2", RunID: "r1", AgentID: "main", At: at}, "HAZARD: commitChat for run r2 closed the live run r1 of main; r1's own terminal will be dropped until +0.250s"},
+		{Effect{Type: EffGuard, Action: ui.GuardKeptOpen, RunID: "r1", AgentID: "main"}, "guard: run r1 of main stays open (dispatch did not clear it)"},
+		{Effect{Type: EffGuard, Action: ui.GuardExpired, RunID: "r1", At: at}, "guard: closed run r1 expired (was closed until +0.250s)"},
+		{Effect{Type: EffGuard, Action: ui.GuardEvicted, RunID: "r1"}, "guard: closed run r1 evicted (more than 500 closed runs)"},
 		{Effect{Type: EffGuard, Action: "other"}, "guard: other"},
 		{Effect{Type: EffTimer, Name: "flush", Action: "fired"}, "timer flush fired"},
 		{Effect{Type: EffTimer, Name: "summary", Action: "fired", Heartbeat: true}, "timer summary fired with heartbeat refresh"},
@@ -59,8 +58,8 @@ func effectCases() []struct {
 		{Effect{Type: EffDispose, Name: "queue", Reason: "reconnect", Count: 2}, "dispose patch queue (reconnect): 2 pending patch(es) dropped"},
 		{Effect{Type: EffDiscard, AgentID: "main", Patches: two}, "discard main's pending live patch (clearPendingLivePatch): main ← {\"status\":\"running\",\"streamText\":\"héllo\\n\\\"x\\\"\"} (3 patches); ops ← {\"status\":\"running\",\"streamText\":\"héllo\\n\\\"x\\\"\"}"},
 		{Effect{Type: EffActivity, AgentID: "main"}, "markActivity main"},
-		{Effect{Type: EffMetric, Claw3D: dec}, "metric {\"kind\":\"late_event_ignored_closed_run\",\"stream\":\"\",\"runId\":\"r1\"}"},
-		{Effect{Type: EffDecision, Claw3D: dec}, "decision {\"kind\":\"late_event_ignored_closed_run\",\"stream\":\"\",\"runId\":\"r1\"}"},
+		{Effect{Type: EffMetric, Detail: dec}, "metric {\"kind\":\"late_event_ignored_closed_run\",\"stream\":\"\",\"runId\":\"r1\"}"},
+		{Effect{Type: EffDecision, Detail: dec}, "decision {\"kind\":\"late_event_ignored_closed_run\",\"stream\":\"\",\"runId\":\"r1\"}"},
 		{Effect{Type: EffLatest, AgentID: "main", Text: "latest\ttext"}, "latest update main: \"latest\\ttext\""},
 		{Effect{Type: EffWarn, Text: "something odd"}, "warning: something odd"},
 		{Effect{Type: EffApproval, Action: "added", ID: "a1", AgentID: "main", Command: NStr{Valid: true, V: "rm -rf " + strings.Repeat("x", 50)}, At: at}, "approval added a1 (main: \"rm -rf xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx…\") expires +0.250s"},
@@ -86,11 +85,11 @@ func TestEffectTexts(t *testing.T) {
 // already: it is rewritten in place of the intent's JSON.
 func TestIntentTextInPlace(t *testing.T) {
 	f := &Formatter{T0: 1_000}
-	intents := []Intent{
-		&policy.Intent{Kind: "patch", AgentID: "main", Patch: policy.Patch{StreamText: policy.Str{Set: true, V: "hi"}}},
-		&policy.Intent{Kind: "commitChat", AgentID: "main", Lines: []string{"a", "b"}},
-		&policy.Intent{Kind: IgnoreKind, Reason: "tick \"x\""},
-		&policy.Intent{Kind: "clearRun"},
+	intents := []ui.Intent{
+		testIntent{"patch", "main", `,"plane":"agent","agentId":"main","patch":{"streamText":"hi"}`},
+		testIntent{"commitChat", "main", `,"plane":"agent","agentId":"main","outputLines":["a","b"]`},
+		testIntent{ui.IgnoreKind, "", `,"reason":"tick \"x\""`},
+		testIntent{"clearRun", "", `,"plane":""`},
 	}
 	for _, in := range intents[:2] {
 		// The kind, then the intent's JSON without it.
@@ -116,4 +115,20 @@ func TestIntentTextInPlace(t *testing.T) {
 	if got := f.IntentText(intents[2]); got != `ignore: tick "x"` {
 		t.Errorf("ignore: %q", got)
 	}
+}
+
+// rawDetail is a model's detail that is its JSON.
+type rawDetail string
+
+func (d rawDetail) AppendJSONAt(dst []byte, _ int64) []byte { return append(dst, d...) }
+
+// testIntent is an intent whose JSON is its kind and the members given.
+type testIntent struct{ kind, agent, members string }
+
+func (t testIntent) IntentKind() string  { return t.kind }
+func (t testIntent) IntentAgent() string { return t.agent }
+func (t testIntent) AppendJSONAt(dst []byte, _ int64) []byte {
+	dst = append(dst, `{"kind":`...)
+	dst = jsonx.AppendString(dst, t.kind)
+	return append(append(dst, t.members...), '}')
 }

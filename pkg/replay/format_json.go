@@ -4,10 +4,9 @@ import (
 	"strconv"
 
 	"github.com/clawtap/clawtap/pkg/bridge"
-	"github.com/clawtap/clawtap/pkg/handler"
 	"github.com/clawtap/clawtap/pkg/jsonx"
 	"github.com/clawtap/clawtap/pkg/jsstr"
-	"github.com/clawtap/clawtap/pkg/policy"
+	"github.com/clawtap/clawtap/pkg/ui"
 )
 
 // ---- JSON ----
@@ -54,7 +53,7 @@ func (f *Formatter) AppendStepJSON(dst []byte, s *Step) []byte {
 	return append(dst, "]}\n"...)
 }
 
-func (f *Formatter) appendPatch(dst []byte, p policy.Patch) []byte { return p.AppendJSONAt(dst, f.T0) }
+func (f *Formatter) appendPatch(dst []byte, p ui.Patch) []byte { return p.AppendJSONAt(dst, f.T0) }
 
 func jstr(dst []byte, key, v string) []byte {
 	dst = append(dst, ',', '"')
@@ -68,7 +67,7 @@ func jnum(dst []byte, key string, f float64) []byte {
 	dst = append(dst, ',', '"')
 	dst = append(dst, key...)
 	dst = append(dst, '"', ':')
-	return policy.AppendNumber(dst, f)
+	return ui.AppendNumber(dst, f)
 }
 
 // numText writes a JavaScript number as String(n) does.
@@ -88,7 +87,7 @@ func (f *Formatter) jtime(dst []byte, key string, n NInt) []byte {
 	return jint(dst, key, f.rel(n.V))
 }
 
-func (f *Formatter) jpatches(dst []byte, key string, ps []handler.AgentPatch) []byte {
+func (f *Formatter) jpatches(dst []byte, key string, ps []ui.AgentPatch) []byte {
 	dst = append(dst, ',', '"')
 	dst = append(dst, key...)
 	dst = append(dst, `":[`...)
@@ -145,9 +144,11 @@ func (f *Formatter) AppendEffectJSON(dst []byte, e *Effect) []byte {
 			dst = append(dst, `,"replaced":`...)
 			dst = strconv.AppendBool(dst, e.Replaced)
 		}
+		dst = jsonx.AppendOptStr(dst, "reason", e.Reason)
 	case EffDuplicate:
 		dst = jstr(dst, "agentId", e.AgentID)
 		dst = jstr(dst, "text", e.Text)
+		dst = jsonx.AppendOptStr(dst, "reason", e.Reason)
 	case EffTrim:
 		dst = jstr(dst, "agentId", e.AgentID)
 		dst = jint(dst, "lines", e.Count)
@@ -160,6 +161,10 @@ func (f *Formatter) AppendEffectJSON(dst []byte, e *Effect) []byte {
 			dst = append(dst, `,"inputTokens":null`...)
 		}
 		dst = jnum(dst, "outputTokens", e.Output)
+		if e.Action == BillNotRecorded {
+			dst = jstr(dst, "action", e.Action)
+			dst = jstr(dst, "reason", e.Reason)
+		}
 	case EffRequest:
 		dst = jstr(dst, "action", e.Action)
 		dst = jsonx.AppendOptStr(dst, "agentId", e.AgentID)
@@ -175,7 +180,7 @@ func (f *Formatter) AppendEffectJSON(dst []byte, e *Effect) []byte {
 		dst = jsonx.AppendOptStr(dst, "intent", e.Intent)
 		dst = jsonx.AppendOptStr(dst, "agentId", e.AgentID)
 		dst = jsonx.AppendOptStr(dst, "runId", e.RunID)
-		if e.Action == handler.ClosedRecorded || e.Action == handler.Hazard || e.Action == handler.KeptOpen {
+		if e.Action == ui.GuardClosed || e.Action == ui.GuardHazard || e.Action == ui.GuardKeptOpen {
 			if e.Incoming == "" {
 				dst = append(dst, `,"incoming":null`...)
 			} else {
@@ -183,6 +188,8 @@ func (f *Formatter) AppendEffectJSON(dst []byte, e *Effect) []byte {
 			}
 		}
 		dst = f.jtime(dst, "expiresAt", e.At)
+		dst = jsonx.AppendOptStr(dst, "closedBy", e.ClosedBy)
+		dst = jsonx.AppendOptStr(dst, "live", e.Live)
 	case EffTimer:
 		dst = jstr(dst, "action", e.Action)
 		dst = jstr(dst, "timer", e.Name)
@@ -223,7 +230,7 @@ func (f *Formatter) AppendEffectJSON(dst []byte, e *Effect) []byte {
 		dst = append(dst, ',', '"')
 		dst = append(dst, key...)
 		dst = append(dst, `":`...)
-		d := e.Claw3D.AppendJSONAt(nil, f.T0)
+		d := e.Detail.AppendJSONAt(nil, f.T0)
 		dst = append(dst, d[len(`{"kind":`):len(d)-1]...)
 	case EffLatest:
 		dst = jstr(dst, "agentId", e.AgentID)
@@ -241,7 +248,7 @@ func (f *Formatter) appendValJSON(dst []byte, v Val) []byte {
 	case vInt:
 		return appendInt(dst, v.n)
 	case vNum:
-		return policy.AppendNumber(dst, v.f)
+		return ui.AppendNumber(dst, v.f)
 	case vTime:
 		return appendInt(dst, f.rel(v.n))
 	case vApproval:
@@ -289,7 +296,7 @@ type StateFilter struct {
 
 // AppendFinalJSON appends {"final":<state>} and a newline. closed is the
 // live handler's closed-run map.
-func (f *Formatter) AppendFinalJSON(dst []byte, st *State, now int64, closed []handler.ClosedRun, flt StateFilter) []byte {
+func (f *Formatter) AppendFinalJSON(dst []byte, st *State, now int64, closed []ui.ClosedRun, flt StateFilter) []byte {
 	dst = append(dst, `{"final":`...)
 	dst = f.AppendStateJSON(dst, st, now, closed, flt)
 	return append(dst, "}\n"...)
@@ -297,10 +304,10 @@ func (f *Formatter) AppendFinalJSON(dst []byte, st *State, now int64, closed []h
 
 // AppendStateJSON appends the state as one JSON object with sorted keys
 // where keys are ids: {"ui","t","agents","chat","approvals","cost",
-// "requests","closedRuns"} (and "metrics" for Claw3D).
-func (f *Formatter) AppendStateJSON(dst []byte, st *State, now int64, closed []handler.ClosedRun, flt StateFilter) []byte {
+// "requests","closedRuns"} (and "metrics" for a UI that logs them).
+func (f *Formatter) AppendStateJSON(dst []byte, st *State, now int64, closed []ui.ClosedRun, flt StateFilter) []byte {
 	dst = append(dst, `{"ui":`...)
-	dst = jsonx.AppendString(dst, st.ui)
+	dst = jsonx.AppendString(dst, st.ui.String())
 	dst = append(dst, `,"t":`...)
 	dst = appendInt(dst, f.rel(now))
 	dst = append(dst, `,"agents":{`...)
@@ -338,8 +345,8 @@ func (f *Formatter) AppendStateJSON(dst []byte, st *State, now int64, closed []h
 		}
 		dst = append(dst, `],"outputLinesDropped":`...)
 		dst = appendInt(dst, a.dropped)
-		if st.ui == UIClaw3D {
-			dst = f.appendClaw3DAgent(dst, a)
+		if st.layout.AgentDetails {
+			dst = f.appendAgentDetails(dst, a)
 		}
 		dst = append(dst, '}')
 	}
@@ -354,8 +361,20 @@ func (f *Formatter) AppendStateJSON(dst []byte, st *State, now int64, closed []h
 		}
 		n++
 		dst = jsonx.AppendString(dst, k)
+		c := st.chat[k]
 		dst = append(dst, `:{"streamText":`...)
-		dst = appendNStr(dst, st.chat[k].StreamText)
+		dst = appendNStr(dst, c.StreamText)
+		if st.layout.Panes {
+			dst = append(dst, `,"runId":`...)
+			dst = appendNStr(dst, c.RunID)
+			dst = append(dst, `,"runStatus":`...)
+			dst = appendNStr(dst, c.RunStatus)
+			dst = append(dst, `,"runError":`...)
+			dst = appendNStr(dst, c.RunError)
+			dst = jint(dst, "tools", c.Tools)
+			dst = append(dst, `,"stop":`...)
+			dst = strconv.AppendBool(dst, c.Stop())
+		}
 		dst = append(dst, '}')
 	}
 	dst = append(dst, `},"approvals":{`...)
@@ -414,7 +433,7 @@ func (f *Formatter) AppendStateJSON(dst []byte, st *State, now int64, closed []h
 		dst = f.appendTimeOrNull(dst, r.LastAt)
 		dst = append(dst, '}')
 	}
-	if st.ui == UIClaw3D {
+	if st.layout.Metrics {
 		dst = append(dst, `},"metrics":{`...)
 		for i, k := range st.MetricNames() {
 			if i > 0 {
@@ -433,6 +452,7 @@ func (f *Formatter) AppendStateJSON(dst []byte, st *State, now int64, closed []h
 		dst = append(dst, `{"runId":`...)
 		dst = jsonx.AppendString(dst, c.RunID)
 		dst = jint(dst, "expiresAt", f.rel(c.Expiry))
+		dst = jsonx.AppendOptStr(dst, "closedBy", c.ClosedBy)
 		dst = append(dst, '}')
 	}
 	return append(dst, "]}"...)
@@ -456,6 +476,8 @@ func (f *Formatter) AppendTranscriptJSON(dst []byte, st *State, flt StateFilter)
 			}
 			dst = append(dst, `{"kind":`...)
 			dst = jsonx.AppendString(dst, l.Kind)
+			dst = jsonx.AppendOptStr(dst, "role", l.Role)
+			dst = jsonx.AppendOptStr(dst, "sessionKey", l.SessionKey)
 			dst = jint(dst, "timestamp", f.rel(l.TS))
 			dst = jstr(dst, "text", l.Text)
 			dst = append(dst, '}')
@@ -467,9 +489,9 @@ func (f *Formatter) AppendTranscriptJSON(dst []byte, st *State, flt StateFilter)
 	return dst
 }
 
-// appendClaw3DAgent appends the fields only Claw3D's agent store has, and
+// appendAgentDetails appends the fields only Claw3D's agent store has, and
 // each transcript entry's id, kind, run and confirmation.
-func (f *Formatter) appendClaw3DAgent(dst []byte, a *Agent) []byte {
+func (f *Formatter) appendAgentDetails(dst []byte, a *Agent) []byte {
 	dst = append(dst, `,"sessionCreated":`...)
 	switch {
 	case !a.SessionCreated.Valid:

@@ -5,16 +5,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clawtap/clawtap/pkg/handler"
 	"github.com/clawtap/clawtap/pkg/human"
 	"github.com/clawtap/clawtap/pkg/jsonx"
-	"github.com/clawtap/clawtap/pkg/policy"
+	"github.com/clawtap/clawtap/pkg/ui"
 )
 
-// TestCutTextsKeepLines holds the item lines, which cut their texts to the
-// line's width before escaping them, to the lines of the whole texts
-// clipped: texts of every length around the width, with escapes, wide
-// runes and bytes that are not UTF-8.
+// TestCutTextsKeepLines holds the effect and diff lines, which cut their
+// texts to the line's width before escaping them, to the lines of the
+// whole texts clipped: texts of every length around the width, with
+// escapes, wide runes and bytes that are not UTF-8. (A clawboo intent's
+// line is held the same way in pkg/ui/clawboo.)
 func TestCutTextsKeepLines(t *testing.T) {
 	pieces := []string{"a", "é", "日本", "\n", "\"", "\\", "\x01", "\xff", "\u2028", "😀", " "}
 	var texts []string
@@ -27,15 +27,11 @@ func TestCutTextsKeepLines(t *testing.T) {
 		f := &Formatter{T0: 5, Width: width}
 		w := f.width()
 		for _, s := range texts {
-			p := policy.Patch{StreamText: policy.SetStr(s), RunID: policy.SetStr("run-" + s), ThinkingTrace: policy.SetStr(s + s)}
-			in := &policy.Intent{Kind: policy.CommitChat, Plane: policy.PlaneAgent, AgentID: "main", Patch: p, Lines: []string{s, "short"}}
-			if got, want := string(f.AppendIntentLine(nil, in)), human.Clip(f.IntentText(in), w); got != want {
-				t.Fatalf("width %d, text %q: intent line\n%q, want\n%q", w, s, got, want)
-			}
+			p := ui.Patch{StreamText: ui.SetStr(s), RunID: ui.SetStr("run-" + s), ThinkingTrace: ui.SetStr(s + s)}
 			for _, e := range []Effect{
 				{Type: EffQueue, AgentID: "main", Action: "merge", Count: 2, Patch: p},
-				{Type: EffWrite, AgentID: "main", Patch: p, Intent: policy.CommitChat},
-				{Type: EffFlush, Patches: []handler.AgentPatch{{AgentID: "a", Patch: p, Patches: 3}, {AgentID: "b", Patch: p}}},
+				{Type: EffWrite, AgentID: "main", Patch: p, Intent: "commitChat"},
+				{Type: EffFlush, Patches: []ui.AgentPatch{{AgentID: "a", Patch: p, Patches: 3}, {AgentID: "b", Patch: p}}},
 			} {
 				if got, want := string(f.AppendEffectLine(nil, &e)), human.Clip(string(f.appendEffect(nil, &e, 0)), w+40); got != want {
 					t.Fatalf("width %d, text %q: effect line\n%q, want\n%q", w, s, got, want)

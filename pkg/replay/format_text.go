@@ -2,14 +2,14 @@ package replay
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/clawtap/clawtap/pkg/bridge"
 	"github.com/clawtap/clawtap/pkg/capture"
-	"github.com/clawtap/clawtap/pkg/handler"
 	"github.com/clawtap/clawtap/pkg/human"
 	"github.com/clawtap/clawtap/pkg/jsonx"
 	"github.com/clawtap/clawtap/pkg/jsstr"
-	"github.com/clawtap/clawtap/pkg/policy"
+	"github.com/clawtap/clawtap/pkg/ui"
 )
 
 // ---- text ----
@@ -124,15 +124,15 @@ func (f *Formatter) AppendStepText(dst []byte, s *Step) []byte {
 
 // IntentText renders an intent on one line: its kind, then its fields as
 // compact JSON (times relative to T0); an ignore is "ignore: <reason>".
-func (f *Formatter) IntentText(in Intent) string { return string(f.appendIntentText(nil, in)) }
+func (f *Formatter) IntentText(in ui.Intent) string { return string(f.appendIntentText(nil, in)) }
 
 // appendIntentText appends IntentText(in), in place of the intent's JSON.
-func (f *Formatter) appendIntentText(dst []byte, in Intent) []byte {
+func (f *Formatter) appendIntentText(dst []byte, in ui.Intent) []byte {
 	kind := in.IntentKind()
 	start := len(dst)
 	dst = in.AppendJSONAt(dst, f.T0)
 	js := dst[start:]
-	if kind == IgnoreKind {
+	if kind == ui.IgnoreKind {
 		reason, _ := jsonx.GetStr(js, "reason") // a copy: dst is written over next
 		return append(append(dst[:start], "ignore: "...), reason...)
 	}
@@ -186,7 +186,7 @@ func (f *Formatter) appendVal(dst []byte, v Val, w int) []byte {
 		return append(dst, "null"...)
 	case vStr:
 		if plainText(v.s) {
-			return clipFrom(append(dst, cutRunes(v.s, w+1)...), len(dst), w)
+			return clipFrom(append(dst, ui.CutRunes(v.s, w+1)...), len(dst), w)
 		}
 		return appendQuotedClip(dst, v.s, w)
 	case vInt:
@@ -212,13 +212,13 @@ func quoteRun(s string) string {
 
 // appendPatchText appends p as JSON, its texts cut to n runes (n <= 0:
 // whole).
-func (f *Formatter) appendPatchText(dst []byte, p policy.Patch, n int) []byte {
-	return f.appendPatch(dst, cutPatch(p, n))
+func (f *Formatter) appendPatchText(dst []byte, p ui.Patch, n int) []byte {
+	return f.appendPatch(dst, p.CutTexts(n))
 }
 
 // appendPatchesText lists patches, their texts cut to n runes (n <= 0:
 // whole).
-func (f *Formatter) appendPatchesText(dst []byte, ps []handler.AgentPatch, n int) []byte {
+func (f *Formatter) appendPatchesText(dst []byte, ps []ui.AgentPatch, n int) []byte {
 	for i := range ps {
 		if i > 0 {
 			dst = append(dst, "; "...)
@@ -303,8 +303,17 @@ func (f *Formatter) appendEffect(b []byte, e *Effect, n int) []byte {
 			b = append(b, " as entry "...)
 			b = append(b, e.ID...)
 		}
+		if e.Reason != "" {
+			b = append(b, ": "...)
+			b = append(b, e.Reason...)
+		}
 		return b
 	case EffDuplicate:
+		if e.Reason != "" { // a line the host held back, not the store
+			b = append(b, e.Reason...)
+			b = append(b, ": "...)
+			return appendQuoted(b, e.Text, 60)
+		}
 		b = append(b, "duplicate line dropped by the chat store for "...)
 		b = append(b, e.AgentID...)
 		b = append(b, ": "...)
@@ -326,7 +335,12 @@ func (f *Formatter) appendEffect(b []byte, e *Effect, n int) []byte {
 			b = append(b, '?')
 		}
 		b = append(b, ", out "...)
-		return jsstr.AppendNumber(b, e.Output)
+		b = jsstr.AppendNumber(b, e.Output)
+		if e.Action == BillNotRecorded {
+			b = append(b, " — not recorded: "...)
+			b = append(b, e.Reason...)
+		}
+		return b
 	case EffHistory:
 		b = append(b, "history refresh answered: merged "...)
 		b = strconv.AppendInt(b, e.Count, 10)
@@ -390,9 +404,9 @@ func (f *Formatter) appendEffect(b []byte, e *Effect, n int) []byte {
 	case EffActivity:
 		return append(append(b, "markActivity "...), e.AgentID...)
 	case EffMetric:
-		return e.Claw3D.AppendJSONAt(append(b, "metric "...), f.T0)
+		return e.Detail.AppendJSONAt(append(b, "metric "...), f.T0)
 	case EffDecision:
-		return e.Claw3D.AppendJSONAt(append(b, "decision "...), f.T0)
+		return e.Detail.AppendJSONAt(append(b, "decision "...), f.T0)
 	case EffLatest:
 		b = append(b, "latest update "...)
 		b = append(b, e.AgentID...)
@@ -430,24 +444,40 @@ func (f *Formatter) appendGuard(b []byte, e *Effect) []byte {
 		return b
 	}
 	switch e.Action {
-	case handler.DroppedClosed:
-		return f.appendSecs(str("guard: dropped ", e.Intent, " for ", e.AgentID, ": run ", e.RunID, " is closed until "), e.At.V)
-	case handler.FailOpen:
+	case ui.GuardDropped:
+		b = f.appendSecs(str("guard: dropped ", e.Intent, " for ", e.AgentID, ": run ", e.RunID, " is closed until "), e.At.V)
+		switch {
+		case e.ClosedBy == "commit" && e.Intent == "commitChat":
+			b = str(" (closed by its commit: a replayed final)")
+		case e.ClosedBy == "commit":
+			b = str(" (closed by its commit)")
+		case e.ClosedBy == "lifecycle" && e.Live != "":
+			b = str(" (closed by its lifecycle terminal, and run ", e.Live, " is live)")
+		case e.ClosedBy == "lifecycle":
+			b = str(" (closed by its lifecycle terminal)")
+		}
+		return b
+	case ui.GuardPassed:
+		return str("guard: ", e.Intent, " for ", e.AgentID, " goes through: run ", e.RunID, " was closed by its lifecycle terminal, and no other run is live")
+	case ui.GuardFailOpen:
 		return str("guard: ", e.Intent, " for ", e.AgentID, " has no runId; let through (fail-open)")
-	case handler.ClosedRecorded:
+	case ui.GuardClosed:
 		b = f.appendSecs(str("guard: run ", e.RunID, " of ", e.AgentID, " recorded closed until "), e.At.V)
+		if e.ClosedBy != "" {
+			b = str(" by its ", e.ClosedBy)
+		}
 		if e.Incoming != e.RunID {
 			b = str(" (incoming run ", quoteRun(e.Incoming), ")")
 		}
 		return b
-	case handler.Hazard:
+	case ui.GuardHazard:
 		return f.appendSecs(str("HAZARD: ", e.Intent, " for run ", quoteRun(e.Incoming), " closed the live run ", e.RunID, " of ", e.AgentID,
 			"; ", e.RunID, "'s own terminal will be dropped until "), e.At.V)
-	case handler.KeptOpen:
+	case ui.GuardKeptOpen:
 		return str("guard: run ", e.RunID, " of ", e.AgentID, " stays open (dispatch did not clear it)")
-	case handler.Expired:
+	case ui.GuardExpired:
 		return append(f.appendSecs(str("guard: closed run ", e.RunID, " expired (was closed until "), e.At.V), ')')
-	case handler.Evicted:
+	case ui.GuardEvicted:
 		return str("guard: closed run ", e.RunID, " evicted (more than 500 closed runs)")
 	}
 	return str("guard: ", e.Action)
@@ -455,10 +485,10 @@ func (f *Formatter) appendGuard(b []byte, e *Effect) []byte {
 
 // AppendFinalText appends the final state for people: one line per
 // non-null field, then approvals, cost, requests and closed runs.
-func (f *Formatter) AppendFinalText(dst []byte, st *State, now int64, closed []handler.ClosedRun, flt StateFilter) []byte {
+func (f *Formatter) AppendFinalText(dst []byte, st *State, now int64, closed []ui.ClosedRun, flt StateFilter) []byte {
 	s := &f.Style
 	w := f.width()
-	dst = append(dst, paint(s.Header, "final state of the "+st.ui+" UI at "+human.Secs(f.rel(now)))...)
+	dst = append(dst, paint(s.Header, "final state of the "+st.ui.String()+" UI at "+human.Secs(f.rel(now)))...)
 	dst = append(dst, '\n')
 	field := func(path string, v string) {
 		dst = append(dst, "  "...)
@@ -474,8 +504,10 @@ func (f *Formatter) AppendFinalText(dst []byte, st *State, now int64, closed []h
 		a := st.agents[id]
 		p := Path{sec: secAgents, key: id}
 		name := func(fl uint8) string { p.field = fl; return p.String() }
-		field(name(fStatus), f.valText(strVal(a.Status), w))
-		field(name(fRunID), f.valText(strVal(a.RunID), w))
+		if !st.layout.Panes || a.Status.Valid || a.RunID.Valid { // a pane has no fleet store
+			field(name(fStatus), f.valText(strVal(a.Status), w))
+			field(name(fRunID), f.valText(strVal(a.RunID), w))
+		}
 		if a.RunStartedAt.Valid {
 			field(name(fRunStartedAt), f.valText(timeVal(a.RunStartedAt), w))
 		}
@@ -505,10 +537,29 @@ func (f *Formatter) AppendFinalText(dst []byte, st *State, now int64, closed []h
 	}
 	for _, k := range st.ChatKeys() {
 		c := st.chat[k]
-		if !c.StreamText.Valid || flt.Agent != "" && bridge.SessionAgentID(k) != flt.Agent {
-			continue // a cleared bubble says nothing
+		if flt.Agent != "" && bridge.SessionAgentID(k) != flt.Agent {
+			continue
 		}
-		field(Path{sec: secChat, key: k}.String(), f.valText(strVal(c.StreamText), w))
+		if c.StreamText.Valid { // a cleared bubble says nothing
+			field(Path{sec: secChat, key: k}.String(), f.valText(strVal(c.StreamText), w))
+		}
+		if !st.layout.Panes {
+			continue
+		}
+		for _, p := range [...]struct {
+			field uint8
+			v     NStr
+		}{{fRunID, c.RunID}, {fRunStatus, c.RunStatus}, {fRunError, c.RunError}} {
+			if p.v.Valid {
+				field(Path{sec: secChat, key: k, field: p.field}.String(), f.valText(strVal(p.v), w))
+			}
+		}
+		if c.Tools > 0 {
+			field(Path{sec: secChat, key: k, field: fTools}.String(), strconv.FormatInt(c.Tools, 10))
+		}
+		if c.Stop() {
+			field(string(appendKey([]byte("chat"), k))+".stop", "shown") // derived, not a path of the diff
+		}
 	}
 	for _, id := range st.ApprovalIDs() {
 		ap := st.approvals[id]
@@ -562,6 +613,11 @@ func (f *Formatter) AppendFinalText(dst []byte, st *State, now int64, closed []h
 			cr = append(cr, c.RunID...)
 			cr = append(cr, " until "...)
 			cr = append(cr, human.Secs(f.rel(c.Expiry))...)
+			if c.ClosedBy != "" {
+				cr = append(cr, " (by "...)
+				cr = append(cr, c.ClosedBy...)
+				cr = append(cr, ')')
+			}
 		}
 		field("closedRuns", human.Clip(string(cr), 4*w))
 	}
@@ -580,7 +636,7 @@ func (f *Formatter) AppendTranscriptText(dst []byte, st *State, flt StateFilter)
 		a := st.agents[id]
 		hdr := "== " + id + " (" + strconv.Itoa(a.n) + " line(s)"
 		if a.dropped > 0 {
-			hdr += "; " + strconv.FormatInt(a.dropped, 10) + " older dropped by the " + strconv.Itoa(st.cap) + "-line cap"
+			hdr += "; " + strconv.FormatInt(a.dropped, 10) + " older dropped by the " + strconv.Itoa(st.layout.TranscriptCap) + "-line cap"
 		}
 		dst = append(dst, paint(s.Header, hdr+") ==")...)
 		dst = append(dst, '\n')
@@ -595,13 +651,13 @@ func appendReadableLine(dst []byte, l Line, s *Style) []byte {
 	text := l.Text
 	label := ""
 	switch {
-	case hasPrefix(text, "[[tool-result]]"):
+	case strings.HasPrefix(text, "[[tool-result]]"):
 		label, text = "result: ", text[len("[[tool-result]]"):]
-	case hasPrefix(text, "[[tool]]"):
+	case strings.HasPrefix(text, "[[tool]]"):
 		label, text = "tool: ", text[len("[[tool]]"):]
-	case hasPrefix(text, "[[trace]]"):
+	case strings.HasPrefix(text, "[[trace]]"):
 		label, text = "thinking: ", text[len("[[trace]]"):]
-	case hasPrefix(text, "[[meta]]"):
+	case strings.HasPrefix(text, "[[meta]]"):
 		label, text = "meta: ", text[len("[[meta]]"):]
 	case l.Kind == LineMeta:
 		label = "-- "
@@ -615,7 +671,7 @@ func appendReadableLine(dst []byte, l Line, s *Style) []byte {
 	for body != "" {
 		var ln string
 		ln, body, _ = cutLine(body)
-		if label != "" && hasPrefix(ln, "```") {
+		if label != "" && strings.HasPrefix(ln, "```") {
 			continue // fences around tool arguments and output
 		}
 		if label != "" {

@@ -1,4 +1,4 @@
-package replay
+package replay_test
 
 import (
 	"bytes"
@@ -7,13 +7,19 @@ import (
 	"io"
 	"testing"
 
+	"github.com/clawtap/clawtap/pkg/ui/models"
+
+	"github.com/clawtap/clawtap/pkg/replay"
+
 	"github.com/clawtap/clawtap/pkg/capture"
-	"github.com/clawtap/clawtap/pkg/handler"
+	"github.com/clawtap/clawtap/pkg/ui"
+	"github.com/clawtap/clawtap/pkg/ui/clawboo"
 )
 
-// FuzzReplay feeds arbitrary capture bytes through the whole replay: it must
-// never panic, every JSON line it renders must be valid, and state must stay
-// bounded (transcripts capped, the closed-run map capped, at most three
+// FuzzReplay feeds arbitrary capture bytes through the whole replay under
+// every UI model: it must never panic, every JSON line it renders must be
+// valid, and state must stay bounded (transcripts capped by the UI's
+// layout; under clawboo the closed-run map capped and at most three
 // timers: a frame, the debounce, the approval sweep).
 // Seeds: f.Add below and testdata/fuzz/FuzzReplay.
 func FuzzReplay(f *testing.F) {
@@ -38,15 +44,16 @@ not a record
 }
 
 func runFuzzOne(t *testing.T, data []byte) {
-	{
+	for _, u := range models.All() {
 		r, err := capture.NewReader(bytes.NewReader(data), capture.Options{})
 		if err != nil {
 			return
 		}
-		e := New(Options{})
-		fm := &Formatter{}
+		clawbooBounds := u.Version.UI == "clawboo"
+		e := replay.New(replay.Options{UI: u})
+		fm := &replay.Formatter{}
 		var buf []byte
-		emit := func(s *Step) error {
+		emit := func(s *replay.Step) error {
 			fm.T0 = e.T0()
 			buf = fm.AppendStepJSON(buf[:0], s)
 			if !json.Valid(buf) {
@@ -55,7 +62,7 @@ func runFuzzOne(t *testing.T, data []byte) {
 			buf = fm.AppendStepText(buf[:0], s)
 			return nil
 		}
-		var closed []handler.ClosedRun
+		var closed []ui.ClosedRun
 		for n := 0; n < 5000; n++ {
 			rec, err := r.Next()
 			if errors.Is(err, io.EOF) || err != nil {
@@ -64,28 +71,28 @@ func runFuzzOne(t *testing.T, data []byte) {
 			if err := e.Record(rec, emit); err != nil {
 				t.Fatal(err)
 			}
-			if e.PendingTimers() > 3 {
-				t.Fatalf("%d timers pending", e.PendingTimers())
+			if clawbooBounds && e.PendingTimers() > 3 {
+				t.Fatalf("%s: %d timers pending", u, e.PendingTimers())
 			}
-			if closed = e.ClosedRuns(); len(closed) > handler.ClosedRunsMaxSize+8 {
-				t.Fatalf("%d closed runs", len(closed))
+			if closed = e.ClosedRuns(); clawbooBounds && len(closed) > clawboo.ClosedRunsMaxSize+8 {
+				t.Fatalf("%s: %d closed runs", u, len(closed))
 			}
 		}
 		if err := e.Finish(emit); err != nil {
 			t.Fatal(err)
 		}
 		for _, id := range e.State().AgentIDs() {
-			if n := len(e.State().Agent(id).Lines()); n > TranscriptCap {
+			if n := len(e.State().Agent(id).Lines()); n > u.Layout().TranscriptCap {
 				t.Fatalf("agent %s holds %d lines", id, n)
 			}
 		}
-		buf = fm.AppendFinalJSON(buf[:0], e.State(), e.Now(), e.ClosedRuns(), StateFilter{})
+		buf = fm.AppendFinalJSON(buf[:0], e.State(), e.Now(), e.ClosedRuns(), replay.StateFilter{})
 		if !json.Valid(buf) {
 			t.Fatalf("invalid final JSON: %s", buf)
 		}
-		fm.AppendFinalText(buf[:0], e.State(), e.Now(), nil, StateFilter{})
-		fm.AppendTranscriptText(buf[:0], e.State(), StateFilter{})
-		if !json.Valid(bytes.TrimSpace(fm.AppendTranscriptJSON(nil, e.State(), StateFilter{}))) && len(e.State().AgentIDs()) == 1 {
+		fm.AppendFinalText(buf[:0], e.State(), e.Now(), nil, replay.StateFilter{})
+		fm.AppendTranscriptText(buf[:0], e.State(), replay.StateFilter{})
+		if !json.Valid(bytes.TrimSpace(fm.AppendTranscriptJSON(nil, e.State(), replay.StateFilter{}))) && len(e.State().AgentIDs()) == 1 {
 			t.Fatal("invalid transcript JSON")
 		}
 	}

@@ -3,7 +3,6 @@ package replay
 import (
 	"errors"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 )
@@ -33,41 +32,4 @@ func ParseFrameMs(s string) (num, den uint64, err error) {
 		return 0, 0, ErrFrameMs
 	}
 	return num, 1000, nil
-}
-
-// ParseUIs reads a list of UI names, or "all" for every one: each name
-// once, in the order of UIs. No names is nil.
-func ParseUIs(names []string) ([]string, error) {
-	if len(names) == 0 {
-		return nil, nil
-	}
-	var uis []string
-	for _, n := range names {
-		if n == "all" {
-			return slices.Clone(UIs), nil
-		}
-		ui, err := ParseUI(strings.TrimSpace(n))
-		if err != nil {
-			return nil, err
-		}
-		if !slices.Contains(uis, ui) {
-			uis = append(uis, ui)
-		}
-	}
-	slices.SortFunc(uis, func(x, y string) int { return slices.Index(UIs, x) - slices.Index(UIs, y) })
-	return uis, nil
-}
-
-// UIPairs lists every UI name, then every pair of two different ones as
-// "a,b": what a flag that compares two UIs completes.
-func UIPairs() []string {
-	c := slices.Clone(UIs)
-	for _, a := range UIs {
-		for _, b := range UIs {
-			if a != b {
-				c = append(c, a+","+b)
-			}
-		}
-	}
-	return c
 }

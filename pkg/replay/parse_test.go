@@ -1,7 +1,6 @@
 package replay
 
 import (
-	"strings"
 	"testing"
 )
 
@@ -15,23 +14,5 @@ func TestParseFrameMs(t *testing.T) {
 		if _, _, err := ParseFrameMs(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
-	}
-}
-
-func TestParseUIs(t *testing.T) {
-	if uis, err := ParseUIs([]string{UIClaw3D, " " + UIClawboo, UIClaw3D}); err != nil || strings.Join(uis, ",") != UIClawboo+","+UIClaw3D {
-		t.Errorf("%v %v", uis, err)
-	}
-	if uis, _ := ParseUIs([]string{UIClaw3D, "all"}); len(uis) != len(UIs) {
-		t.Errorf("all: %v", uis)
-	}
-	if uis, err := ParseUIs(nil); uis != nil || err != nil {
-		t.Errorf("none: %v %v", uis, err)
-	}
-	if _, err := ParseUIs([]string{"nope"}); err == nil {
-		t.Error("unknown UI accepted")
-	}
-	if got := strings.Join(UIPairs(), " "); got != "clawboo claw3d clawboo,claw3d claw3d,clawboo" {
-		t.Errorf("pairs %s", got)
 	}
 }

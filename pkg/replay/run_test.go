@@ -1,4 +1,4 @@
-package replay
+package replay_test
 
 import (
 	"errors"
@@ -6,20 +6,24 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/clawtap/clawtap/pkg/ui/models"
+
+	"github.com/clawtap/clawtap/pkg/replay"
+
 	"github.com/clawtap/clawtap/pkg/bridge"
 	"github.com/clawtap/clawtap/pkg/capture"
 )
 
 // runFile replays a capture and returns the text (or JSON) output plus
 // the final state line.
-func runFile(t testing.TB, path string, json bool) string {
+func runFile(t testing.TB, u replay.UI, path string, json bool) string {
 	t.Helper()
-	return runFileWith(t, path, json, false)
+	return runFileWith(t, u, path, json, false)
 }
 
 // runFileWith is runFile; with outside set, the records are classified by
 // a classifier of the caller's and handed over with RecordEvent.
-func runFileWith(t testing.TB, path string, json, outside bool) string {
+func runFileWith(t testing.TB, u replay.UI, path string, json, outside bool) string {
 	t.Helper()
 	cls := bridge.NewClassifier()
 	r, err := capture.Open(path, capture.Options{})
@@ -27,12 +31,12 @@ func runFileWith(t testing.TB, path string, json, outside bool) string {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	e := New(Options{})
+	e := replay.New(replay.Options{UI: u})
 	var out []byte
-	var f *Formatter
-	emit := func(s *Step) error {
+	var f *replay.Formatter
+	emit := func(s *replay.Step) error {
 		if f == nil {
-			f = &Formatter{T0: e.T0()}
+			f = &replay.Formatter{T0: e.T0()}
 		}
 		if !s.Changed() {
 			return nil
@@ -66,23 +70,25 @@ func runFileWith(t testing.TB, path string, json, outside bool) string {
 		t.Fatal(err)
 	}
 	if f == nil {
-		f = &Formatter{T0: e.T0()}
+		f = &replay.Formatter{T0: e.T0()}
 	}
-	out = f.AppendFinalJSON(out, e.State(), e.Now(), e.ClosedRuns(), StateFilter{})
+	out = f.AppendFinalJSON(out, e.State(), e.Now(), e.ClosedRuns(), replay.StateFilter{})
 	return string(out)
 }
 
 // A caller that classifies the records itself (check does) gets the same
-// replay as the engine classifying them.
+// replay as the engine classifying them, under every UI.
 func TestRecordEventIsRecord(t *testing.T) {
 	files, _ := filepath.Glob("../../fixtures/*.jsonl*")
 	if len(files) == 0 {
 		t.Fatal("no fixtures")
 	}
-	for _, f := range files {
-		for _, json := range []bool{false, true} {
-			if a, b := runFileWith(t, f, json, false), runFileWith(t, f, json, true); a != b {
-				t.Errorf("%s: RecordEvent differs from Record:\n%s", filepath.Base(f), UnifiedDiff("Record", "RecordEvent", []byte(a), []byte(b)))
+	for _, u := range models.All() {
+		for _, f := range files {
+			for _, json := range []bool{false, true} {
+				if a, b := runFileWith(t, u, f, json, false), runFileWith(t, u, f, json, true); a != b {
+					t.Errorf("%s %s: RecordEvent differs from Record:\n%s", u, filepath.Base(f), replay.UnifiedDiff("Record", "RecordEvent", []byte(a), []byte(b)))
+				}
 			}
 		}
 	}

@@ -5,16 +5,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/clawtap/clawtap/pkg/policy"
+	"github.com/clawtap/clawtap/pkg/ui"
 )
-
-// TranscriptCap is the number of committed transcript lines kept per agent:
-// clawboo's chat store keeps the newest 500 entries (Claw3D's, 600).
-const TranscriptCap = 500
-
-// dedupeWindow is how many of the newest transcript entries the chat
-// store's exact-signature dedupe (layer 2) compares an incoming line with.
-const dedupeWindow = 50
 
 // Line kinds in the transcript, as the host's appendOutputLines assigns them.
 const (
@@ -48,9 +40,11 @@ type NNum struct {
 	V     float64
 }
 
-func nstrOf(s policy.Str) NStr    { return NStr{Valid: s.Set && !s.Null, V: s.V} }
-func nintOf(s policy.Int) NInt    { return NInt{Valid: s.Set && !s.Null, V: s.V} }
-func nboolOf(b policy.Bool) NBool { return NBool{Valid: b.Set && !b.Null, V: b.V} }
+// NStrOf, NIntOf and NBoolOf read a patch's value: null when the patch
+// leaves the key alone or clears it.
+func NStrOf(s ui.Str) NStr    { return NStr{Valid: s.Set && !s.Null, V: s.V} }
+func NIntOf(s ui.Int) NInt    { return NInt{Valid: s.Set && !s.Null, V: s.V} }
+func NBoolOf(b ui.Bool) NBool { return NBool{Valid: b.Set && !b.Null, V: b.V} }
 
 // Line is one committed transcript entry.
 type Line struct {
@@ -58,11 +52,13 @@ type Line struct {
 	Kind string // assistant, tool or meta (clawboo); plus user and thinking (Claw3D)
 	TS   int64  // the entry's timestampMs: the stream-start anchor, else the time it was appended
 
-	// Claw3D's transcript entries also carry these.
-	EntryID   string // run:<id>:assistant:final and friends, or a fingerprint id
-	Role      string
-	RunID     string
-	Confirmed bool // confirmed by a chat final or history (a lifecycle fallback is not)
+	// Claw3D's transcript entries also carry these (and clawboo's after
+	// 1211c16 a role, its run and session).
+	EntryID    string // run:<id>:assistant:final and friends, or a fingerprint id
+	Role       string
+	RunID      string
+	SessionKey string
+	Confirmed  bool // confirmed by a chat final or history (a lifecycle fallback is not)
 }
 
 // meta renders what a Claw3D entry carries besides its text, or "" for a
@@ -186,9 +182,25 @@ type Cost struct {
 
 // ChatSession is what a chat store keeps per session key beside the
 // transcript: clawboo's streaming text (the bubble), set by every live
-// patch and cleared only when a commitChat is applied.
+// patch and cleared only when a commitChat is applied. A UI whose chat
+// state lives in a session's pane (Layout.Panes: the Control UI) keeps the
+// run it follows there too.
 type ChatSession struct {
 	StreamText NStr
+	// The pane's run: the run it adopted (busy; the Stop button), the
+	// status its last terminal left (done, interrupted) until it clears,
+	// and the error banner.
+	RunID     NStr
+	RunStatus NStr
+	RunError  NStr
+	// Tools is the number of tool cards shown.
+	Tools int64
+}
+
+// Stop reports whether the pane shows a Stop button: a run is adopted and
+// no done or interrupted status is showing.
+func (c *ChatSession) Stop() bool {
+	return c.RunID.Valid && !(c.RunStatus.Valid && (c.RunStatus.V == "done" || c.RunStatus.V == "interrupted"))
 }
 
 // Requests counts one kind of request the UI would make.
@@ -207,24 +219,14 @@ const (
 	ReqHeartbeatTick = "heartbeatTick"
 )
 
-// RequestKinds lists clawboo's request kinds in output order.
-var RequestKinds = []string{ReqHeartbeatRefresh, ReqHistoryRefresh, ReqSummaryReload}
-
-// claw3dRequestKinds lists Claw3D's.
-var claw3dRequestKinds = []string{ReqHeartbeatRefresh, ReqHeartbeatTick, ReqHistoryRefresh, ReqSummaryReload}
-
 // RequestKinds lists the request kinds of the state's UI, in output order.
-func (s *State) RequestKinds() []string {
-	if s.ui == UIClaw3D {
-		return claw3dRequestKinds
-	}
-	return RequestKinds
-}
+func (s *State) RequestKinds() []string { return s.layout.RequestKinds }
 
-// State is the UI state model: what the web app's stores hold.
+// State is the UI state model: what the web app's stores hold. Its writes
+// (store.go) track each path they change, for the step's diff.
 type State struct {
-	ui        string // the UI modelled: clawboo or claw3d
-	cap       int    // transcript lines kept per agent
+	ui        UI     // the UI modelled
+	layout    Layout // its stores
 	agents    map[string]*Agent
 	agentIDs  []string // sorted, while no agent is added (AgentIDs)
 	chat      map[string]*ChatSession
@@ -232,12 +234,14 @@ type State struct {
 	cost      map[string]map[string]*Cost
 	requests  map[string]*Requests
 	metrics   map[string]int64
+
+	tr tracker
 }
 
-func newState(ui string, transcriptCap int) State {
+func newState(u UI) State {
 	return State{
-		ui:        ui,
-		cap:       transcriptCap,
+		ui:        u,
+		layout:    u.Layout(),
 		agents:    make(map[string]*Agent),
 		chat:      make(map[string]*ChatSession),
 		approvals: make(map[string]*Approval),
@@ -248,7 +252,10 @@ func newState(ui string, transcriptCap int) State {
 }
 
 // UI is the UI the state models.
-func (s *State) UI() string { return s.ui }
+func (s *State) UI() UI { return s.ui }
+
+// Layout is how the UI's stores look.
+func (s *State) Layout() Layout { return s.layout }
 
 // Chat returns a chat session's store, or nil.
 func (s *State) Chat(sessionKey string) *ChatSession { return s.chat[sessionKey] }
@@ -336,6 +343,10 @@ const (
 	// request fields
 	fCount
 	fLastAt
+	// a pane's fields (chat; streamText is field 0 there, as before panes)
+	fRunStatus
+	fRunError
+	fTools
 )
 
 var fieldNames = [...]string{
@@ -346,6 +357,7 @@ var fieldNames = [...]string{
 	fLine: "outputLines", fLineMeta: "outputMeta",
 	fTurns: "turns", fInputTokens: "inputTokens", fInputUnknown: "inputTokensUnknown", fOutputTokens: "outputTokens",
 	fCount: "count", fLastAt: "lastAt",
+	fRunStatus: "runStatus", fRunError: "runError", fTools: "tools",
 }
 
 // Path names one scalar of the state.
@@ -398,7 +410,12 @@ func (p Path) append(dst []byte) []byte {
 	case secChat:
 		dst = append(dst, "chat"...)
 		dst = appendKey(dst, p.key)
-		dst = append(dst, ".streamText"...)
+		if p.field == 0 {
+			dst = append(dst, ".streamText"...)
+		} else {
+			dst = append(dst, '.')
+			dst = append(dst, fieldNames[p.field]...)
+		}
 	case secApprovals:
 		dst = append(dst, "approvals"...)
 		dst = appendKey(dst, p.key)
@@ -522,6 +539,16 @@ func (s *State) get(p Path) Val {
 		}
 	case secChat:
 		if c := s.chat[p.key]; c != nil {
+			switch p.field {
+			case fRunID:
+				return strVal(c.RunID)
+			case fRunStatus:
+				return strVal(c.RunStatus)
+			case fRunError:
+				return strVal(c.RunError)
+			case fTools:
+				return intVal(c.Tools)
+			}
 			return strVal(c.StreamText)
 		}
 	case secMetrics:

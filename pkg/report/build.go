@@ -9,9 +9,9 @@ import (
 	"github.com/clawtap/clawtap/pkg/jsonx"
 	"github.com/clawtap/clawtap/pkg/outcome"
 	"github.com/clawtap/clawtap/pkg/pipeline"
-	"github.com/clawtap/clawtap/pkg/policy"
 	"github.com/clawtap/clawtap/pkg/recent"
 	"github.com/clawtap/clawtap/pkg/replay"
+	"github.com/clawtap/clawtap/pkg/ui"
 )
 
 // maxLabels bounds the label table: labels come from capture text (event
@@ -107,9 +107,9 @@ type Builder struct {
 		// body may fit
 		step *replay.Step
 	}
-	intents  []replay.Intent // the record's intents, from the pass
-	inRecord bool            // between a record's Before and After
-	held     []Finding       // the checker's findings made during the record
+	intents  []ui.Intent // the record's intents, from the pass
+	inRecord bool        // between a record's Before and After
+	held     []Finding   // the checker's findings made during the record
 	skipped  int
 	skippedC []int
 	scratch  []byte
@@ -441,7 +441,7 @@ func (b *Builder) Before(f *pipeline.Frame) error {
 	// The text a chat terminal carries for its run: what the gateway
 	// said, whatever the UI does with it.
 	if run >= 0 && !b.opts.NoBodies && isChatTerminal(ev) && !b.rep.runs.get(run).hasOutput {
-		if lines, ok := policy.ChatLines(ev); ok { // the lines of its commitChat
+		if lines, ok := ev.TerminalLines(); ok {
 			b.runOutput(run, lines)
 		}
 	}

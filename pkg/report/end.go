@@ -79,7 +79,7 @@ func (b *Builder) End(e *pipeline.End) error {
 	rep.Meta.Truncated = e.Stats.Truncated
 	if e.Engine != nil {
 		b.skipped, b.skippedC = e.Engine.Skipped()
-		rep.Meta.UI = e.Engine.State().UI()
+		rep.Meta.UI = e.Engine.UI().String()
 	}
 	sum := &rep.Summary
 	sum.Start, sum.End = b.minT, b.maxT

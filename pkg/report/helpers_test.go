@@ -23,17 +23,17 @@ func fixturePath(t testing.TB, name string) string {
 // build reads a capture through a Builder.
 func build(t testing.TB, r *capture.Reader, opts Options) *Report {
 	t.Helper()
-	return buildUI(t, r, opts, "")
+	return buildUI(t, r, opts, replay.UI{})
 }
 
 // buildUI reads a capture through a Builder, replaying it as ui.
-func buildUI(t testing.TB, r *capture.Reader, opts Options, ui string) *Report {
+func buildUI(t testing.TB, r *capture.Reader, opts Options, ui replay.UI) *Report {
 	t.Helper()
 	return runBuilder(t, NewBuilder(opts), r, ui)
 }
 
 // runBuilder reads a capture through b, replaying it as ui.
-func runBuilder(t testing.TB, b *Builder, r *capture.Reader, ui string) *Report {
+func runBuilder(t testing.TB, b *Builder, r *capture.Reader, ui replay.UI) *Report {
 	t.Helper()
 	if err := pipeline.New(pipeline.Options{Replay: replay.Options{UI: ui}}, b).Run(pipeline.Records(r)); err != nil {
 		t.Fatal(err)
@@ -49,6 +49,12 @@ func runBuilder(t testing.TB, b *Builder, r *capture.Reader, ui string) *Report 
 
 func buildFile(t testing.TB, path string, opts Options) *Report {
 	t.Helper()
+	return buildFileUI(t, path, opts, replay.UI{})
+}
+
+// buildFileUI is buildFile replaying the capture as ui.
+func buildFileUI(t testing.TB, path string, opts Options, ui replay.UI) *Report {
+	t.Helper()
 	r, err := capture.Open(path, capture.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -57,7 +63,7 @@ func buildFile(t testing.TB, path string, opts Options) *Report {
 	if opts.Name == "" {
 		opts.Name = filepath.Base(path)
 	}
-	return build(t, r, opts)
+	return buildUI(t, r, opts, ui)
 }
 
 func buildBytes(t testing.TB, data []byte, opts Options) *Report {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/pipeline"
+	"github.com/clawtap/clawtap/pkg/replay"
 )
 
 // scatterChecker makes many findings, out of order: pinned on records
@@ -61,7 +62,7 @@ func TestPinsMergedFromTheSpoolTheSame(t *testing.T) {
 			t.Fatal(err)
 		}
 		b := NewBuilder(Options{Name: "large", Checker: &scatterChecker{ids: ids}, NoBodies: trace})
-		rep := runBuilder(t, b, r, "")
+		rep := runBuilder(t, b, r, replay.UI{})
 		return pageOrTrace(t, rep, trace), rep
 	}
 	for _, trace := range []bool{false, true} {

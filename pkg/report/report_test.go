@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clawtap/clawtap/pkg/ui/models"
+
 	"github.com/clawtap/clawtap/internal/synth"
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/replay"
@@ -124,8 +126,8 @@ func TestClaw3DReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	rep := buildUI(t, r, Options{Name: "stale-terminal"}, replay.UIClaw3D)
-	if rep.Meta.UI != replay.UIClaw3D || !bytes.Contains(AppendData(nil, rep), []byte(`"ui":"claw3d"`)) {
+	rep := buildUI(t, r, Options{Name: "stale-terminal"}, models.MustLookup("claw3d"))
+	if rep.Meta.UI != "claw3d@eeb6f31" || !bytes.Contains(AppendData(nil, rep), []byte(`"ui":"claw3d@eeb6f31"`)) {
 		t.Errorf("the report should name the UI it replayed: %q", rep.Meta.UI)
 	}
 	if rep.NumRuns() != 2 {
@@ -145,7 +147,7 @@ func TestClaw3DReport(t *testing.T) {
 }
 
 func TestRunDetails(t *testing.T) {
-	r := buildFile(t, fixturePath(t, "stale-terminal.jsonl.zst"), Options{})
+	r := buildFileUI(t, fixturePath(t, "stale-terminal.jsonl.zst"), Options{}, models.MustLookup("clawboo@1211c16")) // its guard drops run 2's final
 	if first := transcript(t, r, 0); len(first) != 1 || first[0].Text != "The report covers Q3 revenue." {
 		t.Errorf("committed transcript of run 1: %+v", first)
 	}
@@ -602,7 +604,7 @@ func TestTimersElidedCountsSteps(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return runBuilder(t, b, r, "")
+		return runBuilder(t, b, r, replay.UI{})
 	}
 	whole := read(NewBuilder(Options{Name: "large", MaxBytes: 1 << 30}))
 	shown := steps(whole)

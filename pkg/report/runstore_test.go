@@ -10,6 +10,7 @@ import (
 
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/pipeline"
+	"github.com/clawtap/clawtap/pkg/replay"
 )
 
 // A report whose runs wait in the spool (all but one or three of them on
@@ -27,7 +28,7 @@ func TestRunsLetGoComeBackTheSame(t *testing.T) {
 		if weakHash {
 			b.rep.runs.hash = func(id string) uint32 { return uint32(len(id) % 3) }
 		}
-		rep := runBuilder(t, b, r, "")
+		rep := runBuilder(t, b, r, replay.UI{})
 		out := pageOrTrace(t, rep, trace)
 		if maxLive < 3 && rep.runs.back == 0 {
 			t.Errorf("max %d: no run came back from the spool", maxLive)

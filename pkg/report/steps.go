@@ -3,9 +3,10 @@ package report
 import (
 	"strconv"
 
-	"github.com/clawtap/clawtap/pkg/handler"
 	"github.com/clawtap/clawtap/pkg/jsonx"
 	"github.com/clawtap/clawtap/pkg/replay"
+	"github.com/clawtap/clawtap/pkg/ui"
+	"github.com/clawtap/clawtap/pkg/ui/clawboo"
 )
 
 // itemText appends, as a JSON string, the line `clawtap replay` prints
@@ -21,7 +22,7 @@ func (b *Builder) itemText(dst []byte, line func([]byte) []byte) []byte {
 	return jsonx.AppendBytes(dst, s)
 }
 
-func (b *Builder) intentText(dst []byte, in replay.Intent) []byte {
+func (b *Builder) intentText(dst []byte, in ui.Intent) []byte {
 	return b.itemText(dst, func(s []byte) []byte { return b.f.AppendIntentLine(s, in) })
 }
 
@@ -43,7 +44,7 @@ func (b *Builder) emit(s *replay.Step) error {
 	for k := range s.Effects {
 		if e := &s.Effects[k]; e.Type == replay.EffGuard {
 			p := prioKey
-			if e.Action == handler.Hazard {
+			if e.Action == clawboo.Hazard {
 				p = prioCritical
 			}
 			b.cur.prio = max(b.cur.prio, p)

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"testing"
 
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/check"
 	"github.com/clawtap/clawtap/pkg/pipeline"
+	"github.com/clawtap/clawtap/pkg/replay"
 )
 
 // fuzzRecords turns bytes into a capture of up to three connections: each
@@ -145,7 +147,7 @@ func FuzzShrink(f *testing.F) {
 		if err := validCandidate(h, recs, res.Kept); err != nil {
 			t.Fatalf("result %v: %v", res.Kept, err)
 		}
-		fs, err := findings(&h, res.Records(recs), rule, "")
+		fs, err := findings(&h, res.Records(recs), rule, replay.UI{})
 		if err != nil || len(fs) == 0 {
 			t.Fatalf("the result %v shows no %s (%v)", res.Kept, rule, err)
 		}
@@ -193,7 +195,7 @@ func FuzzWindow(f *testing.F) {
 			t.Fatal(err)
 		}
 		pr := newPredicate(gh, got, target)
-		if ok, want, _, err := pr.full(indices(len(got))); !ok || err != nil || want != at.Finding {
+		if ok, want, _, err := pr.full(indices(len(got))); !ok || err != nil || !reflect.DeepEqual(want, at.Finding) {
 			t.Fatalf("located %+v, the search anchors on %+v (%v)", at.Finding, want, err)
 		}
 		wh, win, anchorI, _, err := window(open, target, at, int64(maxBytes), 1+int(first)%8)
@@ -212,7 +214,7 @@ func FuzzWindow(f *testing.F) {
 		if err != nil {
 			t.Fatalf("the window does not shrink: %v", err)
 		}
-		if fs, err := findings(wh, res.Records(win), rule, ""); err != nil || len(fs) == 0 {
+		if fs, err := findings(wh, res.Records(win), rule, replay.UI{}); err != nil || len(fs) == 0 {
 			t.Fatalf("the result %v shows no %s (%v)", res.Kept, rule, err)
 		}
 		_, again, againI, _, err := window(open, target, at, int64(maxBytes), 1+int(first)%8)
@@ -239,7 +241,7 @@ func validCandidate(h capture.Header, recs []capture.Record, kept []int) error {
 	if len(got) != len(sub) {
 		return fmt.Errorf("wrote %d records, read back %d", len(sub), len(got))
 	}
-	if err := replays(got, ""); err != nil {
+	if err := replays(got, replay.UI{}); err != nil {
 		return fmt.Errorf("replay: %w", err)
 	}
 	var ids []string

@@ -8,7 +8,7 @@ import (
 
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/jsonx"
-	"github.com/clawtap/clawtap/pkg/replay"
+	"github.com/clawtap/clawtap/pkg/ui/models"
 )
 
 // Header is the shrunk capture's header: the input's, its redaction
@@ -42,7 +42,10 @@ func Note(t Target, r *Result) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Shrunk by clawtap shrink to %d of %d records that still show %s", len(r.Kept), r.Total, t)
 	if r.Replays {
-		ui, _ := replay.ParseUI(t.UI)
+		ui := t.UI
+		if ui.IsZero() {
+			ui = models.Default()
+		}
 		fmt.Fprintf(&b, " under the %s UI", ui)
 	}
 	fmt.Fprintf(&b, " (%d check passes", r.Tests)

@@ -15,6 +15,7 @@ import (
 	"github.com/clawtap/clawtap/pkg/check"
 	"github.com/clawtap/clawtap/pkg/pipeline"
 	"github.com/clawtap/clawtap/pkg/replay"
+	"github.com/clawtap/clawtap/pkg/ui/models"
 )
 
 // load reads a capture into memory, every record cloned.
@@ -92,7 +93,7 @@ func encode(h capture.Header, recs []capture.Record) (*capture.Header, []capture
 
 // findings runs check (the rule alone, under ui) over recs as one pass
 // and returns what it found.
-func findings(h *capture.Header, recs []capture.Record, rule, ui string) ([]check.Finding, error) {
+func findings(h *capture.Header, recs []capture.Record, rule string, ui replay.UI) ([]check.Finding, error) {
 	an, err := check.New(check.Options{Only: []string{rule}})
 	if err != nil {
 		return nil, err
@@ -105,7 +106,10 @@ func findings(h *capture.Header, recs []capture.Record, rule, ui string) ([]chec
 
 // replays runs the records through the replay engine, as clawtap replay
 // does, and returns its first error.
-func replays(recs []capture.Record, ui string) error {
+func replays(recs []capture.Record, ui replay.UI) error {
+	if ui.IsZero() {
+		ui = models.Default()
+	}
 	e := replay.New(replay.Options{UI: ui})
 	for i := range recs {
 		rec := recs[i]

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clawtap/clawtap/pkg/ui/models"
+
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/check"
 	"github.com/clawtap/clawtap/pkg/pipeline"
@@ -71,11 +73,11 @@ func TestPlantedDuplicateFinalShrinksToAHandful(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fs, err := findings(gh, got, target.Rule, "")
+	fs, err := findings(gh, got, target.Rule, replay.UI{})
 	if err != nil || len(fs) != 1 {
 		t.Fatalf("the shrunk capture shows %d %s findings (%v)", len(fs), target.Rule, err)
 	}
-	if err := replays(got, ""); err != nil {
+	if err := replays(got, replay.UI{}); err != nil {
 		t.Fatalf("the shrunk capture does not replay: %v", err)
 	}
 	if err := coherent(recs, res.Kept); err != nil {
@@ -125,7 +127,7 @@ func afterHeader(b []byte) []byte {
 // The same input gives the same records, tests and bytes, every time.
 func TestDeterministic(t *testing.T) {
 	h, recs := load(t, fixture("stale-terminal.jsonl.zst"))
-	target := Target{Rule: check.RuleDroppedFinal}
+	target := Target{Rule: check.RuleDroppedFinal, UI: boo1211c16}
 	var outs [][]byte
 	var tests []int
 	for range 3 {
@@ -148,7 +150,7 @@ func TestDeterministic(t *testing.T) {
 
 // rulesFired lists, per fixture, the rules check reports on it (every
 // rule selected, so those off by default too).
-func rulesFired(t *testing.T, ui string) map[string][]string {
+func rulesFired(t *testing.T, ui replay.UI) map[string][]string {
 	t.Helper()
 	var all []string
 	for _, r := range check.Rules() {
@@ -190,12 +192,12 @@ func rulesFired(t *testing.T, ui string) map[string][]string {
 // finding.
 func TestEveryFiringRuleShrinks(t *testing.T) {
 	cases := 0
-	for _, ui := range replay.UIs {
+	for _, ui := range models.All() {
 		fired := rulesFired(t, ui) // the rules that fire under this UI
 		for _, name := range sortedKeys(fired) {
 			h, recs := load(t, fixture(name))
 			for _, rule := range fired[name] {
-				t.Run(name+"/"+rule+"/"+ui, func(t *testing.T) {
+				t.Run(name+"/"+rule+"/"+ui.String(), func(t *testing.T) {
 					target := Target{Rule: rule, UI: ui}
 					res, err := Shrink(h, recs, target, Options{})
 					if rule == check.RuleCaptureTruncated {
@@ -280,7 +282,7 @@ func assertMinimalUnder(t *testing.T, pr *predicate, res *Result) {
 
 func TestRunHonoured(t *testing.T) {
 	h, recs := load(t, fixture("junk.jsonl"))
-	all, err := findings(h, recs, check.RuleRunInFlight, "")
+	all, err := findings(h, recs, check.RuleRunInFlight, replay.UI{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -304,7 +306,7 @@ func TestRunHonoured(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		fs, _ := findings(h, got, target.Rule, "")
+		fs, _ := findings(h, got, target.Rule, replay.UI{})
 		if !slices.ContainsFunc(fs, func(f check.Finding) bool { return f.RunID == run }) {
 			t.Errorf("--run %s: the written capture shows %v", run, fs)
 		}
@@ -339,7 +341,7 @@ func TestMaxTests(t *testing.T) {
 			t.Errorf("--max-tests %d: kept %d, fewer than the unbounded %d", bound, len(res.Kept), len(full.Kept))
 		}
 		// What it found so far still shows the finding.
-		fs, _ := findings(h, res.Records(recs), target.Rule, "")
+		fs, _ := findings(h, res.Records(recs), target.Rule, replay.UI{})
 		if len(fs) == 0 {
 			t.Errorf("--max-tests %d: the result lost the finding", bound)
 		}
@@ -363,7 +365,6 @@ func TestRefusals(t *testing.T) {
 	for _, target := range []Target{
 		{Rule: "no-such-rule"},
 		{Rule: check.RuleCaptureTruncated},
-		{Rule: check.RuleSeqGap, UI: "no-such-ui"},
 	} {
 		if _, err := Shrink(h, recs, target, Options{}); err == nil || errors.Is(err, ErrNotShown) {
 			t.Errorf("%+v: want a refusal, got %v", target, err)
@@ -421,12 +422,12 @@ func TestNoteUI(t *testing.T) {
 		rule string
 		ui   bool
 	}{{check.RuleDroppedFinal, true}, {check.RuleStaleTerminal, false}} {
-		target := Target{Rule: c.rule}
+		target := Target{Rule: c.rule, UI: boo1211c16}
 		res, err := Shrink(h, recs, target, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := strings.Contains(Note(target, res), "under the "+replay.UIClawboo+" UI"); got != c.ui {
+		if got := strings.Contains(Note(target, res), "under the clawboo@1211c16 UI"); got != c.ui {
 			t.Errorf("%s: note %q", c.rule, Note(target, res))
 		}
 	}
@@ -436,12 +437,12 @@ func TestNoteUI(t *testing.T) {
 // capture says the same number of frames were lost.
 func TestSeqGapKeepsItsEvidence(t *testing.T) {
 	h, recs := load(t, fixture("seq-gap.jsonl.zst"))
-	before, _ := findings(h, recs, check.RuleSeqGap, "")
+	before, _ := findings(h, recs, check.RuleSeqGap, replay.UI{})
 	res, err := Shrink(h, recs, Target{Rule: check.RuleSeqGap}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	after, _ := findings(h, res.Records(recs), check.RuleSeqGap, "")
+	after, _ := findings(h, res.Records(recs), check.RuleSeqGap, replay.UI{})
 	if len(before) != 1 || len(after) != 1 || before[0].Message != after[0].Message {
 		t.Fatalf("before %v\nafter %v", before, after)
 	}
@@ -512,7 +513,7 @@ func TestPlanCoherence(t *testing.T) {
 // runWithStats is one pass over records held in memory that ends with
 // what the reader saw (a truncated file, say), as a pass over the file
 // would.
-func runWithStats(an *check.Analyzer, h *capture.Header, recs []capture.Record, st capture.Stats, ui string) error {
+func runWithStats(an *check.Analyzer, h *capture.Header, recs []capture.Record, st capture.Stats, ui replay.UI) error {
 	p := pipeline.New(pipeline.Options{Replay: replay.Options{UI: ui}}, an)
 	p.Begin(h)
 	for i := range recs {
@@ -546,20 +547,28 @@ func TestDocsTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	row := regexp.MustCompile("(?m)^\\| `([^`]+)` \\| `([^`]+)` \\| (\\d+) → (\\d+) \\| (\\d+) \\|$")
+	row := regexp.MustCompile("(?m)^\\| `([^`]+)` \\| `([^`]+)` \\| (?:`([^`]+)`|—) \\| (\\d+) → (\\d+) \\| (\\d+) \\|$")
 	rows := row.FindAllStringSubmatch(string(doc), -1)
 	if len(rows) < 10 {
 		t.Fatalf("only %d rows found in docs/shrink.md's table", len(rows))
 	}
 	for _, m := range rows {
 		h, recs := load(t, fixture(m[1]))
-		res, err := Shrink(h, recs, Target{Rule: m[2]}, Options{})
+		target := Target{Rule: m[2]}
+		if m[3] != "" {
+			target.UI = models.MustLookup(m[3])
+		}
+		res, err := Shrink(h, recs, target, Options{})
 		if err != nil {
 			t.Errorf("%s %s: %v", m[1], m[2], err)
 			continue
 		}
-		if got := fmt.Sprintf("%d → %d | %d", len(recs), len(res.Kept), res.Tests); got != m[3]+" → "+m[4]+" | "+m[5] {
-			t.Errorf("docs/shrink.md says %s %s: %s → %s records in %s passes; shrink does %s", m[1], m[2], m[3], m[4], m[5], got)
+		if got := fmt.Sprintf("%d → %d | %d", len(recs), len(res.Kept), res.Tests); got != m[4]+" → "+m[5]+" | "+m[6] {
+			t.Errorf("docs/shrink.md says %s %s: %s → %s records in %s passes; shrink does %s", m[1], m[2], m[4], m[5], m[6], got)
 		}
 	}
 }
+
+// boo1211c16 is the clawboo whose guard loses replies: the UI whose
+// findings these tests shrink.
+var boo1211c16 = models.MustLookup("clawboo@1211c16")

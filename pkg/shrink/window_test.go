@@ -3,15 +3,17 @@ package shrink
 import (
 	"bytes"
 	"errors"
+	"reflect"
 	"slices"
 	"testing"
+
+	"github.com/clawtap/clawtap/pkg/ui/models"
 
 	"github.com/clawtap/clawtap/internal/synth"
 	"github.com/clawtap/clawtap/pkg/bridge"
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/check"
 	"github.com/clawtap/clawtap/pkg/pipeline"
-	"github.com/clawtap/clawtap/pkg/replay"
 )
 
 // opener reads the capture in data from its start at every call, and
@@ -44,7 +46,7 @@ func fileOpener(path string) Opener {
 // which would need the whole capture).
 func TestLocateFindsTheSearchAnchor(t *testing.T) {
 	cases, windowed := 0, 0
-	for _, ui := range replay.UIs {
+	for _, ui := range models.All() {
 		fired := rulesFired(t, ui)
 		for _, name := range sortedKeys(fired) {
 			h, recs := load(t, fixture(name))
@@ -62,7 +64,7 @@ func TestLocateFindsTheSearchAnchor(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s %s %s: %v", name, rule, ui, err)
 				}
-				if at.Finding != want || at.Records != len(recs) {
+				if !reflect.DeepEqual(at.Finding, want) || at.Records != len(recs) {
 					t.Errorf("%s %s %s: located %+v in %d records, the search anchors on %+v in %d", name, rule, ui, at.Finding, at.Records, want, len(recs))
 				}
 				cases++
@@ -256,7 +258,7 @@ func TestWindowLeavesClosedConnectionsOut(t *testing.T) {
 	}
 	opens := 0
 	open := opener(t, data, &opens)
-	all, err := findings(nil, recs, check.RuleLostReply, "")
+	all, err := findings(nil, recs, check.RuleLostReply, boo1211c16)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -270,7 +272,7 @@ func TestWindowLeavesClosedConnectionsOut(t *testing.T) {
 	if run == "" {
 		t.Fatalf("no lost reply past record %d: the session no longer has what this test needs", at+2*FirstWindow)
 	}
-	target := Target{Rule: check.RuleLostReply, Run: run}
+	target := Target{Rule: check.RuleLostReply, Run: run, UI: boo1211c16}
 	loc, err := Locate(open, target)
 	if err != nil {
 		t.Fatal(err)

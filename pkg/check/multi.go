@@ -1,0 +1,201 @@
+package check
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/clawtap/clawtap/pkg/pipeline"
+	"github.com/clawtap/clawtap/pkg/replay"
+)
+
+// Multi checks one capture under several UI versions in one read: the
+// capture is read and classified once, the first UI's pass runs every
+// rule, and each record, classified, is fed on to a pass of each other UI
+// that runs the rules whose findings depend on the UI (the replay and the
+// run table: dropped-final, lost-reply, ghost-stream, billing). A finding
+// those rules make under several UIs is one finding that says which UIs
+// show it and which do not (Finding.UIs, Finding.NotUIs).
+//
+// The UIs' passes run in lock-step, each record through all of them before
+// the next, and a run is let go by every run table at the same record; so
+// the findings of a record are merged as soon as its last UI has seen it,
+// and memory stays what one record's findings take.
+type Multi struct {
+	uis     []replay.UI
+	first   *Analyzer
+	others  []*Analyzer
+	passes  []*pipeline.Pass // the other UIs' passes, fed in a chain
+	pending []Finding        // the UI rules' findings of the record in hand, each with its UI
+	merged  Summary          // the findings merged so far, by severity and rule
+
+	// OnFinding receives every finding, merged, as it is made.
+	OnFinding func(f *Finding) error
+	err       error
+}
+
+// NewMulti returns a check of uis (two or more), each with its own replay;
+// its pass is Pass.
+func NewMulti(opts Options, uis []replay.UI) (*Multi, error) {
+	first, err := New(opts)
+	if err != nil {
+		return nil, err
+	}
+	m := &Multi{uis: uis, first: first}
+	m.merged.ByRule = map[string]int{}
+	first.OnFinding = m.fromFirst
+	first.names = versioned
+	var only []string
+	for _, id := range uiRules {
+		if first.enabled[id] {
+			only = append(only, id)
+		}
+	}
+	if len(only) == 0 || opts.NoReplay {
+		return m, nil // no rule depends on the UI: one pass is the whole check
+	}
+	for k := 1; k < len(uis); k++ {
+		o := opts
+		o.Only, o.Skip = only, nil
+		an, err := New(o)
+		if err != nil {
+			return nil, err
+		}
+		an.names = versioned
+		ui := uis[k]
+		an.OnFinding = func(f *Finding) error { return m.hold(f, ui) }
+		m.others = append(m.others, an)
+	}
+	return m, nil
+}
+
+// Pass builds the first UI's pass with observers (given before the
+// check's own), and the passes of the other UIs it feeds.
+func (m *Multi) Pass(opts pipeline.Options, observers ...pipeline.Observer) *pipeline.Pass {
+	var next pipeline.Observer = mergeAt{m}
+	for k := len(m.others) - 1; k >= 0; k-- {
+		o := opts
+		o.Replay.UI = m.uis[k+1]
+		p := pipeline.New(o, m.others[k], next)
+		m.passes = append(m.passes, p)
+		next = pipeline.Feed(p)
+	}
+	opts.Replay.UI = m.uis[0]
+	return pipeline.New(opts, append(observers, m.first, next)...)
+}
+
+// Summary is the check's summary: the first pass's counts of the capture,
+// with the findings as merged.
+func (m *Multi) Summary() Summary {
+	s := m.first.Summary()
+	s.Errors, s.Warnings, s.Infos, s.ByRule = m.merged.Errors, m.merged.Warnings, m.merged.Infos, m.merged.ByRule
+	return s
+}
+
+// fromFirst takes the first pass's findings: those of the rules that
+// depend on the UI wait to be merged with the other UIs', the others go
+// on at once.
+func (m *Multi) fromFirst(f *Finding) error {
+	if len(m.others) > 0 && slices.Contains(uiRules, f.Rule) {
+		return m.hold(f, m.uis[0])
+	}
+	return m.emit(f)
+}
+
+// hold keeps a UI's finding until the record's last UI has seen it.
+func (m *Multi) hold(f *Finding, ui replay.UI) error {
+	g := *f
+	g.UIs = []string{ui.String()}
+	m.pending = append(m.pending, g)
+	return m.err
+}
+
+// mergeAt is the last observer of the last UI's pass: when it sees a
+// record (or the end), every UI has, and the record's findings merge.
+type mergeAt struct{ m *Multi }
+
+func (mergeAt) Needs() pipeline.Needs         { return 0 }
+func (a mergeAt) After(*pipeline.Frame) error { return a.m.flush() }
+func (a mergeAt) End(*pipeline.End) error     { return a.m.flush() }
+
+func (m *Multi) emit(f *Finding) error { m.count(f); return m.send(f) }
+
+// versioned names a UI with its version: several versions of one UI are
+// checked at once.
+func versioned(u replay.UI) string { return u.String() }
+
+// flush merges the findings held: one per rule, record and run, with the
+// UIs that made it, in the order the first of them was made; the message
+// and severity are the first UI's that made it (in the order of the UIs).
+func (m *Multi) flush() error {
+	if m.err != nil || len(m.pending) == 0 {
+		return m.err
+	}
+	type key struct {
+		rule, run string
+		i         int
+	}
+	groups := map[key]int{}
+	var out []Finding
+	for _, f := range m.pending {
+		k := key{f.Rule, f.RunID, f.I}
+		if at, ok := groups[k]; ok {
+			g := &out[at]
+			g.UIs = append(g.UIs, f.UIs...)
+			if m.index(f.UIs[0]) < m.index(g.UIs[0]) { // a UI listed first explains it
+				g.Message, g.Severity, g.T, g.Conn, g.AgentID, g.SessionKey = f.Message, f.Severity, f.T, f.Conn, f.AgentID, f.SessionKey
+			}
+			continue
+		}
+		groups[k] = len(out)
+		out = append(out, f)
+	}
+	clear(m.pending)
+	m.pending = m.pending[:0]
+	for k := range out {
+		g := &out[k]
+		slices.SortFunc(g.UIs, func(a, b string) int { return m.index(a) - m.index(b) })
+		for _, u := range m.uis {
+			if !slices.Contains(g.UIs, u.String()) {
+				g.NotUIs = append(g.NotUIs, u.String())
+			}
+		}
+		if err := m.emit(g); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (m *Multi) index(name string) int {
+	return slices.IndexFunc(m.uis, func(u replay.UI) bool { return u.String() == name })
+}
+
+func (m *Multi) count(f *Finding) {
+	switch f.Severity {
+	case Error:
+		m.merged.Errors++
+	case Warn:
+		m.merged.Warnings++
+	default:
+		m.merged.Infos++
+	}
+	m.merged.ByRule[f.Rule]++
+}
+
+func (m *Multi) send(f *Finding) error {
+	if m.OnFinding != nil && m.err == nil {
+		m.err = m.OnFinding(f)
+	}
+	return m.err
+}
+
+// UIList renders a finding's UIs for a sentence: "a, b and c".
+func UIList(names []string) string {
+	switch len(names) {
+	case 0:
+		return ""
+	case 1:
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}

@@ -1,0 +1,102 @@
+package check
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/clawtap/clawtap/internal/synth"
+	"github.com/clawtap/clawtap/pkg/capture"
+	"github.com/clawtap/clawtap/pkg/pipeline"
+	"github.com/clawtap/clawtap/pkg/ui/models"
+)
+
+// Checking every UI version at once says what checking each alone says:
+// the protocol's findings once, as the first UI's check has them, and
+// each finding that depends on the UI once, with the versions whose own
+// check makes it (and its message as the first of them words it).
+func TestMultiIsEachUIAlone(t *testing.T) {
+	uis := models.All()
+	for _, f := range synth.Fixtures() {
+		path := filepath.Join("..", "..", "fixtures", f.File)
+		t.Run(f.Name, func(t *testing.T) {
+			type key struct {
+				rule, run string
+				i         int
+			}
+			var proto []string
+			alone := map[key][]string{}
+			msgs := map[key]string{}
+			for k, u := range uis {
+				r, err := capture.Open(path, capture.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				a, err := New(Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				a.names = versioned
+				for _, fd := range collect(t, a, pipeline.Records(r), u) {
+					if !slices.Contains(uiRules, fd.Rule) {
+						if k == 0 {
+							proto = append(proto, string(fd.AppendJSON(nil)))
+						}
+						continue
+					}
+					kk := key{fd.Rule, fd.RunID, fd.I}
+					if _, ok := msgs[kk]; !ok {
+						msgs[kk] = fd.Message
+					}
+					alone[kk] = append(alone[kk], u.String())
+				}
+				r.Close()
+			}
+
+			r, err := capture.Open(path, capture.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			m, err := NewMulti(Options{}, uis)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var gotProto []string
+			together := map[key][]string{}
+			m.OnFinding = func(fd *Finding) error {
+				if fd.UIs == nil {
+					gotProto = append(gotProto, string(fd.AppendJSON(nil)))
+					return nil
+				}
+				kk := key{fd.Rule, fd.RunID, fd.I}
+				if _, dup := together[kk]; dup {
+					t.Errorf("%v reported twice", kk)
+				}
+				together[kk] = fd.UIs
+				if fd.Message != msgs[kk] {
+					t.Errorf("%v: message %q, want the first UI's %q", kk, fd.Message, msgs[kk])
+				}
+				if len(fd.UIs)+len(fd.NotUIs) != len(uis) {
+					t.Errorf("%v: %v and not %v: every UI is one or the other", kk, fd.UIs, fd.NotUIs)
+				}
+				return nil
+			}
+			if err := m.Pass(pipeline.Options{}).Run(pipeline.Records(r)); err != nil {
+				t.Fatal(err)
+			}
+			if strings.Join(gotProto, "\n") != strings.Join(proto, "\n") {
+				t.Errorf("protocol findings\n%s\nwant\n%s", strings.Join(gotProto, "\n"), strings.Join(proto, "\n"))
+			}
+			if fmt.Sprint(together) != fmt.Sprint(alone) {
+				t.Errorf("by UI together %v\nalone %v", together, alone)
+			}
+			sum := m.Summary()
+			if n := sum.Errors + sum.Warnings + sum.Infos; n != len(gotProto)+len(together) {
+				t.Errorf("summary counts %d findings, %d were made", n, len(gotProto)+len(together))
+			}
+		})
+	}
+}

@@ -1,5 +1,0 @@
-package policy
-
-import "encoding/json"
-
-func jsonValid(b []byte) bool { return json.Valid(b) }

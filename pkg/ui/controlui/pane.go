@@ -1,0 +1,174 @@
+package controlui
+
+import (
+	"github.com/clawtap/clawtap/pkg/bridge"
+	"github.com/clawtap/clawtap/pkg/jsonx"
+	"github.com/clawtap/clawtap/pkg/jsstr"
+)
+
+// Run statuses of the pane's projection.
+const (
+	runStreaming = "streaming"
+	runCompleted = "completed"
+	runAborted   = "aborted"
+	runError     = "error"
+	runTimeout   = "timeout"
+	runYielded   = "yielded"
+)
+
+// Phases the pane shows when its run ends, for statusMs.
+const (
+	phaseDone        = "done"
+	phaseInterrupted = "interrupted"
+)
+
+// statusMs is how long a done or interrupted status shows (and hides the
+// Stop button of a run adopted meanwhile).
+const statusMs = 5000
+
+// maxRuns bounds each pane's run projection, oldest first out.
+const maxRuns = 256
+
+// projRun is what the pane's projection knows of a run.
+type projRun struct {
+	status   string
+	accepted []string // identities of the finals it accepted
+	errText  string   // the banner text its error set
+}
+
+// pane is one session's chat pane.
+type pane struct {
+	key, agent string
+	stream     *string // the streaming bubble; nil shows none
+	runID      string  // the adopted run; "" none
+	status     string  // done, interrupted, or "": showing for statusMs
+	statusGen  uint64
+	runError   string // the error banner; "" none
+	lastEnded  string // the run whose terminal the pane applied last
+	runs       map[string]*projRun
+	order      []string
+	tools      map[string]bool // tool cards, by run:toolCallId
+	toolOrder  []string
+	history    func() // cancels the chat.history reloads armed
+}
+
+func newPane(key, agent string) *pane {
+	return &pane{key: key, agent: agent, runs: map[string]*projRun{}, tools: map[string]bool{}}
+}
+
+func (p *pane) run(id string) *projRun {
+	r := p.runs[id]
+	if r == nil {
+		if len(p.order) >= maxRuns {
+			delete(p.runs, p.order[0])
+			p.order = p.order[1:]
+		}
+		r = &projRun{}
+		p.runs[id] = r
+		p.order = append(p.order, id)
+	}
+	return r
+}
+
+func terminal(status string) bool { return status != "" && status != runStreaming }
+
+// chatFrame is a chat payload as the pane reads it.
+type chatFrame struct {
+	runID        string
+	hasRun       bool
+	state        string
+	msg          message
+	deltaText    string
+	hasDelta     bool
+	replace      bool
+	errorMessage string
+	hasError     bool
+	stopReason   string
+	errorKind    string
+	yielded      bool
+}
+
+func readChat(ev *bridge.Event) chatFrame {
+	var f chatFrame
+	if v, ok := ev.Member("runId"); ok {
+		f.runID, f.hasRun = jsonx.Str(v)
+	}
+	if v, ok := ev.Member("state"); ok {
+		f.state, _ = jsonx.Str(v)
+	}
+	if v, ok := ev.Member("message"); ok {
+		f.msg = readMessage(v)
+	}
+	if v, ok := ev.Member("deltaText"); ok {
+		f.deltaText, f.hasDelta = jsonx.Str(v)
+	}
+	if v, ok := ev.Member("replace"); ok {
+		f.replace = string(v) == "true"
+	}
+	if v, ok := ev.Member("errorMessage"); ok {
+		f.errorMessage, f.hasError = jsonx.Str(v)
+	}
+	if v, ok := ev.Member("stopReason"); ok {
+		f.stopReason, _ = jsonx.Str(v)
+	}
+	f.errorKind, _ = jsonx.GetStr(ev.Payload, "errorKind")
+	if v, ok := jsonx.Get(ev.Payload, "yielded"); ok {
+		f.yielded = string(v) == "true"
+	}
+	return f
+}
+
+// projected is the run status a frame of state gives (reduceSessionProjectionRunEvent);
+// "" for a state that gives none.
+func (f *chatFrame) projected() string {
+	switch f.state {
+	case "delta":
+		return runStreaming
+	case "aborted":
+		return runAborted
+	case "error":
+		if f.errorKind == "timeout" {
+			return runTimeout
+		}
+		return runError
+	case "final":
+		switch {
+		case f.yielded && f.stopReason == "end_turn":
+			return runYielded
+		case f.stopReason == "error":
+			return runError
+		}
+		return runCompleted
+	}
+	return ""
+}
+
+// nextStream is the bubble's text after a delta (resolveDeltaChatStreamText);
+// ok is false when the delta carries none.
+func nextStream(cur *string, f *chatFrame) (string, bool) {
+	snap, hasSnap := f.msg.text, f.msg.ok
+	if !f.hasDelta {
+		return snap, hasSnap
+	}
+	switch {
+	case f.replace:
+		return f.deltaText, true
+	case cur == nil:
+		if hasSnap {
+			return snap, true
+		}
+		return f.deltaText, true
+	case hasSnap && snap != *cur+f.deltaText:
+		return snap, true // the cumulative message wins
+	}
+	return *cur + f.deltaText, true
+}
+
+// streamShown reports whether a delta's text reaches the bubble: not
+// NO_REPLY, not a heartbeat acknowledgement.
+func streamShown(text string, f *chatFrame) bool {
+	if jsstr.Trim(text) == "NO_REPLY" {
+		return false
+	}
+	return !(f.msg.ok && f.msg.hidden)
+}

@@ -1,0 +1,119 @@
+package controlui
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"github.com/clawtap/clawtap/pkg/jsonx"
+	"github.com/clawtap/clawtap/pkg/jsstr"
+)
+
+// message is an assistant message as the pane reads it.
+type message struct {
+	ok     bool   // a message the pane counts (role assistant or none, with content or text)
+	text   string // its text: non-blank text blocks joined by "\n"
+	array  bool   // its content is an array
+	hidden bool   // NO_REPLY, or a heartbeat ack
+	id     string // its identity, to tell one final from another
+	role   string
+}
+
+// readMessage reads a payload's message (normalizeFinalAssistantMessage
+// and the text rules, docs/ui-controlui.md).
+func readMessage(raw []byte) message {
+	var m message
+	if jsonx.KindOf(raw) != jsonx.Object {
+		return m
+	}
+	role, hasRole := jsonx.GetStr(raw, "role")
+	if hasRole && role != "assistant" {
+		return m // a user-role final is no message
+	}
+	m.role = "assistant"
+	content, hasContent := jsonx.Get(raw, "content")
+	text, hasText := jsonx.Get(raw, "text")
+	switch {
+	case hasContent && jsonx.KindOf(content) == jsonx.String:
+		m.text, _ = jsonx.Str(content)
+	case hasContent && jsonx.KindOf(content) == jsonx.Array:
+		m.array = true
+		m.text = arrayText(content)
+	case hasText && jsonx.KindOf(text) == jsonx.String:
+		m.text, _ = jsonx.Str(text)
+	default:
+		return m
+	}
+	m.ok = true
+	m.hidden = isHidden(m.text)
+	m.id = identity(raw, content)
+	return m
+}
+
+// arrayText joins the non-blank text blocks with "\n", those whose phase
+// is final_answer alone when there are any.
+func arrayText(content []byte) string {
+	var all, final []string
+	_ = jsonx.ArrayEach(content, func(b []byte) bool {
+		if t, _ := jsonx.GetStr(b, "type"); t != "text" {
+			return true
+		}
+		s, ok := jsonx.GetStr(b, "text")
+		if !ok || jsstr.Trim(s) == "" {
+			return true
+		}
+		all = append(all, s)
+		if p, _ := jsonx.GetStr(b, "phase"); p == "final_answer" {
+			final = append(final, s)
+		}
+		return true
+	})
+	if len(final) > 0 {
+		return strings.Join(final, "\n")
+	}
+	return strings.Join(all, "\n")
+}
+
+// identity is what tells two finals of a run apart: the message's
+// __openclaw.id, else its seq, else its role and content.
+func identity(raw, content []byte) string {
+	if id, ok := jsonx.GetPath(raw, "__openclaw", "id"); ok {
+		return "id:" + string(id)
+	}
+	if seq, ok := jsonx.GetPath(raw, "__openclaw", "seq"); ok {
+		return "seq:" + string(seq)
+	}
+	return "content:" + string(content)
+}
+
+const heartbeatToken = "HEARTBEAT_OK"
+
+// isHidden: the pane never shows a message whose text trims to NO_REPLY,
+// nor a heartbeat acknowledgement (the token, with at most 300 characters
+// besides).
+func isHidden(text string) bool {
+	t := jsstr.Trim(text)
+	if t == "NO_REPLY" {
+		return true
+	}
+	if !strings.Contains(t, heartbeatToken) {
+		return false
+	}
+	rest := jsstr.Trim(strings.ReplaceAll(t, heartbeatToken, ""))
+	return utf8.RuneCountInString(rest) <= 300
+}
+
+// errorText is the banner's text: the error message with "Error: " in
+// front (unless it has one, or a warning sign), else the message's text,
+// else "chat error".
+func errorText(errorMessage string, hasError bool, msg message) string {
+	if e := jsstr.Trim(errorMessage); hasError && e != "" {
+		if strings.HasPrefix(e, "⚠️") || strings.HasPrefix(e, "Error:") {
+			return e
+		}
+		return "Error: " + e
+	}
+	if msg.ok && msg.text != "" {
+		return msg.text
+	}
+	return "chat error"
+}
