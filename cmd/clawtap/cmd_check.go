@@ -169,7 +169,6 @@ func runCheck(env *cli.Env, opts checkOptions) error {
 		if schema != nil {
 			// Schema findings join check's, in the same pass and printer.
 			v = validate.New(schema, validate.Options{})
-			v.OnFinding = p.Finding
 			p.Rules = append(check.Rules(), validate.Rules()...)
 			extra = append(extra, v)
 		}
@@ -204,14 +203,12 @@ func checkPass(opts checkOptions, p *output.Check, extra []pipeline.Observer) (*
 		if err != nil {
 			return nil, nil, err
 		}
-		m.OnFinding = p.Finding
 		return m.Pass(pipeline.Options{}, append([]pipeline.Observer{p}, extra...)...), m.Summary, nil
 	}
 	an, err := check.New(opts.check)
 	if err != nil {
 		return nil, nil, err
 	}
-	p.Attach(an)
 	var ui replay.UI
 	if len(opts.uis) == 1 {
 		ui = opts.uis[0]

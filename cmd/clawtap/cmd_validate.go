@@ -100,7 +100,6 @@ func runValidate(env *cli.Env, opts validateOptions) error {
 	}
 	p := &output.Check{W: s, Format: s.Format, Style: s.Style, Rules: validate.Rules()}
 	v := validate.New(schema, validate.Options{})
-	v.OnFinding = p.Finding
 	err = cli.ReadErr(opts.path, pipeline.New(pipeline.Options{}, p, v).Run(pipeline.Records(r)))
 	env.ReadSummary(opts.path, r.Stats())
 	sum := v.Summary()

@@ -55,9 +55,6 @@ type checkGroup struct {
 	n     int
 }
 
-// Attach makes the printer the analyzer's finding sink.
-func (p *Check) Attach(an *check.Analyzer) { an.OnFinding = p.Finding }
-
 func (p *Check) Needs() pipeline.Needs { return 0 }
 
 // Before notes the first record's time, the origin of offsets.
@@ -68,7 +65,7 @@ func (p *Check) Before(f *pipeline.Frame) error {
 	return nil
 }
 
-// Finding takes one finding as the analyzer makes it.
+// Finding takes one finding as the pass reports it.
 func (p *Check) Finding(f *check.Finding) error {
 	switch p.Format {
 	case JSON:

@@ -100,9 +100,12 @@ type Analyzer struct {
 	// version when several are checked (Multi).
 	names func(replay.UI) string
 
-	// OnFinding receives every finding as it is made; its first error ends
-	// the pass (see err).
+	// OnFinding, when set, takes every finding as it is made, instead of
+	// the pass's FindingObservers: for an embedder that handles them
+	// itself (check.Multi merges several UIs' findings first). Its first
+	// error ends the pass (see err).
 	OnFinding func(f *Finding) error
+	report    func(f *Finding) error // the pass's (SetReport)
 	err       error
 }
 
@@ -266,10 +269,18 @@ func (a *Analyzer) add(rule string, sev Severity, i int, t int64, conn int, run 
 		a.sum.Infos++
 	}
 	a.sum.ByRule[rule]++
-	if a.OnFinding != nil && a.err == nil {
+	switch {
+	case a.err != nil:
+	case a.OnFinding != nil:
 		a.err = a.OnFinding(&f)
+	case a.report != nil:
+		a.err = a.report(&f)
 	}
 }
+
+// SetReport takes the pass's report function: the findings go to the
+// pass's FindingObservers (unless OnFinding takes them).
+func (a *Analyzer) SetReport(report func(*Finding) error) { a.report = report }
 
 func (a *Analyzer) addRun(rule string, sev Severity, i int, t int64, r *runState, msg string) {
 	a.add(rule, sev, i, t, 0, r, "", "", "", msg)
@@ -294,7 +305,7 @@ func (a *Analyzer) conn(n int) *connState {
 // (lost-reply, ghost-stream, billing) does.
 func (a *Analyzer) Needs() pipeline.Needs {
 	if a.states {
-		return pipeline.Gaps | pipeline.Replay | pipeline.Runs
+		return pipeline.Gaps | pipeline.Outcomes
 	}
 	if a.replay {
 		return pipeline.Gaps | pipeline.Replay
@@ -375,11 +386,6 @@ func rawLen(rec *capture.Record) int { return len(rawBytes(rec)) }
 
 // End runs the end-of-capture checks.
 func (a *Analyzer) End(e *pipeline.End) error {
-	if e.Runs != nil {
-		for _, r := range e.Runs.Runs() { // the runs the table held to the end
-			a.RunDone(r)
-		}
-	}
 	truncated := e.Stats.Truncated
 	end, endI := a.lastT, a.lastI
 	// Lifecycle ends still waiting for their chat terminal.

@@ -28,9 +28,8 @@ type Multi struct {
 	pending []Finding        // the UI rules' findings of the record in hand, each with its UI
 	merged  Summary          // the findings merged so far, by severity and rule
 
-	// OnFinding receives every finding, merged, as it is made.
-	OnFinding func(f *Finding) error
-	err       error
+	report func(f *Finding) error // the first pass's (SetReport): the merged findings go on to its FindingObservers
+	err    error
 }
 
 // NewMulti returns a check of uis (two or more), each with its own replay;
@@ -69,7 +68,8 @@ func NewMulti(opts Options, uis []replay.UI) (*Multi, error) {
 }
 
 // Pass builds the first UI's pass with observers (given before the
-// check's own), and the passes of the other UIs it feeds.
+// check's own), and the passes of the other UIs it feeds. The merged
+// findings go to the first pass's FindingObservers.
 func (m *Multi) Pass(opts pipeline.Options, observers ...pipeline.Observer) *pipeline.Pass {
 	var next pipeline.Observer = mergeAt{m}
 	for k := len(m.others) - 1; k >= 0; k-- {
@@ -80,8 +80,14 @@ func (m *Multi) Pass(opts pipeline.Options, observers ...pipeline.Observer) *pip
 		next = pipeline.Feed(p)
 	}
 	opts.Replay.UI = m.uis[0]
-	return pipeline.New(opts, append(observers, m.first, next)...)
+	return pipeline.New(opts, append(observers, m, m.first, next)...)
 }
+
+// Needs: Multi is an observer of the first pass only to report there.
+func (m *Multi) Needs() pipeline.Needs { return 0 }
+
+// SetReport takes the first pass's report function.
+func (m *Multi) SetReport(report func(*Finding) error) { m.report = report }
 
 // Summary is the check's summary: the first pass's counts of the capture,
 // with the findings as merged.
@@ -183,8 +189,8 @@ func (m *Multi) count(f *Finding) {
 }
 
 func (m *Multi) send(f *Finding) error {
-	if m.OnFinding != nil && m.err == nil {
-		m.err = m.OnFinding(f)
+	if m.report != nil && m.err == nil {
+		m.err = m.report(f)
 	}
 	return m.err
 }

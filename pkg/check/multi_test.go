@@ -66,7 +66,7 @@ func TestMultiIsEachUIAlone(t *testing.T) {
 			}
 			var gotProto []string
 			together := map[key][]string{}
-			m.OnFinding = func(fd *Finding) error {
+			take := sink(func(fd *Finding) error {
 				if fd.UIs == nil {
 					gotProto = append(gotProto, string(fd.AppendJSON(nil)))
 					return nil
@@ -83,8 +83,8 @@ func TestMultiIsEachUIAlone(t *testing.T) {
 					t.Errorf("%v: %v and not %v: every UI is one or the other", kk, fd.UIs, fd.NotUIs)
 				}
 				return nil
-			}
-			if err := m.Pass(pipeline.Options{}).Run(pipeline.Records(r)); err != nil {
+			})
+			if err := m.Pass(pipeline.Options{}, take).Run(pipeline.Records(r)); err != nil {
 				t.Fatal(err)
 			}
 			if strings.Join(gotProto, "\n") != strings.Join(proto, "\n") {
@@ -100,3 +100,9 @@ func TestMultiIsEachUIAlone(t *testing.T) {
 		})
 	}
 }
+
+// sink is a FindingObserver of a pass: each finding goes to the function.
+type sink func(*Finding) error
+
+func (sink) Needs() pipeline.Needs      { return 0 }
+func (s sink) Finding(f *Finding) error { return s(f) }

@@ -11,44 +11,23 @@
 package check
 
 import (
-	"fmt"
 	"slices"
+
+	"github.com/clawtap/clawtap/pkg/finding"
 )
 
 // Severity of a finding.
-type Severity uint8
+type Severity = finding.Severity
 
 // Severities, in increasing order.
 const (
-	Info Severity = iota + 1
-	Warn
-	Error
+	Info  = finding.Info
+	Warn  = finding.Warn
+	Error = finding.Error
 )
 
-func (s Severity) String() string {
-	switch s {
-	case Info:
-		return "info"
-	case Warn:
-		return "warn"
-	case Error:
-		return "error"
-	}
-	return "unknown"
-}
-
 // ParseSeverity reads info, warn (or warning) and error.
-func ParseSeverity(s string) (Severity, error) {
-	switch s {
-	case "info":
-		return Info, nil
-	case "warn", "warning":
-		return Warn, nil
-	case "error":
-		return Error, nil
-	}
-	return 0, fmt.Errorf("unknown severity %q (use info, warn or error)", s)
-}
+func ParseSeverity(s string) (Severity, error) { return finding.ParseSeverity(s) }
 
 // Rule ids. They are stable: tools may match on them.
 const (

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/clawtap/clawtap/pkg/outcome"
+	"github.com/clawtap/clawtap/pkg/runs"
 )
 
 // The rules that read the replayed UI state: what the user ended up with,
@@ -18,8 +19,8 @@ var (
 
 // RunDone explains a run the pass's run table let go, if it went wrong:
 // when newer runs crowded it out, or at the end of the capture.
-func (a *Analyzer) RunDone(r *outcome.Run) {
-	if !a.states { // another observer asked for the run table
+func (a *Analyzer) RunDone(_ *runs.Run, r *outcome.Run) {
+	if !a.states || r == nil { // another observer asked for the run table, or the replay never saw the run
 		return
 	}
 	ui := r.UI.Title()

@@ -1,12 +1,12 @@
 package outcome
 
-// Held is what the tracker still refers to: runs by id, runs waiting for
-// their reply to be committed, and guard closings.
-func (t *Tracker) Held() (byID, pending, closers int) {
+// Held is what the tracker still refers to: agents' latest runs, runs
+// waiting for their reply to be committed, and guard closings.
+func (t *Tracker) Held() (latest, pending, closers int) {
 	for _, list := range t.pending {
 		pending += len(list)
 	}
-	return len(t.byID), pending, len(t.closer)
+	return len(t.latest), pending, len(t.closer)
 }
 
 // Norm is norm, for tests.

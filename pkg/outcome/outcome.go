@@ -1,12 +1,13 @@
 // Package outcome follows a replay run by run and says what the user ended
 // up with: whether each run's reply reached the transcript, how its agent
 // was left, whether a streaming bubble or a run id stayed behind, and what
-// the turn was billed. It is the pass's run table: a pass whose observers
-// need runs (pipeline.Runs) feeds it every replay step and tells them of
-// each run it lets go. check explains the runs that went wrong
-// (lost-reply, ghost-stream, billing); diff --ui compares two UIs'
-// outcomes of one capture. It reads only replay steps, so it serves every
-// UI model the engine runs.
+// the turn was billed. It keeps what it knows of a run in a field of the
+// pass's run table (pkg/runs): a pass whose observers need outcomes
+// (pipeline.Outcomes) feeds it every replay step and hands each run's
+// outcome to them as the table lets the run go. check explains the runs
+// that went wrong (lost-reply, ghost-stream, billing); diff --ui compares
+// two UIs' outcomes of one capture. It reads only replay steps, so it
+// serves every UI model the engine runs.
 package outcome
 
 import (
@@ -17,8 +18,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/clawtap/clawtap/pkg/bridge"
-	"github.com/clawtap/clawtap/pkg/recent"
 	"github.com/clawtap/clawtap/pkg/replay"
+	"github.com/clawtap/clawtap/pkg/runs"
 	"github.com/clawtap/clawtap/pkg/ui"
 )
 
@@ -89,32 +90,29 @@ type Run struct {
 	// gave it to show (clawboo's chat error sets streamText to the error
 	// message): shown on purpose, not a stream left behind.
 	ErrorText string
-	// UI is the UI model that replayed the run, set when the tracker lets
-	// the run go (forgotten, or at the end of the capture).
+	// UI is the UI model that replayed the run, set when the table lets
+	// the run go.
 	UI replay.UI
+
+	seen bool // a replay step named the run: the fields above are its
 }
 
 // MaxText clips the reply kept per run.
 const MaxText = 200
 
-// Tracker follows the runs of one replay.
+// Tracker follows the runs of one replay, in a field of the pass's run
+// table.
 type Tracker struct {
-	runs      []*Run
-	byID      map[string]*Run
-	recent    map[string][]string  // agent → normalized texts committed lately
-	pending   map[string][]waiting // agent → the replies not committed yet
-	ui        replay.UI
-	lastI     int
-	maxRuns   int // MaxRuns; smaller in tests
-	Forgotten int
-	// OnForget, when set, sees a run just before the tracker forgets it,
-	// so that what the run left so far is judged, not dropped.
-	OnForget func(*Run)
+	table   *runs.Table
+	field   runs.Field[Run]
+	latest  map[string]*Run      // agent → its run the replay saw last
+	recent  map[string][]string  // agent → normalized texts committed lately
+	pending map[string][]waiting // agent → the replies not committed yet
+	ui      replay.UI
 	// closer remembers, per run, the record that closed it in the guard.
 	closer map[string]closing
-	// terminalStep: the runs whose terminal this step was.
+	// stepRuns: the runs whose terminal this step was.
 	stepRuns []*Run
-	lastRuns recent.Cache[string, *Run] // the runs run() returned last, while they are in byID
 }
 
 // waiting is a run whose reply waits for the transcript line that
@@ -129,43 +127,39 @@ type closing struct {
 	run string
 }
 
-// NewBounded returns an empty tracker that remembers up to maxRuns runs
-// (at least 1); past it the oldest are forgotten (counted in Forgotten,
-// shown to OnForget first). Who judges a run when the tracker forgets it
-// holds that many whatever the capture's length.
-func NewBounded(maxRuns int) *Tracker {
-	return &Tracker{maxRuns: max(maxRuns, 1), byID: map[string]*Run{}, recent: map[string][]string{}, pending: map[string][]waiting{}, closer: map[string]closing{}}
+// New returns a tracker that keeps its runs in t, before t's first run
+// is born. The pass tells it of each run t lets go (LetGo).
+func New(t *runs.Table) *Tracker {
+	return &Tracker{table: t, field: runs.NewField[Run](t), latest: map[string]*Run{}, recent: map[string][]string{}, pending: map[string][]waiting{}, closer: map[string]closing{}}
 }
-
-// Runs returns the runs in the order they first appeared.
-func (t *Tracker) Runs() []*Run { return t.runs }
 
 // UI is the UI the replay modelled.
 func (t *Tracker) UI() replay.UI { return t.ui }
 
-func (t *Tracker) run(id, agent, session string, i int) *Run {
-	r, cached := t.lastRuns.Get(id) // mostly a run of the last few steps
-	if !cached {
-		r = t.byID[id]
+// Of is what the replay made of a run the table holds, nil when no
+// replay step named it.
+func (t *Tracker) Of(r *runs.Run) *Run {
+	if o := t.field.Peek(r); o != nil && o.seen {
+		return o
 	}
-	if r == nil {
-		if len(t.runs) >= t.maxRuns {
-			t.forget(t.runs[0])
-			t.runs[0] = nil
-			t.runs = t.runs[1:]
+	return nil
+}
+
+// run is the outcome of the step's run, started at its first step.
+func (t *Tracker) run(tr *runs.Run, ev *bridge.Event, i int) *Run {
+	r := t.field.Of(tr)
+	if !r.seen {
+		*r = Run{ID: tr.ID, AgentID: ev.AgentID, Session: ev.SessionKey, FirstI: i, TerminalI: -1, EndI: -1, CommitI: -1, ClosedBy: -1, GhostI: -1, BillI: -1, seen: true}
+		if r.AgentID != "" {
+			t.latest[r.AgentID] = r
 		}
-		r = &Run{ID: id, AgentID: agent, Session: session, FirstI: i, TerminalI: -1, EndI: -1, CommitI: -1, ClosedBy: -1, GhostI: -1, BillI: -1}
-		t.byID[id] = r
-		t.runs = append(t.runs, r)
 	}
-	if !cached {
-		t.lastRuns.Put(id, r)
-	}
-	if r.AgentID == "" {
-		r.AgentID = agent
+	if r.AgentID == "" && ev.AgentID != "" {
+		r.AgentID = ev.AgentID
+		t.latest[r.AgentID] = r
 	}
 	if r.Session == "" {
-		r.Session = session
+		r.Session = ev.SessionKey
 	}
 	return r
 }
@@ -173,31 +167,35 @@ func (t *Tracker) run(id, agent, session string, i int) *Run {
 // bills reports whether the UI the replay models bills a turn per commit.
 func (t *Tracker) bills() bool { return t.ui.Version.Bills }
 
-// forget drops the oldest run and what else refers to it, after showing
-// it, judged as a run kept to the end is, to OnForget.
-func (t *Tracker) forget(r *Run) {
-	r.UI, r.Billing = t.ui, t.bills()
-	if t.OnForget != nil {
-		t.OnForget(r)
+// LetGo is what the replay made of a run the table lets go, judged as
+// it stands (nil when no step named it); the tracker forgets it and what
+// else refers to it.
+func (t *Tracker) LetGo(tr *runs.Run) *Run {
+	r := t.Of(tr)
+	if r == nil {
+		return nil
 	}
-	t.lastRuns.Forget(r.ID)
-	delete(t.byID, r.ID)
+	r.UI, r.Billing = t.ui, t.bills()
+	if t.latest[r.AgentID] == r {
+		delete(t.latest, r.AgentID)
+	}
 	delete(t.closer, r.ID)
 	if list := t.pending[r.AgentID]; len(list) > 0 {
 		t.pending[r.AgentID] = slices.DeleteFunc(list, func(w waiting) bool { return w.run == r })
 	}
-	t.Forgotten++
+	return r
 }
 
-// Step follows one replay step.
-func (t *Tracker) Step(s *replay.Step) {
+// Step follows one replay step; tr is the run the step's record names
+// in the table (nil for a timer's step).
+func (t *Tracker) Step(s *replay.Step, tr *runs.Run) {
 	if s.State != nil {
 		t.ui = s.State.UI()
 	}
 	t.stepRuns = t.stepRuns[:0]
 	var r *Run
-	if ev := s.Event; ev != nil && ev.RunID != "" && (ev.Kind == bridge.RuntimeChat || ev.Kind == bridge.RuntimeAgent) {
-		r = t.run(ev.RunID, ev.AgentID, ev.SessionKey, s.I)
+	if ev := s.Event; tr != nil && ev != nil && ev.RunID != "" && (ev.Kind == bridge.RuntimeChat || ev.Kind == bridge.RuntimeAgent) {
+		r = t.run(tr, ev, s.I)
 		if r.Conn == 0 && s.Rec != nil {
 			r.Conn = s.Rec.Conn
 		}
@@ -413,15 +411,11 @@ func (t *Tracker) checkGhost(r *Run, a *replay.Agent, i int, ts int64) {
 	}
 }
 
-// lastEnded is the agent's latest run that ended, or nil.
+// lastEnded is the agent's latest run, if it ended; nil when it is live
+// or there is none.
 func (t *Tracker) lastEnded(agent string) *Run {
-	for k := len(t.runs) - 1; k >= 0; k-- {
-		if r := t.runs[k]; r.AgentID == agent {
-			if r.EndI < 0 {
-				return nil // its latest run is live
-			}
-			return r
-		}
+	if r := t.latest[agent]; r != nil && r.EndI >= 0 {
+		return r
 	}
 	return nil
 }
@@ -430,9 +424,6 @@ func (t *Tracker) lastEnded(agent string) *Run {
 // ghosts still there, clawboo's streaming bubbles, and which UI bills.
 func (t *Tracker) Finish(st *replay.State) {
 	t.ui = st.UI()
-	for _, r := range t.runs {
-		r.UI, r.Billing = t.ui, t.bills()
-	}
 	for _, id := range st.AgentIDs() {
 		if r := t.lastEnded(id); r != nil {
 			t.checkGhost(r, st.Agent(id), r.TerminalI, r.TerminalT)
@@ -442,7 +433,7 @@ func (t *Tracker) Finish(st *replay.State) {
 		c := st.Chat(key)
 		// A pane still following a run that ended shows it busy: a ghost
 		// of the run (Layout.Panes).
-		if r := t.byID[c.RunID.V]; c.RunID.Valid && r != nil && r.EndI >= 0 && !r.Ghost {
+		if r := t.held(c.RunID.V); c.RunID.Valid && r != nil && r.EndI >= 0 && !r.Ghost {
 			r.Ghost, r.GhostI, r.GhostT = true, r.EndI, r.EndT
 			r.GhostPane, r.GhostWhat = key, "busy"
 			if c.Stop() {
@@ -457,6 +448,14 @@ func (t *Tracker) Finish(st *replay.State) {
 			r.Bubble = clip(c.StreamText.V)
 		}
 	}
+}
+
+// held is the outcome of the run the table holds under id, or nil.
+func (t *Tracker) held(id string) *Run {
+	if tr := t.table.Lookup(id); tr != nil {
+		return t.Of(tr)
+	}
+	return nil
 }
 
 // norm compares transcript text as Claw3D's display normalisation does:

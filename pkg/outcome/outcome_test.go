@@ -13,31 +13,34 @@ import (
 	"github.com/clawtap/clawtap/pkg/outcome"
 	"github.com/clawtap/clawtap/pkg/pipeline"
 	"github.com/clawtap/clawtap/pkg/replay"
+	rt "github.com/clawtap/clawtap/pkg/runs"
 )
 
-func track(t *testing.T, fixture string, ui replay.UI) *outcome.Tracker {
+// track replays a fixture under ui and returns what every run left the
+// user with, in the order the runs were let go.
+func track(t *testing.T, fixture string, ui replay.UI) []*outcome.Run {
 	t.Helper()
 	r, err := capture.Open(filepath.Join("..", "..", "fixtures", fixture), capture.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	p := pipeline.New(pipeline.Options{Replay: replay.Options{UI: ui}}, runs{})
+	var all []*outcome.Run
+	p := pipeline.New(pipeline.Options{Replay: replay.Options{UI: ui}}, runs{done: func(_ *rt.Run, o *outcome.Run) { all = append(all, o) }})
 	if err := p.Run(pipeline.Records(r)); err != nil {
 		t.Fatal(err)
 	}
-	tr := p.Runs()
-	if tr.UI() != ui {
-		t.Errorf("tracker followed %q, want %q", tr.UI(), ui)
+	if got := p.Outcomes().UI(); got != ui {
+		t.Errorf("tracker followed %q, want %q", got, ui)
 	}
-	return tr
+	return all
 }
 
 // The real gateway's order — lifecycle end, then the chat final — closes
 // the run in clawboo before its final arrives; Claw3D commits it.
 func TestStreamedRunOutcome(t *testing.T) {
-	boo := track(t, "streamed-run.jsonl.zst", models.MustLookup("clawboo@1211c16")).Runs()
-	c3d := track(t, "streamed-run.jsonl.zst", models.MustLookup("claw3d")).Runs()
+	boo := track(t, "streamed-run.jsonl.zst", models.MustLookup("clawboo@1211c16"))
+	c3d := track(t, "streamed-run.jsonl.zst", models.MustLookup("claw3d"))
 	if len(boo) != 1 || len(c3d) != 1 || boo[0].ID != c3d[0].ID {
 		t.Fatalf("one run under each UI: %d, %d", len(boo), len(c3d))
 	}
@@ -69,7 +72,7 @@ func TestStreamedRunOutcome(t *testing.T) {
 // and clawboo bills the turn once.
 func TestSlashCommandOutcome(t *testing.T) {
 	for _, ui := range models.All() {
-		runs := track(t, "slash-command.jsonl.zst", ui).Runs()
+		runs := track(t, "slash-command.jsonl.zst", ui)
 		if len(runs) != 1 || !runs[0].Committed || runs[0].Ghost {
 			t.Fatalf("%s: %+v", ui, runs)
 		}
@@ -79,21 +82,23 @@ func TestSlashCommandOutcome(t *testing.T) {
 	}
 }
 
-// runs is an observer of the pass's run table, shown each run let go.
-type runs struct{ done func(*outcome.Run) }
+// runs is an observer of the pass's run table, shown each run let go
+// that the replay saw.
+type runs struct {
+	done func(*rt.Run, *outcome.Run)
+}
 
-func (runs) Needs() pipeline.Needs { return pipeline.Runs }
+func (runs) Needs() pipeline.Needs { return pipeline.Outcomes }
 
-func (o runs) RunDone(r *outcome.Run) {
-	if o.done != nil {
-		o.done(r)
+func (o runs) RunDone(r *rt.Run, out *outcome.Run) {
+	if o.done != nil && out != nil {
+		o.done(r, out)
 	}
 }
 
 // trackLarge runs a pass with the observer o over a generated capture of
-// frames frames, replayed as clawboo (which loses most replies), and
-// returns its run table.
-func trackLarge(t *testing.T, opts pipeline.Options, o runs, frames int) *outcome.Tracker {
+// frames frames; *pass is the pass while it runs.
+func trackLarge(t *testing.T, opts pipeline.Options, o runs, frames int, pass **pipeline.Pass) {
 	t.Helper()
 	b, err := synth.LargeJSONL(frames, 1)
 	if err != nil {
@@ -103,11 +108,10 @@ func trackLarge(t *testing.T, opts pipeline.Options, o runs, frames int) *outcom
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := pipeline.New(opts, o)
-	if err := p.Run(pipeline.Records(r)); err != nil {
+	*pass = pipeline.New(opts, o)
+	if err := (*pass).Run(pipeline.Records(r)); err != nil {
 		t.Fatal(err)
 	}
-	return p.Runs()
 }
 
 // Past its bound the tracker forgets the oldest runs, and with them
@@ -115,68 +119,79 @@ func trackLarge(t *testing.T, opts pipeline.Options, o runs, frames int) *outcom
 // capture's length.
 func TestForgottenRunsLeaveNothingBehind(t *testing.T) {
 	const bound = 16
-	done, doneLost, unbilled := 0, 0, 0
-	var last *outcome.Run // the run let go last; runs go in the order they came
+	done, doneLost, unbilled, crowded, kept, keptLost := 0, 0, 0, 0, 0, 0
+	var last *rt.Run // the run let go last; runs go in the order they were born
 	misordered := 0
+	var pass *pipeline.Pass
+	maxLatest, maxPending, maxClosers, maxHeld := 0, 0, 0, 0
 	boo := models.MustLookup("clawboo@1211c16") // it loses replies: the pending list is exercised
-	tr := trackLarge(t, pipeline.Options{MaxRuns: bound, Replay: replay.Options{UI: boo}}, runs{func(r *outcome.Run) {
+	trackLarge(t, pipeline.Options{MaxRuns: bound, Replay: replay.Options{UI: boo}}, runs{func(r *rt.Run, o *outcome.Run) {
 		done++
-		if r.LostWhy() != "" {
+		if o.LostWhy() != "" {
 			doneLost++
 		}
-		if !r.Billing || r.UI != boo {
-			unbilled++ // clawboo bills: a forgotten run is judged as one kept to the end
+		if !o.Billing || o.UI != boo {
+			unbilled++ // clawboo bills: a run let go early is judged as one kept to the end
 		}
-		if last != nil && r.FirstI <= last.FirstI {
+		if last != nil && (r.N <= last.N || r.FirstI <= last.FirstI) {
 			misordered++
 		}
 		last = r
-	}}, 20_000)
-	runs := tr.Runs()
-	if len(runs) != bound || tr.Forgotten == 0 {
-		t.Fatalf("%d runs kept, %d forgotten; want %d kept and some forgotten", len(runs), tr.Forgotten, bound)
+		if r.Kept {
+			kept++
+			if o.LostWhy() != "" {
+				keptLost++
+			}
+			return
+		}
+		crowded++
+		latest, pending, closers := pass.Outcomes().Held()
+		maxLatest, maxPending, maxClosers = max(maxLatest, latest), max(maxPending, pending), max(maxClosers, closers)
+		maxHeld = max(maxHeld, pass.Runs().Len())
+	}}, 20_000, &pass)
+	if kept != bound || crowded == 0 || crowded != pass.Runs().Crowded() {
+		t.Fatalf("%d runs kept to the end, %d let go early (the table says %d); want %d kept and some let go", kept, crowded, pass.Runs().Crowded(), bound)
 	}
 	if unbilled > 0 {
 		t.Errorf("%d of %d runs let go say their UI bills nothing; clawboo bills", unbilled, done)
 	}
-	if done != tr.Forgotten || doneLost == 0 {
-		t.Errorf("RunDone saw %d runs (%d lost replies), the table forgot %d: a forgotten run must be shown first", done, doneLost, tr.Forgotten)
+	if doneLost == keptLost {
+		t.Errorf("no run let go early lost its reply: the capture no longer exercises the pending list")
 	}
-	if misordered > 0 || last == nil || last.FirstI >= runs[0].FirstI {
-		t.Errorf("%d runs let go out of order, or after a run held to the end", misordered)
+	if misordered > 0 {
+		t.Errorf("%d runs let go out of order", misordered)
 	}
-	byID, pending, closers := tr.Held()
-	if byID != bound || pending > bound || closers > bound {
-		t.Errorf("held %d by id, %d pending, %d closings; want at most %d each", byID, pending, closers, bound)
+	if maxHeld > bound || maxPending > bound || maxClosers > bound || maxLatest > bound {
+		t.Errorf("held %d runs, %d latest, %d pending, %d closings; want at most %d each", maxHeld, maxLatest, maxPending, maxClosers, bound)
 	}
-	lost := 0
-	for _, run := range runs {
-		if run.LostWhy() != "" {
-			lost++
-		}
-	}
-	if lost == 0 {
+	if keptLost == 0 {
 		t.Error("no lost reply among the runs kept: the capture no longer exercises the pending list")
+	}
+	if latest, pending, closers := pass.Outcomes().Held(); latest+pending+closers != 0 {
+		t.Errorf("after the end the tracker still refers to %d latest runs, %d pending, %d closings", latest, pending, closers)
 	}
 }
 
 // Replies that are never committed (clawboo loses most) wait a bounded
 // while: the tracker's memory and its work per appended line stay flat.
 func TestWaitingRepliesAreBounded(t *testing.T) {
-	tr := trackLarge(t, pipeline.Options{MaxRuns: 1 << 20, Replay: replay.Options{UI: models.MustLookup("clawboo@1211c16")}}, runs{}, 150_000)
-	lost, agents := 0, map[string]bool{}
-	for _, run := range tr.Runs() {
-		agents[run.AgentID] = true
-		if run.LostWhy() != "" {
+	lost, agents, maxPending, first := 0, map[string]bool{}, 0, true
+	var pass *pipeline.Pass
+	trackLarge(t, pipeline.Options{MaxRuns: 1 << 20, Replay: replay.Options{UI: models.MustLookup("clawboo@1211c16")}}, runs{func(_ *rt.Run, o *outcome.Run) {
+		if first { // the first run let go: the end, since the table holds every run
+			_, maxPending, _ = pass.Outcomes().Held()
+			first = false
+		}
+		agents[o.AgentID] = true
+		if o.LostWhy() != "" {
 			lost++
 		}
-	}
-	_, pending, _ := tr.Held()
+	}}, 150_000, &pass)
 	if lost < 1000 {
 		t.Fatalf("%d lost replies: too few to fill the waiting lists", lost)
 	}
-	if pending >= lost || pending > outcome.MaxPending*len(agents) {
-		t.Errorf("%d replies waiting, want at most %d per agent (%d agents)", pending, outcome.MaxPending, len(agents))
+	if maxPending >= lost || maxPending > outcome.MaxPending*len(agents) {
+		t.Errorf("%d replies waiting, want at most %d per agent (%d agents)", maxPending, outcome.MaxPending, len(agents))
 	}
 }
 

@@ -10,23 +10,22 @@ import (
 	"github.com/clawtap/clawtap/pkg/outcome"
 	"github.com/clawtap/clawtap/pkg/pipeline"
 	"github.com/clawtap/clawtap/pkg/replay"
+	"github.com/clawtap/clawtap/pkg/runs"
 )
 
-// lostReplies is an observer of the pass's run table: it asks for runs,
-// and says of every run whether its reply reached the transcript.
+// lostReplies is an observer of the pass's run table: it asks for the
+// runs' outcomes, and says of every run whether its reply reached the
+// transcript.
 type lostReplies struct{}
 
-func (lostReplies) Needs() pipeline.Needs { return pipeline.Runs }
+func (lostReplies) Needs() pipeline.Needs { return pipeline.Outcomes }
 
-// RunDone sees the runs the table lets go while the capture is read.
-func (lostReplies) RunDone(r *outcome.Run) { say(r) }
-
-// End sees the runs the table held to the end.
-func (lostReplies) End(e *pipeline.End) error {
-	for _, r := range e.Runs.Runs() {
+// RunDone sees every run as the table lets it go: while the capture is
+// read, and at its end.
+func (lostReplies) RunDone(_ *runs.Run, r *outcome.Run) {
+	if r != nil {
 		say(r)
 	}
-	return nil
 }
 
 func say(r *outcome.Run) {

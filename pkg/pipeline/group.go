@@ -4,6 +4,7 @@ import (
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/outcome"
 	"github.com/clawtap/clawtap/pkg/replay"
+	"github.com/clawtap/clawtap/pkg/runs"
 )
 
 // Group is observers that act as one, each called in order: an observer
@@ -80,10 +81,10 @@ func (g Group) End(e *End) error {
 }
 
 // RunDone forwards a run the run table let go.
-func (g Group) RunDone(r *outcome.Run) {
-	for _, o := range g {
-		if x, ok := o.(RunObserver); ok {
-			x.RunDone(r)
+func (g Group) RunDone(r *runs.Run, o *outcome.Run) {
+	for _, m := range g {
+		if x, ok := m.(RunObserver); ok {
+			x.RunDone(r, o)
 		}
 	}
 }

@@ -18,10 +18,19 @@
 // the engine drains its timers (more Step calls) and End is called.
 //
 // Runs have a life in the pass too: when an observer needs them (Runs),
-// the pass follows every run through the replay steps in one run table
-// (pkg/outcome) and tells RunObservers of each run it lets go, with what
-// the run left the user with, when newer runs crowd it out; End holds the
-// rest.
+// the pass keeps the one run table (pkg/runs), where a run is born, ends
+// and is let go, and hands each record's run to the observers
+// (Frame.Run); observers keep what they know of a run in a field of it.
+// When a run is let go, crowded out by newer ones or at the end of the
+// capture, RunObservers are told, in the order the runs were born, with
+// what the run left the user with when they asked for that (Outcomes:
+// pkg/outcome follows the replay run by run).
+//
+// Findings belong to the pass too, as diagnostics do to a go/analysis
+// pass: an observer that makes them (a Reporter: check, validate) is
+// given the pass's report function, and every FindingObserver (check's
+// printer, stats, report, the OpenTelemetry export) receives each finding
+// as it is made. They are peers: none owns another to read its findings.
 package pipeline
 
 import (
@@ -31,9 +40,11 @@ import (
 
 	"github.com/clawtap/clawtap/pkg/bridge"
 	"github.com/clawtap/clawtap/pkg/capture"
+	"github.com/clawtap/clawtap/pkg/finding"
 	"github.com/clawtap/clawtap/pkg/gaps"
 	"github.com/clawtap/clawtap/pkg/outcome"
 	"github.com/clawtap/clawtap/pkg/replay"
+	"github.com/clawtap/clawtap/pkg/runs"
 	"github.com/clawtap/clawtap/pkg/ui"
 	"github.com/clawtap/clawtap/pkg/ui/models"
 )
@@ -49,17 +60,17 @@ const (
 	Intents
 	// Replay: the replay engine runs; Step is called for every step.
 	Replay
-	// Runs: the pass keeps its run table and calls RunDone (implies
-	// Replay).
+	// Runs: the pass keeps its run table: Frame.Run, RunDone.
 	Runs
+	// Outcomes: the pass follows the replay run by run and says, as it
+	// lets a run go, what the run left the user with (implies Runs and
+	// Replay).
+	Outcomes
 )
 
 // DefaultMaxRuns is how many runs the run table holds unless
-// Options.MaxRuns says otherwise: live runs and those ended lately. A
-// run held costs about a kilobyte across the table and check's state,
-// and a thousand is far more than a gateway runs at once, so a run is
-// let go long after its last frame; more only makes the memory larger.
-const DefaultMaxRuns = 1024
+// Options.MaxRuns says otherwise (see runs.DefaultMax).
+const DefaultMaxRuns = runs.DefaultMax
 
 // Frame is one record as the stages saw it. It and everything it points to
 // are valid only during the call.
@@ -74,6 +85,9 @@ type Frame struct {
 	// Replayed reports that the engine took the record (in After): a
 	// record of a concurrent connection is skipped by the replay.
 	Replayed bool
+	// Run is the run the record names (Needs Runs), nil when it names
+	// none.
+	Run *runs.Run
 }
 
 // End is what an observer learns when the capture ends.
@@ -86,9 +100,9 @@ type End struct {
 	Engine *replay.Engine
 	// Gaps sums up the frame seq of every connection (Needs Gaps).
 	Gaps gaps.Summary
-	// Runs is the run table (Needs Runs), nil otherwise: the runs it held
-	// to the end, which RunDone has not seen.
-	Runs *outcome.Tracker
+	// Runs is the run table (Needs Runs), nil otherwise. It is empty by
+	// the time End is called: every run has been let go (RunDone).
+	Runs *runs.Table
 }
 
 // Observer is anything that watches a pass. It implements Needs and any of
@@ -123,13 +137,29 @@ type EndObserver interface {
 	End(e *End) error
 }
 
-// RunObserver is told of each run the run table lets go (Needs Runs), in
-// the order the runs first appeared: at the step whose new run crowded it
-// out, Options.MaxRuns runs later. The run is final then: nothing the pass
-// reads later changes it. The runs held to the end are End.Runs, final
-// by the time End is called.
+// RunObserver is told of each run the run table lets go (Needs Runs),
+// once, in the order the runs were born: at the record whose new run
+// crowded it out, Options.MaxRuns runs later, or at the end of the
+// capture, before End (r.Kept). The run is final then: nothing the pass
+// reads later changes it. o is what the run left the user with (Needs
+// Outcomes), nil when the pass does not follow outcomes or the replay
+// never saw the run.
 type RunObserver interface {
-	RunDone(r *outcome.Run)
+	RunDone(r *runs.Run, o *outcome.Run)
+}
+
+// FindingObserver receives every finding made in the pass, as it is
+// made, in the order made; its first error ends the pass.
+type FindingObserver interface {
+	Finding(f *finding.Finding) error
+}
+
+// Reporter is an observer that makes findings: the pass gives it the
+// function it reports them with, which hands each to the
+// FindingObservers. A Reporter in a pass with no FindingObserver still
+// reports (to nobody), so what it counts stays true.
+type Reporter interface {
+	SetReport(report func(*finding.Finding) error)
 }
 
 // Options tune a Pass.
@@ -172,12 +202,14 @@ type Pass struct {
 	ends   []EndObserver
 	heads  []HeaderObserver
 	runObs []RunObserver
+	finds  []FindingObserver
 
-	cls  *bridge.Classifier
-	gt   *gaps.Tracker
-	der  replay.Deriver // the UI's intents from frames alone, when the pass does not replay
-	eng  *replay.Engine
-	runs *outcome.Tracker
+	cls      *bridge.Classifier
+	gt       *gaps.Tracker
+	der      replay.Deriver // the UI's intents from frames alone, when the pass does not replay
+	eng      *replay.Engine
+	runs     *runs.Table
+	outcomes *outcome.Tracker
 
 	src     Source // the source Next reads, once it started
 	begun   bool
@@ -218,11 +250,24 @@ func New(opts Options, observers ...Observer) *Pass {
 		if r, ok := o.(RunObserver); ok {
 			p.runObs = append(p.runObs, r)
 		}
+		if f, ok := o.(FindingObserver); ok {
+			p.finds = append(p.finds, f)
+		}
+	}
+	for _, o := range observers {
+		if r, ok := o.(Reporter); ok {
+			r.SetReport(p.report)
+		}
+	}
+	if p.needs&Outcomes != 0 {
+		p.needs |= Runs | Replay // outcomes follow the replay's steps, run by run
 	}
 	if p.needs&Runs != 0 {
-		p.needs |= Replay // the run table follows the replay's steps
-		p.runs = outcome.NewBounded(cmp.Or(opts.MaxRuns, DefaultMaxRuns))
-		p.runs.OnForget = p.runDone
+		p.runs = runs.New(cmp.Or(opts.MaxRuns, DefaultMaxRuns))
+		p.runs.OnLetGo = p.runDone
+		if p.needs&Outcomes != 0 {
+			p.outcomes = outcome.New(p.runs)
+		}
 	}
 	if p.needs&Intents != 0 && p.needs&Replay == 0 {
 		if p.der = opts.Replay.UI.Deriver(); p.der == nil {
@@ -249,7 +294,21 @@ func (p *Pass) Engine() *replay.Engine { return p.eng }
 func (p *Pass) Gaps() *gaps.Tracker { return p.gt }
 
 // Runs is the run table, nil when no observer needs runs.
-func (p *Pass) Runs() *outcome.Tracker { return p.runs }
+func (p *Pass) Runs() *runs.Table { return p.runs }
+
+// Outcomes follows what each run left the user with, nil when no
+// observer needs outcomes.
+func (p *Pass) Outcomes() *outcome.Tracker { return p.outcomes }
+
+// report hands a finding to the FindingObservers.
+func (p *Pass) report(f *finding.Finding) error {
+	for _, o := range p.finds {
+		if err := o.Finding(f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // Run reads the whole source through the pass.
 func (p *Pass) Run(src Source) error {
@@ -359,6 +418,9 @@ func (p *Pass) record(rec *capture.Record, given *bridge.Event) error {
 		p.ev = p.cls.Record(rec)
 	}
 	f.Event = &p.ev
+	if p.runs != nil {
+		f.Run = p.runs.Record(rec, &p.ev)
+	}
 	if p.gt != nil {
 		p.gapBuf = p.gt.Observe(p.gapBuf[:0], rec.Index, rec.T, rec.Conn, rec.Dir, &p.ev)
 		f.Gaps = p.gapBuf
@@ -394,8 +456,12 @@ func (p *Pass) step(s *replay.Step) error {
 	if s.Timer == "" {
 		p.recStep = s
 	}
-	if p.runs != nil {
-		p.runs.Step(s) // first: a run it lets go is done before the step is seen
+	if p.outcomes != nil {
+		var r *runs.Run
+		if s.Timer == "" {
+			r = p.frame.Run
+		}
+		p.outcomes.Step(s, r) // first: the step's observers read what it made of the run
 	}
 	for _, o := range p.steps {
 		if err := o.Step(s); err != nil {
@@ -405,10 +471,15 @@ func (p *Pass) step(s *replay.Step) error {
 	return nil
 }
 
-// runDone hands a run the table lets go to the RunObservers.
-func (p *Pass) runDone(r *outcome.Run) {
-	for _, o := range p.runObs {
-		o.RunDone(r)
+// runDone hands a run the table lets go to the RunObservers, with what
+// it left the user with.
+func (p *Pass) runDone(r *runs.Run) {
+	var o *outcome.Run
+	if p.outcomes != nil {
+		o = p.outcomes.LetGo(r)
+	}
+	for _, x := range p.runObs {
+		x.RunDone(r, o)
 	}
 }
 
@@ -434,8 +505,11 @@ func (p *Pass) end(complete bool, st capture.Stats) error {
 	if p.gt != nil {
 		e.Gaps = p.gt.Summary()
 	}
+	if p.outcomes != nil {
+		p.outcomes.Finish(p.eng.State())
+	}
 	if p.runs != nil {
-		p.runs.Finish(p.eng.State())
+		p.runs.Finish() // every run held goes, in order, before End
 	}
 	for _, o := range p.ends {
 		if err := o.End(&e); err != nil {

@@ -9,22 +9,28 @@ import (
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/outcome"
 	"github.com/clawtap/clawtap/pkg/pipeline"
+	"github.com/clawtap/clawtap/pkg/runs"
 )
 
-// runsSeen is an observer of the run table: the runs let go, and the
-// table at the end.
+// runsSeen is an observer of the run table: the runs let go, with their
+// outcomes, and the table at the end.
 type runsSeen struct {
-	done []*outcome.Run
-	end  *outcome.Tracker
+	done     []*runs.Run
+	outcomes []*outcome.Run
+	end      *runs.Table
+	endLen   int
 }
 
-func (o *runsSeen) Needs() pipeline.Needs     { return pipeline.Runs }
-func (o *runsSeen) RunDone(r *outcome.Run)    { o.done = append(o.done, r) }
-func (o *runsSeen) End(e *pipeline.End) error { o.end = e.Runs; return nil }
+func (o *runsSeen) Needs() pipeline.Needs { return pipeline.Outcomes }
+func (o *runsSeen) RunDone(r *runs.Run, out *outcome.Run) {
+	o.done = append(o.done, r)
+	o.outcomes = append(o.outcomes, out)
+}
+func (o *runsSeen) End(e *pipeline.End) error { o.end, o.endLen = e.Runs, e.Runs.Len(); return nil }
 
 // The pass keeps one run table for all its observers: each is told of
 // every run it lets go (a Group forwards them), once, in the order the
-// runs came, and End holds the rest.
+// runs were born, and the rest at the end, before End.
 func TestRunTableLetsRunsGo(t *testing.T) {
 	data, err := synth.LargeJSONL(5_000, 1)
 	if err != nil {
@@ -42,23 +48,22 @@ func TestRunTableLetsRunsGo(t *testing.T) {
 	}
 	tr := p.Runs()
 	if tr == nil || a.end != tr || b.end != tr || p.Engine() == nil {
-		t.Fatal("a pass whose observers need runs keeps one run table, replays, and ends with it")
+		t.Fatal("a pass whose observers need outcomes keeps one run table, replays, and ends with it")
 	}
-	if len(a.done) == 0 || len(a.done) != tr.Forgotten || !slices.Equal(a.done, b.done) {
-		t.Fatalf("let go %d and %d runs, forgot %d: every observer is told of every run forgotten", len(a.done), len(b.done), tr.Forgotten)
+	if a.endLen != 0 {
+		t.Fatalf("the table held %d runs at End: every run is let go before it", a.endLen)
 	}
-	held := tr.Runs()
-	if len(held) != bound {
-		t.Fatalf("the table held %d runs to the end, want %d", len(held), bound)
+	if len(a.done) != tr.Born() || tr.Crowded() != tr.Born()-bound || !slices.Equal(a.done, b.done) {
+		t.Fatalf("let go %d and %d runs of %d born, %d crowded out: every observer is told of every run once", len(a.done), len(b.done), tr.Born(), tr.Crowded())
 	}
-	all := append(slices.Clone(a.done), held...)
-	for k := 1; k < len(all); k++ {
-		if all[k].FirstI <= all[k-1].FirstI {
-			t.Fatalf("run %s (record %d) let go after %s (record %d): runs go in the order they came", all[k].ID, all[k].FirstI, all[k-1].ID, all[k-1].FirstI)
+	for k, r := range a.done {
+		if r.N != k+1 || k > 0 && r.FirstI <= a.done[k-1].FirstI {
+			t.Fatalf("run %s (#%d, record %d) let go %dth: runs go in the order they were born", r.ID, r.N, r.FirstI, k+1)
 		}
-	}
-	for _, r := range all {
-		if r.UI.IsZero() {
+		if r.Kept != (k >= len(a.done)-bound) {
+			t.Fatalf("run #%d kept=%v: the last %d runs are held to the end", r.N, r.Kept, bound)
+		}
+		if o := a.outcomes[k]; o != nil && o.UI.IsZero() {
 			t.Fatalf("run %s was let go without the UI that replayed it", r.ID)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/clawtap/clawtap/pkg/pipeline"
 	"github.com/clawtap/clawtap/pkg/recent"
 	"github.com/clawtap/clawtap/pkg/replay"
+	"github.com/clawtap/clawtap/pkg/runs"
 	"github.com/clawtap/clawtap/pkg/ui"
 )
 
@@ -480,9 +481,9 @@ func (b *Builder) Step(s *replay.Step) error {
 
 // RunDone hands a run the pass let go to the checker, which explains it
 // if it went wrong.
-func (b *Builder) RunDone(r *outcome.Run) {
+func (b *Builder) RunDone(r *runs.Run, o *outcome.Run) {
 	if !b.done {
-		b.sub.RunDone(r)
+		b.sub.RunDone(r, o)
 	}
 }
 

@@ -103,8 +103,7 @@ type Validator struct {
 	out        []check.Finding
 	buf        []check.Finding
 
-	// OnFinding receives each finding when the validator observes a pass.
-	OnFinding func(f *check.Finding) error
+	reportTo func(f *check.Finding) error // the pass's (SetReport)
 }
 
 type connState struct {
@@ -532,17 +531,20 @@ func (v *Validator) emit(fi check.Finding) {
 }
 
 // Needs: the validator reads records only; it is an observer of the pass
-// (validate, check --schema) that hands each finding to OnFinding.
+// (validate, check --schema) that reports each finding to the pass.
 func (v *Validator) Needs() pipeline.Needs { return 0 }
 
-// After validates the record and hands its findings to OnFinding.
+// SetReport takes the pass's report function.
+func (v *Validator) SetReport(report func(*check.Finding) error) { v.reportTo = report }
+
+// After validates the record and reports its findings.
 func (v *Validator) After(f *pipeline.Frame) error {
 	v.buf = v.Record(v.buf[:0], f.Rec)
-	if v.OnFinding == nil {
+	if v.reportTo == nil {
 		return nil
 	}
 	for i := range v.buf {
-		if err := v.OnFinding(&v.buf[i]); err != nil {
+		if err := v.reportTo(&v.buf[i]); err != nil {
 			return err
 		}
 	}
