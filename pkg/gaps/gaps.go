@@ -10,7 +10,7 @@ package gaps
 import (
 	"github.com/clawtap/clawtap/pkg/bridge"
 	"github.com/clawtap/clawtap/pkg/jsonx"
-	"github.com/clawtap/clawtap/pkg/recent"
+	"github.com/clawtap/clawtap/pkg/runs"
 )
 
 // Finding kinds.
@@ -84,9 +84,6 @@ type Summary struct {
 	RunSeqJumps int   `json:"runSeqJumps"`
 }
 
-// maxRuns bounds the per-run seq memory.
-const maxRuns = 4096
-
 type connState struct {
 	last    int64
 	hasLast bool
@@ -94,23 +91,32 @@ type connState struct {
 
 // Tracker consumes classified records in capture order.
 type Tracker struct {
-	conns    map[int]*connState
-	runs     map[runKey]*int64 // the highest payload seq of each run
-	runFIFO  []runKey
-	lastRuns recent.Cache[runKey, *int64] // the runs looked up last: the frames of interleaved runs
-	sum      Summary
+	conns map[int]*connState
+	seqs  runs.Field[runSeqs] // the highest payload seq of each run, per connection
+	sum   Summary
 }
 
-// NewTracker returns an empty Tracker.
-func NewTracker() *Tracker {
-	return &Tracker{conns: map[int]*connState{}, runs: map[runKey]*int64{}}
+// runSeqs is a run's highest payload seq on each connection that saw it:
+// the seq counts per run, and every client is sent its own.
+type runSeqs []connSeq
+
+type connSeq struct {
+	conn int
+	last int64
+}
+
+// NewTracker returns an empty Tracker that keeps what it knows of a run
+// in the pass's run table t.
+func NewTracker(t *runs.Table) *Tracker {
+	return &Tracker{conns: map[int]*connState{}, seqs: runs.NewField[runSeqs](t)}
 }
 
 // Summary returns the counts so far.
 func (t *Tracker) Summary() Summary { return t.sum }
 
-// Observe takes one record's classification and appends what it found.
-func (t *Tracker) Observe(dst []Finding, i int, ts int64, conn int, dir string, ev *bridge.Event) []Finding {
+// Observe takes one record's classification, and its run in the table
+// (nil when it names none), and appends what it found.
+func (t *Tracker) Observe(dst []Finding, i int, ts int64, conn int, dir string, ev *bridge.Event, run *runs.Run) []Finding {
 	if ev.Kind == bridge.Marker {
 		// A new connection (open) always restarts the counter.
 		if ev.Mark == "open" {
@@ -167,22 +173,17 @@ func (t *Tracker) Observe(dst []Finding, i int, ts int64, conn int, dir string, 
 			return append(dst, f)
 		}
 	}
-	if (ev.Kind == bridge.RuntimeAgent || ev.Kind == bridge.RuntimeChat) && ev.RunID != "" {
+	if (ev.Kind == bridge.RuntimeAgent || ev.Kind == bridge.RuntimeChat) && run != nil {
 		raw, _ := ev.Member("seq") // captured by the classifier: no second walk
 		seq, ok := jsonx.Int(raw)
 		if !ok {
 			return dst
 		}
-		key := runKey{conn, ev.RunID}
-		last, cached := t.lastRuns.Get(key)
-		if !cached {
-			last = t.runs[key]
-		}
+		seqs := t.seqs.Of(run)
+		last := seqs.on(conn)
 		switch {
 		case last == nil:
-			last = new(int64)
-			*last = seq
-			t.rememberRun(key, last)
+			*seqs = append(*seqs, connSeq{conn, seq})
 		case seq > *last+1:
 			t.sum.RunSeqJumps++
 			dst = append(dst, Finding{Kind: RunSeqJump, I: i, T: ts, Conn: conn, RunID: ev.RunID, Expected: *last + 1, Received: seq})
@@ -190,27 +191,18 @@ func (t *Tracker) Observe(dst []Finding, i int, ts int64, conn int, dir string, 
 		case seq > *last:
 			*last = seq
 		}
-		if !cached {
-			t.lastRuns.Put(key, last)
-		}
 	}
 	return dst
 }
 
-// runKey names a run on a connection (payload seq counts per run).
-type runKey struct {
-	conn int
-	run  string
-}
-
-func (t *Tracker) rememberRun(key runKey, seq *int64) {
-	if len(t.runFIFO) >= maxRuns {
-		delete(t.runs, t.runFIFO[0])
-		t.lastRuns.Forget(t.runFIFO[0])
-		t.runFIFO = t.runFIFO[1:]
+// on is the run's highest seq on conn, nil when conn has not seen it.
+func (s runSeqs) on(conn int) *int64 {
+	for k := range s {
+		if s[k].conn == conn {
+			return &s[k].last
+		}
 	}
-	t.runFIFO = append(t.runFIFO, key)
-	t.runs[key] = seq
+	return nil
 }
 
 func mustGet(obj []byte, keys ...string) []byte {

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/clawtap/clawtap/pkg/bridge"
+	"github.com/clawtap/clawtap/pkg/capture"
+	"github.com/clawtap/clawtap/pkg/runs"
 )
 
 type rec struct {
@@ -21,7 +23,8 @@ func ev(seq int) string {
 
 func run(t *testing.T, recs []rec) ([]string, Summary) {
 	t.Helper()
-	tr := NewTracker()
+	table := runs.New(0)
+	tr := NewTracker(table)
 	var out []string
 	for i, r := range recs {
 		var e bridge.Event
@@ -34,7 +37,8 @@ func run(t *testing.T, recs []rec) ([]string, Summary) {
 		if dir == "" {
 			dir = "in"
 		}
-		for _, f := range tr.Observe(nil, i, int64(i), r.conn, dir, &e) {
+		rc := &capture.Record{Index: i, T: int64(i), Conn: r.conn, Dir: dir}
+		for _, f := range tr.Observe(nil, i, int64(i), r.conn, dir, &e, table.Record(rc, &e)) {
 			out = append(out, fmt.Sprintf("%s@%d conn%d %d>%d", f.Kind, f.I, f.Conn, f.Expected, f.Received))
 		}
 	}
@@ -87,20 +91,24 @@ func TestGatewayGapAndRunSeqJumps(t *testing.T) {
 	}
 }
 
+// What the tracker knows of a run lives in the run table: it goes when
+// the table lets the run go, so memory follows the table's bound.
 func TestRunMemoryIsBounded(t *testing.T) {
-	tr := NewTracker()
-	for i := 0; i < 3*maxRuns; i++ {
+	const bound = 16
+	table := runs.New(bound)
+	tr := NewTracker(table)
+	for i := 0; i < 3*bound; i++ {
 		e := bridge.Classify([]byte(fmt.Sprintf(`{"type":"event","event":"chat","payload":{"runId":"r%d","sessionKey":"agent:a:b","state":"delta","seq":1}}`, i)), 0)
-		tr.Observe(nil, i, 0, 1, "in", &e)
+		tr.Observe(nil, i, 0, 1, "in", &e, table.Record(&capture.Record{Index: i, Conn: 1, Dir: "in"}, &e))
 	}
-	if len(tr.runs) > maxRuns || len(tr.runFIFO) > maxRuns {
-		t.Fatalf("%d runs remembered, cap %d", len(tr.runs), maxRuns)
-	}
-}
-
-func TestFindingJSON(t *testing.T) {
-	f := Finding{Kind: RunSeqJump, I: 3, T: 9, Conn: 2, RunID: "r", Expected: 4, Received: 7}
-	if got := string(f.AppendJSON(nil)); got != `{"kind":"run-seq-jump","i":3,"t":9,"conn":2,"runId":"r","expected":4,"received":7,"missing":3,"info":true}` {
-		t.Fatal(got)
+	kept := 0
+	table.Each(func(r *runs.Run) bool {
+		if s := tr.seqs.Peek(r); s != nil && len(*s) == 1 {
+			kept++
+		}
+		return true
+	})
+	if table.Len() != bound || kept != bound || table.Crowded() != 2*bound {
+		t.Fatalf("%d runs held, %d with a seq, %d let go; want %d, %d, %d", table.Len(), kept, table.Crowded(), bound, bound, 2*bound)
 	}
 }

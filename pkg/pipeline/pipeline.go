@@ -148,6 +148,13 @@ type RunObserver interface {
 	RunDone(r *runs.Run, o *outcome.Run)
 }
 
+// TableObserver keeps what it knows of a run in a field of the pass's
+// run table (runs.NewField): the pass hands it the table before the
+// first record.
+type TableObserver interface {
+	Table(t *runs.Table)
+}
+
 // FindingObserver receives every finding made in the pass, as it is
 // made, in the order made; its first error ends the pass.
 type FindingObserver interface {
@@ -262,11 +269,19 @@ func New(opts Options, observers ...Observer) *Pass {
 	if p.needs&Outcomes != 0 {
 		p.needs |= Runs | Replay // outcomes follow the replay's steps, run by run
 	}
+	if p.needs&Gaps != 0 {
+		p.needs |= Runs // the payload seq counts per run
+	}
 	if p.needs&Runs != 0 {
 		p.runs = runs.New(cmp.Or(opts.MaxRuns, DefaultMaxRuns))
 		p.runs.OnLetGo = p.runDone
 		if p.needs&Outcomes != 0 {
 			p.outcomes = outcome.New(p.runs)
+		}
+		for _, o := range observers {
+			if t, ok := o.(TableObserver); ok {
+				t.Table(p.runs)
+			}
 		}
 	}
 	if p.needs&Intents != 0 && p.needs&Replay == 0 {
@@ -275,7 +290,7 @@ func New(opts Options, observers ...Observer) *Pass {
 		}
 	}
 	if p.needs&Gaps != 0 {
-		p.gt = gaps.NewTracker()
+		p.gt = gaps.NewTracker(p.runs)
 	}
 	if p.needs&Replay != 0 {
 		p.eng = replay.New(opts.Replay)
@@ -422,7 +437,7 @@ func (p *Pass) record(rec *capture.Record, given *bridge.Event) error {
 		f.Run = p.runs.Record(rec, &p.ev)
 	}
 	if p.gt != nil {
-		p.gapBuf = p.gt.Observe(p.gapBuf[:0], rec.Index, rec.T, rec.Conn, rec.Dir, &p.ev)
+		p.gapBuf = p.gt.Observe(p.gapBuf[:0], rec.Index, rec.T, rec.Conn, rec.Dir, &p.ev, f.Run)
 		f.Gaps = p.gapBuf
 	}
 	if p.der != nil {

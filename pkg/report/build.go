@@ -479,6 +479,10 @@ func (b *Builder) Step(s *replay.Step) error {
 	return b.emit(s)
 }
 
+// Table hands the run table to the checker and stats, which keep fields
+// in it.
+func (b *Builder) Table(t *runs.Table) { b.sub.Table(t) }
+
 // RunDone hands a run the pass let go to the checker, which explains it
 // if it went wrong.
 func (b *Builder) RunDone(r *runs.Run, o *outcome.Run) {

@@ -15,6 +15,7 @@ import (
 	"github.com/clawtap/clawtap/pkg/gaps"
 	"github.com/clawtap/clawtap/pkg/gateway"
 	"github.com/clawtap/clawtap/pkg/jsonx"
+	"github.com/clawtap/clawtap/pkg/runs"
 )
 
 // recordFrom connects to a serve URL with pkg/gateway (the client clawtap
@@ -72,7 +73,8 @@ func streamOf(t *testing.T, data []byte, conn int) (out []servedFrame, sum gaps.
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := gaps.NewTracker()
+	table := runs.New(0)
+	tr := gaps.NewTracker(table)
 	cl := bridge.NewClassifier()
 	for {
 		rec, err := r.Next()
@@ -86,7 +88,7 @@ func streamOf(t *testing.T, data []byte, conn int) (out []servedFrame, sum gaps.
 			continue
 		}
 		ev := cl.Record(rec)
-		tr.Observe(nil, rec.Index, rec.T, rec.Conn, rec.Dir, &ev)
+		tr.Observe(nil, rec.Index, rec.T, rec.Conn, rec.Dir, &ev, table.Record(rec, &ev))
 		if rec.Dir != capture.DirIn || rec.Mark != "" {
 			continue
 		}

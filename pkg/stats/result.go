@@ -11,15 +11,6 @@ func (c *Collector) Result() *Stats {
 	if s.Capture.End >= s.Capture.Start && s.Capture.Start > 0 {
 		s.Capture.DurationMs = s.Capture.End - s.Capture.Start
 	}
-	for _, id := range slices.Clone(c.runOrder) {
-		r := c.runs[id]
-		switch r.lifeOutcome {
-		case "":
-			c.finish(r, "unterminated")
-		default:
-			c.finish(r, r.lifeOutcome) // lifecycle ended, no chat terminal (agent-only run)
-		}
-	}
 	s.Runs.DurationMs = c.durations.distribution()
 	s.Runs.FirstDeltaMs = c.firstDelta.distribution()
 	for _, rt := range []*Rate{&s.Deltas.Agent, &s.Deltas.Chat} {

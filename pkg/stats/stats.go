@@ -4,34 +4,36 @@
 // tokens), delta rates of the agent stream against the paced chat stream,
 // approvals, seq gaps and errors.
 //
-// Memory is bounded by live state: a table per connection, one per live
-// run, and one number per finished run for the percentiles (runs are few
-// next to frames); nothing is kept per frame.
+// Memory is bounded by live state: a table per connection, what it knows
+// of each run the pass's run table holds (a field of the run), and one
+// number per finished run for the percentiles (runs are few next to
+// frames); nothing is kept per frame.
 package stats
 
 import (
-	"slices"
 	"strings"
 
 	"github.com/clawtap/clawtap/pkg/bridge"
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/gaps"
 	"github.com/clawtap/clawtap/pkg/jsonx"
+	"github.com/clawtap/clawtap/pkg/outcome"
 	"github.com/clawtap/clawtap/pkg/pipeline"
-	"github.com/clawtap/clawtap/pkg/recent"
+	"github.com/clawtap/clawtap/pkg/runs"
 )
 
 // Caps on the live tables.
 const (
-	maxLiveRuns = 16384
-	maxDoneRuns = 16384
-	maxSends    = 4096
-	maxConns    = 4096 // connections listed one by one; more are only counted
-	maxNames    = 512  // distinct event names, methods, codes counted by name
+	maxSends = 4096
+	maxConns = 4096 // connections listed one by one; more are only counted
+	maxNames = 512  // distinct event names, methods, codes counted by name
 )
 
+// run is what the summary knows of a run, in a field of the pass's run
+// table: from its first chat or agent event until it ends (done), when it
+// is folded into the aggregates.
 type run struct {
-	id            string
+	started, done bool
 	home          int
 	agent         string
 	first, sendT  int64
@@ -68,10 +70,7 @@ type Collector struct {
 	conns map[int]*connInfo
 	extra int // connections past maxConns
 
-	runs     map[string]*run
-	runOrder []string
-	done     map[string]bool
-	doneFIFO []string
+	runs     runs.Field[run]
 	sends    map[string]int64 // chat.send idempotencyKey → request time
 	sendFIFO []string
 	reqs     map[[2]string]pend
@@ -86,17 +85,17 @@ type Collector struct {
 	firstDelta sample
 	gaps       gaps.Summary
 	st         Stats
-	lastRuns   recent.Cache[string, *run] // the live runs looked up last: the frames of interleaved runs
-	lastConn   *connInfo                  // the connection looked up last
+	lastConn   *connInfo // the connection looked up last
 	// the frames' event names, chat states and agent streams, counted in
 	// front of their maps (see tally)
 	events, chatStates, agentStreams tally
 }
 
-// New returns an empty Collector.
+// New returns an empty Collector. It is an observer of a pass: the pass
+// gives it its field of the run table (Table).
 func New() *Collector {
 	c := &Collector{
-		conns: make(map[int]*connInfo), runs: make(map[string]*run), done: make(map[string]bool),
+		conns: make(map[int]*connInfo),
 		sends: make(map[string]int64), reqs: make(map[[2]string]pend), pendAp: make(map[string]bool),
 		versions: make(map[string]bool), protocols: make(map[int]bool), boots: make(map[string]bool),
 	}
@@ -147,13 +146,30 @@ func (c *Collector) conn(n int, t int64) *connInfo {
 	return ci
 }
 
-// Needs is what the summary reads from the pass: the gap tracker's sums.
-func (c *Collector) Needs() pipeline.Needs { return pipeline.Gaps }
+// Needs is what the summary reads from the pass: the gap tracker's sums
+// and the run table.
+func (c *Collector) Needs() pipeline.Needs { return pipeline.Gaps | pipeline.Runs }
+
+// Table takes the pass's run table, before the pass starts.
+func (c *Collector) Table(t *runs.Table) { c.runs = runs.NewField[run](t) }
 
 // After adds one record.
 func (c *Collector) After(f *pipeline.Frame) error {
-	c.record(f.Rec, f.Event)
+	c.record(f.Rec, f.Event, f.Run)
 	return nil
+}
+
+// RunDone folds a run the table lets go into the aggregates, if it was
+// still live: as an agent-only run when its lifecycle ended, else as
+// unterminated.
+func (c *Collector) RunDone(tr *runs.Run, _ *outcome.Run) {
+	if r := c.runs.Peek(tr); r != nil && r.started && !r.done {
+		outcome := r.lifeOutcome
+		if outcome == "" {
+			outcome = "unterminated"
+		}
+		c.finish(r, outcome)
+	}
 }
 
 // End takes what only the end of the capture tells; Result follows.
@@ -163,7 +179,7 @@ func (c *Collector) End(e *pipeline.End) error {
 	return nil
 }
 
-func (c *Collector) record(rec *capture.Record, ev *bridge.Event) {
+func (c *Collector) record(rec *capture.Record, ev *bridge.Event, tr *runs.Run) {
 	s := &c.st
 	s.Capture.Records++
 	if rec.T > 0 {
@@ -213,12 +229,12 @@ func (c *Collector) record(rec *capture.Record, ev *bridge.Event) {
 		if ev.State != "" {
 			c.chatStates.add(ev.State)
 		}
-		c.chat(rec, ev)
+		c.chat(rec, ev, tr)
 	case bridge.RuntimeAgent:
 		if ev.Stream != "" {
 			c.agentStreams.add(ev.Stream)
 		}
-		c.agent(rec, ev)
+		c.agent(rec, ev, tr)
 	case bridge.Approval, bridge.Unknown:
 		if strings.HasSuffix(ev.Event, ".approval.requested") || strings.HasSuffix(ev.Event, ".approval.resolved") {
 			c.approval(ev)
@@ -367,29 +383,24 @@ func (c *Collector) response(ci *connInfo, rec *capture.Record, ev *bridge.Event
 
 func itoa(n int) string { return string(jsonx.AppendInt(nil, int64(n))) }
 
-// run returns the run an event belongs to, or nil when the run is over
-// or the event came to another connection than the run's first.
-func (c *Collector) run(rec *capture.Record, ev *bridge.Event) *run {
-	if r, ok := c.lastRuns.Get(ev.RunID); ok { // live, not done
-		if r.home != rec.Conn {
-			return nil
-		}
-		return r
-	}
-	if ev.RunID == "" || c.done[ev.RunID] {
+// run returns what the summary knows of the event's run, started at its
+// first chat or agent event; nil when the run is over, or a run of its id
+// was let go before (its later frames are that run's), or the event came
+// to another connection than the run's first.
+func (c *Collector) run(rec *capture.Record, ev *bridge.Event, tr *runs.Run) *run {
+	if tr == nil {
 		return nil
 	}
-	r := c.runs[ev.RunID]
-	if r == nil {
-		if len(c.runs) >= maxLiveRuns {
-			c.finish(c.runs[c.runOrder[0]], "unterminated")
+	r := c.runs.Of(tr)
+	if !r.started {
+		r.started, r.home, r.first = true, rec.Conn, rec.T
+		if tr.Reopened {
+			r.done = true // counted when it was first seen
+			return nil
 		}
-		r = &run{id: ev.RunID, home: rec.Conn, first: rec.T, agent: ev.AgentID}
-		if t, ok := c.sends[ev.RunID]; ok {
+		if t, ok := c.sends[tr.ID]; ok {
 			r.sendT = t
 		}
-		c.runs[ev.RunID] = r
-		c.runOrder = append(c.runOrder, ev.RunID)
 		c.st.Runs.Count++
 		agent := ev.AgentID
 		if agent == "" {
@@ -397,15 +408,14 @@ func (c *Collector) run(rec *capture.Record, ev *bridge.Event) *run {
 		}
 		countName(c.st.Runs.ByAgent, agent)
 	}
-	c.lastRuns.Put(ev.RunID, r)
-	if r.home != rec.Conn {
+	if r.done || r.home != rec.Conn {
 		return nil
 	}
 	return r
 }
 
-func (c *Collector) chat(rec *capture.Record, ev *bridge.Event) {
-	r := c.run(rec, ev)
+func (c *Collector) chat(rec *capture.Record, ev *bridge.Event, tr *runs.Run) {
+	r := c.run(rec, ev, tr)
 	if r == nil {
 		return
 	}
@@ -488,14 +498,14 @@ func (r *run) usage(u []byte) {
 	r.usageIn, r.usageOut, r.usageTotal, r.hasUsage = in, out, total, true
 }
 
-func (c *Collector) agent(rec *capture.Record, ev *bridge.Event) {
+func (c *Collector) agent(rec *capture.Record, ev *bridge.Event, tr *runs.Run) {
 	if ev.Stream == "lifecycle" {
 		countName(c.st.Frames.Lifecycle, orNone(ev.Phase))
 		if ev.Phase == "error" {
 			c.st.Errors.LifecycleError++
 		}
 	}
-	r := c.run(rec, ev)
+	r := c.run(rec, ev, tr)
 	if r == nil {
 		return
 	}
@@ -547,11 +557,12 @@ func orNone(s string) string {
 	return s
 }
 
-// finish folds a run into the aggregates and forgets it.
+// finish folds a run into the aggregates; its later frames are ignored.
 func (c *Collector) finish(r *run, outcome string) {
 	if r == nil {
 		return
 	}
+	r.done = true
 	s := &c.st.Runs
 	switch outcome {
 	case "completed":
@@ -585,17 +596,6 @@ func (c *Collector) finish(r *run, outcome string) {
 	}
 	addRate(&c.st.Deltas.Agent, r.agentN, r.agentFirst, r.agentLast)
 	addRate(&c.st.Deltas.Chat, r.chatN, r.chatFirst, r.chatLast)
-	delete(c.runs, r.id)
-	c.lastRuns.Forget(r.id)
-	if k := slices.Index(c.runOrder, r.id); k >= 0 {
-		c.runOrder = slices.Delete(c.runOrder, k, k+1)
-	}
-	if len(c.doneFIFO) >= maxDoneRuns {
-		delete(c.done, c.doneFIFO[0])
-		c.doneFIFO = c.doneFIFO[1:]
-	}
-	c.done[r.id] = true
-	c.doneFIFO = append(c.doneFIFO, r.id)
 }
 
 func addRate(rt *Rate, n int, first, last int64) {
