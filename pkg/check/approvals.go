@@ -136,16 +136,13 @@ func (a *Analyzer) expire(now int64, i int) {
 		}
 	}
 	for len(a.noChat) > 0 {
-		r := a.noChatHead // asked at every record: looked up once
-		if r == nil {
-			r = a.runs[a.noChat[0]]
-			a.noChatHead = r
-		}
-		if r != nil && now-r.lifeTermT <= a.opts.GraceMs {
+		r := a.noChat[0]
+		if !r.gone && now-r.lifeTermT <= a.opts.GraceMs {
 			break
 		}
-		a.noChat, a.noChatHead = a.noChat[1:], nil
-		if r != nil {
+		a.noChat[0] = nil
+		a.noChat = a.noChat[1:]
+		if !r.gone {
 			a.noChatCheck(r)
 		}
 	}

@@ -11,8 +11,8 @@ import (
 	"github.com/clawtap/clawtap/pkg/human"
 	"github.com/clawtap/clawtap/pkg/jsonx"
 	"github.com/clawtap/clawtap/pkg/pipeline"
-	"github.com/clawtap/clawtap/pkg/recent"
 	"github.com/clawtap/clawtap/pkg/replay"
+	"github.com/clawtap/clawtap/pkg/runs"
 )
 
 // Defaults for Options.
@@ -28,11 +28,10 @@ const (
 	DefaultMaxPayload = 25 << 20
 )
 
-// Caps on the live tables.
+// Caps on the live tables. The runs are the pass's run table's.
 const (
-	maxRuns      = pipeline.DefaultMaxRuns // runs tracked per capture (live and recently ended), as the pass's run table
-	maxReqs      = 4096                    // pending requests per connection
-	maxTools     = 4096                    // tool call ids remembered per connection
+	maxReqs      = 4096 // pending requests per connection
+	maxTools     = 4096 // tool call ids remembered per connection
 	maxApprovals = 4096
 	maxUnknown   = 256 // distinct unknown event names remembered
 	maxVictims   = 256
@@ -69,12 +68,14 @@ type Analyzer struct {
 
 	conns    map[int]*connState
 	lastConn *connState // the connection looked up last
-	runs     map[runKey]*runState
-	live     map[runKey]*runState // runs with no terminal yet
-	// the run run() returned last, while it is in runs
-	lastRuns recent.Cache[runKey, *runState] // the runs looked up last: the frames of interleaved runs
-	order    []runKey                        // runs in creation order, for the cap
-	head     int                             // order[head:] are live entries
+	// What check knows of a run is a field of it in the pass's run table:
+	// a state per connection that saw it (each client is sent its own
+	// terminals and seq).
+	table *runs.Table
+	runs  runs.Field[connRuns]
+	cur   *runs.Run            // the record's run, during After
+	live  map[runKey]*runState // the runs' states with no terminal yet
+	kept  []*runState          // the states of the runs held to the end, for End
 
 	approvals map[string]*approval
 	apOrder   []string
@@ -82,9 +83,7 @@ type Analyzer struct {
 
 	unknown map[string]bool
 
-	noChat []runKey // runs whose lifecycle ended without a chat terminal yet, in time order
-	// the run of noChat[0] once looked up, while it stays in runs
-	noChatHead *runState
+	noChat []*runState // runs whose lifecycle ended without a chat terminal yet, in time order
 
 	replay  bool              // a rule reads the replay (dropped-final, the state rules)
 	states  bool              // a state rule runs: it reads the pass's run table
@@ -171,7 +170,19 @@ type runState struct {
 	staleReported     bool
 	noChatQueued      bool
 	dupReported       bool
-	evicted           bool
+	gone              bool // let go by the run table before the end
+}
+
+// connRuns is a run's state on each connection that saw it.
+type connRuns []*runState
+
+func (c connRuns) on(conn int) *runState {
+	for _, r := range c {
+		if r.key.conn == conn {
+			return r
+		}
+	}
+	return nil
 }
 
 func (r *runState) live() bool { return r.chatTerm == "" && r.lifeTerm == "" }
@@ -218,7 +229,6 @@ func New(opts Options) (*Analyzer, error) {
 		opts:      opts,
 		enabled:   en,
 		conns:     make(map[int]*connState),
-		runs:      make(map[runKey]*runState),
 		live:      make(map[runKey]*runState),
 		approvals: make(map[string]*approval),
 		unknown:   make(map[string]bool),
@@ -300,17 +310,22 @@ func (a *Analyzer) conn(n int) *connState {
 	return cs
 }
 
-// Needs is what the rules read from the pass: frame-seq gaps, the replay
-// when the dropped-final rule runs, and the run table when a state rule
-// (lost-reply, ghost-stream, billing) does.
+// Needs is what the rules read from the pass: frame-seq gaps, the run
+// table, the replay when the dropped-final rule runs, and the runs'
+// outcomes when a state rule (lost-reply, ghost-stream, billing) does.
 func (a *Analyzer) Needs() pipeline.Needs {
 	if a.states {
-		return pipeline.Gaps | pipeline.Outcomes
+		return pipeline.Gaps | pipeline.Runs | pipeline.Outcomes
 	}
 	if a.replay {
-		return pipeline.Gaps | pipeline.Replay
+		return pipeline.Gaps | pipeline.Runs | pipeline.Replay
 	}
-	return pipeline.Gaps
+	return pipeline.Gaps | pipeline.Runs
+}
+
+// Table takes the pass's run table, before the pass starts.
+func (a *Analyzer) Table(t *runs.Table) {
+	a.table, a.runs = t, runs.NewField[connRuns](t)
 }
 
 // Before counts the record and expires the approvals due before it.
@@ -331,6 +346,7 @@ func (a *Analyzer) Before(f *pipeline.Frame) error {
 // After checks the record, once the replay took it.
 func (a *Analyzer) After(f *pipeline.Frame) error {
 	rec, ev := f.Rec, f.Event
+	a.cur = f.Run
 	cs := a.conn(rec.Conn)
 	for k := range f.Gaps {
 		a.gapFinding(cs, &f.Gaps[k])
@@ -389,16 +405,16 @@ func (a *Analyzer) End(e *pipeline.End) error {
 	truncated := e.Stats.Truncated
 	end, endI := a.lastT, a.lastI
 	// Lifecycle ends still waiting for their chat terminal.
-	for _, k := range a.noChat {
-		if r := a.runs[k]; r != nil && end-r.lifeTermT > a.opts.GraceMs {
+	for _, r := range a.noChat {
+		if !r.gone && end-r.lifeTermT > a.opts.GraceMs {
 			a.noChatCheck(r)
 		}
 	}
-	a.noChat, a.noChatHead = nil, nil
+	a.noChat = nil
 	// Runs without a terminal, in the order they started.
 	var live []*runState
 	ended := make(map[string]bool)
-	for _, r := range a.runs {
+	for _, r := range a.kept {
 		if r.chatTerm != "" || r.lifeTerm != "" {
 			ended[r.key.id] = true
 		} else {

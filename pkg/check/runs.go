@@ -8,33 +8,30 @@ import (
 	"github.com/clawtap/clawtap/pkg/bridge"
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/jsonx"
+	"github.com/clawtap/clawtap/pkg/runs"
 )
 
+// lookupRun is the state of run id on conn, nil when the table holds no
+// such run or conn has not seen it.
 func (a *Analyzer) lookupRun(conn int, id string) *runState {
-	if id == "" {
-		return nil
+	if tr := a.table.Lookup(id); tr != nil {
+		if c := a.runs.Peek(tr); c != nil {
+			return c.on(conn)
+		}
 	}
-	return a.runs[runKey{conn, id}]
+	return nil
 }
 
+// run is the state of the record's run on its connection, made at the
+// connection's first frame of it.
 func (a *Analyzer) run(rec *capture.Record, ev *bridge.Event) *runState {
-	k := runKey{rec.Conn, ev.RunID}
-	r, cached := a.lastRuns.Get(k) // mostly a run of the last few frames
-	if !cached {
-		r = a.runs[k]
-	}
+	c := a.runs.Of(a.cur)
+	r := c.on(rec.Conn)
 	if r == nil {
-		if len(a.order)-a.head >= maxRuns {
-			a.evictOldest()
-		}
-		r = &runState{key: k, firstI: rec.Index, firstT: rec.T}
-		a.runs[k] = r
-		a.live[k] = r
-		a.order = append(a.order, k)
+		r = &runState{key: runKey{rec.Conn, ev.RunID}, firstI: rec.Index, firstT: rec.T}
+		*c = append(*c, r)
+		a.live[r.key] = r
 		a.sum.Runs++
-	}
-	if !cached {
-		a.lastRuns.Put(k, r)
 	}
 	r.lastI, r.lastT = rec.Index, rec.T
 	if r.agent == "" {
@@ -46,28 +43,24 @@ func (a *Analyzer) run(rec *capture.Record, ev *bridge.Event) *runState {
 	return r
 }
 
-func (a *Analyzer) evictOldest() {
-	for a.head < len(a.order) {
-		k := a.order[a.head]
-		a.order[a.head] = runKey{}
-		a.head++
-		if r, ok := a.runs[k]; ok {
-			if !r.done() {
-				a.sum.Evicted++
-				r.evicted = true
-			}
-			delete(a.runs, k)
-			delete(a.live, k)
-			a.lastRuns.Forget(k)
-			if a.noChatHead == r {
-				a.noChatHead = nil
-			}
-			break
-		}
+// letGo forgets a run the table lets go: a run crowded out before its
+// terminal is counted (Summary.Evicted); those held to the end wait for
+// End, which judges the ones still live.
+func (a *Analyzer) letGo(tr *runs.Run) {
+	c := a.runs.Peek(tr)
+	if c == nil {
+		return
 	}
-	if a.head > len(a.order)/2 && a.head > 1024 {
-		a.order = append(a.order[:0], a.order[a.head:]...)
-		a.head = 0
+	for _, r := range *c {
+		if tr.Kept {
+			a.kept = append(a.kept, r)
+			continue
+		}
+		if !r.done() {
+			a.sum.Evicted++
+		}
+		r.gone = true
+		delete(a.live, r.key)
 	}
 }
 
@@ -426,7 +419,7 @@ func (a *Analyzer) lifecycle(rec *capture.Record, r *runState, phase string, dat
 		}
 		if !r.noChatQueued {
 			r.noChatQueued = true
-			a.noChat = append(a.noChat, r.key)
+			a.noChat = append(a.noChat, r)
 		}
 	}
 }

@@ -17,12 +17,18 @@ var (
 	uiRules    = append([]string{RuleDroppedFinal}, stateRules...)
 )
 
-// RunDone explains a run the pass's run table let go, if it went wrong:
-// when newer runs crowded it out, or at the end of the capture.
-func (a *Analyzer) RunDone(_ *runs.Run, r *outcome.Run) {
-	if !a.states || r == nil { // another observer asked for the run table, or the replay never saw the run
-		return
+// RunDone explains a run the pass's run table let go, if what the UI
+// made of it went wrong: when newer runs crowded it out, or at the end of
+// the capture. Then check forgets it.
+func (a *Analyzer) RunDone(tr *runs.Run, o *outcome.Run) {
+	if a.states && o != nil { // nil: the replay never saw the run
+		a.outcome(o)
 	}
+	a.letGo(tr)
+}
+
+// outcome explains what the UI left the user with of one run.
+func (a *Analyzer) outcome(r *outcome.Run) {
 	ui := r.UI.Title()
 	if a.names != nil {
 		ui = a.names(r.UI)

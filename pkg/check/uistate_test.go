@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/clawtap/clawtap/pkg/replay"
+	"github.com/clawtap/clawtap/pkg/runs"
 	"github.com/clawtap/clawtap/pkg/ui/models"
 
 	"github.com/clawtap/clawtap/internal/synth"
@@ -130,11 +131,11 @@ func TestBilledTwice(t *testing.T) {
 	expect(t, analyzeUI(t, s.Records(), Options{Only: []string{RuleBilling}}, false, models.MustLookup("claw3d")))
 }
 
-// A run the tables let go (maxRuns runs later) is judged as one kept to
+// A run the table lets go (runs.DefaultMax runs later) is judged as one kept to
 // the end: its double bill is still found.
 func TestBilledTwiceJudgedWhenForgotten(t *testing.T) {
 	s, c, r := billedTwice()
-	for k := 0; k <= maxRuns; k++ {
+	for k := 0; k <= runs.DefaultMax; k++ {
 		s.Advance(500)
 		more := c.ChatSend("agent:ops:main", "Again.")
 		more.Start()
