@@ -144,6 +144,7 @@ type textTrack struct {
 
 type runState struct {
 	key             runKey
+	n               int // the run's number in the pass's run table
 	agent, session  string
 	firstI, lastI   int
 	firstT, lastT   int64
@@ -265,10 +266,12 @@ func (a *Analyzer) add(rule string, sev Severity, i int, t int64, conn int, run 
 	}
 	f := Finding{Rule: rule, Severity: sev, I: i, T: t, Conn: conn, RunID: runID, AgentID: agent, SessionKey: session, Message: msg}
 	if run != nil {
-		f.RunID, f.AgentID, f.SessionKey = run.key.id, run.agent, run.session
+		f.RunID, f.AgentID, f.SessionKey, f.Run = run.key.id, run.agent, run.session, run.n
 		if f.Conn == 0 {
 			f.Conn = run.key.conn
 		}
+	} else if tr := a.table.Lookup(f.RunID); tr != nil { // held still, or being let go
+		f.Run = tr.N
 	}
 	switch sev {
 	case Error:

@@ -28,7 +28,7 @@ func (a *Analyzer) run(rec *capture.Record, ev *bridge.Event) *runState {
 	c := a.runs.Of(a.cur)
 	r := c.on(rec.Conn)
 	if r == nil {
-		r = &runState{key: runKey{rec.Conn, ev.RunID}, firstI: rec.Index, firstT: rec.T}
+		r = &runState{key: runKey{rec.Conn, ev.RunID}, n: a.cur.N, firstI: rec.Index, firstT: rec.T}
 		*c = append(*c, r)
 		a.live[r.key] = r
 		a.sum.Runs++
@@ -288,7 +288,7 @@ func (a *Analyzer) agent(cs *connState, rec *capture.Record, ev *bridge.Event) {
 	p := ev.Payload
 	if ev.RunID == "" {
 		if ev.Stream == "error" {
-			return // the gateway's seq-gap event; the gaps tracker reports it
+			return // the gateway's seq-gap event; the gap detector reports it
 		}
 		a.add(RuleMalformedPayload, 0, rec.Index, rec.T, rec.Conn, nil, "", ev.AgentID, ev.SessionKey, "Agent event (stream "+orNone(ev.Stream)+") has no runId; UIs drop it as a malformed agent payload.")
 		return

@@ -10,7 +10,7 @@ import (
 // The rules that read the replayed UI state: what the user ended up with,
 // run by run (pkg/outcome), under the UI the replay models.
 
-// stateRules are the rules the outcome tracker serves; uiRules all the
+// stateRules are the rules the outcome ledger serves; uiRules all the
 // rules whose findings depend on the UI the replay models.
 var (
 	stateRules = []string{RuleLostReply, RuleGhostStream, RuleBilling}

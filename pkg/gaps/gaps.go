@@ -89,8 +89,8 @@ type connState struct {
 	hasLast bool
 }
 
-// Tracker consumes classified records in capture order.
-type Tracker struct {
+// Detector consumes classified records in capture order.
+type Detector struct {
 	conns map[int]*connState
 	seqs  runs.Field[runSeqs] // the highest payload seq of each run, per connection
 	sum   Summary
@@ -105,18 +105,18 @@ type connSeq struct {
 	last int64
 }
 
-// NewTracker returns an empty Tracker that keeps what it knows of a run
+// NewDetector returns an empty Detector that keeps what it knows of a run
 // in the pass's run table t.
-func NewTracker(t *runs.Table) *Tracker {
-	return &Tracker{conns: map[int]*connState{}, seqs: runs.NewField[runSeqs](t)}
+func NewDetector(t *runs.Table) *Detector {
+	return &Detector{conns: map[int]*connState{}, seqs: runs.NewField[runSeqs](t)}
 }
 
 // Summary returns the counts so far.
-func (t *Tracker) Summary() Summary { return t.sum }
+func (t *Detector) Summary() Summary { return t.sum }
 
 // Observe takes one record's classification, and its run in the table
 // (nil when it names none), and appends what it found.
-func (t *Tracker) Observe(dst []Finding, i int, ts int64, conn int, dir string, ev *bridge.Event, run *runs.Run) []Finding {
+func (t *Detector) Observe(dst []Finding, i int, ts int64, conn int, dir string, ev *bridge.Event, run *runs.Run) []Finding {
 	if ev.Kind == bridge.Marker {
 		// A new connection (open) always restarts the counter.
 		if ev.Mark == "open" {

@@ -24,7 +24,7 @@ func ev(seq int) string {
 func run(t *testing.T, recs []rec) ([]string, Summary) {
 	t.Helper()
 	table := runs.New(0)
-	tr := NewTracker(table)
+	tr := NewDetector(table)
 	var out []string
 	for i, r := range recs {
 		var e bridge.Event
@@ -91,12 +91,12 @@ func TestGatewayGapAndRunSeqJumps(t *testing.T) {
 	}
 }
 
-// What the tracker knows of a run lives in the run table: it goes when
+// What the detector knows of a run lives in the run table: it goes when
 // the table lets the run go, so memory follows the table's bound.
 func TestRunMemoryIsBounded(t *testing.T) {
 	const bound = 16
 	table := runs.New(bound)
-	tr := NewTracker(table)
+	tr := NewDetector(table)
 	for i := 0; i < 3*bound; i++ {
 		e := bridge.Classify([]byte(fmt.Sprintf(`{"type":"event","event":"chat","payload":{"runId":"r%d","sessionKey":"agent:a:b","state":"delta","seq":1}}`, i)), 0)
 		tr.Observe(nil, i, 0, 1, "in", &e, table.Record(&capture.Record{Index: i, Conn: 1, Dir: "in"}, &e))

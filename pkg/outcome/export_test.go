@@ -1,8 +1,8 @@
 package outcome
 
-// Held is what the tracker still refers to: agents' latest runs, runs
+// Held is what the ledger still refers to: agents' latest runs, runs
 // waiting for their reply to be committed, and guard closings.
-func (t *Tracker) Held() (latest, pending, closers int) {
+func (t *Ledger) Held() (latest, pending, closers int) {
 	for _, list := range t.pending {
 		pending += len(list)
 	}

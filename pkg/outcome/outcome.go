@@ -100,9 +100,9 @@ type Run struct {
 // MaxText clips the reply kept per run.
 const MaxText = 200
 
-// Tracker follows the runs of one replay, in a field of the pass's run
+// Ledger follows the runs of one replay, in a field of the pass's run
 // table.
-type Tracker struct {
+type Ledger struct {
 	table   *runs.Table
 	field   runs.Field[Run]
 	latest  map[string]*Run      // agent → its run the replay saw last
@@ -127,18 +127,18 @@ type closing struct {
 	run string
 }
 
-// New returns a tracker that keeps its runs in t, before t's first run
+// New returns a ledger that keeps its runs in t, before t's first run
 // is born. The pass tells it of each run t lets go (LetGo).
-func New(t *runs.Table) *Tracker {
-	return &Tracker{table: t, field: runs.NewField[Run](t), latest: map[string]*Run{}, recent: map[string][]string{}, pending: map[string][]waiting{}, closer: map[string]closing{}}
+func New(t *runs.Table) *Ledger {
+	return &Ledger{table: t, field: runs.NewField[Run](t), latest: map[string]*Run{}, recent: map[string][]string{}, pending: map[string][]waiting{}, closer: map[string]closing{}}
 }
 
 // UI is the UI the replay modelled.
-func (t *Tracker) UI() replay.UI { return t.ui }
+func (t *Ledger) UI() replay.UI { return t.ui }
 
 // Of is what the replay made of a run the table holds, nil when no
 // replay step named it.
-func (t *Tracker) Of(r *runs.Run) *Run {
+func (t *Ledger) Of(r *runs.Run) *Run {
 	if o := t.field.Peek(r); o != nil && o.seen {
 		return o
 	}
@@ -146,7 +146,7 @@ func (t *Tracker) Of(r *runs.Run) *Run {
 }
 
 // run is the outcome of the step's run, started at its first step.
-func (t *Tracker) run(tr *runs.Run, ev *bridge.Event, i int) *Run {
+func (t *Ledger) run(tr *runs.Run, ev *bridge.Event, i int) *Run {
 	r := t.field.Of(tr)
 	if !r.seen {
 		*r = Run{ID: tr.ID, AgentID: ev.AgentID, Session: ev.SessionKey, FirstI: i, TerminalI: -1, EndI: -1, CommitI: -1, ClosedBy: -1, GhostI: -1, BillI: -1, seen: true}
@@ -165,12 +165,12 @@ func (t *Tracker) run(tr *runs.Run, ev *bridge.Event, i int) *Run {
 }
 
 // bills reports whether the UI the replay models bills a turn per commit.
-func (t *Tracker) bills() bool { return t.ui.Version.Bills }
+func (t *Ledger) bills() bool { return t.ui.Version.Bills }
 
 // LetGo is what the replay made of a run the table lets go, judged as
-// it stands (nil when no step named it); the tracker forgets it and what
+// it stands (nil when no step named it); the ledger forgets it and what
 // else refers to it.
-func (t *Tracker) LetGo(tr *runs.Run) *Run {
+func (t *Ledger) LetGo(tr *runs.Run) *Run {
 	r := t.Of(tr)
 	if r == nil {
 		return nil
@@ -188,7 +188,7 @@ func (t *Tracker) LetGo(tr *runs.Run) *Run {
 
 // Step follows one replay step; tr is the run the step's record names
 // in the table (nil for a timer's step).
-func (t *Tracker) Step(s *replay.Step, tr *runs.Run) {
+func (t *Ledger) Step(s *replay.Step, tr *runs.Run) {
 	if s.State != nil {
 		t.ui = s.State.UI()
 	}
@@ -208,7 +208,7 @@ func (t *Tracker) Step(s *replay.Step, tr *runs.Run) {
 }
 
 // frame notes a chat terminal and its reply.
-func (t *Tracker) frame(r *Run, s *replay.Step, ev *bridge.Event) {
+func (t *Ledger) frame(r *Run, s *replay.Step, ev *bridge.Event) {
 	if ev.Kind != bridge.RuntimeChat {
 		if ev.Stream == "lifecycle" && (ev.Phase == "end" || ev.Phase == "error") {
 			t.stepRuns = append(t.stepRuns, r)
@@ -247,7 +247,7 @@ func (t *Tracker) frame(r *Run, s *replay.Step, ev *bridge.Event) {
 }
 
 // dropCause notes why the step did not commit the final, if it says.
-func (t *Tracker) dropCause(r *Run, s *replay.Step) {
+func (t *Ledger) dropCause(r *Run, s *replay.Step) {
 	for k := range s.Effects {
 		e := &s.Effects[k]
 		if e.Type == replay.EffGuard && e.Action == ui.GuardDropped && e.RunID == r.ID {
@@ -269,7 +269,7 @@ func (t *Tracker) dropCause(r *Run, s *replay.Step) {
 }
 
 // effect follows what the UI did: commits, bills, the guard's closings.
-func (t *Tracker) effect(s *replay.Step, e *replay.Effect, r *Run) {
+func (t *Ledger) effect(s *replay.Step, e *replay.Effect, r *Run) {
 	switch e.Type {
 	case replay.EffAppend, replay.EffHistory:
 		t.appended(s, e)
@@ -295,7 +295,7 @@ func (t *Tracker) effect(s *replay.Step, e *replay.Effect, r *Run) {
 
 // appended reads the lines an append put into the transcript and commits
 // the runs whose reply they are.
-func (t *Tracker) appended(s *replay.Step, e *replay.Effect) {
+func (t *Ledger) appended(s *replay.Step, e *replay.Effect) {
 	if s.State == nil || e.Count <= 0 {
 		return
 	}
@@ -331,7 +331,7 @@ func (t *Tracker) appended(s *replay.Step, e *replay.Effect) {
 // wait has a run's reply wait for the transcript line that commits it.
 // An agent's oldest waiting reply gives way past maxPending: a reply not
 // committed that many finals later stays lost.
-func (t *Tracker) wait(r *Run) {
+func (t *Ledger) wait(r *Run) {
 	list := t.pending[r.AgentID]
 	if len(list) >= maxPending {
 		// Drop the oldest from the front: append moves the list to a new
@@ -344,14 +344,14 @@ func (t *Tracker) wait(r *Run) {
 
 // commit notes that the run's reply reached the transcript, which holds
 // its text from then on.
-func (t *Tracker) commit(r *Run, i int) {
+func (t *Ledger) commit(r *Run, i int) {
 	r.Reply = ""
 	if !r.Committed {
 		r.Committed, r.CommitI = true, i
 	}
 }
 
-func (t *Tracker) remember(agent, text string) {
+func (t *Ledger) remember(agent, text string) {
 	list := t.recent[agent]
 	if len(list) >= recentTexts {
 		list = list[1:]
@@ -359,7 +359,7 @@ func (t *Tracker) remember(agent, text string) {
 	t.recent[agent] = append(list, text)
 }
 
-func (t *Tracker) recentHas(agent, text string) bool {
+func (t *Ledger) recentHas(agent, text string) bool {
 	for _, x := range t.recent[agent] {
 		if x == text {
 			return true
@@ -370,7 +370,7 @@ func (t *Tracker) recentHas(agent, text string) bool {
 
 // ghosts looks at the agents of the runs this step ended: an agent left
 // idle or in error that still holds a run id or streamed text is a ghost.
-func (t *Tracker) ghosts(s *replay.Step) {
+func (t *Ledger) ghosts(s *replay.Step) {
 	if s.State == nil {
 		return
 	}
@@ -392,7 +392,7 @@ func (t *Tracker) ghosts(s *replay.Step) {
 	}
 }
 
-func (t *Tracker) checkGhost(r *Run, a *replay.Agent, i int, ts int64) {
+func (t *Ledger) checkGhost(r *Run, a *replay.Agent, i int, ts int64) {
 	if r.Ghost || r.EndI < 0 {
 		return
 	}
@@ -413,7 +413,7 @@ func (t *Tracker) checkGhost(r *Run, a *replay.Agent, i int, ts int64) {
 
 // lastEnded is the agent's latest run, if it ended; nil when it is live
 // or there is none.
-func (t *Tracker) lastEnded(agent string) *Run {
+func (t *Ledger) lastEnded(agent string) *Run {
 	if r := t.latest[agent]; r != nil && r.EndI >= 0 {
 		return r
 	}
@@ -422,7 +422,7 @@ func (t *Tracker) lastEnded(agent string) *Run {
 
 // Finish looks at the state the replay left at the end of the capture:
 // ghosts still there, clawboo's streaming bubbles, and which UI bills.
-func (t *Tracker) Finish(st *replay.State) {
+func (t *Ledger) Finish(st *replay.State) {
 	t.ui = st.UI()
 	for _, id := range st.AgentIDs() {
 		if r := t.lastEnded(id); r != nil {
@@ -451,7 +451,7 @@ func (t *Tracker) Finish(st *replay.State) {
 }
 
 // held is the outcome of the run the table holds under id, or nil.
-func (t *Tracker) held(id string) *Run {
+func (t *Ledger) held(id string) *Run {
 	if tr := t.table.Lookup(id); tr != nil {
 		return t.Of(tr)
 	}

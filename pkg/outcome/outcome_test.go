@@ -31,7 +31,7 @@ func track(t *testing.T, fixture string, ui replay.UI) []*outcome.Run {
 		t.Fatal(err)
 	}
 	if got := p.Outcomes().UI(); got != ui {
-		t.Errorf("tracker followed %q, want %q", got, ui)
+		t.Errorf("ledger followed %q, want %q", got, ui)
 	}
 	return all
 }
@@ -114,7 +114,7 @@ func trackLarge(t *testing.T, opts pipeline.Options, o runs, frames int, pass **
 	}
 }
 
-// Past its bound the tracker forgets the oldest runs, and with them
+// Past its bound the table lets go of the oldest runs, and with them
 // everything else it kept about them: memory follows the bound, not the
 // capture's length.
 func TestForgottenRunsLeaveNothingBehind(t *testing.T) {
@@ -168,12 +168,12 @@ func TestForgottenRunsLeaveNothingBehind(t *testing.T) {
 		t.Error("no lost reply among the runs kept: the capture no longer exercises the pending list")
 	}
 	if latest, pending, closers := pass.Outcomes().Held(); latest+pending+closers != 0 {
-		t.Errorf("after the end the tracker still refers to %d latest runs, %d pending, %d closings", latest, pending, closers)
+		t.Errorf("after the end the ledger still refers to %d latest runs, %d pending, %d closings", latest, pending, closers)
 	}
 }
 
 // Replies that are never committed (clawboo loses most) wait a bounded
-// while: the tracker's memory and its work per appended line stay flat.
+// while: the ledger's memory and its work per appended line stay flat.
 func TestWaitingRepliesAreBounded(t *testing.T) {
 	lost, agents, maxPending, first := 0, map[string]bool{}, 0, true
 	var pass *pipeline.Pass

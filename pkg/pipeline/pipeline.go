@@ -1,5 +1,5 @@
 // Package pipeline reads a capture once and runs each record through
-// clawtap's stages — the Bridge classifies it, the gap tracker follows the
+// clawtap's stages — the Bridge classifies it, the gap detector follows the
 // frame seq, the Policy derives intents, and the replay engine runs the UI
 // model on the fake clock — and hands what every stage produced to the
 // observers of that one pass. check, stats, gaps, report, diff, classify,
@@ -212,11 +212,11 @@ type Pass struct {
 	finds  []FindingObserver
 
 	cls      *bridge.Classifier
-	gt       *gaps.Tracker
+	gt       *gaps.Detector
 	der      replay.Deriver // the UI's intents from frames alone, when the pass does not replay
 	eng      *replay.Engine
 	runs     *runs.Table
-	outcomes *outcome.Tracker
+	outcomes *outcome.Ledger
 
 	src     Source // the source Next reads, once it started
 	begun   bool
@@ -290,7 +290,7 @@ func New(opts Options, observers ...Observer) *Pass {
 		}
 	}
 	if p.needs&Gaps != 0 {
-		p.gt = gaps.NewTracker(p.runs)
+		p.gt = gaps.NewDetector(p.runs)
 	}
 	if p.needs&Replay != 0 {
 		p.eng = replay.New(opts.Replay)
@@ -305,15 +305,15 @@ func (p *Pass) UI() replay.UI { return p.opts.Replay.UI }
 // Engine is the replay engine, nil when no observer needs the replay.
 func (p *Pass) Engine() *replay.Engine { return p.eng }
 
-// Gaps is the gap tracker, nil when no observer needs gaps.
-func (p *Pass) Gaps() *gaps.Tracker { return p.gt }
+// Gaps is the gap detector, nil when no observer needs gaps.
+func (p *Pass) Gaps() *gaps.Detector { return p.gt }
 
 // Runs is the run table, nil when no observer needs runs.
 func (p *Pass) Runs() *runs.Table { return p.runs }
 
 // Outcomes follows what each run left the user with, nil when no
 // observer needs outcomes.
-func (p *Pass) Outcomes() *outcome.Tracker { return p.outcomes }
+func (p *Pass) Outcomes() *outcome.Ledger { return p.outcomes }
 
 // report hands a finding to the FindingObservers.
 func (p *Pass) report(f *finding.Finding) error {

@@ -235,7 +235,7 @@ type State struct {
 	requests  map[string]*Requests
 	metrics   map[string]int64
 
-	tr tracker
+	tr diffLog
 }
 
 func newState(u UI) State {
@@ -634,9 +634,9 @@ type Change struct {
 	To   Val
 }
 
-// tracker records, for each path written during a step, its value before
+// diffLog records, for each path written during a step, its value before
 // the first write, so a step's diff costs only what the step touched.
-type tracker struct {
+type diffLog struct {
 	idx   map[Path]int
 	dirty []tracked
 }
@@ -648,7 +648,7 @@ type tracked struct {
 	agent *Agent
 }
 
-func (t *tracker) touch(s *State, p Path) {
+func (t *diffLog) touch(s *State, p Path) {
 	if t.seen(p) {
 		return
 	}
@@ -656,7 +656,7 @@ func (t *tracker) touch(s *State, p Path) {
 }
 
 // touchAgent is touch for a path of agent a.
-func (t *tracker) touchAgent(a *Agent, p Path) {
+func (t *diffLog) touchAgent(a *Agent, p Path) {
 	if t.seen(p) {
 		return
 	}
@@ -665,7 +665,7 @@ func (t *tracker) touchAgent(a *Agent, p Path) {
 
 // seen reports whether p was touched already this step, and indexes it
 // when it was not.
-func (t *tracker) seen(p Path) bool {
+func (t *diffLog) seen(p Path) bool {
 	// A step touches a handful of paths: a linear scan beats hashing two
 	// strings; the map takes over for big steps.
 	if t.idx != nil {
@@ -691,7 +691,7 @@ func (t *tracker) seen(p Path) bool {
 }
 
 // diff appends the changes of the step to dst, sorted by path, and resets.
-func (t *tracker) diff(s *State, dst []Change) []Change {
+func (t *diffLog) diff(s *State, dst []Change) []Change {
 	if len(t.dirty) == 0 {
 		return dst
 	}

@@ -112,9 +112,9 @@ func (t *Table) Crowded() int { return t.crowded }
 // Len is how many runs the table holds.
 func (t *Table) Len() int { return len(t.held) - t.head }
 
-// Lookup returns the run held under id, or nil.
+// Lookup returns the run held under id, or nil (also on a nil table).
 func (t *Table) Lookup(id string) *Run {
-	if id == "" {
+	if t == nil || id == "" {
 		return nil
 	}
 	if r, ok := t.last.Get(id); ok {

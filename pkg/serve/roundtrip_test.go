@@ -74,7 +74,7 @@ func streamOf(t *testing.T, data []byte, conn int) (out []servedFrame, sum gaps.
 		t.Fatal(err)
 	}
 	table := runs.New(0)
-	tr := gaps.NewTracker(table)
+	tr := gaps.NewDetector(table)
 	cl := bridge.NewClassifier()
 	for {
 		rec, err := r.Next()

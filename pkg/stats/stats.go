@@ -15,6 +15,7 @@ import (
 
 	"github.com/clawtap/clawtap/pkg/bridge"
 	"github.com/clawtap/clawtap/pkg/capture"
+	"github.com/clawtap/clawtap/pkg/finding"
 	"github.com/clawtap/clawtap/pkg/gaps"
 	"github.com/clawtap/clawtap/pkg/jsonx"
 	"github.com/clawtap/clawtap/pkg/outcome"
@@ -156,6 +157,16 @@ func (c *Collector) Table(t *runs.Table) { c.runs = runs.NewField[run](t) }
 // After adds one record.
 func (c *Collector) After(f *pipeline.Frame) error {
 	c.record(f.Rec, f.Event, f.Run)
+	return nil
+}
+
+// Finding counts a finding made in the same pass: stats is a peer of
+// check's printer and the report, not a part of check.
+func (c *Collector) Finding(f *finding.Finding) error {
+	if c.st.Findings == nil {
+		c.st.Findings = &Findings{Rules: map[string]int{}}
+	}
+	c.st.Findings.add(f)
 	return nil
 }
 

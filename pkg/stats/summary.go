@@ -1,6 +1,9 @@
 package stats
 
-import "github.com/clawtap/clawtap/pkg/gaps"
+import (
+	"github.com/clawtap/clawtap/pkg/finding"
+	"github.com/clawtap/clawtap/pkg/gaps"
+)
 
 // Stats is the summary. Its JSON form is documented in docs/stats.md;
 // keys are only ever added.
@@ -15,6 +18,17 @@ type Stats struct {
 	Gaps        gaps.Summary      `json:"gaps"`
 	Errors      Errors            `json:"errors"`
 	Methods     map[string]*Calls `json:"methods"`
+	// Findings counts the findings made in the same pass (check's, a
+	// schema's), when a Reporter was there: report's header reads them.
+	Findings *Findings `json:"findings,omitempty"`
+}
+
+// Findings counts findings by severity and rule.
+type Findings struct {
+	Error int            `json:"error"`
+	Warn  int            `json:"warn"`
+	Info  int            `json:"info"`
+	Rules map[string]int `json:"rules"`
 }
 
 // Capture describes the file.
@@ -138,4 +152,18 @@ type Errors struct {
 	ChatErrors     map[string]int `json:"chatErrors"` // by errorKind ("unknown" when none)
 	LifecycleError int            `json:"lifecycleErrors"`
 	Invalid        int            `json:"invalidRecords"`
+}
+
+// add counts one finding; past maxNames rules, a new one counts as
+// "(other)".
+func (f *Findings) add(x *finding.Finding) {
+	switch x.Severity {
+	case finding.Error:
+		f.Error++
+	case finding.Warn:
+		f.Warn++
+	default:
+		f.Info++
+	}
+	countName(f.Rules, x.Rule)
 }
