@@ -8,6 +8,7 @@ import (
 	"github.com/clawtap/clawtap/internal/cli"
 	"github.com/fatih/color"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -85,7 +86,14 @@ capture that failed); 2 usage or I/O trouble; 130 interrupted.`,
 	root.PersistentFlags().BoolVarP(&a.Quiet, "quiet", "q", false, "no warnings, progress or summaries on stderr")
 	root.PersistentFlags().BoolVar(&a.ShowCredentials, "show-credentials", false, "show the credentials of a capture written without redaction (bare frames, record --no-redact); by default they are redacted as it is read")
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
-		return cli.Usage("run '"+cmd.CommandPath()+" --help' for usage", "%v", err)
+		hint := "run '" + cmd.CommandPath() + " --help' for usage"
+		var names []string
+		cmd.Flags().VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
+		cmd.InheritedFlags().VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
+		if s := cli.SuggestFlag(err.Error(), names); s != "" {
+			hint = "did you mean --" + s + "? " + hint
+		}
+		return cli.Usage(hint, "%v", err)
 	})
 	for _, c := range a.commands() {
 		root.AddCommand(c)

@@ -167,6 +167,8 @@ func TestErrorsAndExitCodes(t *testing.T) {
 		{[]string{"nope"}, 2, "unknown command"},
 		{[]string{"--color", "sometimes", "classify", "x"}, 2, "unknown --color"},
 		{[]string{"gaps", "--bogus"}, 2, "unknown flag: --bogus"},
+		{[]string{"check", "--fromat", "json", "x"}, 2, "hint: did you mean --format? run 'clawtap check --help'"},
+		{[]string{"stats", "--qiuet", "x"}, 2, "did you mean --quiet?"},
 	}
 	for _, c := range cases {
 		r := run(t, "", c.args...)

@@ -138,3 +138,21 @@ func TestReadSecretFile(t *testing.T) {
 		t.Errorf("a 0600 file warned: %s", stderr)
 	}
 }
+
+func TestSuggestFlag(t *testing.T) {
+	names := []string{"format", "force", "output", "fail-on", "from", "rule", "run"}
+	for _, c := range []struct{ err, want string }{
+		{"unknown flag: --fromat", "format"},
+		{"unknown flag: --outptu", "output"},
+		{"unknown flag: --fail-onn=warn", "fail-on"},
+		{"unknown flag: --ruel", "rule"},
+		{"unknown flag: --fo", ""},        // format, force and from: none stands out
+		{"unknown flag: --outp", "output"}, // the only flag it starts
+		{"unknown flag: --zzzzzz", ""},
+		{"unknown shorthand flag: 'z' in -z", ""},
+	} {
+		if got := SuggestFlag(c.err, names); got != c.want {
+			t.Errorf("%q: %q, want %q", c.err, got, c.want)
+		}
+	}
+}
