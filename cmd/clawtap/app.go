@@ -89,7 +89,7 @@ capture that failed); 2 usage or I/O trouble; 130 interrupted.`,
 		hint := "run '" + cmd.CommandPath() + " --help' for usage"
 		var names []string
 		cmd.Flags().VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
-		cmd.Root().PersistentFlags().VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
+		cmd.InheritedFlags().VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
 		if s := cli.SuggestFlag(err.Error(), names); s != "" {
 			hint = "did you mean --" + s + "? " + hint
 		}

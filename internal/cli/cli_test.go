@@ -149,9 +149,10 @@ func TestSuggestFlag(t *testing.T) {
 		{"unknown flag: --fo", ""},        // format, force and from: none stands out
 		{"unknown flag: --outp", "output"}, // the only flag it starts
 		{"unknown flag: --zzzzzz", ""},
+		{"unknown flag: --ruel", "rule"}, // listed twice below: one flag
 		{"unknown shorthand flag: 'z' in -z", ""},
 	} {
-		if got := SuggestFlag(c.err, names); got != c.want {
+		if got := SuggestFlag(c.err, append(names, "rule")); got != c.want {
 			t.Errorf("%q: %q, want %q", c.err, got, c.want)
 		}
 	}

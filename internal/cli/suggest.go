@@ -27,7 +27,12 @@ func SuggestFlag(errText string, names []string) string {
 	}
 	best, bestD, ties := "", maxD+1, 0
 	var prefixed []string
+	seen := map[string]bool{}
 	for _, n := range names {
+		if seen[n] {
+			continue // a flag listed twice (local and inherited) is one
+		}
+		seen[n] = true
 		if strings.HasPrefix(n, typed) {
 			prefixed = append(prefixed, n)
 		}
