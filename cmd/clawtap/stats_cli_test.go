@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -38,5 +39,18 @@ func TestStatsStdinAndErrors(t *testing.T) {
 		if r := run(t, "", args...); r.code != 2 || r.stdout != "" {
 			t.Errorf("%v: exit %d stdout %q", args, r.code, r.stdout)
 		}
+	}
+}
+
+// A header that names how a capture was made but not the tool says only
+// that: no "from -" for the tool it does not name.
+func TestStatsSourceWithoutTool(t *testing.T) {
+	lines := []string{
+		`{"clawtap":1,"source":{"mode":"record"}}`,
+		`{"t":1000,"conn":1,"dir":"in","frame":{"type":"event","event":"tick","payload":{"ts":1},"seq":1}}`,
+	}
+	r := run(t, strings.Join(lines, "\n")+"\n", "stats", "--format", "text", "-")
+	if r.code != 0 || !strings.Contains(r.stdout, ", source record") || strings.Contains(r.stdout, "from -") {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }

@@ -115,8 +115,13 @@ func joinCounts(m map[string]int) string {
 func (p *statsPrinter) write(s *stats.Stats, extra int) {
 	cp := s.Capture
 	src := ""
-	if cp.Tool != "" || cp.Source != "" {
-		src = fmt.Sprintf(", from %s (%s)", orDash(cp.Tool), orDash(cp.Source))
+	switch {
+	case cp.Tool != "" && cp.Source != "":
+		src = fmt.Sprintf(", from %s (%s)", cp.Tool, cp.Source)
+	case cp.Tool != "":
+		src = ", from " + cp.Tool
+	case cp.Source != "":
+		src = ", source " + cp.Source // the header names no tool: say no more than it does
 	}
 	trunc := ""
 	if cp.Truncated {
