@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"encoding/xml"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -101,6 +102,9 @@ func TestSuiteUpdateThenTest(t *testing.T) {
 	r := runEnv(t, false, nil, "test", "--update", "-q", "--ui", "clawboo@1211c16", dir) // its guard's findings
 	if r.code != 0 {
 		t.Fatalf("--update: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if want := fmt.Sprintf(`"passed":0,"failed":0,"errors":0,"updated":%d}`, len(caps)); !strings.Contains(r.stdout, want) {
+		t.Errorf("a capture written is counted once, as updated: want %s in\n%s", want, r.stdout)
 	}
 	for _, c := range caps {
 		base := strings.TrimSuffix(strings.TrimSuffix(c, ".zst"), ".jsonl")

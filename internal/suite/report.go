@@ -23,6 +23,8 @@ const (
 
 // Totals count a suite's captures by outcome.
 type Totals struct {
+	// Each capture is one of Passed (unchanged), Failed, Errors or
+	// Updated (--update wrote a file of it).
 	Captures, Passed, Failed, Errors, Updated int
 	// Cases counts tests: one per capture and UI (one for a capture that
 	// could not be tested).
@@ -38,8 +40,7 @@ func (t *Totals) Add(r *Result) {
 	switch r.Status() {
 	case Pass:
 		t.Passed++
-	case Updated:
-		t.Passed++
+	case Updated: // counted once: updated, not passed too (10 captures read "updated 10")
 		t.Updated++
 	case Fail:
 		t.Failed++
