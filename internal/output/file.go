@@ -152,6 +152,17 @@ func createTemp(target string, force bool) (*Dest, error) {
 	}
 	f, err := os.CreateTemp(dir, "."+base+".tmp-*") // created 0600
 	if err != nil {
+		// Say what the user named, not the hidden temporary file: "no such
+		// directory" for a folder that is not there.
+		if st, serr := os.Stat(dir); errors.Is(serr, fs.ErrNotExist) {
+			return nil, fmt.Errorf("the folder %s does not exist", filepath.Clean(dir))
+		} else if serr == nil && !st.IsDir() {
+			return nil, fmt.Errorf("%s is not a folder", filepath.Clean(dir))
+		}
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return nil, fmt.Errorf("cannot create a file in %s: %w", dir, pe.Err)
+		}
 		return nil, err
 	}
 	return &Dest{w: f, f: f, target: target, tmp: f.Name(), force: force}, nil

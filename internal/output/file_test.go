@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -363,5 +364,15 @@ func TestDanglingSymlinkIsWrittenThrough(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(filepath.Join(dir, "sub")); len(ents) != 1 {
 		t.Errorf("left behind: %v", ents)
+	}
+}
+
+// A folder that is not there is named, not the hidden temporary file the
+// writer would have made in it.
+func TestCreateInAMissingFolderNamesIt(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "nope")
+	_, err := Create(filepath.Join(missing, "out.json"), Options{})
+	if err == nil || !strings.Contains(err.Error(), "the folder "+missing+" does not exist") || strings.Contains(err.Error(), ".tmp-") {
+		t.Fatalf("%v", err)
 	}
 }
