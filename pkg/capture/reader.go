@@ -116,6 +116,7 @@ type Reader struct {
 	depth      int    // batches it may hold for Next (SetAhead); 0 means batchesAhead
 	stage      func(*Batch)
 	transform  func(*Record) *Record
+	xformAhead bool      // the transform runs on a goroutine of its own (readahead.go)
 	collecting bool      // on the read-ahead's goroutine: warnings go to pending
 	pending    []Warning // warnings met since the last record
 	released   bool
@@ -447,7 +448,7 @@ func (r *Reader) next() (*Record, error) {
 		if why := parse(line, &r.rec, tape); why != "" {
 			r.warn(n, "%s; kept as an invalid record", why)
 		}
-		if r.transform != nil {
+		if r.transform != nil && !r.xformAhead {
 			frame := r.rec.Frame
 			if out := r.transform(&r.rec); out != &r.rec {
 				r.rec = *out
