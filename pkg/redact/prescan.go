@@ -75,8 +75,18 @@ func (rs *rawScan) scanRange(from, n int) bool {
 	// Eight bytes at a time: anchorMask flags the anchors among them
 	// (and upper-case letters, which at turns down), and only those are
 	// looked at.
+	// The masks' constants, in registers for the loop.
+	const l = 0x0101010101010101
+	hi := uint64(0x8080808080808080)
+	a1, b1 := uint64((0x80-'-')*l), uint64((0x7F-'.')*l)
+	a2, b2 := uint64((0x80-':')*l), uint64((0x7F-'=')*l)
+	a3, b3 := uint64((0x80-'A')*l), uint64((0x7F-'_')*l)
+	bb, sev := uint64('b'*l), uint64(0x7F*l)
 	for ; i+8 <= len(b); i += 8 {
-		m := anchorMask(binary.LittleEndian.Uint64(b[i:]))
+		w := binary.LittleEndian.Uint64(b[i:])
+		x := w &^ hi
+		z := x ^ bb
+		m := ((x+a1)&^(x+b1) | (x+a2)&^(x+b2) | (x+a3)&^(x+b3) | ^((z + sev) | z)) & hi &^ w
 		for m != 0 {
 			j := i + bits.TrailingZeros64(m)>>3
 			m &= m - 1

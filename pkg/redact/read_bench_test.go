@@ -21,8 +21,10 @@ import (
 // capture plainly and with the redactor as the reader's transform, so the
 // two can be compared (docs/redaction.md, "Speed"):
 //
-//	go test -run '^$' -bench ReadRedact -benchtime 3x -cpu 1 ./pkg/redact/
+//	go test -run '^$' -bench ReadRedact -benchtime 3x ./pkg/redact/
 //
+// Each capture is read serially (one goroutine: the CPU cost) and with the
+// read-ahead (as commands read: the redaction on a goroutine of its own).
 // The bench capture is internal/synth.Large (CLAWTAP_BENCH_FRAMES frames,
 // 200,000 unless set; CLAWTAP_BENCH_CAPTURE names a capture to read
 // instead, such as the million-frame one `clawtap-bench -generate` writes).
@@ -120,10 +122,13 @@ func bigCapture(tb testing.TB) string {
 	return bigCapPath
 }
 
-// readAll reads path to its end, through the redactor when red is set. It
-// returns the bytes of frames read.
-func readAll(tb testing.TB, path string, red *Redactor) int64 {
-	r, err := capture.Open(path, capture.Options{Serial: true})
+// readAll reads path to its end, through the redactor when red is set,
+// serially (on one goroutine: CPU cost) unless ahead. It returns the bytes
+// of frames read.
+func readAll(tb testing.TB, path string, red *Redactor) int64 { return readWith(tb, path, red, false) }
+
+func readWith(tb testing.TB, path string, red *Redactor, ahead bool) int64 {
+	r, err := capture.Open(path, capture.Options{Serial: !ahead})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -151,17 +156,23 @@ func BenchmarkReadRedact(b *testing.B) {
 	}{{"bench-capture", largeBenchCapture}, {"2MB-frames", bigCapture}} {
 		path := c.path(b)
 		size := readAll(b, path, nil)
-		for _, mode := range []string{"plain", "redact"} {
-			b.Run(c.name+"/"+mode, func(b *testing.B) {
-				b.SetBytes(size)
-				for b.Loop() {
-					var red *Redactor
-					if mode == "redact" {
-						red = New(Options{})
+		for _, ahead := range []bool{false, true} {
+			read := "serial"
+			if ahead {
+				read = "ahead" // the read-ahead: the redaction on a goroutine of its own
+			}
+			for _, mode := range []string{"plain", "redact"} {
+				b.Run(c.name+"/"+read+"/"+mode, func(b *testing.B) {
+					b.SetBytes(size)
+					for b.Loop() {
+						var red *Redactor
+						if mode == "redact" {
+							red = New(Options{})
+						}
+						readWith(b, path, red, ahead)
 					}
-					readAll(b, path, red)
-				}
-			})
+				})
+			}
 		}
 	}
 }

@@ -3,6 +3,7 @@ package redact
 import (
 	"bytes"
 	"sort"
+	"strings"
 )
 
 // span is a byte range [start, end) of a text to replace with Marker.
@@ -21,7 +22,7 @@ func isSpaceByte(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c =
 func tokenEnd(s []byte, i int, stop string) int {
 	for i < len(s) {
 		c := s[i]
-		if c <= ' ' || c == 0x7f || bytes.IndexByte([]byte(stop), c) >= 0 {
+		if c <= ' ' || c == 0x7f || strings.IndexByte(stop, c) >= 0 {
 			break
 		}
 		i++
@@ -103,12 +104,12 @@ const maxValue = 1024
 func valueEndLim(s []byte, i int, stop string) (end int, long bool) {
 	lim := min(len(s), i+maxValue)
 	end = valueEnd(s[:lim], i, stop)
-	return end, end == lim && lim < len(s) && !isSpaceByte(s[lim]) && bytes.IndexByte([]byte(stop), s[lim]) < 0
+	return end, end == lim && lim < len(s) && !isSpaceByte(s[lim]) && strings.IndexByte(stop, s[lim]) < 0
 }
 
 // valueEnd returns the end of an unquoted value starting at i.
 func valueEnd(s []byte, i int, stop string) int {
-	for i < len(s) && !isSpaceByte(s[i]) && bytes.IndexByte([]byte(stop), s[i]) < 0 {
+	for i < len(s) && !isSpaceByte(s[i]) && strings.IndexByte(stop, s[i]) < 0 {
 		i++
 	}
 	return i
