@@ -46,7 +46,7 @@ func FuzzPrescan(f *testing.F) {
 		}
 		for _, text := range [][]byte{a, b, append(append([]byte(nil), a...), b...)} {
 			// As a message that is not JSON.
-			if !mayHaveText(text) {
+			if !mayHavePlainText(text) {
 				if sp := scanText(text, nil); applySpans(text, sp, nil) != nil {
 					t.Fatalf("pre-scan says nothing, the text rules find %v in %q", sp, text)
 				}

@@ -52,6 +52,13 @@ func mayHaveText(b []byte) bool {
 	return hit
 }
 
+// mayHavePlainText is mayHaveText for text that is not JSON-escaped (a
+// message that is not JSON): there a backslash is a backslash, not an
+// escape, so text with one is always read by the rules.
+func mayHavePlainText(b []byte) bool {
+	return bytes.IndexByte(b, '\\') >= 0 || mayHaveText(b)
+}
+
 func prescan(b []byte, frame bool) (hit, credKey bool) {
 	rs := rawScan{b: b, frame: frame}
 	if rs.scan() {
@@ -141,7 +148,8 @@ func (rs *rawScan) at(i int) (hit bool, next int) {
 			if l[0]-'a' < 26 && l[1]-'a' < 26 && l[2]-'a' < 26 {
 				switch {
 				case l[3]-'a' < 26:
-					if h := sig4(l); nameSigs[h>>6]&(1<<(h&63)) == 0 && !(l[0] == 'y' && l[1] == 'e' && l[2] == 'k') && !(l[0] == 't' && l[1] == 'w' && l[2] == 'j') {
+					if h := sig4(l); nameSigs[h>>6]&(1<<(h&63)) == 0 && !(l[0] == 'y' && l[1] == 'e' && l[2] == 'k') && !(l[0] == 't' && l[1] == 'w' && l[2] == 'j') &&
+						!(l[0] == 'w' && l[1] == 'p') && !(l[0] == 'd' && l[1] == 'w' && l[2] == 'p') && !(l[0] == 'g' && l[1] == 'i' && l[2] == 's') {
 						return false, i + 1
 					}
 				case l[3] == '"' && b[i-6] != '\\':
@@ -281,15 +289,38 @@ func rawName(b []byte, j int) (name []byte, ns int, quoted bool) {
 		}
 	}
 	ns = nameBefore(b, k)
-	name = b[ns:k]
-	if ns > 0 && b[ns-1] == '\\' && len(name) > 0 {
-		if name[0] == 'u' && len(name) >= 5 {
-			name = name[5:]
-		} else {
-			name = name[1:]
+	return b[ns:k], ns, quoted
+}
+
+// unescapedName returns name (that starts at b[ns]) without the letters of
+// a JSON escape right before it ("\npass" is a newline and pass), or nil
+// when no escape is there. The backslash may be an escaped one ("\\pass"),
+// so both readings are tried.
+func unescapedName(b []byte, ns int, name []byte) []byte {
+	if ns == 0 || b[ns-1] != '\\' || len(name) == 0 {
+		return nil
+	}
+	if name[0] == 'u' && len(name) >= 5 {
+		return name[5:]
+	}
+	return name[1:]
+}
+
+// rawClass is the class of a raw name, read as it is and, after an escape,
+// without the escape's letters: the first that is a credential name.
+func rawClass(b []byte, ns int, name []byte, buf []byte) (keyClass, []byte) {
+	n := normBytes(name, buf[:0])
+	cls := credClass(n)
+	if cls == kcNone {
+		if alt := unescapedName(b, ns, name); alt != nil {
+			var abuf [128]byte
+			an := normBytes(alt, abuf[:0])
+			if c := credClass(an); c != kcNone || isCapKey(an) || string(an) == "method" || isCredListKey(an) || hasSuffixStr(an, "key") {
+				return c, append(buf[:0], an...)
+			}
 		}
 	}
-	return name, ns, quoted
+	return cls, n
 }
 
 // nameSigs has a bit for a hash of the last four letters (lower case,
@@ -336,7 +367,8 @@ func nameMayMatch(b []byte, k int) bool {
 			if h := sig4(l); nameSigs[h>>6]&(1<<(h&63)) != 0 {
 				return true
 			}
-			if !(l[0] == 'y' && l[1] == 'e' && l[2] == 'k' || l[0] == 't' && l[1] == 'w' && l[2] == 'j') {
+			if !(l[0] == 'y' && l[1] == 'e' && l[2] == 'k' || l[0] == 't' && l[1] == 'w' && l[2] == 'j' ||
+				l[0] == 'w' && l[1] == 'p' || l[0] == 'd' && l[1] == 'w' && l[2] == 'p' || l[0] == 'g' && l[1] == 'i' && l[2] == 's') {
 				return false
 			}
 		}
@@ -364,14 +396,23 @@ func nameMayMatch(b []byte, k int) bool {
 			return true
 		}
 	}
+	// The short names match only whole, but a JSON escape right before a
+	// name lends it letters ("\\u00e9pw" is é and pw): pw, pwd, sig and
+	// jwt pass at the end of any name, key at the end of a name cut by an
+	// escape, a '_' or a '-'.
 	switch {
 	case n >= 3 && l[0] == 'y' && l[1] == 'e' && l[2] == 'k': // key, MY_KEY, x-api-key
-		return n == 3 || sep3
-	case n >= 3 && l[0] == 't' && l[1] == 'w' && l[2] == 'j': // jwt
-		return true
-	case n == 3 && (l[0] == 'd' && l[1] == 'w' && l[2] == 'p' || l[0] == 'g' && l[1] == 'i' && l[2] == 's'): // pwd, sig
-		return true
-	case n == 2 && l[0] == 'w' && l[1] == 'p': // pw
+		if n == 3 || sep3 {
+			return true
+		}
+		for k > 0 && isAlnum(b[k-1]) {
+			k--
+		}
+		return k > 0 && b[k-1] == '\\'
+	case n >= 3 && l[0] == 't' && l[1] == 'w' && l[2] == 'j', // jwt
+		n >= 3 && l[0] == 'd' && l[1] == 'w' && l[2] == 'p', // pwd
+		n >= 3 && l[0] == 'g' && l[1] == 'i' && l[2] == 's', // sig
+		n >= 2 && l[0] == 'w' && l[1] == 'p':                // pw
 		return true
 	}
 	return false
@@ -381,7 +422,12 @@ func (rs *rawScan) colon(i int) bool {
 	b := rs.b
 	if i+1 < len(b) && (b[i+1] == '/' || b[i+1] == '\\') {
 		if a, ok := slashesAfter(b, i); ok {
+			// The authority, \u escapes included (they decode to what
+			// may go on).
 			end := tokenEnd(b, a, "/?#\"'<>\\`")
+			for end+6 <= len(b) && b[end] == '\\' && b[end+1] == 'u' {
+				end = tokenEnd(b, end+6, "/?#\"'<>\\`")
+			}
 			if bytes.IndexByte(b[a:end], '@') >= 0 || webhookHost(b[a:end]) {
 				return true
 			}
@@ -392,10 +438,7 @@ func (rs *rawScan) colon(i int) bool {
 			return true
 		}
 	}
-	j := i
-	for j > 0 && (b[j-1] == ' ' || b[j-1] == '\t') {
-		j--
-	}
+	j := skipBlankBack(b, i)
 	if j == 0 || !nameMayMatch(b, j) {
 		return false
 	}
@@ -404,8 +447,7 @@ func (rs *rawScan) colon(i int) bool {
 		return false
 	}
 	var buf [128]byte
-	n := normBytes(name, buf[:0])
-	cls := credClass(n)
+	cls, n := rawClass(b, ns, name, buf[:0])
 	if cls != kcNone && cls != kcWeak {
 		rs.credKey = true
 	}
@@ -415,10 +457,7 @@ func (rs *rawScan) colon(i int) bool {
 	if cls == kcNone && quoted && isCredListKey(n) {
 		cls = kcToken // "outputTokens": "12" is a string under a list name
 	}
-	v := i + 1
-	for v < len(b) && (b[v] == ' ' || b[v] == '\t') {
-		v++
-	}
+	v := skipBlankFwd(b, i+1)
 	if v >= len(b) {
 		return false
 	}
@@ -466,11 +505,54 @@ func (rs *rawScan) colon(i int) bool {
 			return true
 		}
 	}
+	if escapeGoesOn(b, end) {
+		return true // an escape in the value: the walk decides
+	}
 	w := b[v:end]
 	if quoted && isNumber(w) || end == v || cls != kcPhrase && isNumber(w) && len(w) < 16 {
-		return end == v && end < len(b) && b[end] == '\\'
+		return false
 	}
-	return aws && awsSecret(w) || !aws && credValue(cls, w) || end < len(b) && b[end] == '\\'
+	return aws && awsSecret(w) || !aws && credValue(cls, w)
+}
+
+// skipBlankFwd skips spaces and tabs from b[v], raw tabs (\t) included.
+func skipBlankFwd(b []byte, v int) int {
+	for v < len(b) {
+		switch {
+		case b[v] == ' ' || b[v] == '\t':
+			v++
+		case b[v] == '\\' && v+1 < len(b) && b[v+1] == 't':
+			v += 2
+		default:
+			return v
+		}
+	}
+	return v
+}
+
+// skipBlankBack skips spaces and tabs before b[j], raw tabs included.
+func skipBlankBack(b []byte, j int) int {
+	for j > 0 {
+		switch {
+		case b[j-1] == ' ' || b[j-1] == '\t':
+			j--
+		case j >= 2 && b[j-1] == 't' && b[j-2] == '\\':
+			j -= 2
+		default:
+			return j
+		}
+	}
+	return j
+}
+
+// escapeGoesOn reports whether a raw value that stopped at b[end] stopped
+// at a JSON escape other than \n, \r or \t (which end a value once
+// decoded, as white space does): the value may go on past it.
+func escapeGoesOn(b []byte, end int) bool {
+	if end >= len(b) || b[end] != '\\' {
+		return false
+	}
+	return end+1 >= len(b) || b[end+1] != 'n' && b[end+1] != 'r' && b[end+1] != 't'
 }
 
 // rawQuoted reads the quoted value at b[v] ("…", '…', or \"…\" in JSON
@@ -568,10 +650,7 @@ func (rs *rawScan) assign(i int) bool {
 	if i+1 >= len(b) || b[i+1] == '=' || b[i+1] == '>' || (i > 0 && (b[i-1] == '=' || b[i-1] == '!' || b[i-1] == '<' || b[i-1] == '>')) {
 		return false
 	}
-	j := i
-	for j > 0 && (b[j-1] == ' ' || b[j-1] == '\t') {
-		j--
-	}
+	j := skipBlankBack(b, i)
 	spaced := j < i
 	if j == 0 || !nameMayMatch(b, j) {
 		return false
@@ -582,16 +661,16 @@ func (rs *rawScan) assign(i int) bool {
 	}
 	name := b[ns:j]
 	esc := ns > 0 && b[ns-1] == '\\'
-	if esc {
-		if name[0] == 'u' && len(name) >= 5 {
-			name = name[5:]
-		} else {
-			name = name[1:]
-		}
-	}
 	var buf [128]byte
 	n := normBytes(name, buf[:0])
 	cls, pwd := assignClass(b, ns, name, n, spaced)
+	if alt := unescapedName(b, ns, name); cls == kcNone && alt != nil {
+		var abuf [128]byte
+		an := normBytes(alt, abuf[:0])
+		if c, p := assignClass(b, ns, alt, an, spaced); c != kcNone {
+			cls, pwd, name, n = c, p, alt, append(buf[:0], an...)
+		}
+	}
 	if cls == kcNone && !spaced && (string(n) == "key" || string(n) == "sig") && (esc || escapedBefore(b, ns)) {
 		cls = kcToken // after an escaped '?' or '&'
 	}
@@ -601,9 +680,7 @@ func (rs *rawScan) assign(i int) bool {
 	}
 	v := i + 1
 	if spaced {
-		for v < len(b) && (b[v] == ' ' || b[v] == '\t') {
-			v++
-		}
+		v = skipBlankFwd(b, v)
 	}
 	if v >= len(b) {
 		return false
@@ -626,10 +703,7 @@ func (rs *rawScan) assign(i int) bool {
 		return false
 	}
 	end, long := valueEndLim(b, v, "&\"'`;,)<>\\")
-	if long {
-		return true
-	}
-	if end < len(b) && b[end] == '\\' {
+	if long || escapeGoesOn(b, end) {
 		return true
 	}
 	if end == v {

@@ -236,7 +236,7 @@ func (r *Redactor) rawText(b []byte) []byte {
 		r.stats.Content++
 		return mask(b, make([]byte, 0, len(b)))
 	}
-	if !mayHaveText(b) {
+	if !mayHavePlainText(b) {
 		return nil
 	}
 	spans := scanText(b, r.w.spans[:0])

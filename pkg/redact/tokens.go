@@ -288,6 +288,22 @@ func matchShape(s []byte, start int, sh *tokenShape, raw bool) (int, int, bool) 
 	return 0, 0, false
 }
 
+// escStart returns where a token could start within the run s[st:i] in
+// raw JSON: st, or just after a JSON escape inside the run, whose hex
+// digits the run took for its own ("\u001aeyJ…" is a control character
+// and a JWT). The last such place is taken (nearest the anchor).
+func escStart(s []byte, st, i int, raw bool) int {
+	if !raw {
+		return st
+	}
+	for k := i - 1; k > st; k-- {
+		if escapedBefore(s, k) {
+			return k
+		}
+	}
+	return st
+}
+
 // runBack returns the start of the run of bytes of class cl that ends at i.
 func runBack(s []byte, i int, cl func(byte) bool) int {
 	for i > 0 && cl(s[i-1]) {
@@ -312,7 +328,16 @@ func runFwd(s []byte, i int, cl func(byte) bool) int {
 //   - a Discord bot token, [MNO] and 23 to 25 more, a dot, 6, a dot, 27 or
 //     more, all base64url.
 func dotTokenAt(s []byte, i int, raw bool) (int, int, bool) {
-	h := runBack(s, i, isKeyByte)
+	h0 := runBack(s, i, isKeyByte)
+	if h := escStart(s, h0, i, raw); h != h0 {
+		if st, e, ok := dotTokenFrom(s, h, i, raw); ok {
+			return st, e, ok
+		}
+	}
+	return dotTokenFrom(s, h0, i, raw)
+}
+
+func dotTokenFrom(s []byte, h, i int, raw bool) (int, int, bool) {
 	if i-h < 12 || !wordStart(s, h, raw) {
 		return 0, 0, false
 	}
@@ -365,6 +390,9 @@ func genericGitHubAt(s []byte, i int, raw bool) (int, int, bool) {
 // that looks generated.
 func genericGitLabAt(s []byte, i int, raw bool) (int, int, bool) {
 	st := runBack(s, i, func(c byte) bool { return c >= 'a' && c <= 'z' })
+	if raw && !hasPrefixAt(s, st, "gl") {
+		st = escStart(s, runBack(s, i, isAlnum), i, raw)
+	}
 	if n := i - st; n < 3 || n > 8 || s[st] != 'g' || s[st+1] != 'l' || !wordStart(s, st, raw) {
 		return 0, 0, false
 	}
@@ -388,6 +416,9 @@ func mailchimpAt(s []byte, i int, raw bool) (int, int, bool) {
 		return 0, 0, false
 	}
 	st := runBack(s, i, isHex)
+	if raw && i-st > 32 {
+		st = escStart(s, st, i, raw)
+	}
 	if i-st != 32 || !wordStart(s, st, raw) {
 		return 0, 0, false
 	}
