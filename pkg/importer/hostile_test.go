@@ -15,8 +15,13 @@ import (
 	"github.com/klauspost/compress/zstd"
 )
 
-// peakHeap runs fn and returns the most heap in use while it ran, sampled.
+// peakHeap runs fn and returns the most heap in use while it ran, sampled,
+// above what was in use before.
 func peakHeap(fn func()) uint64 {
+	runtime.GC()
+	runtime.GC()
+	var base runtime.MemStats
+	runtime.ReadMemStats(&base)
 	var peak atomic.Uint64
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
@@ -36,11 +41,13 @@ func peakHeap(fn func()) uint64 {
 			}
 		}
 	}()
-	runtime.GC()
 	fn()
 	close(stop)
 	wg.Wait()
-	return peak.Load()
+	if p := peak.Load(); p > base.HeapInuse {
+		return p - base.HeapInuse
+	}
+	return 0
 }
 
 // sharedTimestampHAR is a zstd-compressed HAR of entries WebSocket
@@ -74,7 +81,11 @@ func sharedTimestampHAR(entries int) []byte {
 // record (80,000 entries: minutes and hundreds of MB).
 func TestHARSharedTimestamp(t *testing.T) {
 	var peaks [2]uint64
-	for i, entries := range []int{5000, 40000} {
+	sizes := []int{5000, 40000}
+	if raceEnabled {
+		sizes = []int{1000, 4000}
+	}
+	for i, entries := range sizes {
 		har := sharedTimestampHAR(entries)
 		var st Stats
 		var ierr error
@@ -88,12 +99,12 @@ func TestHARSharedTimestamp(t *testing.T) {
 		if ierr != nil || st.Connections != entries || st.Frames != entries*5 {
 			t.Fatalf("import: %v, %d connections, %d frames", ierr, st.Connections, st.Frames)
 		}
-		if took > 10*time.Second {
+		if took > 45*time.Second && !raceEnabled { // 93 s before the fix; about 2 s after, on a busy machine up to 15
 			t.Errorf("%d entries took %v", entries, took)
 		}
 		t.Logf("%d entries (%d bytes compressed): %v, peak heap %.1f MB", entries, len(har), took, float64(peaks[i])/(1<<20))
 	}
-	if peaks[1] > peaks[0]+16<<20 {
+	if peaks[1] > peaks[0]+16<<20 && !raceEnabled {
 		t.Errorf("peak heap grew from %d MB to %d MB with 8 times the entries", peaks[0]>>20, peaks[1]>>20)
 	}
 }
