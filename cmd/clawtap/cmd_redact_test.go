@@ -233,7 +233,7 @@ func TestRedactUsageErrors(t *testing.T) {
 		{"two inputs", []string{"redact", in, in, "-o", "-"}, "accepts 1 arg"},
 		{"missing salt file", []string{"redact", "--salt-file", filepath.Join(dir, "nope"), in, "-o", "-"}, "read salt file"},
 		{"empty salt file", []string{"redact", "--salt-file", empty, in, "-o", "-"}, "is empty"},
-		{"output dir missing", []string{"redact", in, "-o", filepath.Join(dir, "no", "such", "dir.jsonl")}, "no such file or directory"},
+		{"output dir missing", []string{"redact", in, "-o", filepath.Join(dir, "no", "such", "dir.jsonl")}, "the folder " + filepath.Join(dir, "no", "such") + " does not exist"},
 		{"output is a directory", []string{"redact", "--force", in, "-o", dir}, "is a directory"},
 	}
 	for _, c := range cases {

@@ -3,9 +3,11 @@ package capture
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/bits"
 	"os"
 	"strconv"
@@ -17,8 +19,91 @@ import (
 )
 
 // zstdMagic starts every zstd frame. Readers detect compression by it, never
-// by the file name.
+// by the file name. A stream may also begin with skippable frames (magic
+// 0x184D2A50 to 0x184D2A5F, as pzstd writes), which are zstd too.
 var zstdMagic = []byte{0x28, 0xB5, 0x2F, 0xFD}
+
+// isSkippable reports whether b starts with a skippable frame's magic.
+func isSkippable(b []byte) bool {
+	return len(b) >= 4 && b[0]&0xF0 == 0x50 && b[1] == 0x2A && b[2] == 0x4D && b[3] == 0x18
+}
+
+// MaxWindow is the largest zstd window a reader decodes: 2 GiB, what
+// `zstd --long=31` asks for, the largest the zstd tool writes. The decoder
+// holds one window: up to this much address space, of which only what the
+// stream has filled is resident (a 100 MB capture compressed with
+// --long=31 takes about 100 MB, not 2 GiB).
+const MaxWindow = 1 << 31
+
+// WindowError is a zstd stream whose first frame asks for a window larger
+// than MaxWindow: clawtap will not hold that much to read it.
+type WindowError struct {
+	Window uint64 // the window the frame asks for, in bytes
+}
+
+func (e *WindowError) Error() string {
+	return fmt.Sprintf("the zstd stream asks for a %s window, more than the %s clawtap reads (zstd -d --memory=%dMB decompresses it; recompress it with zstd --long=31 or less)",
+		binarySize(e.Window), binarySize(MaxWindow), (e.Window+1<<20-1)>>20)
+}
+
+// binarySize writes n in the largest binary unit that divides it
+// (window sizes are 2^n times 1 to 1.875), or with one decimal.
+func binarySize(n uint64) string {
+	for _, u := range []struct {
+		size uint64
+		name string
+	}{{1 << 40, "TiB"}, {1 << 30, "GiB"}, {1 << 20, "MiB"}, {1 << 10, "KiB"}} {
+		if n >= u.size {
+			if n%u.size == 0 {
+				return fmt.Sprintf("%d %s", n/u.size, u.name)
+			}
+			return fmt.Sprintf("%.1f %s", float64(n)/float64(u.size), u.name)
+		}
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// firstWindow reads the window the first zstd frame in b asks for, after
+// any skippable frames; ok is false when b does not hold its header.
+func firstWindow(b []byte) (window uint64, ok bool) {
+	for isSkippable(b) {
+		if len(b) < 8 {
+			return 0, false
+		}
+		n := uint64(binary.LittleEndian.Uint32(b[4:8]))
+		if uint64(len(b)) < 8+n {
+			return 0, false
+		}
+		b = b[8+n:]
+	}
+	if len(b) < 6 || !bytes.Equal(b[:4], zstdMagic) {
+		return 0, false
+	}
+	fhd := b[4]
+	if fhd&0x20 != 0 { // single segment: the window is the content size
+		fcsSize := []int{0, 2, 4, 8}[fhd>>6]
+		if fcsSize == 0 {
+			fcsSize = 1
+		}
+		did := []int{0, 1, 2, 4}[fhd&3]
+		at := 5 + did
+		if len(b) < at+fcsSize {
+			return 0, false
+		}
+		var fcs uint64
+		for k := fcsSize - 1; k >= 0; k-- {
+			fcs = fcs<<8 | uint64(b[at+k])
+		}
+		if fcsSize == 2 {
+			fcs += 256
+		}
+		return fcs, true
+	}
+	wd := b[5]
+	log := 10 + uint(wd>>3)
+	base := uint64(1) << log
+	return base + base/8*uint64(wd&7), true
+}
 
 // DefaultMaxLine bounds one line. The gateway allows 25 MiB frames; a raw
 // message escaped into a JSON string can double in size, so leave room.
@@ -47,6 +132,7 @@ type Stats struct {
 	Malformed   int  // lines that could not be read as records (returned with Malformed set)
 	Oversized   int  // lines over MaxLine, skipped
 	InvalidUTF8 int  // records whose invalid UTF-8 bytes were replaced by U+FFFD
+	BadTime     int  // records whose time was out of range (clamped)
 	Truncated   bool // the capture ended mid-line or mid-stream
 	Corrupt     bool // ... because its zstd stream could not be decoded (not merely cut off)
 	Empty       bool // the input held no line at all (0 bytes, blank lines, or a zstd stream of nothing)
@@ -65,6 +151,9 @@ func (st Stats) Summary() string {
 	}
 	if st.InvalidUTF8 > 0 {
 		parts = append(parts, fmt.Sprintf("%d record(s) with invalid UTF-8, replaced by U+FFFD", st.InvalidUTF8))
+	}
+	if st.BadTime > 0 {
+		parts = append(parts, fmt.Sprintf("%d record(s) with a time out of range, clamped", st.BadTime))
 	}
 	if st.Truncated {
 		parts = append(parts, "the capture is truncated")
@@ -116,6 +205,7 @@ type Reader struct {
 	depth      int    // batches it may hold for Next (SetAhead); 0 means batchesAhead
 	stage      func(*Batch)
 	transform  func(*Record) *Record
+	xformAhead bool      // the transform runs on a goroutine of its own (readahead.go)
 	collecting bool      // on the read-ahead's goroutine: warnings go to pending
 	pending    []Warning // warnings met since the last record
 	released   bool
@@ -150,10 +240,16 @@ func Decompress(src io.Reader) (io.Reader, func(), error) {
 	if err != nil && !errors.Is(err, io.EOF) {
 		return nil, nil, fmt.Errorf("read capture: %w", err)
 	}
-	if !bytes.Equal(magic, zstdMagic) {
+	if !bytes.Equal(magic, zstdMagic) && !isSkippable(magic) {
 		return peek, func() {}, nil
 	}
-	zr, err := zstd.NewReader(peek, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(1<<31))
+	// A window too large is said as such up front, not found by the
+	// decoder as a damaged stream.
+	head, _ := peek.Peek(peek.Size())
+	if w, ok := firstWindow(head); ok && w > MaxWindow {
+		return nil, nil, &WindowError{Window: w}
+	}
+	zr, err := zstd.NewReader(peek, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(MaxWindow), zstd.WithDecoderMaxMemory(MaxWindow))
 	if err != nil {
 		return nil, nil, fmt.Errorf("open zstd stream: %w", err)
 	}
@@ -180,6 +276,10 @@ func (z zstdStream) Read(p []byte) (int, error) {
 	if err != nil && !errors.Is(err, io.EOF) {
 		var se *StreamError
 		if !errors.As(err, &se) {
+			if errors.Is(err, zstd.ErrWindowSizeExceeded) || errors.Is(err, zstd.ErrDecoderSizeExceeded) {
+				// A later frame asks for more than the first did.
+				err = fmt.Errorf("a zstd frame asks for a window larger than the %s clawtap reads: %w", binarySize(MaxWindow), err)
+			}
 			err = &StreamError{Err: err}
 		}
 	}
@@ -444,10 +544,15 @@ func (r *Reader) next() (*Record, error) {
 		if r.index {
 			tape = &r.tape
 		}
-		if why := parse(line, &r.rec, tape); why != "" {
+		why, badT := parse(line, &r.rec, tape)
+		if why != "" {
 			r.warn(n, "%s; kept as an invalid record", why)
 		}
-		if r.transform != nil {
+		if badT != nil {
+			r.stats.BadTime++
+			r.warn(n, "time %s is out of range; the record is kept at %d", badT, r.rec.T)
+		}
+		if r.transform != nil && !r.xformAhead {
 			frame := r.rec.Frame
 			if out := r.transform(&r.rec); out != &r.rec {
 				r.rec = *out
@@ -495,15 +600,40 @@ const notRecordOrFrame = "neither a capture record nor a gateway frame"
 // With a tape, a record's frame is indexed into it; the tape is left empty
 // for anything else (a marker, an unreadable line; a bare frame has no
 // "frame" member to index).
-func parse(line []byte, rec *Record, tape *jsonx.Tape) (why string) {
-	why = parseLine(line, rec, tape)
+//
+// badT is the record's "t" when it is a number out of int64's range
+// (1e300, -1e999999, a huge integer): rec.T is then clamped to the nearest
+// end of the range.
+func parse(line []byte, rec *Record, tape *jsonx.Tape) (why string, badT []byte) {
+	why = parseLine(line, rec, tape, &badT)
 	if tape != nil && (why != "" || rec.Frame == nil) {
 		*tape = (*tape)[:0]
 	}
-	return why
+	if why != "" {
+		badT = nil
+	}
+	return why, badT
 }
 
-func parseLine(line []byte, rec *Record, tape *jsonx.Tape) (why string) {
+// clampTime reads a time that is a number but no int64: one out of range
+// is clamped to the end of the range on its side (ok false), a fraction
+// is cut to its integer.
+func clampTime(v []byte) (t int64, ok bool) {
+	f, isNum := jsonx.Num(v)
+	switch {
+	case !isNum:
+		return 0, false
+	case math.IsNaN(f):
+		return 0, false
+	case f >= math.MaxInt64:
+		return math.MaxInt64, false
+	case f < math.MinInt64:
+		return math.MinInt64, false
+	}
+	return int64(f), true
+}
+
+func parseLine(line []byte, rec *Record, tape *jsonx.Tape, badT *[]byte) (why string) {
 	line = jsonx.TrimSpace(line)
 	if jsonx.KindOf(line) != jsonx.Object {
 		return malformed(line, rec, "not a JSON object")
@@ -517,10 +647,13 @@ func parseLine(line []byte, rec *Record, tape *jsonx.Tape) (why string) {
 		case "t":
 			bit = keyT
 			n, ok := jsonx.Int(v)
-			if !ok {
-				if f, okf := jsonx.Num(v); okf {
-					n, ok = int64(f), true
+			if !ok && jsonx.KindOf(v) == jsonx.Number {
+				var inRange bool
+				n, inRange = clampTime(v)
+				if !inRange {
+					*badT = v
 				}
+				ok = true
 			}
 			if !ok {
 				badField = "t"

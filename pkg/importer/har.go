@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"bufio"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -30,9 +31,10 @@ type harMessage struct {
 	Data   json.RawMessage `json:"data"`
 }
 
-// har walks {"log":{…,"entries":[…]}} token by token, decoding one entry
-// at a time. What was read is written even when the HAR breaks off.
-func (im *importer) har(src io.Reader) error {
+// har walks {"log":{…,"entries":[…]}} byte by byte (harscan.go),
+// decoding one entry at a time. What was read is written even when the HAR
+// breaks off.
+func (im *importer) har(src *bufio.Reader) error {
 	err := im.harDoc(src)
 	im.releaseEntry()
 	if werr := im.writeHeld(0, true); err == nil {
@@ -41,83 +43,85 @@ func (im *importer) har(src io.Reader) error {
 	return err
 }
 
-func (im *importer) harDoc(src io.Reader) error {
-	dec := json.NewDecoder(src)
-	dec.UseNumber()
-	if err := expectDelim(dec, '{'); err != nil {
-		if errors.Is(err, io.EOF) {
-			return ErrNoFrames // nothing at all, not a cut
-		}
+func (im *importer) harDoc(src *bufio.Reader) error {
+	s := &harScanner{br: src}
+	c, err := s.skipWS()
+	if errors.Is(err, io.EOF) {
+		return ErrNoFrames // nothing at all, not a cut
+	}
+	if err != nil {
 		return fmt.Errorf("HAR: %w", err)
 	}
+	if c != '{' {
+		return fmt.Errorf("HAR: %w", &errSyntax{fmt.Sprintf("expected '{', found %q", c)})
+	}
 	found := false
-	for dec.More() {
-		key, err := objectKey(dec)
-		if err != nil {
-			return fmt.Errorf("HAR: %w", err)
-		}
+	err = s.members(func(key string) error {
 		if key != "log" {
-			if err := skipValue(dec); err != nil {
-				return fmt.Errorf("HAR: %w", err)
-			}
-			continue
+			return s.value(false)
 		}
 		found = true
-		if err := im.harLog(dec); err != nil {
-			return err
+		return im.harLog(s)
+	})
+	if err != nil {
+		var se *errSyntax
+		if errors.As(err, &se) {
+			return fmt.Errorf("HAR: %w", err)
 		}
+		return err
 	}
 	if !found {
 		return errors.New("HAR: no \"log\" object (is this a HAR file?)")
 	}
-	if _, err := dec.Token(); err != nil { // }, which More does not tell from the end of the input
-		return fmt.Errorf("HAR: %w", err)
-	}
 	return nil
 }
 
-func (im *importer) harLog(dec *json.Decoder) error {
-	if err := expectDelim(dec, '{'); err != nil {
-		return fmt.Errorf("HAR log: %w", err)
+func (im *importer) harLog(s *harScanner) error {
+	if err := s.expect('{'); err != nil {
+		return fmt.Errorf("HAR log: %w", readErr(err))
 	}
-	for dec.More() {
-		key, err := objectKey(dec)
-		if err != nil {
-			return fmt.Errorf("HAR log: %w", err)
-		}
+	return s.members(func(key string) error {
 		if key != "entries" {
-			if err := skipValue(dec); err != nil {
-				return fmt.Errorf("HAR log: %w", err)
-			}
-			continue
+			return s.value(false)
 		}
-		if err := expectDelim(dec, '['); err != nil {
-			return fmt.Errorf("HAR entries: %w", err)
+		if err := s.expect('['); err != nil {
+			return fmt.Errorf("HAR entries: %w", readErr(err))
 		}
-		for n := 0; dec.More(); n++ {
-			var e harEntry
-			if err := dec.Decode(&e); err != nil {
-				var te *json.UnmarshalTypeError
-				if errors.As(err, &te) {
-					// A wrongly typed field: the decoder has consumed the
-					// entry; skip it and go on.
-					im.warn("HAR entry %d: %v; skipped", n, err)
-					im.st.Skipped++
-					continue
-				}
+		c, err := s.skipWS()
+		if err != nil {
+			return fmt.Errorf("HAR entries: %w", readErr(err))
+		}
+		if c == ']' {
+			return nil
+		}
+		s.br.UnreadByte()
+		for n := 0; ; n++ {
+			raw, err := s.entry()
+			if err != nil {
 				return fmt.Errorf("HAR entry %d: %w", n, err)
 			}
-			im.st.Entries++
-			if err := im.harEntry(n, &e); err != nil {
-				return err
+			// Each entry is decoded on its own: one that cannot be (a
+			// field of the wrong type, nesting deeper than the decoder
+			// goes, …) is skipped, and the others are imported.
+			var e harEntry
+			if err := json.Unmarshal(raw, &e); err != nil {
+				im.warn("HAR entry %d: %v; skipped", n, err)
+				im.st.Skipped++
+			} else {
+				im.st.Entries++
+				if err := im.harEntry(n, &e); err != nil {
+					return err
+				}
+			}
+			more, err := s.next(']')
+			if err != nil {
+				return fmt.Errorf("HAR entries: %w", err)
+			}
+			if !more {
+				return nil
 			}
 		}
-		if _, err := dec.Token(); err != nil { // ]
-			return fmt.Errorf("HAR entries: %w", err)
-		}
-	}
-	_, err := dec.Token() // }
-	return err
+	})
 }
 
 func (im *importer) harEntry(n int, e *harEntry) error {
@@ -188,47 +192,4 @@ func decodeString(raw json.RawMessage) (string, bool) {
 		return "", false
 	}
 	return s, true
-}
-
-func expectDelim(dec *json.Decoder, d json.Delim) error {
-	tok, err := dec.Token()
-	if err != nil {
-		return err
-	}
-	if got, ok := tok.(json.Delim); !ok || got != d {
-		return fmt.Errorf("expected %q, found %v", d, tok)
-	}
-	return nil
-}
-
-func objectKey(dec *json.Decoder) (string, error) {
-	tok, err := dec.Token()
-	if err != nil {
-		return "", err
-	}
-	k, ok := tok.(string)
-	if !ok {
-		return "", fmt.Errorf("expected a key, found %v", tok)
-	}
-	return k, nil
-}
-
-// skipValue passes over one value token by token, holding nothing.
-func skipValue(dec *json.Decoder) error {
-	depth := 0
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		switch tok {
-		case json.Delim('{'), json.Delim('['):
-			depth++
-		case json.Delim('}'), json.Delim(']'):
-			depth--
-		}
-		if depth == 0 {
-			return nil
-		}
-	}
 }

@@ -166,7 +166,10 @@ type importer struct {
 	st         Stats
 	headerDone bool
 	hold       *entryQueue // set while a HAR entry's records are being held
-	held       []*entryQueue
+	held       queueHeap   // entries waiting to be merged (interleave.go)
+	heldBytes  int
+	heldWarned bool
+	opened     int // HAR entries opened
 	// sniffing holds JSON Lines warnings until the first record: an
 	// input that turns out not to be frames gets one error, not a
 	// warning a line (NotFramesError).

@@ -16,6 +16,7 @@ import (
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/gateway"
 	"github.com/clawtap/clawtap/pkg/jsonx"
+	"github.com/clawtap/clawtap/pkg/webguard"
 	"github.com/gorilla/websocket"
 )
 
@@ -35,6 +36,13 @@ type Proxy struct {
 	// Dialer connects to Upstream; one that honours the proxy
 	// environment, with a 20 s handshake timeout, when nil.
 	Dialer *websocket.Dialer
+	// AllowOrigins and AllowHosts widen who may use the proxy, as serve's
+	// --allow-origin does: by default only requests whose Host names this
+	// machine's listener (a loopback name or address, or the address the
+	// connection came in on) and, from a browser, pages on loopback hosts
+	// (pkg/webguard). An allowed origin's host may be named in Host too.
+	AllowOrigins []string
+	AllowHosts   []string
 	// CloseWait is how long a close waits for the other side's answer;
 	// 2 s when zero.
 	CloseWait time.Duration
@@ -85,6 +93,7 @@ type proxy struct {
 	upstream *url.URL
 	upgrader websocket.Upgrader
 	httpRP   *httputil.ReverseProxy
+	guard    webguard.Guard
 
 	mu     sync.Mutex
 	relays map[*relay]bool
@@ -99,9 +108,10 @@ type relay struct {
 }
 
 func (r *Recorder) serveProxy(ctx context.Context, cfg Proxy, up *url.URL) error {
-	p := &proxy{rec: r, cfg: cfg, upstream: up, relays: map[*relay]bool{}}
+	p := &proxy{rec: r, cfg: cfg, upstream: up, relays: map[*relay]bool{},
+		guard: webguard.Guard{AllowOrigins: cfg.AllowOrigins, AllowHosts: cfg.AllowHosts}}
 	p.upgrader = websocket.Upgrader{ReadBufferSize: 64 << 10, WriteBufferSize: 64 << 10,
-		CheckOrigin: func(*http.Request) bool { return true }} // the gateway checks Origin itself: we forward it
+		CheckOrigin: func(*http.Request) bool { return true }} // ServeHTTP has checked it; it is forwarded to the gateway too
 	httpURL := *up
 	httpURL.Scheme = strings.Replace(strings.Replace(up.Scheme, "wss", "https", 1), "ws", "http", 1)
 	p.httpRP = &httputil.ReverseProxy{
@@ -156,6 +166,14 @@ func (p *proxy) closeRelay(rl *relay, code int, reason string) {
 var forwardHeaders = []string{"Origin", "User-Agent", "Cookie", "Authorization", "Accept-Language"}
 
 func (p *proxy) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	// The gateway cannot check Host itself: the proxy sends it the
+	// upstream's. So a page that DNS rebinding points at this machine, or
+	// a foreign page, stops here.
+	if ok, why := p.guard.Check(req); !ok {
+		p.rec.warnf("refused %s %s from %s: %s", req.Method, req.URL.Path, req.RemoteAddr, why)
+		http.Error(w, "clawtap proxy: refused: "+why, http.StatusForbidden)
+		return
+	}
 	if !websocket.IsWebSocketUpgrade(req) {
 		p.httpRP.ServeHTTP(w, req)
 		return

@@ -65,6 +65,7 @@ type Redactor struct {
 	mac       hash.Hash
 	cache     map[string]string
 	pend      pending
+	texts     textCache // streamed texts the pre-scan found clean
 	stats     Stats
 	w         walker
 }
@@ -235,6 +236,9 @@ func (r *Redactor) rawText(b []byte) []byte {
 		r.stats.Content++
 		return mask(b, make([]byte, 0, len(b)))
 	}
+	if !mayHavePlainText(b) {
+		return nil
+	}
 	spans := scanText(b, r.w.spans[:0])
 	out := applySpans(b, spans, make([]byte, 0, len(b)+len(Marker)))
 	if out != nil {
@@ -310,13 +314,22 @@ func (p *pending) get(k pendKey) uint8 { return p.m[k] }
 
 func (p *pending) empty() bool { return len(p.m) == 0 }
 
-var resType = []byte(`"res"`)
+var (
+	resType = []byte(`"res"`)
+	reqType = []byte(`"req"`)
+)
 
 // frame redacts one frame for connection conn. The caller holds r.mu.
 func (r *Redactor) frame(conn int, frame []byte) []byte {
 	r.stats.Frames++
-	if !r.content && !mayHaveCredentials(frame) && (r.pend.empty() || !bytes.Contains(frame, resType)) {
-		return frame
+	if !r.content {
+		hit, credKey := r.texts.frameScan(frame)
+		// A request carrying a credential name is walked whatever the
+		// value (its response may hand out a credential), and so is a
+		// response to a request that asked for one.
+		if !hit && !(credKey && bytes.Contains(frame, reqType)) && (r.pend.empty() || !bytes.Contains(frame, resType)) {
+			return frame
+		}
 	}
 	out, ok := r.w.run(conn, frame)
 	if !ok {

@@ -33,6 +33,9 @@ type ctx struct {
 	leaf  leafMode
 	scope scope
 	talk  bool // inside a talk.config result: "key" is a credential
+	// gen: inside the object or array value of a credential name (a
+	// credential container): a string that looks generated is replaced.
+	gen bool
 }
 
 // act is what happens to one string value.
@@ -40,7 +43,8 @@ type act uint8
 
 const (
 	aDefault    act = iota // text rules only
-	aMarker                // credential
+	aMarker                // credential (by place)
+	aKey                   // the value of a credential name: replaced if credValue
 	aCap                   // capability URL
 	aMask                  // text
 	aMaskBlob              // text, or a blob placeholder for base64
@@ -57,18 +61,23 @@ const (
 // objects below it.
 type rule struct {
 	str   act
+	cls   keyClass // aKey: what the name promises
+	gen   bool     // in a credential container
+	chunk bool     // a streamed chunk (delta, deltaText): see tails
 	child ctx
 }
 
 type edit struct{ start, end, off, n int }
 
-// text is a string value of the frame that only the text rules applied to:
-// src[start:end] is its JSON, s its decoded value (valid while the frame
-// is walked). found is set when the text rules found a credential in it.
+// text is a string value of the frame that only the text rules applied
+// to and that tails may need: one where they found a credential (found),
+// or a streamed chunk (chunk). src[start:end] is its JSON, s its decoded
+// value (valid while the frame is walked; nil until needed).
 type text struct {
 	start, end int
 	s          []byte
 	found      bool
+	chunk      bool
 }
 
 // walker rewrites one frame. Its buffers are reused between frames.
@@ -223,7 +232,7 @@ func (w *walker) value(i, depth int, ru rule, top bool) (int, bool) {
 		if err != nil {
 			return 0, false
 		}
-		w.str(i, i+n, ru.str)
+		w.str(i, i+n, ru)
 		return i + n, true
 	case '{':
 		if depth >= maxDepth {
@@ -324,91 +333,128 @@ func (w *walker) object(i, depth int, c ctx, top bool) (int, bool) {
 func (w *walker) classify(rawKey []byte, c ctx) rule {
 	w.kbuf = normKey(rawKey, w.kbuf[:0])
 	n := w.kbuf
-	child := ctx{leaf: c.leaf, talk: c.talk}
+	child := ctx{leaf: c.leaf, talk: c.talk, gen: c.gen}
 
-	// Credentials, in every mode.
-	w.credKey = isCredKey(n)
-	if w.credKey || (c.scope == scConnect && string(n) == "auth") || (c.talk && string(n) == "key") {
-		return rule{aMarker, ctx{leaf: lmMarker, talk: c.talk}}
+	// Credentials, in every mode. By place first: what connect's auth,
+	// a talk.config result's key and the credential results hold goes
+	// whatever it looks like.
+	cls := credClass(n)
+	w.credKey = cls != kcNone && cls != kcWeak
+	if (c.scope == scConnect && string(n) == "auth") || (c.talk && string(n) == "key") {
+		return rule{str: aMarker, child: ctx{leaf: lmMarker, talk: c.talk}}
+	}
+	if w.credKey {
+		if c.leaf >= lmCredResult {
+			return rule{str: aMarker, child: ctx{leaf: lmMarker, talk: c.talk}}
+		}
+		// By name: the value if it could be the credential, and in an
+		// object or array value what looks generated.
+		child.gen = true
+		return rule{str: aKey, cls: cls, gen: c.gen, child: child}
 	}
 	if isCredListKey(n) {
-		return rule{aMarker, child}
+		lc := kcToken
+		if cls == kcWeak {
+			lc = kcWeak
+		}
+		if c.leaf >= lmCredResult {
+			return rule{str: aMarker, child: child}
+		}
+		return rule{str: aKey, cls: lc, gen: c.gen, child: child}
 	}
 	if isCapKey(n) {
 		child.leaf = max(child.leaf, lmCap)
-		return rule{aCap, child}
+		return rule{str: aCap, child: child}
 	}
 	switch c.leaf {
 	case lmMarker:
-		return rule{aMarker, child}
+		return rule{str: aMarker, child: child}
 	case lmCredResult:
 		if !credResultKeep[string(n)] {
-			return rule{aMarker, child}
+			return rule{str: aMarker, child: child}
 		}
 	case lmCap:
-		return rule{aCap, child}
+		return rule{str: aCap, child: child}
 	}
 	if c.scope == scConnect && string(n) == "device" {
 		child.scope = scDevice
 	}
+	chunk := string(n) == "delta" || string(n) == "deltatext"
 	if !w.r.content {
-		return rule{aDefault, child}
+		return rule{str: aDefault, gen: c.gen, chunk: chunk, child: child}
 	}
 
 	// Content and identifiers.
 	if maskLeafKeys[string(n)] {
 		child.leaf = max(child.leaf, lmMask)
-		return rule{aMask, child}
+		return rule{str: aMask, gen: c.gen, child: child}
 	}
 	if maskKeys[string(n)] {
 		switch {
 		case string(n) == "thinking":
-			return rule{aThinking, child}
+			return rule{str: aThinking, gen: c.gen, child: child}
 		case blobKeys[string(n)]:
-			return rule{aMaskBlob, child}
+			return rule{str: aMaskBlob, gen: c.gen, child: child}
 		}
-		return rule{aMask, child}
+		return rule{str: aMask, gen: c.gen, chunk: chunk, child: child}
 	}
 	if c.leaf == lmMask {
-		return rule{aMask, child}
+		return rule{str: aMask, gen: c.gen, child: child}
 	}
+	var a act
 	switch {
 	case (c.scope == scDevice || c.scope == scUser) && (string(n) == "id" || string(n) == "name"):
-		return rule{aPseudo, child}
+		a = aPseudo
 	case string(n) == "user":
 		child.scope = scUser
-		return rule{aPseudo, child}
+		a = aPseudo
 	case pseudoKeys[string(n)]:
-		return rule{aPseudo, child}
+		a = aPseudo
 	case ipKeys[string(n)]:
-		return rule{aIP, child}
+		a = aIP
 	case hostKeys[string(n)]:
-		return rule{aHost, child}
+		a = aHost
 	case peerKeys[string(n)]:
-		return rule{aPeer, child}
+		a = aPeer
 	case peerLeafKeys[string(n)]:
 		child.leaf = max(child.leaf, lmPeer)
-		return rule{aPeer, child}
+		a = aPeer
 	case isSessionKeyKey(n):
-		return rule{aSessionKey, child}
+		a = aSessionKey
+	case c.leaf == lmPeer && !peerKeep[string(n)]:
+		a = aPeer
+	default:
+		return rule{str: aDefault, gen: c.gen, chunk: chunk, child: child}
 	}
-	if c.leaf == lmPeer && !peerKeep[string(n)] {
-		return rule{aPeer, child}
-	}
-	return rule{aDefault, child}
+	return rule{str: a, gen: c.gen, child: child}
 }
 
-// str applies a to the JSON string src[start:end].
-func (w *walker) str(start, end int, a act) {
+// str applies ru to the JSON string src[start:end].
+func (w *walker) str(start, end int, ru rule) {
 	r := w.r
+	a := ru.str
 	raw := w.src[start+1 : end-1]
+	escaped := bytes.IndexByte(raw, '\\') >= 0
+	// Only the text rules (and a container's generated values) apply, and
+	// the pre-scan of the raw string finds nothing for them: done, without
+	// decoding it. The common case for every string of a frame that
+	// reached the walk for another reason.
+	textMay := r.content || mayHaveText(raw)
+	if a == aDefault && !textMay && !ru.chunk && (!ru.gen || !escaped && !generatedLike(raw)) {
+		return
+	}
 	s := raw
-	if bytes.IndexByte(raw, '\\') >= 0 {
+	if escaped {
 		d, ok := jsonx.Str(w.src[start:end])
 		if !ok {
 			return
 		}
 		s = []byte(d)
+	}
+	if ru.gen && a != aMarker && a != aKey && string(s) != Marker && generatedLike(s) {
+		r.stats.Credentials++
+		w.replace(start, end, []byte(Marker))
+		return
 	}
 	var out []byte // the new decoded value; nil while unchanged
 	switch a {
@@ -418,6 +464,15 @@ func (w *walker) str(start, end int, a act) {
 			w.replace(start, end, []byte(Marker))
 		}
 		return
+	case aKey:
+		if credValue(ru.cls, s) {
+			r.stats.Credentials++
+			w.replace(start, end, []byte(Marker))
+			return
+		}
+		// Not a credential (a description, a mode word, a placeholder):
+		// only the text rules, as for any string.
+		a = aDefault
 	case aCap:
 		if c := scanCap(s, w.spans[:0]); len(c) > 0 {
 			out = applySpans(s, c, w.sbuf[:0])
@@ -458,7 +513,11 @@ func (w *walker) str(start, end int, a act) {
 	if out != nil {
 		cur = out
 	}
-	if t := applySpans(cur, scanText(cur, w.spans[:0]), nil); t != nil {
+	var t []byte
+	if out != nil || textMay {
+		t = applySpans(cur, scanText(cur, w.spans[:0]), nil)
+	}
+	if t != nil {
 		r.stats.Credentials++
 		cur, out = t, t
 		w.found = w.found || a == aDefault
@@ -478,8 +537,8 @@ func (w *walker) str(start, end int, a act) {
 	if out != nil && !bytes.Equal(out, s) {
 		w.replace(start, end, out)
 	}
-	if a == aDefault && sameSlice(out, afterText) { // changed by the text rules alone, or not at all
-		w.texts = append(w.texts, text{start: start, end: end, s: s, found: found})
+	if a == aDefault && sameSlice(out, afterText) && (found || ru.chunk) { // changed by the text rules alone, or not at all
+		w.texts = append(w.texts, text{start: start, end: end, s: s, found: found, chunk: ru.chunk})
 	}
 }
 
@@ -529,17 +588,30 @@ func (w *walker) replace(start, end int, v []byte) {
 // frame holds the reply so far and the chunk just added (chat deltaText
 // beside message text, agent data.delta beside data.text): a credential
 // that straddles two chunks is found in the whole text, but its tail alone,
-// in the later chunk, matches no rule. So where a text is the end of a
-// longer one that held a credential, the credential's part is masked in it
-// too.
+// in the later chunk, matches no rule. So where a chunk (a delta or
+// deltaText string) is the end of a longer text that held a credential,
+// the credential's part is masked in it too. A frame has one chunk and a
+// text or two; at most maxTailPairs pairs are looked at, so a frame of
+// thousands of them costs no more than its length.
 func (w *walker) tails() {
+	const maxTailPairs = 64
+	pairs := 0
 	sorted := true
 	for i := range w.texts {
 		d := &w.texts[i]
+		if !d.chunk || len(d.s) == 0 {
+			continue
+		}
 		var mapped []span
 		for j := range w.texts {
 			c := &w.texts[j]
-			if !c.found || len(c.s) <= len(d.s) || len(d.s) == 0 || !bytes.HasSuffix(c.s, d.s) {
+			if !c.found || len(c.s) <= len(d.s) {
+				continue
+			}
+			if pairs++; pairs > maxTailPairs {
+				break
+			}
+			if !bytes.HasSuffix(c.s, d.s) {
 				continue
 			}
 			off := len(c.s) - len(d.s)

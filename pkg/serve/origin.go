@@ -4,9 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/url"
-	"strconv"
 	"strings"
+
+	"github.com/clawtap/clawtap/pkg/webguard"
 )
 
 // DefaultPort is the gateway's own port, which serve takes by default.
@@ -58,74 +58,16 @@ func isHostname(s string) bool {
 	return true
 }
 
-func isPort(s string) bool {
-	n, err := strconv.Atoi(s)
-	return err == nil && n >= 0 && n <= 65535 && s[0] != '+' && s[0] != '-'
-}
+func isPort(s string) bool { return webguard.IsPort(s) }
 
 // ParseOrigin reads an --allow-origin value as a browser would send it in
 // the Origin header: scheme://host[:port], lower case, without a default
-// port or a trailing slash.
-func ParseOrigin(s string) (string, error) {
-	o, ok := normalizeOrigin(s)
-	if !ok {
-		return "", fmt.Errorf("%q is not an origin: use scheme://host[:port], e.g. http://localhost:5173", s)
-	}
-	return o, nil
-}
-
-func normalizeOrigin(s string) (string, bool) {
-	u, err := url.Parse(strings.TrimSuffix(strings.TrimSpace(s), "/"))
-	if err != nil || u.Host == "" || u.User != nil || u.Path != "" || u.RawQuery != "" || u.Fragment != "" {
-		return "", false
-	}
-	scheme := strings.ToLower(u.Scheme)
-	if scheme != "http" && scheme != "https" {
-		return "", false
-	}
-	host, port := strings.ToLower(u.Hostname()), u.Port()
-	if port != "" && !isPort(port) {
-		return "", false
-	}
-	if scheme == "http" && port == "80" || scheme == "https" && port == "443" {
-		port = ""
-	}
-	if strings.Contains(host, ":") {
-		host = "[" + host + "]"
-	}
-	if port != "" {
-		host += ":" + port
-	}
-	return scheme + "://" + host, true
-}
+// port or a trailing slash (webguard.ParseOrigin).
+func ParseOrigin(s string) (string, error) { return webguard.ParseOrigin(s) }
 
 // originAllowed says whether a WebSocket upgrade with this Origin header
-// may go on. No Origin: not a browser, a script or a CLI, which any local
-// program could be anyway. A page on a loopback host (localhost,
-// 127.0.0.1, [::1], on any port): the user's own tools, such as a UI's
-// dev server. Any other page, including "null" (a file, a sandbox), only
-// when allowed names it, since otherwise every site open in the browser
-// could read the capture (and, by DNS rebinding, even on loopback).
+// may go on: no Origin, a loopback page, or an allowed origin
+// (webguard.OriginAllowed, the check record's proxy makes too).
 func originAllowed(origin string, allowed []string) bool {
-	if origin == "" {
-		return true
-	}
-	o, ok := normalizeOrigin(origin)
-	if !ok {
-		return false
-	}
-	u, _ := url.Parse(o)
-	host := u.Hostname()
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
-		return true
-	}
-	for _, a := range allowed {
-		if a == o {
-			return true
-		}
-	}
-	return false
+	return webguard.OriginAllowed(origin, allowed)
 }

@@ -27,6 +27,7 @@ const (
 	RulePendingOverflow = "schema-pending-overflow"
 	RuleV3Difference    = "schema-v3-difference"
 	RuleUnreadable      = "schema-unreadable"
+	RulePatternTimeout  = "schema-pattern-timeout"
 )
 
 // Group is the group of validate's rules in check.Rule.
@@ -41,6 +42,7 @@ var rules = []check.Rule{
 	{ID: RulePendingOverflow, Severity: check.Warn, Default: true, Group: Group, Summary: "more requests waited for their response on a connection than validate remembers; the oldest were forgotten (first on each connection; all are counted)"},
 	{ID: RuleV3Difference, Severity: check.Info, Default: true, Group: Group, Summary: "on a protocol 3 connection, a frame differs from the schema, which describes protocol 4 (first of each difference on each connection; all are counted)"},
 	{ID: RuleUnreadable, Severity: check.Warn, Default: true, Group: Group, Summary: "a record that is not a JSON frame (a non-JSON message, an unreadable line) and cannot be validated"},
+	{ID: RulePatternTimeout, Severity: check.Warn, Default: true, Group: Group, Summary: "a pattern of the schema took too long to match (catastrophic backtracking) and is no longer checked; or the slow patterns' time ran out and none is (once each; the skipped checks are counted)"},
 }
 
 // Rules returns validate's rules, in documentation order.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net/url"
 	"os"
@@ -13,7 +14,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -68,7 +68,7 @@ type Schema struct {
 	compiled map[string]*jsonschema.Schema
 	failed   map[string]error
 
-	timeouts atomic.Int64 // pattern matches that ran out of time
+	pats patterns // the patterns' time account (regexp.go)
 }
 
 var loadEmbedded = sync.OnceValues(func() (*Schema, error) {
@@ -99,8 +99,10 @@ func versionField(v, key string) string {
 // Load reads a user's schema: a protocol.schema.json file, or a directory
 // holding one (an unpacked npm package, or pkg/validate/schema of another
 // clawtap). In a directory every other .json file is available to $ref
-// under its file URL and its $id; a lone file reaches others only through
-// file: URLs. Nothing is ever fetched from the network.
+// under its file URL and its $id; a lone file reaches others through file:
+// URLs. Only files in the schema's folder (the directory, or the file's
+// own) are read, and never through a link that leads out of it; a $ref
+// elsewhere is an error. Nothing is ever fetched from the network.
 func Load(path string) (*Schema, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
@@ -119,11 +121,22 @@ func Load(path string) (*Schema, error) {
 			return nil, err
 		}
 	}
-	b, err := os.ReadFile(rootPath)
+	folder, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, err
 	}
-	s, err := parse(b, fileURL(rootPath), extra)
+	defer folder.Close()
+	fl := &folderLoader{dir: dir, root: folder}
+	var b []byte
+	if fi.IsDir() {
+		b, err = fl.read(rootPath)
+	} else {
+		b, err = os.ReadFile(rootPath) // the file named: read as named
+	}
+	if err != nil {
+		return nil, err
+	}
+	s, err := parseIn(b, fileURL(rootPath), extra, fl)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", rootPath, err)
 	}
@@ -197,10 +210,70 @@ func fileURL(path string) string {
 	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(path)}).String()
 }
 
+// folderLoader reads the files of a schema's folder for $ref: file: URLs
+// within dir, through an os.Root, so that neither "../" nor a link leads
+// out of it.
+type folderLoader struct {
+	dir  string
+	root *os.Root
+}
+
+// errOutside is a $ref to a file outside the schema's folder.
+type errOutside struct{ path, dir string }
+
+func (e *errOutside) Error() string {
+	return fmt.Sprintf("%s is outside the schema's folder %s: a --schema reads only files in its folder", e.path, e.dir)
+}
+
+// read returns the bytes of the file at path (absolute), which must be in
+// the folder.
+func (l *folderLoader) read(path string) ([]byte, error) {
+	rel, err := filepath.Rel(l.dir, path)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return nil, &errOutside{path, l.dir}
+	}
+	f, err := l.root.Open(rel)
+	if err != nil {
+		if strings.Contains(err.Error(), "escapes") {
+			return nil, &errOutside{path + " (a link)", l.dir}
+		}
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	return io.ReadAll(io.LimitReader(f, maxSchemaBytes+1))
+}
+
+// maxSchemaBytes bounds one schema file (the published schema is 3.5 MB).
+const maxSchemaBytes = 64 << 20
+
+// Load implements jsonschema.URLLoader for file: URLs.
+func (l *folderLoader) Load(u string) (any, error) {
+	pu, err := url.Parse(u)
+	if err != nil || pu.Scheme != "file" {
+		return nil, fmt.Errorf("%s: only files in the schema's folder are read", u)
+	}
+	b, err := l.read(filepath.Clean(filepath.FromSlash(pu.Path)))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > maxSchemaBytes {
+		return nil, fmt.Errorf("%s is larger than %d MB", u, maxSchemaBytes>>20)
+	}
+	return jsonschema.UnmarshalJSON(bytes.NewReader(b))
+}
+
 // parse reads the root document and prepares a compiler for it. base is the
 // document's URL when it has no $id ("" for the snapshot); extra are more
-// JSON files to offer to $ref.
+// JSON files to offer to $ref. The embedded snapshot reads no file.
 func parse(b []byte, base string, extra []string) (*Schema, error) {
+	return parseIn(b, base, extra, nil)
+}
+
+// parseIn is parse for a schema in a folder (fl), whose files $ref reads.
+func parseIn(b []byte, base string, extra []string, fl *folderLoader) (*Schema, error) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
 	if err != nil {
 		return nil, fmt.Errorf("not JSON: %w", err)
@@ -252,14 +325,19 @@ func parse(b []byte, base string, extra []string) (*Schema, error) {
 	s.frames = frameDefs(top, s.defs)
 
 	c := jsonschema.NewCompiler()
-	c.UseRegexpEngine(ecmaEngine(&s.timeouts))
-	// Only local files, and only through $ref: never the network.
-	c.UseLoader(jsonschema.SchemeURLLoader{"file": jsonschema.FileLoader{}})
+	c.UseRegexpEngine(ecmaEngine(&s.pats))
+	// Only the files of the schema's folder, and only through $ref: never
+	// another file, never the network.
+	if fl != nil {
+		c.UseLoader(jsonschema.SchemeURLLoader{"file": fl})
+	} else {
+		c.UseLoader(jsonschema.SchemeURLLoader{})
+	}
 	if err := c.AddResource(s.root, doc); err != nil {
 		return nil, err
 	}
 	for _, p := range extra {
-		if err := addFile(c, p); err != nil {
+		if err := addFile(c, p, fl); err != nil {
 			return nil, err
 		}
 	}
@@ -267,9 +345,10 @@ func parse(b []byte, base string, extra []string) (*Schema, error) {
 	return s, nil
 }
 
-// addFile offers a JSON file to $ref under its file URL and its $id.
-func addFile(c *jsonschema.Compiler, path string) error {
-	b, err := os.ReadFile(path)
+// addFile offers a JSON file of the folder to $ref under its file URL and
+// its $id.
+func addFile(c *jsonschema.Compiler, path string, fl *folderLoader) error {
+	b, err := fl.read(path)
 	if err != nil {
 		return err
 	}

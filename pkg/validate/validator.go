@@ -55,8 +55,9 @@ type Summary struct {
 	// V3Differences counts every difference found on protocol 3
 	// connections; only the first of each is a finding.
 	V3Differences int `json:"v3Differences,omitempty"`
-	// PatternTimeouts counts pattern matches that ran out of time (the
-	// value was given the benefit of the doubt).
+	// PatternTimeouts counts pattern checks not made: matches that ran out
+	// of time, and the values of a pattern given up on as too slow (each
+	// given the benefit of the doubt; see regexp.go).
 	PatternTimeouts int `json:"patternTimeouts,omitempty"`
 }
 
@@ -129,7 +130,7 @@ func New(s *Schema, opts Options) *Validator {
 		methods:    map[string]bool{},
 		v3:         map[string]bool{},
 		red:        redact.New(redact.Options{}),
-		timeouts0:  s.timeouts.Load(),
+		timeouts0:  s.pats.skipped.Load(),
 		sum:        Summary{Schema: s.Name, Unchecked: map[string]int{}, ByRule: map[string]int{}},
 	}
 }
@@ -137,7 +138,7 @@ func New(s *Schema, opts Options) *Validator {
 // Summary returns the counts so far.
 func (v *Validator) Summary() Summary {
 	s := v.sum
-	s.PatternTimeouts = int(v.s.timeouts.Load() - v.timeouts0)
+	s.PatternTimeouts = int(v.s.pats.skipped.Load() - v.timeouts0)
 	return s
 }
 
@@ -228,6 +229,13 @@ func (v *Validator) frame(rec *capture.Record) {
 		v.request(f, m)
 	case "res":
 		v.response(f, m)
+	}
+	for _, p := range v.s.pats.drain() {
+		if p == "" {
+			v.add(rec, RulePatternTimeout, f, fmt.Sprintf("The schema's slow patterns have taken %v in all, so from record %d on no pattern is checked (each value given the benefit of the doubt, counted as patternTimeouts).", totalBudget, rec.Index))
+			continue
+		}
+		v.add(rec, RulePatternTimeout, f, fmt.Sprintf("The schema's pattern %q ran out of time (%v for one value, or over %v on average) while record %d was checked: it backtracks without end on some values, so it is no longer checked (its values given the benefit of the doubt, counted as patternTimeouts).", human.Clip(p, 80), patternTimeout, slowAverage, rec.Index))
 	}
 }
 
