@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/clawtap/clawtap/internal/uitest"
 	"github.com/clawtap/clawtap/pkg/bridge"
 	"github.com/clawtap/clawtap/pkg/capture"
 )
@@ -11,7 +12,7 @@ import (
 // benchHost is the lightest host that still does what a replay does per
 // frame: the agent store, the live queue on a fake clock, no logging.
 type benchHost struct {
-	clock  fakeClock
+	clock  *uitest.Clock
 	agent  Agent
 	queue  *LivePatchQueue
 	h      *Handler
@@ -21,7 +22,7 @@ type benchHost struct {
 }
 
 func newBenchHost() *benchHost {
-	b := &benchHost{clock: fakeClock{now: T0}, cls: bridge.NewClassifier()}
+	b := &benchHost{clock: uitest.NewClock(T0), cls: bridge.NewClassifier()}
 	b.queue = NewLivePatchQueue(nil, func(batch []PendingPatch) {
 		for i := range batch {
 			b.agent.Apply(&batch[i].Patch)
@@ -78,7 +79,7 @@ func BenchmarkDelta(b *testing.B) {
 		for k := 0; k < 2; k++ {
 			j := 1 + n%(len(recs)-1)
 			n++
-			bh.clock.now += 20
+			bh.clock.Set(bh.clock.Now() + 20)
 			ev := bh.cls.Record(&recs[j])
 			bh.out = bh.h.Handle(bh.out[:0], &ev)
 		}
@@ -102,7 +103,7 @@ func TestDeltaPathAllocations(t *testing.T) {
 		for k := 0; k < 2; k++ {
 			j := 1 + n%(len(recs)-1)
 			n++
-			bh.clock.now += 20
+			bh.clock.Set(bh.clock.Now() + 20)
 			ev := bh.cls.Record(&recs[j])
 			bh.out = bh.h.Handle(bh.out[:0], &ev)
 		}

@@ -32,18 +32,18 @@ func replayFixture(t *testing.T, path string, opts Options) *fakeHost {
 			t.Fatal(err)
 		}
 		if first {
-			hs.clock.now = rec.T
+			hs.clock.Set(rec.T)
 			conn, first = rec.Conn, false
 		}
 		if rec.Conn != conn {
 			continue
 		}
-		hs.clock.advance(rec.T)
+		hs.clock.Advance(rec.T)
 		ev := hs.cls.Record(rec)
 		hs.h.Handle(nil, &ev)
 		checkInvariants(t, hs, string(rec.Frame), 1000)
 	}
-	hs.clock.advance(hs.clock.now + 120_000)
+	hs.clock.Advance(hs.clock.Now() + 120_000)
 	return hs
 }
 

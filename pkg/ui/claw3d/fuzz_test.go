@@ -115,7 +115,7 @@ func runFuzz(t *testing.T, data []byte) []byte {
 			hs.h.Dispose()
 			hs.queue.Dispose()
 		} else {
-			hs.clock.advance(hs.clock.now + advance)
+			hs.clock.Advance(hs.clock.Now() + advance)
 			for _, in := range hs.handle(frame) {
 				j := in.AppendJSON(nil)
 				if !json.Valid(j) {
@@ -136,7 +136,7 @@ func runFuzz(t *testing.T, data []byte) []byte {
 		}
 		checkInvariants(t, hs, frame, raws)
 	}
-	hs.clock.advance(hs.clock.now + 60_000)
+	hs.clock.Advance(hs.clock.Now() + 60_000)
 	checkInvariants(t, hs, "", raws)
 	for _, l := range hs.log {
 		out = append(append(out, l...), '\n')
@@ -146,7 +146,7 @@ func runFuzz(t *testing.T, data []byte) []byte {
 
 func checkInvariants(t *testing.T, hs *fakeHost, frame string, raws int) {
 	h := hs.h
-	now := hs.clock.now
+	now := hs.clock.Now()
 	// Claw3D prunes the fence on agent frames and on chat frames that carry a
 	// session key (a chat frame without one returns before the prune, §4.2).
 	chat := bytes.Contains([]byte(frame), []byte(`"event":"chat"`))

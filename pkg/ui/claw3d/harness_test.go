@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clawtap/clawtap/internal/uitest"
 	"github.com/clawtap/clawtap/pkg/bridge"
 	"github.com/clawtap/clawtap/pkg/capture"
 )
@@ -12,68 +13,11 @@ import (
 // T0 is the start of every test's clock.
 const T0 = 1_700_000_000_000
 
-// fakeClock is a clock with timers that fire only when a test advances it.
-type fakeClock struct {
-	now    int64
-	seq    int
-	timers []*fakeTimer
-}
-
-type fakeTimer struct {
-	due  int64
-	seq  int
-	fn   func()
-	dead bool
-}
-
-func (c *fakeClock) Now() int64 { return c.now }
-
-func (c *fakeClock) SetTimeout(ms int64, fn func()) func() {
-	c.seq++
-	t := &fakeTimer{due: c.now + ms, seq: c.seq, fn: fn}
-	c.timers = append(c.timers, t)
-	return func() { t.dead = true }
-}
-
-func (c *fakeClock) live() int {
-	n := 0
-	for _, t := range c.timers {
-		if !t.dead {
-			n++
-		}
-	}
-	return n
-}
-
-// advance moves to t, firing due timers in (due, creation) order, each at
-// its due time.
-func (c *fakeClock) advance(t int64) {
-	for {
-		var next *fakeTimer
-		for _, tm := range c.timers {
-			if !tm.dead && tm.due <= t && (next == nil || tm.due < next.due || tm.due == next.due && tm.seq < next.seq) {
-				next = tm
-			}
-		}
-		if next == nil {
-			break
-		}
-		next.dead = true
-		if next.due > c.now {
-			c.now = next.due
-		}
-		next.fn()
-	}
-	if t > c.now {
-		c.now = t
-	}
-}
-
 // fakeHost is a Claw3D page for the tests: an agent store, transcripts, the
 // live patch queue on 16 ms frames, approvals, and a log of every effect.
 type fakeHost struct {
 	t           testing.TB
-	clock       *fakeClock
+	clock       *uitest.Clock
 	h           *Handler
 	cls         *bridge.Classifier
 	agents      map[string]*Agent
@@ -92,7 +36,7 @@ type fakeHost struct {
 
 func newFakeHost(t testing.TB, opts Options) *fakeHost {
 	hs := &fakeHost{
-		t: t, clock: &fakeClock{now: T0}, cls: bridge.NewClassifier(),
+		t: t, clock: uitest.NewClock(T0), cls: bridge.NewClassifier(),
 		agents: map[string]*Agent{}, transcripts: map[string]*Transcript{}, approvals: map[string]Approval{},
 		status: StatusConnected,
 	}
@@ -167,13 +111,13 @@ func (hs *fakeHost) deps() Deps {
 			_, ok := hs.queue.Clear(id)
 			hs.logf("clear %s %v", id, ok)
 		},
-		LoadSummarySnapshot: func() { hs.logf("loadSummary %d", hs.clock.now-T0) },
+		LoadSummarySnapshot: func() { hs.logf("loadSummary %d", hs.clock.Now()-T0) },
 		RequestHistoryRefresh: func(r *HistoryRefresh) {
 			hs.history = append(hs.history, *r)
-			hs.logf("history %s %s %d", r.AgentID, r.Reason, hs.clock.now-T0)
+			hs.logf("history %s %s %d", r.AgentID, r.Reason, hs.clock.Now()-T0)
 		},
-		RefreshHeartbeatLatestUpdate: func() { hs.logf("refreshHeartbeat %d", hs.clock.now-T0) },
-		BumpHeartbeatTick:            func() { hs.logf("bumpTick %d", hs.clock.now-T0) },
+		RefreshHeartbeatLatestUpdate: func() { hs.logf("refreshHeartbeat %d", hs.clock.Now()-T0) },
+		BumpHeartbeatTick:            func() { hs.logf("bumpTick %d", hs.clock.Now()-T0) },
 		ShouldSuppressRunAbortedLine: func(q *AbortedLine) bool { return hs.suppress && q.StopReason == "rpc" },
 		UpdateSpecialLatestUpdate: func(id string, a *Agent, msg string) {
 			hs.latest = append(hs.latest, id+":"+msg)
@@ -197,13 +141,13 @@ func (hs *fakeHost) deps() Deps {
 // feed advances the clock to T0+ms (firing timers due by then) and hands
 // the frame to the handler.
 func (hs *fakeHost) feed(ms int64, frame string) []Intent {
-	hs.clock.advance(T0 + ms)
+	hs.clock.Advance(T0 + ms)
 	return hs.handle(frame)
 }
 
 // handle hands a frame over at the current time, without firing timers.
 func (hs *fakeHost) handle(frame string) []Intent {
-	rec := capture.Record{T: hs.clock.now, Conn: 1, Dir: capture.DirIn, Frame: []byte(frame)}
+	rec := capture.Record{T: hs.clock.Now(), Conn: 1, Dir: capture.DirIn, Frame: []byte(frame)}
 	ev := hs.cls.Record(&rec)
 	return hs.h.Handle(nil, &ev)
 }
@@ -211,7 +155,7 @@ func (hs *fakeHost) handle(frame string) []Intent {
 // request records a client request, so the response that follows is
 // matched to its method.
 func (hs *fakeHost) request(id, method string) {
-	rec := capture.Record{T: hs.clock.now, Conn: 1, Dir: capture.DirOut,
+	rec := capture.Record{T: hs.clock.Now(), Conn: 1, Dir: capture.DirOut,
 		Frame: []byte(fmt.Sprintf(`{"type":"req","id":%q,"method":%q,"params":{}}`, id, method))}
 	hs.cls.Record(&rec)
 }
@@ -219,13 +163,13 @@ func (hs *fakeHost) request(id, method string) {
 // respond feeds the answer to a request of method.
 func (hs *fakeHost) respond(ms int64, method string, payload any) []Intent {
 	id := fmt.Sprintf("r%d", len(hs.log)+len(hs.decisions)+int(ms))
-	hs.clock.advance(T0 + ms)
+	hs.clock.Advance(T0 + ms)
 	hs.request(id, method)
 	return hs.handle(fmt.Sprintf(`{"type":"res","id":%q,"ok":true,"payload":%s}`, id, js(payload)))
 }
 
 // run advances to T0+ms, firing timers.
-func (hs *fakeHost) run(ms int64) { hs.clock.advance(T0 + ms) }
+func (hs *fakeHost) run(ms int64) { hs.clock.Advance(T0 + ms) }
 
 func (hs *fakeHost) reset() { hs.log, hs.decisions, hs.history, hs.timerRuns = nil, nil, nil, nil }
 

@@ -6,60 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clawtap/clawtap/internal/uitest"
 	"github.com/clawtap/clawtap/pkg/ui"
 )
-
-// fakeTime is a clock plus timers that fire only when the test advances it.
-type fakeTime struct {
-	now    int64
-	seq    int
-	timers []*fakeTimer
-}
-
-type fakeTimer struct {
-	due  int64
-	seq  int
-	fn   func()
-	dead bool
-}
-
-func (f *fakeTime) Now() int64 { return f.now }
-
-func (f *fakeTime) AfterFunc(ms int64, fn func()) func() {
-	f.seq++
-	t := &fakeTimer{due: f.now + ms, seq: f.seq, fn: fn}
-	f.timers = append(f.timers, t)
-	return func() { t.dead = true }
-}
-
-func (f *fakeTime) live() int {
-	n := 0
-	for _, t := range f.timers {
-		if !t.dead {
-			n++
-		}
-	}
-	return n
-}
-
-// advance moves to t, firing due timers in (due, seq) order.
-func (f *fakeTime) advance(t int64) {
-	for {
-		var next *fakeTimer
-		for _, tm := range f.timers {
-			if !tm.dead && tm.due <= t && (next == nil || tm.due < next.due || tm.due == next.due && tm.seq < next.seq) {
-				next = tm
-			}
-		}
-		if next == nil {
-			break
-		}
-		next.dead = true
-		f.now = next.due
-		next.fn()
-	}
-	f.now = t
-}
 
 // fakeHost is a minimal fleet store with the host's dispatch rules, recording
 // every call in order.
@@ -85,7 +34,7 @@ func (h *fakeHost) apply(agent string, p ui.Patch) {
 	}
 }
 
-func (h *fakeHost) deps(ft *fakeTime) Deps {
+func (h *fakeHost) deps(ft *uitest.Clock) Deps {
 	return Deps{
 		GetAgentRunID: func(a string) string { h.calls = append(h.calls, "getRunId"); return h.runID[a] },
 		DispatchIntent: func(in *Intent) {
@@ -180,8 +129,8 @@ func summary(heartbeat bool) Intent {
 
 func one(in Intent) []Intent { return []Intent{in} }
 
-func setup() (*Handler, *fakeHost, *fakeTime) {
-	ft := &fakeTime{now: 1_000_000}
+func setup() (*Handler, *fakeHost, *uitest.Clock) {
+	ft := uitest.NewClock(1_000_000)
 	h := newFakeHost()
 	return NewHandler(h.deps(ft)), h, ft
 }
@@ -232,9 +181,9 @@ func TestTTLBoundary(t *testing.T) {
 		t.Run(fmt.Sprintf("+%d", tc.after), func(t *testing.T) {
 			hd, h, ft := setup()
 			hd.ApplyIntents(one(start("main", "r1", 0)))
-			closedAt := ft.now
+			closedAt := ft.Now()
 			hd.ApplyIntents(final("main", "r1", "hello"))
-			ft.advance(closedAt + tc.after)
+			ft.Advance(closedAt + tc.after)
 			h.reset()
 			hd.ApplyIntents(final("main", "r1", "hello"))
 			appended := slices.Contains(h.calls, "append:hello")
@@ -263,7 +212,7 @@ func TestPruneOnEveryCall(t *testing.T) {
 	hd, h, ft := setup()
 	hd.ApplyIntents(one(start("main", "r1", 0)))
 	hd.ApplyIntents(one(end("main", "r1")))
-	ft.advance(ft.now + 30_001)
+	ft.Advance(ft.Now() + 30_001)
 	h.reset()
 	hd.ApplyIntents(one(Intent{Kind: Ignore, Reason: "x"}))
 	if hd.IsClosed("r1") || len(h.decided(Expired)) != 1 {
@@ -299,9 +248,9 @@ func TestCapEviction(t *testing.T) {
 			}
 			hd.ApplyIntents(batch) // one call: no prune in between
 			if tc.reclose != "" {
-				ft.advance(ft.now + 10)
+				ft.Advance(ft.Now() + 10)
 				hd.ApplyIntents([]Intent{start("main", tc.reclose, 0), end("main", "other"), start("main", "r500", 0), end("main", "r500")})
-				if got := hd.ClosedRuns(); len(got) != 501 || got[0].RunID != tc.reclose || got[0].Expiry != ft.now+ClosedRunTTLMs {
+				if got := hd.ClosedRuns(); len(got) != 501 || got[0].RunID != tc.reclose || got[0].Expiry != ft.Now()+ClosedRunTTLMs {
 					t.Fatalf("re-close: first entry %+v of %d", got[0], len(got))
 				}
 			}
@@ -486,12 +435,12 @@ func TestGuards(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			hd, h, ft := setup()
-			t0 := ft.now
+			t0 := ft.Now()
 			if tc.name == "agents are independent" {
 				h.status["main"] = "running"
 			}
 			for _, s := range tc.steps {
-				ft.advance(t0 + s.at)
+				ft.Advance(t0 + s.at)
 				hd.ApplyIntents(s.intents)
 			}
 			if got := h.status["main"]; got != tc.wantStatus {
@@ -539,14 +488,14 @@ func TestHazardDecision(t *testing.T) {
 	hd, h, ft := setup()
 	hd.ApplyIntents(one(start("main", "r1", 0)))
 	hd.ApplyIntents(one(start("main", "r2", 0)))
-	ft.advance(ft.now + 500)
+	ft.Advance(ft.Now() + 500)
 	hd.ApplyIntents(final("main", "r1", "x"))
 	hz := h.decided(Hazard)
 	if len(hz) != 1 {
 		t.Fatalf("hazards %+v", h.decisions)
 	}
 	d := hz[0]
-	if d.RunID != "r2" || d.Pre != "r2" || d.Incoming != "r1" || d.Post != "" || d.Intent != CommitChat || d.Expiry != ft.now+ClosedRunTTLMs {
+	if d.RunID != "r2" || d.Pre != "r2" || d.Incoming != "r1" || d.Post != "" || d.Intent != CommitChat || d.Expiry != ft.Now()+ClosedRunTTLMs {
 		t.Fatalf("hazard %+v", d)
 	}
 	rec := h.decided(ClosedRecorded)[0]
@@ -574,7 +523,7 @@ func TestDisposeReconnect(t *testing.T) {
 		t.Fatalf("disposed %+v", d)
 	}
 	h.reset()
-	ft.advance(ft.now + 10_000)
+	ft.Advance(ft.Now() + 10_000)
 	if slices.Contains(h.calls, "loadSummary") {
 		t.Fatal("timer fired after dispose")
 	}
@@ -613,20 +562,20 @@ func TestDebounce(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			hd, h, ft := setup()
 			for i, hb := range tc.burst {
-				ft.advance(ft.now + tc.gaps[i])
+				ft.Advance(ft.Now() + tc.gaps[i])
 				hd.ApplyIntents(one(summary(hb)))
 			}
-			last := ft.now
-			ft.advance(last + tc.at - 1)
+			last := ft.Now()
+			ft.Advance(last + tc.at - 1)
 			before := slices.Clone(h.calls)
-			ft.advance(last + tc.at)
+			ft.Advance(last + tc.at)
 			if !slices.Equal(h.calls, tc.want) {
 				t.Fatalf("calls %v, want %v", h.calls, tc.want)
 			}
 			if slices.Equal(before, h.calls) {
 				t.Fatalf("reload happened before +%d ms", tc.at)
 			}
-			if ft.live() != 0 {
+			if ft.Live() != 0 {
 				t.Fatal("timer left armed")
 			}
 			armed := h.decided(SummaryArmed)
@@ -638,7 +587,7 @@ func TestDebounce(t *testing.T) {
 }
 
 func TestIgnoreLogsOnly(t *testing.T) {
-	ft := &fakeTime{}
+	ft := uitest.NewClock(0)
 	var logged []string
 	h := newFakeHost()
 	deps := h.deps(ft)

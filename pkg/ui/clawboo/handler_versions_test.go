@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clawtap/clawtap/internal/uitest"
 	"github.com/clawtap/clawtap/pkg/ui"
 )
 
@@ -20,7 +21,7 @@ import (
 // carries unless an approval is pending, and the appended batches.
 type tsHarness struct {
 	h          *Handler
-	ft         *fakeTime
+	ft         *uitest.Clock
 	runID      string
 	approval   bool
 	appended   [][]string
@@ -29,7 +30,7 @@ type tsHarness struct {
 }
 
 func newTSHarness(byCommit bool, initial string) *tsHarness {
-	x := &tsHarness{ft: &fakeTime{now: 1_000_000}, runID: initial}
+	x := &tsHarness{ft: uitest.NewClock(1_000_000), runID: initial}
 	x.h = NewHandler(Deps{
 		GetAgentRunID: func(string) string { return x.runID },
 		DispatchIntent: func(in *Intent) {
