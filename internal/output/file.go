@@ -169,7 +169,7 @@ func createTemp(target string, force bool) (*Dest, error) {
 		}
 		return nil, err
 	}
-	return &Dest{w: f, f: f, target: target, tmp: f.Name(), force: force}, nil
+	return track(&Dest{w: f, f: f, target: target, tmp: f.Name(), force: force}), nil
 }
 
 // Write writes to the destination.
@@ -200,7 +200,7 @@ func (d *Dest) Publish() error {
 	if err := d.place(); err != nil {
 		return err
 	}
-	d.tmp = ""
+	d.settled()
 	return nil
 }
 
@@ -245,7 +245,7 @@ func (d *Dest) Commit() error {
 	if err != nil && d.tmp != "" {
 		d.remove()
 	}
-	d.tmp = ""
+	d.settled()
 	d.closeRoot()
 	return err
 }
@@ -282,7 +282,7 @@ func (d *Dest) Abort() {
 	d.f.Close()
 	if d.tmp != "" {
 		d.remove()
-		d.tmp = ""
+		d.settled()
 	}
 	d.closeRoot()
 }

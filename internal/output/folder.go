@@ -38,7 +38,7 @@ func CreateIn(dir, name, display string) (*Dest, error) {
 			root.Close()
 			return nil, fmt.Errorf("cannot create a file beside %s: %w", display, unwrapPath(err))
 		}
-		return &Dest{w: f, f: f, target: display, tmp: tmp, force: true, root: root, name: name}, nil
+		return track(&Dest{w: f, f: f, target: display, tmp: tmp, force: true, root: root, name: name}), nil
 	}
 	root.Close()
 	return nil, fmt.Errorf("cannot create a file beside %s: %w", display, fs.ErrExist)
