@@ -202,5 +202,5 @@ func suiteAnnotationsTo(env *cli.Env, s *cli.Sink) io.Writer {
 	if s.Format == output.JSON || s.Format == junit {
 		return env.Stderr
 	}
-	return s
+	return s.Direct() // past the sanitiser, which would neutralise the ::
 }

@@ -16,6 +16,7 @@ import (
 	"syscall"
 
 	"github.com/clawtap/clawtap/internal/output"
+	"github.com/clawtap/clawtap/pkg/human"
 	"github.com/mattn/go-isatty"
 )
 
@@ -131,12 +132,21 @@ func (e *Env) StyleFor(terminal bool) output.Style {
 	return output.Style{On: terminal}
 }
 
+// Say prints one line in clawtap's voice on stderr: "clawtap: ", kind
+// ("warning: ", "error: ", "hint: " or ""), then msg made printable
+// (human.Printable). Every line of the voice goes through it, so a
+// message that quotes a capture, a file name or a peer stays one line
+// and acts on nothing, whatever it holds.
+func (e *Env) Say(kind, msg string) {
+	io.WriteString(e.Stderr, "clawtap: "+kind+human.Printable(msg)+"\n")
+}
+
 // Warnf prints a warning on stderr in clawtap's one voice.
 func (e *Env) Warnf(format string, args ...any) {
 	if e.Quiet {
 		return
 	}
-	fmt.Fprintf(e.Stderr, "clawtap: warning: "+format+"\n", args...)
+	e.Say("warning: ", fmt.Sprintf(format, args...))
 }
 
 // Infof prints progress or a summary on stderr unless --quiet.
@@ -144,24 +154,30 @@ func (e *Env) Infof(format string, args ...any) {
 	if e.Quiet {
 		return
 	}
-	fmt.Fprintf(e.Stderr, "clawtap: "+format+"\n", args...)
+	e.Say("", fmt.Sprintf(format, args...))
 }
 
 // PrintError reports an error, and its hint, without ending the command.
 func (e *Env) PrintError(err error) {
-	fmt.Fprintf(e.Stderr, "clawtap: error: %v\n", err)
+	e.Say("error: ", err.Error())
 	var ce *Error
 	if errors.As(err, &ce) && ce.Hint != "" {
-		fmt.Fprintf(e.Stderr, "clawtap: hint: %s\n", ce.Hint)
+		e.Say("hint: ", ce.Hint)
 	}
 }
 
-// Out returns a buffered stdout and a flush function that ignores a closed
-// pipe (| head is not an error).
+// Out returns a buffered stdout for text, through the sanitiser
+// (output.TextWriter), and a flush function that ignores a closed pipe
+// (| head is not an error).
 func (e *Env) Out() (*bufio.Writer, func() error) {
-	bw := bufio.NewWriterSize(e.Stdout, 64<<10)
+	tw := output.NewTextWriter(e.Stdout, false)
+	bw := bufio.NewWriterSize(tw, 64<<10)
 	return bw, func() error {
-		if err := bw.Flush(); err != nil && !IsBrokenPipe(err) {
+		err := bw.Flush()
+		if err == nil {
+			err = tw.Flush()
+		}
+		if err != nil && !IsBrokenPipe(err) {
 			return fmt.Errorf("write output: %w", err)
 		}
 		return nil
@@ -181,18 +197,18 @@ func (e *Env) Exit(err error, cmd string) int {
 		if IsFinding(ce) {
 			return ExitFinding
 		}
-		fmt.Fprintf(e.Stderr, "clawtap: error: %v\n", ce.Err)
+		e.Say("error: ", ce.Err.Error())
 		if ce.Hint != "" {
-			fmt.Fprintf(e.Stderr, "clawtap: hint: %s\n", ce.Hint)
+			e.Say("hint: ", ce.Hint)
 		}
 		return ce.Code
 	}
 	if IsBrokenPipe(err) {
 		return ExitOK
 	}
-	fmt.Fprintf(e.Stderr, "clawtap: error: %v\n", err)
+	e.Say("error: ", err.Error())
 	if isUsage(err) {
-		fmt.Fprintf(e.Stderr, "clawtap: hint: run '%s --help' for usage\n", cmd)
+		e.Say("hint: ", "run '"+cmd+" --help' for usage")
 	}
 	return ExitTrouble
 }

@@ -1,14 +1,20 @@
 package suite
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
+
+	"github.com/clawtap/clawtap/pkg/capture"
 )
 
 // hostileSuite is a suite folder beside a folder of secrets: suite/demo
@@ -201,5 +207,45 @@ func TestSuiteLargeExpectations(t *testing.T) {
 	}
 	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 400<<20 {
 		t.Fatalf("allocated %d MiB to refuse it", alloc>>20)
+	}
+}
+
+// TestSuiteLoneSurrogateRoundTrips: test --update then test passes for a
+// capture whose run id holds a lone surrogate (\ud800 in its JSON): the
+// golden, written as valid UTF-8, and the expectations read back as what
+// the replay and check make of the capture.
+func TestSuiteLoneSurrogateRoundTrips(t *testing.T) {
+	dir, _ := hostileSuite(t)
+	os.Remove(filepath.Join(dir, "demo.jsonl.zst"))
+	b, err := os.ReadFile(filepath.Join("..", "..", "fixtures", "stale-terminal.jsonl.zst"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	zr, release, err := capture.Decompress(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := io.ReadAll(zr)
+	release()
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(plain)
+	ids := regexp.MustCompile(`"runId":"([^"]+)"`).FindAllStringSubmatch(text, -1)
+	if len(ids) == 0 {
+		t.Fatal("no run id")
+	}
+	text = strings.ReplaceAll(text, `"`+ids[0][1]+`"`, `"`+ids[0][1]+`\ud800"`)
+	if err := os.WriteFile(filepath.Join(dir, "lone.jsonl"), []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := testOne(t, dir, Config{Update: true}); r.Status() != Updated {
+		t.Fatalf("update: %s %v", r.Status(), r.Err)
+	}
+	if g, _ := os.ReadFile(filepath.Join(dir, "lone.golden")); !utf8.Valid(g) {
+		t.Error("the golden is not UTF-8")
+	}
+	if r := testOne(t, dir, Config{}); r.Status() != Pass {
+		t.Fatalf("after --update: %s %v %+v", r.Status(), r.Err, r.Runs)
 	}
 }

@@ -301,9 +301,15 @@ func pass(ctx context.Context, c Capture, ui replay.UI, uis []replay.UI, exp *Ex
 		found = append(found, *f)
 		return nil
 	}
-	pr := &output.Replay{W: g, Format: output.Text, Width: replayWidth}
+	// The golden is what 'clawtap replay --golden' writes: text through
+	// the sanitiser (output.TextWriter).
+	text := output.NewTextWriter(g, false)
+	pr := &output.Replay{W: text, Format: output.Text, Width: replayWidth}
 	p := pipeline.New(pipeline.Options{Replay: replay.Options{UI: ui, FrameNum: 1000, FrameDen: 60}}, cancelled{ctx}, pr, an)
 	if err := p.Run(pipeline.Records(r)); err != nil {
+		return run, nil, err
+	}
+	if err := text.Flush(); err != nil {
 		return run, nil, err
 	}
 	if first {
