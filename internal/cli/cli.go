@@ -78,8 +78,8 @@ type Env struct {
 
 	// IsTerminal reports whether a stream is a terminal; tests replace it.
 	IsTerminal func(w any) bool
-	// Getenv reads the environment; tests replace it.
-	Getenv func(string) string
+	// LookupEnv reads the environment; tests replace it.
+	LookupEnv func(string) (string, bool)
 
 	warnMu sync.Mutex
 	warns  map[string]*warnCount // per input, by display name (LineWarnf)
@@ -91,8 +91,29 @@ func NewEnv(stdin io.Reader, stdout, stderr io.Writer) *Env {
 		Stdin: stdin, Stdout: stdout, Stderr: stderr,
 		ColorMode:  "auto",
 		IsTerminal: fileIsTerminal,
-		Getenv:     os.Getenv,
+		LookupEnv:  os.LookupEnv,
 	}
+}
+
+// Getenv is the value of the environment variable k, "" when unset.
+func (e *Env) Getenv(k string) string {
+	v, _ := e.LookupEnv(k)
+	return v
+}
+
+// SecretEnv is the secret in the environment variable k, trimmed, and
+// whether k is set. Set but blank is a usage error: an empty
+// CLAWTAP_TOKEN (a failed $(cat …), a typo) must not quietly mean no
+// secret at all.
+func (e *Env) SecretEnv(k string) (string, bool, error) {
+	v, set := e.LookupEnv(k)
+	if !set {
+		return "", false, nil
+	}
+	if s := strings.TrimSpace(v); s != "" {
+		return s, true, nil
+	}
+	return "", true, Usage("unset "+k+", or put the secret in it", "%s is set but empty", k)
 }
 
 func fileIsTerminal(w any) bool {
