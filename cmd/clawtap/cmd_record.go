@@ -48,6 +48,7 @@ type recordOptions struct {
 	// Proxy mode, when listen is set.
 	listen, upstream string
 	proxyBuffer      string
+	guardFlags
 
 	format string // the closing summary's
 
@@ -158,6 +159,7 @@ saying what to do); 130 aborted by a second signal.`,
 	fl.DurationVar(&opts.flushInterval, "flush-interval", record.DefaultFlushInterval, "how often buffered frames are flushed to disk (what a crash can lose)")
 	fl.StringVar(&opts.listen, "listen", "", "proxy mode: accept clients on this address (host:port; loopback unless a host is named)")
 	fl.StringVar(&opts.upstream, "upstream", "", "proxy mode: the gateway to relay to (default: --url)")
+	opts.guardFlags.add(fl, "proxied connections")
 	fl.StringVar(&opts.proxyBuffer, "proxy-buffer", "64MiB", "proxy mode: the most held of one message per direction of a connection; a longer one is forwarded as it arrives and recorded as an oversize marker")
 	fl.BoolVar(&opts.force, "force", false, "replace an existing capture file")
 	fl.StringVar(&opts.token, "token", "", "refused: use --token-file or OPENCLAW_GATEWAY_TOKEN")
@@ -187,8 +189,15 @@ func (o *recordOptions) check(changed func(string) bool) error {
 	if o.bufferBytes, err = parseSizeFlag("--proxy-buffer", o.proxyBuffer); err != nil {
 		return err
 	}
-	if o.listen == "" && (changed("upstream") || changed("proxy-buffer")) {
-		return cli.Usage("add --listen ADDR to run a proxy", "--upstream and --proxy-buffer only make sense with --listen")
+	if o.listen == "" {
+		for _, name := range []string{"upstream", "proxy-buffer", "allow-origin", "allow-host"} {
+			if changed(name) {
+				return cli.Usage("add --listen ADDR to run a proxy", "--%s only makes sense with --listen", name)
+			}
+		}
+	}
+	if err := o.guardFlags.check(); err != nil {
+		return err
 	}
 	if o.listen != "" {
 		for _, name := range []string{"token-file", "password-file", "subscribe-sessions", "no-device", "scopes", "identity-dir", "no-reconnect"} {
@@ -323,7 +332,7 @@ func runRecord(ctx context.Context, env *cli.Env, opts recordOptions) error {
 	errc := make(chan error, 1)
 	go func() {
 		if proxyMode {
-			errc <- rec.Proxy(ctx, record.Proxy{Listener: ln, Upstream: gwURL, Buffer: opts.bufferBytes})
+			errc <- rec.Proxy(ctx, record.Proxy{Listener: ln, Upstream: gwURL, Buffer: opts.bufferBytes, AllowOrigins: opts.origins, AllowHosts: opts.hosts})
 		} else {
 			errc <- rec.Record(ctx, record.Direct{URL: gwURL, Options: dopts, SubscribeSessions: opts.subscribeSessions, NoReconnect: opts.noReconnect})
 		}
@@ -499,16 +508,20 @@ func dialOptions(env *cli.Env, opts recordOptions) (gateway.Options, error) {
 		if o.Token, err = env.ReadSecretFile("--token-file", opts.tokenFile); err != nil {
 			return o, err
 		}
-	case env.Getenv("OPENCLAW_GATEWAY_TOKEN") != "":
-		o.Token = strings.TrimSpace(env.Getenv("OPENCLAW_GATEWAY_TOKEN"))
+	default:
+		if o.Token, _, err = env.SecretEnv("OPENCLAW_GATEWAY_TOKEN"); err != nil {
+			return o, err
+		}
 	}
 	switch {
 	case opts.passwordFile != "":
 		if o.Password, err = env.ReadSecretFile("--password-file", opts.passwordFile); err != nil {
 			return o, err
 		}
-	case env.Getenv("OPENCLAW_GATEWAY_PASSWORD") != "":
-		o.Password = strings.TrimSpace(env.Getenv("OPENCLAW_GATEWAY_PASSWORD"))
+	default:
+		if o.Password, _, err = env.SecretEnv("OPENCLAW_GATEWAY_PASSWORD"); err != nil {
+			return o, err
+		}
 	}
 	if opts.noDevice {
 		return o, nil

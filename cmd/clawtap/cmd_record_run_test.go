@@ -34,8 +34,9 @@ func TestRecordDialOptions(t *testing.T) {
 	os.WriteFile(tok, []byte("  s3cret\n"), 0o644)
 	var stderr bytes.Buffer
 	env := cli.NewEnv(strings.NewReader(""), &bytes.Buffer{}, &stderr)
-	env.Getenv = func(k string) string {
-		return map[string]string{"OPENCLAW_GATEWAY_PASSWORD": " pw ", "CLAWTAP_IDENTITY_DIR": filepath.Join(dir, "id")}[k]
+	env.LookupEnv = func(k string) (string, bool) {
+		v, ok := map[string]string{"OPENCLAW_GATEWAY_PASSWORD": " pw ", "CLAWTAP_IDENTITY_DIR": filepath.Join(dir, "id")}[k]
+		return v, ok
 	}
 	opts := recordOptions{tokenFile: tok, scopes: "a, ,b"}
 	if err := opts.check(noneChanged); err != nil {
@@ -86,7 +87,7 @@ func TestRunRecordStopsWithTheContext(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "cap.jsonl")
 	var stderr bytes.Buffer
 	env := cli.NewEnv(strings.NewReader(""), &bytes.Buffer{}, &stderr)
-	env.Getenv = func(string) string { return "" }
+	env.LookupEnv = func(string) (string, bool) { return "", false }
 	scopes := []string{"operator.read"}
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
@@ -104,5 +105,26 @@ func TestRunRecordStopsWithTheContext(t *testing.T) {
 	err = runRecord(ctx, env, recordOptions{out: none, url: "ws://127.0.0.1:1", noDevice: true, scopeList: scopes})
 	if _, serr := os.Stat(none); err == nil || serr == nil {
 		t.Errorf("unreached gateway: %v, file %v", err, serr)
+	}
+}
+
+// The proxy takes --allow-origin and --allow-host as serve does, and only
+// in proxy mode.
+func TestRecordProxyGuardFlags(t *testing.T) {
+	only := func(name string) func(string) bool { return func(n string) bool { return n == name } }
+	o := recordOptions{guardFlags: guardFlags{allowOrigins: []string{"http://192.168.1.20:5173/"}}}
+	if err := o.check(only("allow-origin")); err == nil || !strings.Contains(err.Error(), "--allow-origin only makes sense with --listen") {
+		t.Errorf("without --listen: %v", err)
+	}
+	o = recordOptions{listen: "127.0.0.1:0", proxyBuffer: "1MiB", guardFlags: guardFlags{
+		allowOrigins: []string{"http://192.168.1.20:5173/"}, allowHosts: []string{"gw.lan"}}}
+	if err := o.check(only("allow-origin")); err != nil || strings.Join(o.origins, " ") != "http://192.168.1.20:5173" || strings.Join(o.hosts, " ") != "gw.lan" {
+		t.Errorf("with --listen: %v %q %q", err, o.origins, o.hosts)
+	}
+	for _, bad := range []string{"http://gw.lan", "gw.lan:80", " "} {
+		o.allowHosts = []string{bad}
+		if err := o.check(noneChanged); err == nil || !strings.Contains(err.Error(), "--allow-host") {
+			t.Errorf("--allow-host %q: %v", bad, err)
+		}
 	}
 }

@@ -45,7 +45,8 @@ func (s *statusLine) printf(prefix, format string, args ...any) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.clearLocked()
-	fmt.Fprintf(s.W, "clawtap: "+prefix+format+"\n", args...)
+	// What the gateway, a client or a file name put in it is made printable.
+	io.WriteString(s.W, "clawtap: "+prefix+human.Printable(fmt.Sprintf(format, args...))+"\n")
 }
 
 // Summary prints the closing summary in format (see output.Summary) under

@@ -203,13 +203,19 @@ func runReplay(env *cli.Env, opts replayOptions) error {
 
 	// The output goes to -o, or into a buffer compared with the golden file
 	// (text unless --format says otherwise, never coloured).
+	// Text passes the sanitiser there as it does on its way to -o.
 	var s *cli.Sink
 	var golden bytes.Buffer
+	var text *output.TextWriter
 	pr := opts.printer
 	if opts.golden != "" {
 		pr.W, pr.Format, pr.Style = &golden, opts.output.Format, output.Style{}
 		if pr.Format == "" {
 			pr.Format = output.Text
+		}
+		if pr.Format != output.JSON {
+			text = output.NewTextWriter(&golden, false)
+			pr.W = text
 		}
 	} else {
 		if s, err = env.OpenSink(opts.output); err != nil {
@@ -234,6 +240,9 @@ func runReplay(env *cli.Env, opts replayOptions) error {
 	}
 	if err != nil {
 		return err
+	}
+	if text != nil {
+		text.Flush()
 	}
 	return env.Golden(opts.output.Cmd, "replay", opts.golden, golden.Bytes(), opts.update)
 }

@@ -19,15 +19,15 @@ import (
 
 // serveOptions is a serve as the command line asks for it.
 type serveOptions struct {
-	listen       string
-	conn         int
-	speed        float64
-	maxGap       time.Duration
-	fast         bool
-	loop         bool
-	once         bool
-	tokenFile    string
-	allowOrigins []string
+	listen    string
+	conn      int
+	speed     float64
+	maxGap    time.Duration
+	fast      bool
+	loop      bool
+	once      bool
+	tokenFile string
+	guardFlags
 	onSend       string
 	handshake    time.Duration
 	ui           string // a Control UI build to serve over HTTP
@@ -39,9 +39,8 @@ type serveOptions struct {
 	token string // refused: secrets never come from argv
 
 	// Checked from the flags above.
-	path       string   // the capture; "-" is stdin
-	listenAddr string   // from listen: host:port
-	origins    []string // from allowOrigins, normalised
+	path       string // the capture; "-" is stdin
+	listenAddr string // from listen: host:port
 	// summary is the log's format on stderr: text lines, json (one object
 	// a line: {"listening":…}, {"log":…}, {"summary":…}) or table (text
 	// lines, the closing summary as a table).
@@ -146,7 +145,7 @@ the details and the limitations.`,
 	fl.BoolVar(&opts.once, "once", false, "exit once the first client has been sent the whole stream")
 	fl.StringVar(&opts.token, "token", "", "refused: use --token-file or CLAWTAP_TOKEN")
 	fl.StringVar(&opts.tokenFile, "token-file", "", "require the token in this file in connect's auth.token ('-' reads stdin; default $CLAWTAP_TOKEN)")
-	fl.StringArrayVar(&opts.allowOrigins, "allow-origin", nil, "also accept WebSocket upgrades from pages of this browser origin, e.g. http://192.168.1.20:5173 (repeatable; loopback pages are always accepted)")
+	opts.guardFlags.add(fl, "WebSocket upgrades")
 	fl.StringVar(&opts.onSend, "on-send", "reply", "what a client's chat.send does: reply (answer from the capture) or next-run (play the next recorded run)")
 	fl.DurationVar(&opts.handshake, "handshake-timeout", 15*time.Second, "time a client has to send connect")
 	fl.BoolVar(&opts.reconnects, "reconnects", false, "end the connection as recorded (close code or drop) and give a client that reconnects the next recorded connection")
@@ -187,13 +186,8 @@ func (o *serveOptions) check() error {
 	if o.listenAddr, _, err = serve.ListenAddress(o.listen); err != nil {
 		return cli.Usage("e.g. --listen 127.0.0.1:18790, --listen :18790, or --listen 0.0.0.0:18789 to expose it", "--listen: %v", err)
 	}
-	o.origins = nil
-	for _, s := range o.allowOrigins {
-		norm, err := serve.ParseOrigin(s)
-		if err != nil {
-			return cli.Usage("give the origin the browser shows for the page, e.g. --allow-origin http://192.168.1.20:5173", "--allow-origin: %v", err)
-		}
-		o.origins = append(o.origins, norm)
+	if err := o.guardFlags.check(); err != nil {
+		return err
 	}
 	return nil
 }
@@ -210,13 +204,16 @@ func (o *serveOptions) server(env *cli.Env) (serve.Options, error) {
 		HandshakeTimeout: o.handshake,
 		LogRequests:      o.verbose,
 		AllowOrigins:     o.origins,
+		AllowHosts:       o.hosts,
 	}
-	so.Token = strings.TrimSpace(env.Getenv("CLAWTAP_TOKEN"))
+	var err error
 	if o.tokenFile != "" {
-		var err error
-		if so.Token, err = env.ReadSecretFile("--token-file", o.tokenFile); err != nil {
-			return so, err
-		}
+		so.Token, err = env.ReadSecretFile("--token-file", o.tokenFile)
+	} else {
+		so.Token, _, err = env.SecretEnv("CLAWTAP_TOKEN")
+	}
+	if err != nil {
+		return so, err
 	}
 	if o.ui != "" {
 		h, err := serve.ControlUI(o.ui)

@@ -42,7 +42,10 @@ func TestServeOptionsCheck(t *testing.T) {
 func TestServeOptionsServer(t *testing.T) {
 	dir := t.TempDir()
 	env := cli.NewEnv(strings.NewReader(""), &bytes.Buffer{}, &bytes.Buffer{})
-	env.Getenv = func(k string) string { return map[string]string{"CLAWTAP_TOKEN": " from-env "}[k] }
+	env.LookupEnv = func(k string) (string, bool) {
+		v, ok := map[string]string{"CLAWTAP_TOKEN": " from-env "}[k]
+		return v, ok
+	}
 	c := validServe()
 	c.allowOrigins = []string{"http://192.168.1.20:5173"}
 	if err := c.check(); err != nil {
@@ -72,5 +75,27 @@ func TestServeOptionsServer(t *testing.T) {
 func TestRejectedNote(t *testing.T) {
 	if rejectedNote(0) != "" || rejectedNote(2) != "; 2 client(s) turned away during the handshake" {
 		t.Error(rejectedNote(2))
+	}
+}
+
+// A secret variable that is set but blank is refused, not read as no
+// secret: serve would otherwise run without a token.
+func TestBlankSecretEnvRefused(t *testing.T) {
+	for _, v := range []string{"", "  \n"} {
+		env := cli.NewEnv(strings.NewReader(""), &bytes.Buffer{}, &bytes.Buffer{})
+		env.LookupEnv = func(k string) (string, bool) {
+			if k == "CLAWTAP_TOKEN" || k == "OPENCLAW_GATEWAY_TOKEN" {
+				return v, true
+			}
+			return "", false
+		}
+		c := validServe()
+		if _, err := c.server(env); err == nil || !strings.Contains(err.Error(), "CLAWTAP_TOKEN is set but empty") {
+			t.Errorf("serve, CLAWTAP_TOKEN=%q: %v", v, err)
+		}
+		opts := recordOptions{noDevice: true}
+		if _, err := dialOptions(env, opts); err == nil || !strings.Contains(err.Error(), "OPENCLAW_GATEWAY_TOKEN is set but empty") {
+			t.Errorf("record, OPENCLAW_GATEWAY_TOKEN=%q: %v", v, err)
+		}
 	}
 }

@@ -5,11 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"runtime"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/clawtap/clawtap/internal/cli"
@@ -147,7 +144,7 @@ func runSuite(ctx context.Context, env *cli.Env, opts suiteOptions) error {
 	}
 	annotations := suiteAnnotationsTo(env, s)
 
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	ctx, _, stop := cli.Interrupts(ctx, nil)
 	defer stop()
 	err = suite.Run(ctx, caps, cfg, func(r *suite.Result) error {
 		for _, n := range r.Notes {
@@ -164,6 +161,9 @@ func runSuite(ctx context.Context, env *cli.Env, opts suiteOptions) error {
 		return rep.Result(r)
 	})
 	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+		// The captures under way are not waited for: the process removes
+		// their new goldens and expectations, not yet in place, as it ends
+		// (processMain).
 		s.Close(err)
 		return &cli.Error{Code: cli.ExitInterrupted, Err: errors.New("interrupted; the files under way were left as they were")}
 	}
@@ -202,5 +202,5 @@ func suiteAnnotationsTo(env *cli.Env, s *cli.Sink) io.Writer {
 	if s.Format == output.JSON || s.Format == junit {
 		return env.Stderr
 	}
-	return s
+	return s.Direct() // past the sanitiser, which would neutralise the ::
 }

@@ -14,7 +14,7 @@ func runEnv(t *testing.T, tty bool, env map[string]string, args ...string) resul
 	var out, errb bytes.Buffer
 	a := newApp(strings.NewReader(""), &out, &errb)
 	a.IsTerminal = func(w any) bool { return tty && w == any(&out) }
-	a.Getenv = func(k string) string { return env[k] }
+	a.LookupEnv = func(k string) (string, bool) { v, ok := env[k]; return v, ok }
 	code := a.main(args)
 	return result{code, out.String(), errb.String()}
 }

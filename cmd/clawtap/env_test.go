@@ -14,6 +14,6 @@ func testEnv(getenv map[string]string) (*cli.Env, *bytes.Buffer, *bytes.Buffer) 
 	var stdout, stderr bytes.Buffer
 	e := cli.NewEnv(strings.NewReader(""), &stdout, &stderr)
 	e.IsTerminal = func(any) bool { return false }
-	e.Getenv = func(k string) string { return getenv[k] }
+	e.LookupEnv = func(k string) (string, bool) { v, ok := getenv[k]; return v, ok }
 	return e, &stdout, &stderr
 }

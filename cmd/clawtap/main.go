@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"os"
 	"runtime/pprof"
+
+	"github.com/clawtap/clawtap/internal/cli"
+	"github.com/clawtap/clawtap/internal/output"
 )
 
 // main runs clawtap on the process's arguments and streams. Each command
@@ -13,10 +16,21 @@ import (
 // cli.Memory, applied by app.run.
 func main() {
 	stop := profile(os.Getenv("CLAWTAP_CPUPROFILE"))
-	code := Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	code := processMain(os.Args[1:])
 	stop()
 	heapProfile(os.Getenv("CLAWTAP_MEMPROFILE"))
 	os.Exit(code)
+}
+
+// processMain is Main as the process runs it: a SIGINT or SIGTERM that
+// the command does not handle itself (record, serve and test do) ends the
+// process at once, leaving no temporary file behind (cli.ExitOnSignal);
+// and what a command left under way as it ended (a suite stopped by a
+// signal does not wait for a capture stuck in a read) is not left on disk.
+func processMain(args []string) int {
+	defer cli.ExitOnSignal()()
+	defer output.RemoveTemporaries()
+	return Main(args, os.Stdin, os.Stdout, os.Stderr)
 }
 
 // profile writes a CPU profile of the whole run to path, when set: the

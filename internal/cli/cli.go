@@ -16,6 +16,7 @@ import (
 	"syscall"
 
 	"github.com/clawtap/clawtap/internal/output"
+	"github.com/clawtap/clawtap/pkg/human"
 	"github.com/mattn/go-isatty"
 )
 
@@ -77,8 +78,8 @@ type Env struct {
 
 	// IsTerminal reports whether a stream is a terminal; tests replace it.
 	IsTerminal func(w any) bool
-	// Getenv reads the environment; tests replace it.
-	Getenv func(string) string
+	// LookupEnv reads the environment; tests replace it.
+	LookupEnv func(string) (string, bool)
 
 	warnMu sync.Mutex
 	warns  map[string]*warnCount // per input, by display name (LineWarnf)
@@ -90,8 +91,29 @@ func NewEnv(stdin io.Reader, stdout, stderr io.Writer) *Env {
 		Stdin: stdin, Stdout: stdout, Stderr: stderr,
 		ColorMode:  "auto",
 		IsTerminal: fileIsTerminal,
-		Getenv:     os.Getenv,
+		LookupEnv:  os.LookupEnv,
 	}
+}
+
+// Getenv is the value of the environment variable k, "" when unset.
+func (e *Env) Getenv(k string) string {
+	v, _ := e.LookupEnv(k)
+	return v
+}
+
+// SecretEnv is the secret in the environment variable k, trimmed, and
+// whether k is set. Set but blank is a usage error: an empty
+// CLAWTAP_TOKEN (a failed $(cat …), a typo) must not quietly mean no
+// secret at all.
+func (e *Env) SecretEnv(k string) (string, bool, error) {
+	v, set := e.LookupEnv(k)
+	if !set {
+		return "", false, nil
+	}
+	if s := strings.TrimSpace(v); s != "" {
+		return s, true, nil
+	}
+	return "", true, Usage("unset "+k+", or put the secret in it", "%s is set but empty", k)
 }
 
 func fileIsTerminal(w any) bool {
@@ -131,12 +153,21 @@ func (e *Env) StyleFor(terminal bool) output.Style {
 	return output.Style{On: terminal}
 }
 
+// Say prints one line in clawtap's voice on stderr: "clawtap: ", kind
+// ("warning: ", "error: ", "hint: " or ""), then msg made printable
+// (human.Printable). Every line of the voice goes through it, so a
+// message that quotes a capture, a file name or a peer stays one line
+// and acts on nothing, whatever it holds.
+func (e *Env) Say(kind, msg string) {
+	io.WriteString(e.Stderr, "clawtap: "+kind+human.Printable(msg)+"\n")
+}
+
 // Warnf prints a warning on stderr in clawtap's one voice.
 func (e *Env) Warnf(format string, args ...any) {
 	if e.Quiet {
 		return
 	}
-	fmt.Fprintf(e.Stderr, "clawtap: warning: "+format+"\n", args...)
+	e.Say("warning: ", fmt.Sprintf(format, args...))
 }
 
 // Infof prints progress or a summary on stderr unless --quiet.
@@ -144,24 +175,30 @@ func (e *Env) Infof(format string, args ...any) {
 	if e.Quiet {
 		return
 	}
-	fmt.Fprintf(e.Stderr, "clawtap: "+format+"\n", args...)
+	e.Say("", fmt.Sprintf(format, args...))
 }
 
 // PrintError reports an error, and its hint, without ending the command.
 func (e *Env) PrintError(err error) {
-	fmt.Fprintf(e.Stderr, "clawtap: error: %v\n", err)
+	e.Say("error: ", err.Error())
 	var ce *Error
 	if errors.As(err, &ce) && ce.Hint != "" {
-		fmt.Fprintf(e.Stderr, "clawtap: hint: %s\n", ce.Hint)
+		e.Say("hint: ", ce.Hint)
 	}
 }
 
-// Out returns a buffered stdout and a flush function that ignores a closed
-// pipe (| head is not an error).
+// Out returns a buffered stdout for text, through the sanitiser
+// (output.TextWriter), and a flush function that ignores a closed pipe
+// (| head is not an error).
 func (e *Env) Out() (*bufio.Writer, func() error) {
-	bw := bufio.NewWriterSize(e.Stdout, 64<<10)
+	tw := output.NewTextWriter(e.Stdout, false)
+	bw := bufio.NewWriterSize(tw, 64<<10)
 	return bw, func() error {
-		if err := bw.Flush(); err != nil && !IsBrokenPipe(err) {
+		err := bw.Flush()
+		if err == nil {
+			err = tw.Flush()
+		}
+		if err != nil && !IsBrokenPipe(err) {
 			return fmt.Errorf("write output: %w", err)
 		}
 		return nil
@@ -181,18 +218,18 @@ func (e *Env) Exit(err error, cmd string) int {
 		if IsFinding(ce) {
 			return ExitFinding
 		}
-		fmt.Fprintf(e.Stderr, "clawtap: error: %v\n", ce.Err)
+		e.Say("error: ", ce.Err.Error())
 		if ce.Hint != "" {
-			fmt.Fprintf(e.Stderr, "clawtap: hint: %s\n", ce.Hint)
+			e.Say("hint: ", ce.Hint)
 		}
 		return ce.Code
 	}
 	if IsBrokenPipe(err) {
 		return ExitOK
 	}
-	fmt.Fprintf(e.Stderr, "clawtap: error: %v\n", err)
+	e.Say("error: ", err.Error())
 	if isUsage(err) {
-		fmt.Fprintf(e.Stderr, "clawtap: hint: run '%s --help' for usage\n", cmd)
+		e.Say("hint: ", "run '"+cmd+" --help' for usage")
 	}
 	return ExitTrouble
 }

@@ -16,7 +16,7 @@ func testEnv() (*Env, *bytes.Buffer, *bytes.Buffer) {
 	var stdout, stderr bytes.Buffer
 	e := NewEnv(strings.NewReader(""), &stdout, &stderr)
 	e.IsTerminal = func(any) bool { return false }
-	e.Getenv = func(string) string { return "" }
+	e.LookupEnv = func(string) (string, bool) { return "", false }
 	return e, &stdout, &stderr
 }
 

@@ -55,8 +55,8 @@ func (e *Env) Golden(cmd, what, path string, out []byte, update bool) error {
 	if err := flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.Stderr, "clawtap: golden %s differs from the %s\n", path, what)
-	fmt.Fprintf(e.Stderr, "clawtap: hint: if the new behaviour is right, rerun with --update and commit the file\n")
+	e.Say("", "golden "+path+" differs from the "+what)
+	e.Say("hint: ", "if the new behaviour is right, rerun with --update and commit the file")
 	return ErrFinding
 }
 

@@ -21,12 +21,17 @@ type Output struct {
 }
 
 // Sink is an opened output: a buffered writer on the destination, with the
-// format and style resolved for it.
+// format and style resolved for it. What is printed in any format but
+// json (text, table, junit: for people and CI logs) passes the sanitiser,
+// output.TextWriter, so that no line printed lets a capture act on a
+// terminal or a CI log; json escapes what it holds.
 type Sink struct {
 	*bufio.Writer
 	Dest   *output.Dest
 	Format output.Format
 	Style  output.Style
+
+	text *output.TextWriter // nil for json
 }
 
 // OpenSink opens o's destination under the output rules (an existing file
@@ -38,12 +43,43 @@ func (e *Env) OpenSink(o Output) (*Sink, error) {
 		return nil, err
 	}
 	terminal := d.IsStdout() && e.StdoutIsTTY()
-	return &Sink{
-		Writer: bufio.NewWriterSize(d, 64<<10),
+	s := &Sink{
 		Dest:   d,
 		Format: output.Resolve(o.Format, terminal, o.Human),
 		Style:  e.StyleFor(terminal),
-	}, nil
+	}
+	var w io.Writer = d
+	if s.Format != output.JSON {
+		s.text = output.NewTextWriter(d, s.Style.On)
+		w = s.text
+	}
+	s.Writer = bufio.NewWriterSize(w, 64<<10)
+	return s, nil
+}
+
+// flush writes what is buffered, through the sanitiser.
+func (s *Sink) flush() error {
+	if err := s.Writer.Flush(); err != nil {
+		return err
+	}
+	if s.text != nil {
+		return s.text.Flush()
+	}
+	return nil
+}
+
+// Direct is where clawtap's own deliberate lines go in the output (GitHub
+// Actions annotations, which start with ::), past the sanitiser, after
+// what was printed before them. Their writer makes what they quote safe.
+func (s *Sink) Direct() io.Writer { return direct{s} }
+
+type direct struct{ s *Sink }
+
+func (d direct) Write(p []byte) (int, error) {
+	if err := d.s.flush(); err != nil {
+		return 0, err
+	}
+	return d.s.Dest.Write(p)
 }
 
 // Create opens o's destination, turning refusals into exit 2 with a hint
@@ -78,11 +114,11 @@ func (s *Sink) Close(err error) error {
 	var ce *Error
 	complete := err == nil || errors.As(err, &ce) && ce.Code == ExitFinding
 	if !complete {
-		s.Flush()
+		s.flush()
 		s.Dest.Abort()
 		return err
 	}
-	if ferr := s.Flush(); ferr != nil {
+	if ferr := s.flush(); ferr != nil {
 		s.Dest.Abort()
 		if IsBrokenPipe(ferr) {
 			return err

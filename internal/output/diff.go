@@ -105,7 +105,7 @@ func writeDiffText(w io.Writer, style Style, res *diff.Result, pa, pb string) er
 	diffVerdict(&b, style, res)
 	for _, k := range diffKinds(res) {
 		c := res.ByKind[k]
-		fmt.Fprintf(&b, "  %s: %d changed, %d only in A, %d only in B\n", k, c.Changed, c.OnlyA, c.OnlyB)
+		fmt.Fprintf(&b, "  %s: %d changed, %d only in A, %d only in B\n", human.Printable(k), c.Changed, c.OnlyA, c.OnlyB)
 	}
 	diffFinal(&b, res)
 	_, err := io.WriteString(w, b.String())
@@ -113,8 +113,8 @@ func writeDiffText(w io.Writer, style Style, res *diff.Result, pa, pb string) er
 }
 
 func diffHeader(b *strings.Builder, style Style, res *diff.Result, pa, pb string) {
-	fmt.Fprintf(b, "%s %s (%d records%s)\n", style.Paint("A", Bold...), pa, res.MetaA.Records, versions(res.MetaA.Versions))
-	fmt.Fprintf(b, "%s %s (%d records%s)\n", style.Paint("B", Bold...), pb, res.MetaB.Records, versions(res.MetaB.Versions))
+	fmt.Fprintf(b, "%s %s (%d records%s)\n", style.Paint("A", Bold...), human.Printable(pa), res.MetaA.Records, versions(res.MetaA.Versions))
+	fmt.Fprintf(b, "%s %s (%d records%s)\n", style.Paint("B", Bold...), human.Printable(pb), res.MetaB.Records, versions(res.MetaB.Versions))
 }
 
 func diffVerdict(b *strings.Builder, style Style, res *diff.Result) {
@@ -141,7 +141,7 @@ func diffFinal(b *strings.Builder, res *diff.Result) {
 	}
 	b.WriteString("final replayed state differs:\n")
 	for _, s := range res.FinalState {
-		fmt.Fprintf(b, "  %s\n", s)
+		fmt.Fprintf(b, "  %s\n", human.Printable(s))
 	}
 }
 
@@ -211,7 +211,7 @@ func versions(v []string) string {
 	if len(v) == 0 {
 		return ""
 	}
-	return ", gateway " + strings.Join(v, ", ")
+	return ", gateway " + human.Printable(strings.Join(v, ", "))
 }
 
 func secsText(ms int64) string { return fmt.Sprintf("%d.%03ds", ms/1000, ms%1000) }

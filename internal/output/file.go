@@ -48,6 +48,10 @@ type Dest struct {
 	tmp    string   // the temporary file while it is not yet in place
 	force  bool
 	closed bool
+
+	// In a folder (CreateIn): tmp and name are names in root.
+	root *os.Root
+	name string
 }
 
 // Create opens path for writing under clawtap's output rules. See Dest.
@@ -165,7 +169,7 @@ func createTemp(target string, force bool) (*Dest, error) {
 		}
 		return nil, err
 	}
-	return &Dest{w: f, f: f, target: target, tmp: f.Name(), force: force}, nil
+	return track(&Dest{w: f, f: f, target: target, tmp: f.Name(), force: force}), nil
 }
 
 // Write writes to the destination.
@@ -196,13 +200,16 @@ func (d *Dest) Publish() error {
 	if err := d.place(); err != nil {
 		return err
 	}
-	d.tmp = ""
+	d.settled()
 	return nil
 }
 
 // place moves the temporary file onto the target: without Force, only if
 // the target still does not exist (a link cannot replace a file).
 func (d *Dest) place() error {
+	if d.root != nil {
+		return d.root.Rename(d.tmp, d.name)
+	}
 	if !d.force {
 		if err := os.Link(d.tmp, d.target); err == nil {
 			return os.Remove(d.tmp)
@@ -236,10 +243,27 @@ func (d *Dest) Commit() error {
 		err = d.place()
 	}
 	if err != nil && d.tmp != "" {
-		os.Remove(d.tmp)
+		d.remove()
 	}
-	d.tmp = ""
+	d.settled()
+	d.closeRoot()
 	return err
+}
+
+// remove removes the temporary file.
+func (d *Dest) remove() {
+	if d.root != nil {
+		d.root.Remove(d.tmp)
+		return
+	}
+	os.Remove(d.tmp)
+}
+
+func (d *Dest) closeRoot() {
+	if d.root != nil {
+		d.root.Close()
+		d.root = nil
+	}
 }
 
 func (d *Dest) isRegular() bool {
@@ -257,7 +281,8 @@ func (d *Dest) Abort() {
 	d.closed = true
 	d.f.Close()
 	if d.tmp != "" {
-		os.Remove(d.tmp)
-		d.tmp = ""
+		d.remove()
+		d.settled()
 	}
+	d.closeRoot()
 }

@@ -54,9 +54,15 @@ func (p *statsPrinter) printf(format string, args ...any) {
 func (p *statsPrinter) heading(s string) { p.printf("%s\n", p.style.Paint(s, Bold...)) }
 
 // rows prints a table, or in text one line per row: "  first: header value, …".
+// Its cells are values, made printable (human.Printable) here.
 func (p *statsPrinter) rows(header []string, rows [][]string) {
 	if p.err != nil {
 		return
+	}
+	for _, r := range rows {
+		for k := range r {
+			r[k] = human.Printable(r[k])
+		}
 	}
 	if p.table {
 		t := tablewriter.NewTable(p.w, tablewriter.WithConfig(tablewriter.NewConfigBuilder().WithHeaderAutoFormat(tw.Off).Build()))
@@ -107,7 +113,7 @@ func joinCounts(m map[string]int) string {
 	}
 	var parts []string
 	for _, k := range byCount(m) {
-		parts = append(parts, k+" "+strconv.Itoa(m[k]))
+		parts = append(parts, human.Printable(k)+" "+strconv.Itoa(m[k]))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -117,11 +123,11 @@ func (p *statsPrinter) write(s *stats.Stats, extra int) {
 	src := ""
 	switch {
 	case cp.Tool != "" && cp.Source != "":
-		src = fmt.Sprintf(", from %s (%s)", cp.Tool, cp.Source)
+		src = fmt.Sprintf(", from %s (%s)", human.Printable(cp.Tool), human.Printable(cp.Source))
 	case cp.Tool != "":
-		src = ", from " + cp.Tool
+		src = ", from " + human.Printable(cp.Tool)
 	case cp.Source != "":
-		src = ", source " + cp.Source // the header names no tool: say no more than it does
+		src = ", source " + human.Printable(cp.Source) // the header names no tool: say no more than it does
 	}
 	trunc := ""
 	if cp.Truncated {
@@ -241,5 +247,5 @@ func orDash(s string) string {
 	if s == "" {
 		return "-"
 	}
-	return s
+	return human.Printable(s)
 }

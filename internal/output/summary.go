@@ -3,8 +3,12 @@ package output
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/clawtap/clawtap/pkg/human"
 )
 
 // writeKeyed writes one JSON line holding v under key: {"key":v}.
@@ -46,7 +50,7 @@ func Summary(w io.Writer, format Format, name, text string, fields []Field) erro
 			b.Write(val)
 		}
 		b.WriteString("}}\n")
-		_, err := w.Write(b.Bytes())
+		_, err := w.Write(escapeUnsafe(b.Bytes()))
 		return err
 	case Table:
 		var sb strings.Builder
@@ -59,17 +63,41 @@ func Summary(w io.Writer, format Format, name, text string, fields []Field) erro
 		if p.err != nil {
 			return p.err
 		}
-		_, err := io.WriteString(w, sb.String())
+		_, err := io.WriteString(w, human.Text(sb.String()))
 		return err
 	}
-	_, err := io.WriteString(w, text+"\n")
+	_, err := io.WriteString(w, human.Printable(text)+"\n")
 	return err
 }
 
 func valueText(v any) string {
 	if s, ok := v.(string); ok {
-		return s
+		return human.Printable(s)
 	}
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// escapeUnsafe escapes in JSON text the runes that act on a terminal
+// and that encoding/json leaves as they are (C1 controls, bidirectional
+// controls), so that a summary line read on a terminal acts on nothing and
+// still reads back as the same strings.
+func escapeUnsafe(b []byte) []byte {
+	var out []byte
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r >= utf8.RuneSelf && human.Unsafe(r) {
+			if out == nil {
+				out = append(make([]byte, 0, len(b)+16), b[:i]...)
+			}
+			out = fmt.Appendf(out, `\u%04x`, r)
+		} else if out != nil {
+			out = append(out, b[i:i+n]...)
+		}
+		i += n
+	}
+	if out == nil {
+		return b
+	}
+	return out
 }

@@ -21,6 +21,30 @@ type Capture struct {
 	// Base is Path without its capture extension: the golden files are
 	// named after it (Golden), the expectations Base+".expect.json".
 	Base string
+	// Dir is the folder the capture's goldens and expectations are opened
+	// in, without leaving it: the folder searched when the capture was
+	// found in one, else the capture's own folder ("" is Path's folder).
+	Dir string
+	// Found says the capture was found (in a folder searched, or by a
+	// glob) rather than named: it is opened inside Dir too. A file named
+	// on the command line is opened as named.
+	Found bool
+}
+
+// dir is the folder the capture's files are opened in.
+func (c *Capture) dir() string {
+	if c.Dir == "" {
+		return filepath.Dir(c.Path)
+	}
+	return c.Dir
+}
+
+// in is the name of path, one of the capture's files, inside its folder.
+func (c *Capture) in(path string) string {
+	if rel, err := filepath.Rel(c.dir(), path); err == nil {
+		return rel
+	}
+	return path
 }
 
 // Golden is the golden file of ui, one of the UIs the capture is tested
@@ -93,13 +117,16 @@ func DefaultDirs() []string {
 // searched recursively already. The result is sorted
 // by path and without duplicates. An argument that matches nothing, or two
 // captures that would share a golden file, is an error.
+//
+// A capture found in a folder keeps that folder as its Dir; one named or
+// matched by a glob, its own folder.
 func Discover(args []string) ([]Capture, error) {
-	seen := make(map[string]bool)
+	seen := make(map[string]Capture)
 	var paths []string
-	add := func(p string) {
+	add := func(p, dir string, found bool) {
 		p = filepath.Clean(p)
-		if !seen[p] {
-			seen[p] = true
+		if _, ok := seen[p]; !ok {
+			seen[p] = Capture{Path: p, Base: baseName(p), Dir: filepath.Clean(dir), Found: found}
 			paths = append(paths, p)
 		}
 	}
@@ -107,7 +134,7 @@ func Discover(args []string) ([]Capture, error) {
 		if arg == "-" {
 			return nil, errors.New("a suite reads capture files, not stdin: name a folder, files or a glob")
 		}
-		matches := []string{arg}
+		matches, glob := []string{arg}, false
 		if _, err := os.Lstat(arg); err != nil && strings.ContainsAny(arg, "*?[") {
 			if strings.Contains(arg, "**") {
 				return nil, fmt.Errorf("%s: ** is not a pattern here; name the folder, which is searched recursively (clawtap test %s)", arg, globRoot(arg))
@@ -123,7 +150,7 @@ func Discover(args []string) ([]Capture, error) {
 			if len(m) == 0 {
 				return nil, fmt.Errorf("%s matches no capture (*.jsonl.zst or *.jsonl) or folder", arg)
 			}
-			matches = m
+			matches, glob = m, true
 		}
 		for _, p := range matches {
 			fi, err := os.Stat(p)
@@ -134,7 +161,7 @@ func Discover(args []string) ([]Capture, error) {
 				return nil, err
 			}
 			if !fi.IsDir() {
-				add(p)
+				add(p, filepath.Dir(p), glob)
 				continue
 			}
 			found := 0
@@ -149,7 +176,7 @@ func Discover(args []string) ([]Capture, error) {
 					return nil
 				}
 				if isCaptureName(d.Name()) && (d.Type().IsRegular() || d.Type()&fs.ModeSymlink != 0) {
-					add(path)
+					add(path, p, true)
 					found++
 				}
 				return nil
@@ -166,7 +193,7 @@ func Discover(args []string) ([]Capture, error) {
 	caps := make([]Capture, 0, len(paths))
 	owner := make(map[string]string)
 	for _, p := range paths {
-		c := Capture{Path: p, Base: baseName(p)}
+		c := seen[p]
 		if other, ok := owner[c.Base]; ok {
 			return nil, fmt.Errorf("%s and %s would share the golden file %s: rename one", other, p, c.Base+".golden")
 		}

@@ -102,7 +102,20 @@ func (u *UIExpect) UnmarshalJSON(b []byte) error {
 // take "runid" for runId, an entry that then matches any run.
 func (e *Expect) UnmarshalJSON(b []byte) error {
 	type plain Expect
-	return strictDecode(b, (*plain)(e), "rule", "severity", "i", "runId", "count")
+	if err := strictDecode(b, (*plain)(e), "rule", "severity", "i", "runId", "count"); err != nil {
+		return err
+	}
+	// The run id is read as a capture's strings are (pkg/jsonx): a lone
+	// surrogate's escape, which --update writes for one, stays that
+	// surrogate, as the finding holds it, where encoding/json reads U+FFFD.
+	if e.RunID != nil {
+		if raw, ok := jsonx.Get(b, "runId"); ok {
+			if s, ok := jsonx.Str(raw); ok {
+				*e.RunID = s
+			}
+		}
+	}
+	return nil
 }
 
 // strictDecode decodes a JSON object into v after checking that every key

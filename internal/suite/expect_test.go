@@ -57,6 +57,25 @@ func TestExpectRoundTrip(t *testing.T) {
 	}
 }
 
+// TestExpectLoneSurrogate: a run id holding a lone surrogate (kept in
+// WTF-8 as the capture's JSON is read) is written as its \udxxx escape
+// and reads back as the same bytes, so the file matches its own findings.
+func TestExpectLoneSurrogate(t *testing.T) {
+	found := []check.Finding{finding("lost-reply", check.Warn, 3, "run-\xed\xa0\x80-x")}
+	e := &Expectations{UI: map[string]*UIExpect{"clawboo": {Findings: ExpectFindings(found)}}}
+	b := e.AppendJSON(nil)
+	if !strings.Contains(string(b), `"runId": "run-\ud800-x"`) {
+		t.Fatalf("written as %s", b)
+	}
+	back, err := ParseExpectations(strings.NewReader(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := Compare(back.UI["clawboo"].Findings, found); !m.Empty() {
+		t.Fatalf("its own findings mismatch: %+v", m)
+	}
+}
+
 // TestCompare: a new finding, a lost one, a changed severity, a repeat
 // beyond its count, and hand-written wildcards.
 func TestCompare(t *testing.T) {

@@ -4,6 +4,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/clawtap/clawtap/pkg/human"
 )
 
 // annotationLines bounds an annotation's message: GitHub shows the first
@@ -49,13 +51,16 @@ func Annotate(w io.Writer, r *Result) error {
 	return err
 }
 
-// escapeData escapes a workflow command's message.
+// escapeData escapes a workflow command's message, made safe first
+// (human.Text): what it quotes of a capture or a golden file acts on
+// nothing, and stays in the message.
 func escapeData(s string) string {
-	s = strings.TrimRight(s, "\n")
+	s = strings.TrimRight(human.Text(s), "\n")
 	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
 }
 
-// escapeProperty escapes a workflow command's property value.
+// escapeProperty escapes a workflow command's property value, made
+// printable first.
 func escapeProperty(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(human.Printable(s))
 }

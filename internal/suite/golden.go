@@ -21,7 +21,9 @@ import (
 // unified diff of a mismatch; with update it is written to a new golden
 // file that replaces the old one only if they differ.
 type goldenCheck struct {
-	path  string
+	path  string // as the report names it
+	dir   string // the folder it is opened in (Capture.Dir)
+	name  string // its name there
 	limit int
 
 	want    *bufio.Reader // the golden file; nil when it does not exist
@@ -38,25 +40,33 @@ type goldenCheck struct {
 	dest *output.Dest // the new golden file, with update
 }
 
-func newGoldenCheck(path string, limit int, update bool) (*goldenCheck, error) {
-	g := &goldenCheck{path: path, limit: limit, equal: true}
-	f, err := os.Open(path)
+// newGoldenCheck opens the golden file path, which is name in the folder
+// dir: a regular file there, never one a link out of the folder names (a
+// suite is data from strangers). With update, one that cannot be read so
+// is replaced, and note says so.
+func newGoldenCheck(dir, name, path string, limit int, update bool) (g *goldenCheck, note string, err error) {
+	g = &goldenCheck{path: path, dir: dir, name: name, limit: limit, equal: true}
+	f, err := output.OpenIn(dir, name, path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		g.missing, g.equal = true, false
+	case err != nil && update:
+		g.missing, g.equal = true, false
+		note = fmt.Sprintf("%v; --update replaces it", err)
 	case err != nil:
-		return nil, fmt.Errorf("read golden: %w", err)
+		return nil, "", fmt.Errorf("read golden: %w", err)
 	default:
 		g.file, g.want = f, bufio.NewReaderSize(f, 64<<10)
 	}
 	if update {
-		// --update is the consent to replace the golden file.
-		if g.dest, err = output.Create(path, output.Options{Force: true}); err != nil {
+		// --update is the consent to replace the golden file: the file
+		// named so in the folder, never what a link there names.
+		if g.dest, err = output.CreateIn(dir, name, path); err != nil {
 			g.close()
-			return nil, fmt.Errorf("write golden: %w", err)
+			return nil, "", fmt.Errorf("write golden: %w", err)
 		}
 	}
-	return g, nil
+	return g, note, nil
 }
 
 // Write compares p with the next bytes of the golden file.
@@ -146,7 +156,7 @@ func (g *goldenCheck) diff(seeAll string) string {
 		return ""
 	}
 	if !g.over {
-		want, err := readLimited(g.path, g.limit)
+		want, err := output.ReadIn(g.dir, g.name, g.path, int64(g.limit))
 		if err == nil {
 			diffSlots <- struct{}{}
 			d := replay.UnifiedDiff(g.path, "replay", want, g.got)
@@ -159,22 +169,6 @@ func (g *goldenCheck) diff(seeAll string) string {
 
 // firstLine is the golden file's line where the difference starts (1-based).
 func (g *goldenCheck) firstLine() int { return g.lines + 1 }
-
-func readLimited(path string, limit int) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, int64(limit)+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(b) > limit {
-		return nil, errors.New("too large")
-	}
-	return b, nil
-}
 
 // clipLines keeps the first n lines of s and says how many it left out.
 func clipLines(s string, n int, seeAll string) string {

@@ -17,7 +17,7 @@ func TestGoldenCheck(t *testing.T) {
 	path := filepath.Join(dir, "x.golden")
 	write := func(s string) { os.WriteFile(path, []byte(s), 0o600) }
 	feed := func(limit int, chunks ...string) (*goldenCheck, bool) {
-		g, err := newGoldenCheck(path, limit, false)
+		g, _, err := newGoldenCheck(dir, "x.golden", path, limit, false)
 		if err != nil {
 			t.Fatal(err)
 		}

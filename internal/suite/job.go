@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -184,7 +183,7 @@ func Test(ctx context.Context, c Capture, cfg *Config) *Result {
 }
 
 func test(ctx context.Context, c Capture, cfg *Config, res *Result) error {
-	exp, raw, err := readExpect(c.ExpectPath())
+	exp, raw, err := readExpect(&c)
 	if err != nil {
 		if !cfg.Update {
 			return fmt.Errorf("%s: %w", c.ExpectPath(), err)
@@ -216,15 +215,17 @@ func test(ctx context.Context, c Capture, cfg *Config, res *Result) error {
 		next.set(ui, &UIExpect{Findings: ExpectFindings(found)})
 	}
 	if cfg.Update {
-		res.Expect, err = writeExpect(c.ExpectPath(), next, raw)
+		res.Expect, err = writeExpect(&c, next, raw)
 	}
 	return err
 }
 
-// readExpect reads an expectation file and its bytes; a file that does not
-// exist is (nil, nil, nil).
-func readExpect(path string) (*Expectations, []byte, error) {
-	raw, err := os.ReadFile(path)
+// readExpect reads a capture's expectation file and its bytes, a regular
+// file in its folder of at most maxExpectBytes (read no further); a file
+// that does not exist is (nil, nil, nil).
+func readExpect(c *Capture) (*Expectations, []byte, error) {
+	path := c.ExpectPath()
+	raw, err := output.ReadIn(c.dir(), c.in(path), path, maxExpectBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, nil
 	}
@@ -235,13 +236,15 @@ func readExpect(path string) (*Expectations, []byte, error) {
 	return e, raw, err
 }
 
-// writeExpect writes the expectations when they changed.
-func writeExpect(path string, e *Expectations, old []byte) (Status, error) {
+// writeExpect writes the capture's expectations when they changed: the
+// file of that name in its folder, never what a link there names.
+func writeExpect(c *Capture, e *Expectations, old []byte) (Status, error) {
+	path := c.ExpectPath()
 	b := e.AppendJSON(nil)
 	if bytes.Equal(b, old) {
 		return Pass, nil
 	}
-	d, err := output.Create(path, output.Options{Force: true})
+	d, err := output.CreateIn(c.dir(), c.in(path), path)
 	if err != nil {
 		return "", fmt.Errorf("write %s: %w", path, err)
 	}
@@ -263,7 +266,7 @@ func pass(ctx context.Context, c Capture, ui replay.UI, uis []replay.UI, exp *Ex
 		Golden:   GoldenResult{Path: c.Golden(ui, uis)},
 		Findings: FindingsResult{Path: c.ExpectPath()},
 	}
-	r, err := capture.Open(c.Path, capture.Options{})
+	r, closeCapture, err := openCapture(&c)
 	if err != nil {
 		var nc *capture.NotCaptureError
 		if errors.As(err, &nc) {
@@ -271,16 +274,19 @@ func pass(ctx context.Context, c Capture, ui replay.UI, uis []replay.UI, exp *Ex
 		}
 		return run, nil, err
 	}
-	defer r.Close()
+	defer closeCapture()
 	if r.Stats().Empty {
 		return run, nil, errors.New("empty: no records")
 	}
 	if !cfg.ShowCredentials && redact.OnRead(r) && first {
 		res.Notes = append(res.Notes, "written without redaction: its credentials are redacted as it is read (--show-credentials shows them)")
 	}
-	g, err := newGoldenCheck(run.Golden.Path, cfg.diffLimit(), cfg.Update)
+	g, note, err := newGoldenCheck(c.dir(), c.in(run.Golden.Path), run.Golden.Path, cfg.diffLimit(), cfg.Update)
 	if err != nil {
 		return run, nil, err
+	}
+	if note != "" {
+		res.Notes = append(res.Notes, note)
 	}
 	defer g.close()
 	an, err := check.New(check.Options{})
@@ -295,9 +301,15 @@ func pass(ctx context.Context, c Capture, ui replay.UI, uis []replay.UI, exp *Ex
 		found = append(found, *f)
 		return nil
 	}
-	pr := &output.Replay{W: g, Format: output.Text, Width: replayWidth}
+	// The golden is what 'clawtap replay --golden' writes: text through
+	// the sanitiser (output.TextWriter).
+	text := output.NewTextWriter(g, false)
+	pr := &output.Replay{W: text, Format: output.Text, Width: replayWidth}
 	p := pipeline.New(pipeline.Options{Replay: replay.Options{UI: ui, FrameNum: 1000, FrameDen: 60}}, cancelled{ctx}, pr, an)
 	if err := p.Run(pipeline.Records(r)); err != nil {
+		return run, nil, err
+	}
+	if err := text.Flush(); err != nil {
 		return run, nil, err
 	}
 	if first {
@@ -335,6 +347,27 @@ func pass(ctx context.Context, c Capture, ui replay.UI, uis []replay.UI, exp *Ex
 		}
 	}
 	return run, found, nil
+}
+
+// openCapture opens a capture: one found in a folder as a regular file in
+// it (OpenIn), one named on the command line as named.
+func openCapture(c *Capture) (r *capture.Reader, close func(), err error) {
+	if !c.Found {
+		r, err = capture.Open(c.Path, capture.Options{})
+		if err != nil {
+			return nil, nil, err
+		}
+		return r, func() { r.Close() }, nil
+	}
+	f, err := output.OpenIn(c.dir(), c.in(c.Path), c.Path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if r, err = capture.NewReader(f, capture.Options{}); err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return r, func() { r.Close(); f.Close() }, nil
 }
 
 func expectFor(e *Expectations, ui replay.UI) *UIExpect {

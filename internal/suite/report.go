@@ -212,34 +212,35 @@ func runDetail(run *UIRun) string {
 	var sb strings.Builder
 	switch run.Golden.Status {
 	case Missing:
-		sb.WriteString("golden " + run.Golden.Path + " does not exist: create it with clawtap test --update, review it, commit it\n")
+		sb.WriteString("golden " + human.Printable(run.Golden.Path) + " does not exist: create it with clawtap test --update, review it, commit it\n")
 	case Fail:
-		sb.WriteString("golden " + run.Golden.Path + " differs from the replay:\n")
+		sb.WriteString("golden " + human.Printable(run.Golden.Path) + " differs from the replay:\n")
 		sb.WriteString(run.Golden.Diff)
 	}
 	f := &run.Findings
 	switch f.Status {
 	case Missing:
-		sb.WriteString("no expectations for " + run.UI + " in " + f.Path + ": create them with clawtap test --update, review, commit\n")
+		sb.WriteString("no expectations for " + run.UI + " in " + human.Printable(f.Path) + ": create them with clawtap test --update, review, commit\n")
 	case Fail:
-		sb.WriteString("findings differ from " + f.Path + ":\n")
+		sb.WriteString("findings differ from " + human.Printable(f.Path) + ":\n")
 		sb.WriteString(findingLines(&f.Mismatch))
 	}
 	return sb.String()
 }
 
-// findingLines lists a mismatch, one finding per line.
+// findingLines lists a mismatch, one finding per line, each made
+// printable (a run id or a message from the capture stays on its line).
 func findingLines(m *Mismatch) string {
 	var sb strings.Builder
 	for k := range m.Unexpected {
-		sb.WriteString("  unexpected: " + findingText(&m.Unexpected[k]) + "\n")
+		sb.WriteString("  unexpected: " + human.Printable(findingText(&m.Unexpected[k])) + "\n")
 	}
 	for k := range m.Missing {
-		sb.WriteString("  missing:    " + m.Missing[k].String() + "\n")
+		sb.WriteString("  missing:    " + human.Printable(m.Missing[k].String()) + "\n")
 	}
 	for k := range m.Changed {
 		c := &m.Changed[k]
-		sb.WriteString("  severity:   " + findingText(&c.Finding) + " (expected " + c.Want + ")\n")
+		sb.WriteString("  severity:   " + human.Printable(findingText(&c.Finding)+" (expected "+c.Want+")") + "\n")
 	}
 	return sb.String()
 }

@@ -11,7 +11,8 @@ import (
 // of workers. At most 2×Jobs captures are started and not yet emitted: a
 // slow capture holds the others back rather than letting finished results
 // pile up. emit runs on the caller's goroutine; its first error stops the
-// suite (captures under way finish their current record) and is returned.
+// suite and is returned. A suite stopped (ctx, or emit's error) returns at
+// once: captures under way stop at their next record, in the background.
 func Run(ctx context.Context, caps []Capture, cfg Config, emit func(*Result) error) error {
 	jobs := max(cfg.Jobs, 1)
 	ctx, cancel := context.WithCancel(ctx)
@@ -59,16 +60,25 @@ func Run(ctx context.Context, caps []Capture, cfg Config, emit func(*Result) err
 
 	pending := make(map[int]*Result, 2*jobs) // the reorder buffer
 	next := 0
-	var err error
-	for r := range done {
-		if err == nil && ctx.Err() != nil {
-			err = ctx.Err() // interrupted: results cut short are not reported
+	for {
+		var r *Result
+		select {
+		case r = <-done:
+		case <-ctx.Done():
+			r = nil
 		}
-		if err != nil {
-			continue // draining after a stop
+		if r == nil {
+			// All done, or stopped (a signal). A stopped suite does not
+			// wait for the captures under way: they end at their next
+			// record, or, stuck in a read (a FIFO named as a capture),
+			// are left to the process's end.
+			if next < len(caps) {
+				return ctx.Err()
+			}
+			return nil
 		}
 		pending[r.Index] = r
-		for err == nil {
+		for {
 			r, ok := pending[next]
 			if !ok {
 				break
@@ -76,13 +86,9 @@ func Run(ctx context.Context, caps []Capture, cfg Config, emit func(*Result) err
 			delete(pending, next)
 			next++
 			<-window
-			if err = emit(r); err != nil {
-				cancel()
+			if err := emit(r); err != nil {
+				return err // the deferred cancel stops the rest
 			}
 		}
 	}
-	if err == nil && next < len(caps) {
-		err = ctx.Err()
-	}
-	return err
 }

@@ -153,20 +153,6 @@ func Flat(s string) string {
 	return strings.Map(flatRune, s)
 }
 
-// Printable puts text on one line that is safe on a terminal: newlines
-// and tabs become spaces, other control characters �.
-func Printable(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r == '\n' || r == '\r' || r == '\t' {
-			return ' '
-		}
-		if r < 0x20 || r == 0x7f {
-			return '�'
-		}
-		return r
-	}, s)
-}
-
 // Thousands renders n with a comma every three digits: 1,234,567.
 func Thousands(n int64) string {
 	s := strconv.FormatInt(n, 10)

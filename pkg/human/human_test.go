@@ -94,3 +94,23 @@ func FuzzFlatClip(f *testing.F) {
 		}
 	})
 }
+
+// TestPlainASCII: the run of printable ASCII, wherever the first other
+// byte is in a word of eight.
+func TestPlainASCII(t *testing.T) {
+	base := "abcdefghijklmnopqrstuvwxyz ~!:0123456789"
+	for _, stop := range []string{"\x00", "\x1f", "\n", "\x7f", "\x80", "\xff", "é"} {
+		for at := 0; at <= len(base); at++ {
+			s := base[:at] + stop + base[at:]
+			if got := PlainASCII(s); got != at {
+				t.Fatalf("%q: %d, want %d", s, got, at)
+			}
+			if got := PlainASCII([]byte(s)); got != at {
+				t.Fatalf("%q as bytes: %d, want %d", s, got, at)
+			}
+		}
+	}
+	if PlainASCII(base) != len(base) {
+		t.Fatal("all of it")
+	}
+}

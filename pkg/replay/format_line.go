@@ -47,9 +47,11 @@ func (f *Formatter) AppendChangeLine(dst []byte, c *Change) []byte {
 	return paintFrom(f.appendVal(dst, c.To, w/2), start, st.To)
 }
 
-// clipFrom clips what dst holds past start to n runes (human.Clip).
+// clipFrom clips what dst holds past start to n runes (human.Clip) and
+// makes it printable (human.Printable): a line of a step, whatever the
+// capture put in it, is one line that acts on no terminal.
 func clipFrom(dst []byte, start, n int) []byte {
-	return append(dst[:start], human.ClipBytes(dst[start:], n)...)
+	return append(dst[:start], human.PrintableBytes(human.ClipBytes(dst[start:], n))...)
 }
 
 // paintFrom paints what dst holds past start; plain text stays in place.

@@ -95,7 +95,7 @@ func (f *Formatter) AppendStepText(dst []byte, s *Step) []byte {
 		dst = append(dst, paint(st.Header, hdr)...)
 		if s.Rec != nil {
 			dst = append(dst, ' ')
-			dst = append(dst, paint(st.Frame, human.Clip(FrameLine(s.Rec), w))...)
+			dst = append(dst, paint(st.Frame, human.Printable(human.Clip(FrameLine(s.Rec), w)))...)
 		}
 		dst = append(dst, '\n')
 	}
@@ -492,9 +492,9 @@ func (f *Formatter) AppendFinalText(dst []byte, st *State, now int64, closed []u
 	dst = append(dst, '\n')
 	field := func(path string, v string) {
 		dst = append(dst, "  "...)
-		dst = append(dst, paint(s.Path, path)...)
+		dst = append(dst, paint(s.Path, human.Printable(path))...)
 		dst = append(dst, ": "...)
-		dst = append(dst, v...)
+		dst = append(dst, human.Printable(v)...)
 		dst = append(dst, '\n')
 	}
 	for _, id := range st.AgentIDs() {
@@ -638,7 +638,7 @@ func (f *Formatter) AppendTranscriptText(dst []byte, st *State, flt StateFilter)
 		if a.dropped > 0 {
 			hdr += "; " + strconv.FormatInt(a.dropped, 10) + " older dropped by the " + strconv.Itoa(st.layout.TranscriptCap) + "-line cap"
 		}
-		dst = append(dst, paint(s.Header, hdr+") ==")...)
+		dst = append(dst, paint(s.Header, human.Printable(hdr)+") ==")...)
 		dst = append(dst, '\n')
 		for i := 0; i < a.n; i++ {
 			dst = appendReadableLine(dst, a.line(i), s)
@@ -666,7 +666,7 @@ func appendReadableLine(dst []byte, l Line, s *Style) []byte {
 	if label != "" {
 		dst = append(dst, paint(s.Dim, label)...)
 	}
-	dst = append(dst, head...)
+	dst = append(dst, human.Text(head)...)
 	dst = append(dst, '\n')
 	for body != "" {
 		var ln string
@@ -677,7 +677,7 @@ func appendReadableLine(dst []byte, l Line, s *Style) []byte {
 		if label != "" {
 			dst = append(dst, "    "...)
 		}
-		dst = append(dst, ln...)
+		dst = append(dst, human.Text(ln)...)
 		dst = append(dst, '\n')
 	}
 	return dst

@@ -16,6 +16,7 @@ import (
 
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/jsonx"
+	"github.com/clawtap/clawtap/pkg/webguard"
 	"github.com/gorilla/websocket"
 )
 
@@ -27,9 +28,14 @@ type Options struct {
 	// get 403. Requests without an Origin (non-browser clients) are
 	// always accepted.
 	AllowOrigins []string
-	Pacing       Pacing
-	Loop         bool
-	OnSend       OnSend
+	// AllowHosts are more names a request's Host may give, beyond this
+	// machine's loopback names and the address a connection came in on
+	// (webguard.Guard): a page on a foreign name that DNS rebinding points
+	// here is refused, the --ui pages included.
+	AllowHosts []string
+	Pacing     Pacing
+	Loop       bool
+	OnSend     OnSend
 	// Once makes Done close when the first client that completed the
 	// handshake has been sent the whole stream, or has gone.
 	Once bool
@@ -185,6 +191,15 @@ func (sv *Server) uuid() (string, error) {
 // ServeHTTP upgrades WebSocket requests on any path and plays the capture
 // on them; other requests go to Options.HTTP.
 func (sv *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	guard := webguard.Guard{AllowOrigins: sv.opts.AllowOrigins, AllowHosts: sv.opts.AllowHosts}
+	if !guard.HostAllowed(r) {
+		sv.mu.Lock()
+		sv.rejected++
+		sv.mu.Unlock()
+		sv.logf("refused a request from %s: Host %q does not name this listener (allow it with --allow-host)", r.RemoteAddr, r.Host)
+		http.Error(w, "clawtap serve: host not allowed", http.StatusForbidden)
+		return
+	}
 	if !websocket.IsWebSocketUpgrade(r) {
 		if sv.opts.HTTP != nil {
 			sv.opts.HTTP.ServeHTTP(w, r)

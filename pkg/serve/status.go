@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/clawtap/clawtap/pkg/human"
 )
 
 // Describe says in one line what a server of s with opts plays: the
@@ -108,8 +110,10 @@ type StatusLine struct {
 // NewStatusLine writes to w; on draws the refreshing line.
 func NewStatusLine(w io.Writer, on bool) *StatusLine { return &StatusLine{w: w, on: on} }
 
-// Println prints a log line above the status line.
+// Println prints a log line above the status line, made printable
+// (human.Printable): what a client sent, or a file name, acts on nothing.
 func (l *StatusLine) Println(s string) {
+	s = human.Printable(s)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.on && l.last != "" {
@@ -121,8 +125,9 @@ func (l *StatusLine) Println(s string) {
 	}
 }
 
-// Set redraws the status line as s.
+// Set redraws the status line as s, made printable.
 func (l *StatusLine) Set(s string) {
+	s = human.Printable(s)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.last = s

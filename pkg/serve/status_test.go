@@ -41,10 +41,25 @@ func TestServeControlUI(t *testing.T) {
 	sv := New(&Script{}, Options{HTTP: h})
 	for path, want := range map[string]string{"/": `<html data-openclaw-control-ui-build-id="b-1">ui</html>`, "/assets/app.js": "js", "/chat/agent:main": `<html data-openclaw-control-ui-build-id="b-1">ui</html>`} {
 		rec := httptest.NewRecorder()
-		sv.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
+		req := httptest.NewRequest("GET", path, nil)
+		req.Host = "127.0.0.1:18789"
+		sv.ServeHTTP(rec, req)
 		if got := rec.Body.String(); got != want {
 			t.Errorf("GET %s = %q, want %q", path, got, want)
 		}
+	}
+	// A page on a foreign name (DNS rebinding) reads nothing, unless the
+	// name is allowed.
+	rec := httptest.NewRecorder()
+	sv.ServeHTTP(rec, httptest.NewRequest("GET", "http://rebind.example/", nil))
+	if rec.Code != 403 || sv.Stats().Rejected != 1 {
+		t.Errorf("Host rebind.example: %d %q, rejected %d", rec.Code, rec.Body.String(), sv.Stats().Rejected)
+	}
+	sv = New(&Script{}, Options{HTTP: h, AllowHosts: []string{"rebind.example"}})
+	rec = httptest.NewRecorder()
+	sv.ServeHTTP(rec, httptest.NewRequest("GET", "http://rebind.example/", nil))
+	if rec.Code != 200 {
+		t.Errorf("allowed Host rebind.example: %d %q", rec.Code, rec.Body.String())
 	}
 	if _, err := ControlUI(t.TempDir()); err == nil {
 		t.Error("a folder without index.html was accepted")
