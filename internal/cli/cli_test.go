@@ -146,7 +146,7 @@ func TestSuggestFlag(t *testing.T) {
 		{"unknown flag: --outptu", "output"},
 		{"unknown flag: --fail-onn=warn", "fail-on"},
 		{"unknown flag: --ruel", "rule"},
-		{"unknown flag: --fo", ""},        // format, force and from: none stands out
+		{"unknown flag: --fo", ""},         // format, force and from: none stands out
 		{"unknown flag: --outp", "output"}, // the only flag it starts
 		{"unknown flag: --zzzzzz", ""},
 		{"unknown flag: --ruel", "rule"}, // listed twice below: one flag

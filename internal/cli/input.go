@@ -133,9 +133,9 @@ func InputError(path string, err error) error {
 		return &Error{Code: ExitTrouble, Err: fmt.Errorf("%s is a directory", path), Hint: "give a capture file (.jsonl or .jsonl.zst), or - for stdin"}
 	case errors.As(err, &se):
 		// The reader returns a StreamError only when no record was read.
-		what := "the zstd stream is cut off"
+		what := se.What() + " is cut off"
 		if !se.CutOff() {
-			what = "the zstd stream is corrupt: " + se.Error()
+			what = se.What() + " is corrupt: " + se.Error()
 		}
 		return &Error{Code: ExitTrouble, Err: fmt.Errorf("%s ends before its first record (%s)", DisplayName(path), what),
 			Hint: "the file was cut short (a recording stopped hard, or a copy or download did not finish); copy it again, or record again"}
