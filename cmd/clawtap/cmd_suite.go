@@ -149,7 +149,11 @@ func runSuite(ctx context.Context, env *cli.Env, opts suiteOptions) error {
 
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	var unredacted []string // captures redacted as they were read
 	err = suite.Run(ctx, caps, cfg, func(r *suite.Result) error {
+		if r.RedactedOnRead {
+			unredacted = append(unredacted, r.Capture.Path)
+		}
 		for _, n := range r.Notes {
 			env.Warnf("%s: %s", r.Capture.Path, n)
 		}
@@ -163,6 +167,7 @@ func runSuite(ctx context.Context, env *cli.Env, opts suiteOptions) error {
 		}
 		return rep.Result(r)
 	})
+	env.RedactedOnRead(unredacted)
 	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 		s.Close(err)
 		return &cli.Error{Code: cli.ExitInterrupted, Err: errors.New("interrupted; the files under way were left as they were")}

@@ -80,8 +80,9 @@ type Env struct {
 	// Getenv reads the environment; tests replace it.
 	Getenv func(string) string
 
-	warnMu sync.Mutex
-	warns  map[string]*warnCount // per input, by display name (LineWarnf)
+	warnMu     sync.Mutex
+	warns      map[string]*warnCount // per input, by display name (LineWarnf)
+	redactSaid bool                  // RedactOnRead has warned
 }
 
 // NewEnv is an Env on the given streams and the process environment.
