@@ -17,8 +17,15 @@ all: build
 build:
 	$(STATIC) $(GO) build -o bin/clawtap ./cmd/clawtap
 
+## install: build clawtap (static) into $(go env GOBIN), else the first
+## folder of $(go env GOPATH) + /bin, say where, and what to add to PATH
+## when that folder is not on it
 install:
 	$(STATIC) $(GO) install ./cmd/clawtap
+	@dir="$$($(GO) env GOBIN)"; [ -n "$$dir" ] || dir="$$($(GO) env GOPATH | cut -d: -f1)/bin"; \
+	echo "make install: installed $$dir/clawtap"; \
+	case ":$$PATH:" in *":$$dir:"*) ;; *) echo "make install: $$dir is not on your PATH; add it, e.g. in ~/.profile:"; \
+	  echo "  export PATH=\"$$dir:\$$PATH\"" ;; esac
 
 ## test: the whole suite, what CI runs, quiet on success (a line per stage
 ## as it finishes, then a summary; a failing stage prints its log) — vet,

@@ -94,7 +94,7 @@ type serveRun struct {
 }
 
 func runServe(tb testing.TB, bin, path string) serveRun {
-	cmd := exec.Command(bin, "serve", "--listen", "127.0.0.1:0", "--reconnects", "--once", "--as-fast-as-possible", path)
+	cmd := exec.Command(bin, "serve", "--listen", "127.0.0.1:0", "--reconnects", "--once", "--grace", "0", "--as-fast-as-possible", path)
 	cmd.Stdout = io.Discard
 	stderr, err := cmd.StderrPipe()
 	if err != nil {

@@ -79,16 +79,14 @@ func (p paneState) String() string {
 	return fmt.Sprintf("messages [%s] stream %s runId %s stop %v error %s", strings.Join(msgs, ", "), str(p.Stream), str(p.RunID), p.Stop, str(p.RunError))
 }
 
-// leadMs is the pause given before a capture's first frame after
-// hello-ok: the pane mounts a few seconds after the page loads, and sees
+// lead is serve's --lead: the pause before a capture's first frame after
+// hello-ok. The pane mounts a few seconds after the page loads, and sees
 // nothing before.
-const leadMs = 8000
+const lead = "8s"
 
-// led writes a copy of connection 1 of a capture whose frames after
-// hello-ok come leadMs later, without a closing mark (serve would close
-// the UI's socket, and the UI would reconnect and be played the capture
-// again).
-func led(t *testing.T, in, out string) {
+// firstConn writes a copy of connection 1 of a capture, without its
+// closing mark: what serve plays and the model replays.
+func firstConn(t *testing.T, in, out string) {
 	t.Helper()
 	r, err := capture.Open(in, capture.Options{})
 	if err != nil {
@@ -103,7 +101,7 @@ func led(t *testing.T, in, out string) {
 		}
 		b = append(append(b, hb...), '\n')
 	}
-	conn, shifted := 0, false
+	conn, hello := 0, false
 	for {
 		rec, err := r.Next()
 		if err != nil {
@@ -115,15 +113,12 @@ func led(t *testing.T, in, out string) {
 		if rec.Conn != conn || rec.Mark == capture.MarkClose || rec.Mark == capture.MarkError {
 			continue
 		}
-		if shifted {
-			rec.T += leadMs
-		}
 		if rec.IsFrame() && bytes.Contains(rec.Frame, []byte(`"hello-ok"`)) {
-			shifted = true
+			hello = true
 		}
 		b = rec.AppendJSON(b)
 	}
-	if !shifted {
+	if !hello {
 		t.Fatalf("%s: no hello-ok", in)
 	}
 	if err := os.WriteFile(out, b, 0o600); err != nil {
@@ -191,7 +186,7 @@ func realPane(t *testing.T, chromium, uiDir, path string) paneState {
 		t.Fatal(err)
 	}
 	listen := fmt.Sprintf("127.0.0.1:%d", port)
-	srv, err := h.start("serve-pane-"+filepath.Base(path), baseEnv(), h.clawtap, "serve", "--ui", uiDir, "--listen", listen, path)
+	srv, err := h.start("serve-pane-"+filepath.Base(path), baseEnv(), h.clawtap, "serve", "--ui", uiDir, "--lead", lead, "--listen", listen, path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,6 +218,11 @@ func realPane(t *testing.T, chromium, uiDir, path string) paneState {
 	p := read()
 	if strings.Count(srv.log(), "connected from") != 1 {
 		t.Errorf("the UI connected more than once:\n%s", srv.log())
+	}
+	// The UI's start-up requests a CLI's capture never holds are answered
+	// from what it shows.
+	if !strings.Contains(srv.log(), "chat.startup") || !strings.Contains(srv.log(), "synthesized from the capture") {
+		t.Errorf("chat.startup was not answered by synthesis:\n%s", srv.log())
 	}
 	srv.signal(syscall.SIGINT)
 	return p
@@ -277,7 +277,7 @@ func TestControlUIModelMatchesTheRealUI(t *testing.T) {
 	for _, c := range captures {
 		name := strings.TrimSuffix(filepath.Base(c), ".jsonl.zst")
 		path := filepath.Join(t.TempDir(), name+".jsonl")
-		led(t, c, path)
+		firstConn(t, c, path)
 		model := modelPane(t, path, session)
 		real := realPane(t, chromium, uiDir, path)
 		if !real.Mounted || real.SessionKey != session {

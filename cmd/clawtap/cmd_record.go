@@ -78,6 +78,11 @@ JSON line per frame, plus open/hello/close/error markers at connection
 boundaries. A name ending in .zst is zstd-compressed; '-o -' writes plain
 JSON Lines to stdout. An existing file is replaced only with --force.
 
+After each handshake record subscribes to the sessions' events, as the
+Control UI does (sessions.subscribe), so tool calls (session.tool) and
+session changes are recorded too; --subscribe-sessions=false records only
+what every connection gets, and the closing summary says so.
+
 Credentials are redacted before anything touches disk: auth tokens,
 passwords, device signatures and nonces, device tokens, capability URLs and
 secrets in results become a fixed marker. --redact-content also replaces
@@ -117,8 +122,8 @@ saying what to do); 130 aborted by a second signal.`,
 		Example: `  # Record the local gateway until Ctrl-C
   OPENCLAW_GATEWAY_TOKEN=$(openclaw config get gateway.auth.token) clawtap record -o session.jsonl.zst
 
-  # Token from a file, one minute, also see session.tool via sessions.subscribe
-  clawtap record --token-file ~/.openclaw/token --duration 1m --subscribe-sessions -o cap.jsonl.zst
+  # Token from a file, one minute, only what any connection gets (no sessions.subscribe)
+  clawtap record --token-file ~/.openclaw/token --duration 1m --subscribe-sessions=false -o cap.jsonl.zst
 
   # Share-safe: also replace message text, tool args/results and attachments
   clawtap record --redact-content -o bug-1234.jsonl.zst
@@ -148,7 +153,7 @@ saying what to do); 130 aborted by a second signal.`,
 	fl.StringVar(&opts.identityDir, "identity-dir", "", "where the device identity and device tokens live (default $CLAWTAP_IDENTITY_DIR or <user config dir>/clawtap)")
 	fl.BoolVar(&opts.noDevice, "no-device", false, "connect without a device identity (token only; accepted by local gateways for cli clients)")
 	fl.StringVar(&opts.scopes, "scopes", strings.Join(gateway.DefaultScopes, ","), "operator scopes to ask for, comma-separated")
-	fl.BoolVar(&opts.subscribeSessions, "subscribe-sessions", false, "call sessions.subscribe so session.tool and sessions.changed are recorded too")
+	fl.BoolVar(&opts.subscribeSessions, "subscribe-sessions", true, "call sessions.subscribe after each handshake, as the Control UI does, so session.tool and sessions.changed are recorded too (--subscribe-sessions=false records without)")
 	fl.BoolVar(&opts.redactContent, "redact-content", false, "also replace message text, tool args/results and attachments with stable placeholders")
 	fl.BoolVar(&opts.noRedact, "no-redact", false, "write frames as received, credentials included")
 	fl.StringVar(&opts.saltFile, "salt-file", "", "key for --redact-content's placeholders and pseudonyms (same key, same placeholders across captures; default: random per capture)")
@@ -355,6 +360,7 @@ func runRecord(ctx context.Context, env *cli.Env, opts recordOptions) error {
 	return finishRecord(recordEnd{
 		out: out, runErr: runErr, closeErr: w.Close(), stats: rec.Stats(), cause: context.Cause(ctx),
 		elapsed: time.Since(started), proxy: proxyMode, url: gateway.SafeURL(gwURL), status: st, format: opts.summary,
+		unsubscribed: !proxyMode && !opts.subscribeSessions,
 	})
 }
 
@@ -408,6 +414,8 @@ type recordEnd struct {
 	url      string
 	status   *statusLine
 	format   output.Format
+	// unsubscribed: a direct recording without sessions.subscribe.
+	unsubscribed bool
 }
 
 // finishRecord keeps or drops the output and turns the outcome into an exit
@@ -462,6 +470,12 @@ func finishRecord(e recordEnd) error {
 		{Key: "gaps", Label: "seq gaps", Value: s.Gaps},
 		{Key: "oversize", Label: "oversize messages", Value: s.Oversize},
 	})
+	switch {
+	case e.unsubscribed:
+		e.status.Infof("tool and session events were not subscribed (--subscribe-sessions=false): tool calls show only as agent item events; drop the flag to record session.tool and sessions.changed")
+	case s.SubscribeRefused > 0:
+		e.status.Warnf("the gateway refused sessions.subscribe on %s: tool calls show only as agent item events (give the recorder the operator.read scope)", human.Count(s.SubscribeRefused, "connection", "connections"))
+	}
 	if s.Gaps > 0 {
 		e.status.Warnf("the gateway's frame seq skipped %d time(s): frames were lost before they reached clawtap", s.Gaps)
 	}

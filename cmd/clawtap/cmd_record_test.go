@@ -24,8 +24,12 @@ import (
 
 const recTestToken = "sekrit-gateway-token-0123456789"
 
+// recordArgs is a recording of a fake gateway. The tests count the frames
+// the fake gateway sends, so they record without sessions.subscribe, whose
+// answer would come among them in any order; a later --subscribe-sessions
+// wins. TestRecordSubscribesByDefault tests the default.
 func recordArgs(srvURL, out string, extra ...string) []string {
-	return append([]string{"record", "--url", srvURL, "-o", out, "--flush-interval", "20ms"}, extra...)
+	return append([]string{"record", "--url", srvURL, "-o", out, "--flush-interval", "20ms", "--subscribe-sessions=false"}, extra...)
 }
 
 func TestRecordCapturesHandshakeFramesAndMarkers(t *testing.T) {
@@ -562,8 +566,57 @@ func TestRecordSubscribeSessions(t *testing.T) {
 	if strings.Join(methods, ",") != "sessions.subscribe" {
 		t.Errorf("requests sent: %v", methods)
 	}
-	if !strings.Contains(res.stderr, "warning: sessions.subscribe failed: missing scope: operator.read") {
+	if !strings.Contains(res.stderr, "warning: sessions.subscribe failed: missing scope: operator.read") ||
+		!strings.Contains(res.stderr, "warning: the gateway refused sessions.subscribe on 1 connection: tool calls show only as agent item events") {
 		t.Errorf("stderr: %s", res.stderr)
+	}
+}
+
+// record subscribes to the sessions' events by default, as the Control UI
+// does; without it, the closing summary says in one line what is missing
+// and how to get it.
+func TestRecordSubscribesByDefault(t *testing.T) {
+	var mu sync.Mutex
+	var methods []string
+	srv := fakegw.New(fakegw.Config{
+		OnHello: func(c *fakegw.Conn) {
+			time.Sleep(100 * time.Millisecond)
+			c.CloseWith(1000, "bye")
+		},
+		OnRequest: func(c *fakegw.Conn, r fakegw.Request) {
+			mu.Lock()
+			methods = append(methods, r.Method)
+			mu.Unlock()
+			_ = c.Respond(r.ID, true, map[string]any{"ok": true}, nil)
+		},
+	})
+	defer srv.Close()
+	const note = "tool and session events were not subscribed (--subscribe-sessions=false)"
+	out := filepath.Join(t.TempDir(), "s.jsonl")
+	res := run(t, "", "record", "--url", srv.URL, "-o", out, "--no-device", "--no-reconnect")
+	mu.Lock()
+	got := strings.Join(methods, ",")
+	methods = nil
+	mu.Unlock()
+	if res.code != 0 || got != "sessions.subscribe" || strings.Contains(res.stderr, note) {
+		t.Fatalf("exit %d, requests %q:\n%s", res.code, got, res.stderr)
+	}
+	_, recs, _ := capturetest.Read(t, out)
+	sent := false
+	for _, r := range recs {
+		if m, _ := capturetest.Str(r.Frame, "method"); m == "sessions.subscribe" && r.Dir == capture.DirOut {
+			sent = true
+		}
+	}
+	if !sent {
+		t.Error("the capture does not hold the sessions.subscribe request")
+	}
+	res = run(t, "", "record", "--url", srv.URL, "-o", filepath.Join(t.TempDir(), "n.jsonl"), "--no-device", "--no-reconnect", "--subscribe-sessions=false")
+	mu.Lock()
+	got = strings.Join(methods, ",")
+	mu.Unlock()
+	if res.code != 0 || got != "" || strings.Count(res.stderr, note) != 1 {
+		t.Errorf("--subscribe-sessions=false: exit %d, requests %q:\n%s", res.code, got, res.stderr)
 	}
 }
 
@@ -596,7 +649,7 @@ func TestRecordSummaryFormats(t *testing.T) {
 		{"text", "clawtap: recorded 7 frames"},
 	} {
 		out := filepath.Join(dir, c.format+".jsonl")
-		res := run(t, "", "record", "--url", srv.URL, "--out", out, "--no-device", "--no-reconnect", "--format", c.format)
+		res := run(t, "", "record", "--url", srv.URL, "--out", out, "--no-device", "--no-reconnect", "--subscribe-sessions=false", "--format", c.format)
 		if res.code != 0 || !strings.Contains(res.stderr, c.want) || !strings.Contains(res.stderr, "--out is now --output") {
 			t.Fatalf("--format %s: exit %d, stderr:\n%s", c.format, res.code, res.stderr)
 		}
@@ -633,7 +686,7 @@ func TestRecordSummaryCountsFailedAttemptsApart(t *testing.T) {
 	}})
 	defer srv.Close()
 	out := filepath.Join(t.TempDir(), "cap.jsonl")
-	res := run(t, "", "record", "--url", srv.URL, "-o", out, "--no-device", "--duration", "2s", "--format", "json")
+	res := run(t, "", "record", "--url", srv.URL, "-o", out, "--no-device", "--duration", "2s", "--subscribe-sessions=false", "--format", "json")
 	var line struct {
 		Summary struct {
 			Connections    int `json:"connections"`

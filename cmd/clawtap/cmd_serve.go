@@ -26,6 +26,9 @@ type serveOptions struct {
 	fast      bool
 	loop      bool
 	once      bool
+	grace     time.Duration // with --once: requests answered after the stream
+	lead      time.Duration // before the first frame after hello-ok
+	fromStart bool          // every connection from the start
 	tokenFile string
 	guardFlags
 	onSend       string
@@ -36,7 +39,8 @@ type serveOptions struct {
 	verbose      bool
 	format       string
 
-	token string // refused: secrets never come from argv
+	token    string // refused: secrets never come from argv
+	graceSet bool   // --grace was given
 
 	// Checked from the flags above.
 	path       string // the capture; "-" is stdin
@@ -94,11 +98,22 @@ so memory does not grow with the capture and serve listens at once; a
 background pass over the capture answers what needs all of it (requests,
 the reconnects, the summary line).
 
-Every client gets its own stream from the start. serve runs until SIGINT
-or SIGTERM (Ctrl-C: clients are closed with 1001, exit 0; a second one
-aborts with exit 130) or, with --once, until the first client has been sent
-the whole stream (clients are closed with 1000, exit 0). docs/serve.md has
-the details and the limitations.`,
+Every client gets its own stream from the start. A client that comes back
+(known by its connect's client.instanceId or device.id, as the Control UI
+and clawtap record send them) is not played the capture again: one that
+left in the middle resumes where it left off, one that was sent it all gets
+the handshake and answers only (--from-start plays every connection from
+the start). --lead waits before the first frame, for a UI that mounts its
+chat a few seconds after it connects. Two start-up requests of the Control
+UI that a capture of another client never holds are answered from what the
+capture shows, and the log says "synthesized": sessions.resolve for a
+session it shows, and chat.startup (the session's transcript so far).
+
+serve runs until SIGINT or SIGTERM (Ctrl-C: clients are closed with 1001,
+exit 0; a second one aborts with exit 130) or, with --once, until the first
+client has been sent the whole stream and --grace has passed, during which
+requests are still answered (clients are then closed with 1000, exit 0).
+docs/serve.md has the details and the limitations.`,
 		Example: `  # Serve the demo capture on ws://127.0.0.1:18789 (the gateway's own port)
   clawtap serve fixtures/demo.jsonl.zst
 
@@ -112,6 +127,9 @@ the details and the limitations.`,
 
   # Restart the gateway under the UI as it happened: close, reconnect, go on
   clawtap serve --reconnects --ui node_modules/openclaw/dist/control-ui fixtures/reconnect.jsonl.zst
+
+  # Give the UI 8 s to mount its chat before the first frame
+  clawtap serve --lead 8s --ui node_modules/openclaw/dist/control-ui fixtures/streamed-run.jsonl.zst
 
   # Twice as fast, on another port, with a token, forever
   clawtap serve --speed 2 --listen :18790 --token-file ~/.clawtap-serve-token --loop cap.jsonl.zst
@@ -129,6 +147,7 @@ the details and the limitations.`,
 					"clawtap does not take a secret on the command line (it would show in ps and shell history)")
 			}
 			opts.path = args[0]
+			opts.graceSet = cmd.Flags().Changed("grace")
 			if err := opts.check(); err != nil {
 				return err
 			}
@@ -142,7 +161,10 @@ the details and the limitations.`,
 	fl.DurationVar(&opts.maxGap, "max-gap", 0, "longest wait between two frames, e.g. 2s (default: as recorded)")
 	fl.BoolVar(&opts.fast, "as-fast-as-possible", false, "send frames without waiting")
 	fl.BoolVar(&opts.loop, "loop", false, "start the capture over when it ends")
-	fl.BoolVar(&opts.once, "once", false, "exit once the first client has been sent the whole stream")
+	fl.BoolVar(&opts.once, "once", false, "exit once the first client has been sent the whole stream and --grace has passed")
+	fl.DurationVar(&opts.grace, "grace", serve.GraceDefault, "with --once: how long requests are still answered after the stream (and a client that left may come back) before serve exits")
+	fl.DurationVar(&opts.lead, "lead", 0, "wait this long before the first frame after hello-ok, e.g. 8s for a UI that mounts its chat late")
+	fl.BoolVar(&opts.fromStart, "from-start", false, "play every connection the capture from the start, a client that comes back too (default: it resumes where it left off)")
 	fl.StringVar(&opts.token, "token", "", "refused: use --token-file or CLAWTAP_TOKEN")
 	fl.StringVar(&opts.tokenFile, "token-file", "", "require the token in this file in connect's auth.token ('-' reads stdin; default $CLAWTAP_TOKEN)")
 	opts.guardFlags.add(fl, "WebSocket upgrades")
@@ -176,6 +198,10 @@ func (o *serveOptions) check() error {
 		return cli.Usage("connections are numbered from 1", "--conn cannot be negative")
 	case o.onSend != string(serve.OnSendReply) && o.onSend != string(serve.OnSendNextRun):
 		return cli.Usage("use --on-send reply or --on-send next-run", "unknown --on-send %q", o.onSend)
+	case o.grace < 0 || o.lead < 0:
+		return cli.Usage("use a duration such as --grace 5s or --lead 8s", "--grace and --lead cannot be negative")
+	case o.graceSet && !o.once:
+		return cli.Usage("add --once, or drop --grace", "--grace is how long --once keeps answering after the stream")
 	case o.once && o.loop:
 		return cli.Usage("drop --loop, or --once", "--once waits for the end of the stream, which --loop never reaches")
 	case o.reconnects && o.loop:
@@ -200,6 +226,9 @@ func (o *serveOptions) server(env *cli.Env) (serve.Options, error) {
 		Loop:             o.loop,
 		OnSend:           serve.OnSend(o.onSend),
 		Once:             o.once,
+		Grace:            o.grace,
+		Lead:             o.lead,
+		FromStart:        o.fromStart,
 		Reconnects:       o.reconnects,
 		HandshakeTimeout: o.handshake,
 		LogRequests:      o.verbose,

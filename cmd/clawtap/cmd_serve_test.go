@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -69,6 +70,11 @@ func (s *serveStderr) waitURL(t *testing.T, exited <-chan int) string {
 // channel with its exit code.
 func startServe(t *testing.T, args ...string) (string, <-chan int, *serveStderr, *bytes.Buffer) {
 	t.Helper()
+	if slices.Contains(args, "--once") && !slices.Contains(args, "--grace") {
+		// The tests read the whole stream, then wait for serve to end:
+		// TestServeOnceGrace tests the grace period.
+		args = append([]string{"--grace", "0"}, args...)
+	}
 	stderr := newServeStderr()
 	var stdout bytes.Buffer
 	exited := make(chan int, 1)
@@ -118,6 +124,42 @@ func serveRead(t *testing.T, c *websocket.Conn) (string, error) {
 	_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
 	_, msg, err := c.ReadMessage()
 	return string(msg), err
+}
+
+// With --once, a request sent after the stream is still answered during
+// --grace; then serve closes the client with 1000 and exits 0.
+func TestServeOnceGrace(t *testing.T) {
+	p := writeServeCapture(t)
+	start := time.Now()
+	url, exited, stderr, _ := startServe(t, "--once", "--grace", "1500ms", "--as-fast-as-possible", p)
+	c := serveDial(t, url)
+	serveRead(t, c) // the challenge
+	c.WriteMessage(websocket.TextMessage, []byte(`{"type":"req","id":"1","method":"connect","params":{"minProtocol":3,"maxProtocol":4,"client":{"id":"cli","mode":"cli"}}}`))
+	serveRead(t, c) // hello-ok
+	for range 3 {
+		if f, err := serveRead(t, c); err != nil || !strings.Contains(f, `"tick"`) {
+			t.Fatalf("frame %q, %v", f, err)
+		}
+	}
+	time.Sleep(200 * time.Millisecond)
+	c.WriteMessage(websocket.TextMessage, []byte(`{"type":"req","id":"late","method":"health","params":{}}`))
+	if f, err := serveRead(t, c); err != nil || !strings.Contains(f, `"id":"late"`) || !strings.Contains(f, `"ok":true`) {
+		t.Fatalf("a request after the stream: %q, %v\n%s", f, err, stderr)
+	}
+	if _, err := serveRead(t, c); err == nil {
+		t.Fatal("a frame after the answer")
+	} else if ce, ok := err.(*websocket.CloseError); !ok || ce.Code != 1000 {
+		t.Fatalf("end: %v", err)
+	}
+	if code := <-exited; code != 0 || time.Since(start) < 1500*time.Millisecond {
+		t.Fatalf("exit %d after %s:\n%s", code, time.Since(start), stderr)
+	}
+	if !strings.Contains(stderr.String(), "--once: requests are answered for 1.5s more (--grace), then serve stops") {
+		t.Errorf("the log does not say so:\n%s", stderr)
+	}
+	if res := run(t, "", "serve", "--grace", "1s", p); res.code != 2 || !strings.Contains(res.stderr, "--grace is how long --once keeps answering") {
+		t.Errorf("--grace without --once: exit %d\n%s", res.code, res.stderr)
+	}
 }
 
 func TestServeCLIOnce(t *testing.T) {

@@ -164,7 +164,15 @@ func runShrink(env *cli.Env, opts shrinkOptions) error {
 	case err != nil:
 		return cli.Trouble(fmt.Errorf("shrink %s: %w", in, err), "")
 	}
-	if err := env.WriteCapture(opts.output, shrink.Header(h, recs, opts.target, res), res.Records(recs)); err != nil {
+	hdr := shrink.Header(h, recs, opts.target, res)
+	if !env.ShowCredentials && redact.Unredacted(h) {
+		// The records were redacted as they were read (shrinkInput.open):
+		// the header says so, so that nothing reading the output redacts
+		// it again or warns that it was written without redaction.
+		hdr = redact.New(redact.Options{}).Header(hdr)
+		hdr.Redaction.Notes = append(hdr.Redaction.Notes, "credentials redacted by clawtap shrink as it read an input written without redaction")
+	}
+	if err := env.WriteCapture(opts.output, hdr, res.Records(recs)); err != nil {
 		return err
 	}
 	if res.Exhausted {

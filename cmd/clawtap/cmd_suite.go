@@ -146,7 +146,11 @@ func runSuite(ctx context.Context, env *cli.Env, opts suiteOptions) error {
 
 	ctx, _, stop := cli.Interrupts(ctx, nil)
 	defer stop()
+	var unredacted []string // captures redacted as they were read
 	err = suite.Run(ctx, caps, cfg, func(r *suite.Result) error {
+		if r.RedactedOnRead {
+			unredacted = append(unredacted, r.Capture.Path)
+		}
 		for _, n := range r.Notes {
 			env.Warnf("%s: %s", r.Capture.Path, n)
 		}
@@ -160,6 +164,7 @@ func runSuite(ctx context.Context, env *cli.Env, opts suiteOptions) error {
 		}
 		return rep.Result(r)
 	})
+	env.RedactedOnRead(unredacted)
 	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 		// The captures under way are not waited for: the process removes
 		// their new goldens and expectations, not yet in place, as it ends

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/clawtap/clawtap/pkg/capture"
 )
 
 func TestDiffGolden(t *testing.T) {
@@ -103,8 +106,12 @@ func TestDiffDivergences(t *testing.T) {
 	if r.code != 1 || !strings.Contains(r.stdout, "first divergence after 5 equal step(s)") || !strings.Contains(r.stdout, "2 more divergences not shown: --divergences 3 shows every one") {
 		t.Fatalf("exit %d\n%s", r.code, r.stdout)
 	}
+	// The counts by kind are of every divergence: the summary says so.
+	if !strings.Contains(r.stdout, "  chat final: 1 changed") || !strings.Contains(r.stdout, "(these counts are of all 3 divergences; 1 shown: --divergences 3 shows each)") {
+		t.Errorf("the summary does not point at the divergences it counts:\n%s", r.stdout)
+	}
 	r = run(t, "", "diff", "--format", "text", "--divergences", "3", a, b)
-	if r.code != 1 || !strings.Contains(r.stdout, "divergence 3 of 3, after ") || strings.Contains(r.stdout, "not shown") {
+	if r.code != 1 || !strings.Contains(r.stdout, "divergence 3 of 3, after ") || strings.Contains(r.stdout, "not shown") || strings.Contains(r.stdout, "these counts") {
 		t.Fatalf("--divergences 3: exit %d\n%s", r.code, r.stdout)
 	}
 	r = run(t, "", "diff", "--format", "json", "--divergences", "2", a, b)
@@ -117,5 +124,49 @@ func TestDiffDivergences(t *testing.T) {
 	}
 	if r := run(t, "", "diff", "--divergences", "0", a, b); r.code != 2 || !strings.Contains(r.stderr, "--divergences 0 shows no divergence") {
 		t.Errorf("--divergences 0: exit %d, %s", r.code, r.stderr)
+	}
+}
+
+// A recording against the same frames without its connection markers
+// (bare frames, a console copy) compares the frames: the markers are left
+// out, and the summary says so.
+func TestDiffBareFramesLeavesMarkersOut(t *testing.T) {
+	a := fixture(t, "streamed-run.jsonl.zst")
+	var bare strings.Builder
+	r, err := capture.Open(a, capture.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	marks := 0
+	for {
+		rec, err := r.Next()
+		if err != nil {
+			break
+		}
+		if rec.Mark != "" {
+			marks++
+			continue
+		}
+		bare.Write(rec.Frame)
+		bare.WriteString("\n")
+	}
+	r.Close()
+	b := filepath.Join(t.TempDir(), "bare.jsonl")
+	if err := os.WriteFile(b, []byte(bare.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{a, b}, {b, a}} {
+		res := run(t, "", append([]string{"diff", "--format", "text"}, args...)...)
+		other := "B"
+		if args[0] == b {
+			other = "A"
+		}
+		if res.code != 0 || !strings.Contains(res.stdout, "equivalent:") || !strings.Contains(res.stdout, fmt.Sprintf("starts with none (bare frames), so %s's %d markers were left out", map[string]string{"A": "B", "B": "A"}[other], marks)) {
+			t.Errorf("diff %v: exit %d\n%s%s", args, res.code, res.stdout, res.stderr)
+		}
+		res = run(t, "", append([]string{"diff", "--format", "json"}, args...)...)
+		if !strings.Contains(res.stdout, fmt.Sprintf(`"markersLeftOut":%d`, marks)) {
+			t.Errorf("diff --format json %v:\n%s", args, res.stdout)
+		}
 	}
 }

@@ -52,8 +52,8 @@ func TestUnredactedInputIsRedactedOnRead(t *testing.T) {
 		}
 		leaks(t, strings.Join(args[:1], " ")+" stdout", res.stdout)
 		leaks(t, strings.Join(args[:1], " ")+" stderr", res.stderr)
-		if !strings.Contains(res.stderr, "redacted as it is read") {
-			t.Errorf("%v: no word that the input was redacted on read:\n%s", args, res.stderr)
+		if n := strings.Count(res.stderr, "redacted as it is read"); n != 1 {
+			t.Errorf("%v: said %d times (once per run) that the input was redacted on read:\n%s", args, n, res.stderr)
 		}
 	}
 	page := filepath.Join(dir, "r.html")
@@ -76,5 +76,61 @@ func TestUnredactedInputIsRedactedOnRead(t *testing.T) {
 	res = run(t, "", "redact", "-o", out, in)
 	if res.code != 0 || !strings.Contains(res.stderr, "credentials replaced") || strings.Contains(res.stderr, "0 credentials replaced") {
 		t.Errorf("redact: exit %d: %s", res.code, res.stderr)
+	}
+}
+
+// A capture clawtap redacted itself is read without a word: shrink's output
+// of bare frames says in its header that its credentials were redacted as
+// shrink read them. A suite of such captures says it once, not once per
+// capture, and not in its JUnit report.
+func TestRedactedOnReadSaidOnce(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "frames.jsonl")
+	if err := os.WriteFile(in, []byte(secretFrames), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	small := filepath.Join(dir, "small.jsonl")
+	res := run(t, "", "shrink", in, "--rule", "request-failed", "-o", small)
+	if res.code != 0 {
+		t.Fatalf("shrink: exit %d: %s", res.code, res.stderr)
+	}
+	if n := strings.Count(res.stderr, "redacted as it is read"); n != 1 {
+		t.Errorf("shrink said %d times that its input was redacted on read:\n%s", n, res.stderr)
+	}
+	b, err := os.ReadFile(small)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sec := range secrets {
+		if strings.Contains(string(b), sec) {
+			t.Errorf("shrink's output holds %q", sec)
+		}
+	}
+	if res := run(t, "", "check", "--format", "text", small); strings.Contains(res.stderr, "redaction") || strings.Contains(res.stderr, "redacted") {
+		t.Errorf("a capture shrink redacted is warned about:\n%s", res.stderr)
+	}
+
+	suiteDir := filepath.Join(dir, "suite")
+	if err := os.Mkdir(suiteDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"a.jsonl", "b.jsonl", "c.jsonl"} {
+		if err := os.WriteFile(filepath.Join(suiteDir, name), []byte(secretFrames), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if res := run(t, "", "test", "--update", suiteDir); res.code != 0 {
+		t.Fatalf("test --update: exit %d: %s", res.code, res.stderr)
+	}
+	junit := filepath.Join(dir, "junit.xml")
+	res = run(t, "", "test", "--format", "junit", "-o", junit, suiteDir)
+	if res.code != 0 {
+		t.Fatalf("test: exit %d: %s", res.code, res.stderr)
+	}
+	if n := strings.Count(res.stderr, "without redaction"); n != 1 || !strings.Contains(res.stderr, "3 captures were written without redaction") {
+		t.Errorf("the suite said %d times that captures were written without redaction:\n%s", n, res.stderr)
+	}
+	if b, err := os.ReadFile(junit); err != nil || strings.Contains(string(b), "redaction") {
+		t.Errorf("the JUnit report speaks of redaction (%v):\n%s", err, b)
 	}
 }

@@ -81,8 +81,9 @@ type Env struct {
 	// LookupEnv reads the environment; tests replace it.
 	LookupEnv func(string) (string, bool)
 
-	warnMu sync.Mutex
-	warns  map[string]*warnCount // per input, by display name (LineWarnf)
+	warnMu     sync.Mutex
+	warns      map[string]*warnCount // per input, by display name (LineWarnf)
+	redactSaid bool                  // RedactOnRead has warned
 }
 
 // NewEnv is an Env on the given streams and the process environment.

@@ -35,9 +35,17 @@ func (e *Env) OpenCapture(path string) (*capture.Reader, error) {
 
 // RedactOnRead has r redact the credentials of a capture written without
 // redaction as it reads it (redact.OnRead), unless --show-credentials,
-// and says so once.
+// and says so: once per run of a command, however many such inputs it
+// reads (diff A B, gaps A B C, a capture read twice).
 func (e *Env) RedactOnRead(path string, r *capture.Reader) {
 	if e.ShowCredentials || !redact.OnRead(r) {
+		return
+	}
+	e.warnMu.Lock()
+	said := e.redactSaid
+	e.redactSaid = true
+	e.warnMu.Unlock()
+	if said {
 		return
 	}
 	why := "it has no header saying they were redacted"
@@ -45,6 +53,20 @@ func (e *Env) RedactOnRead(path string, r *capture.Reader) {
 		why = "it was written without redaction"
 	}
 	e.Warnf("%s: %s: its credentials are redacted as it is read (--show-credentials shows them)", DisplayName(path), why)
+}
+
+// RedactedOnRead says, in one warning, that the captures named (a suite's)
+// were written without redaction and had their credentials redacted as
+// they were read; nothing when there are none.
+func (e *Env) RedactedOnRead(paths []string) {
+	switch len(paths) {
+	case 0:
+		return
+	case 1:
+		e.Warnf("%s: it was written without redaction: its credentials are redacted as it is read (--show-credentials shows them)", paths[0])
+		return
+	}
+	e.Warnf("%d captures were written without redaction (%s, …): their credentials are redacted as they are read (--show-credentials shows them)", len(paths), paths[0])
 }
 
 // OpenCaptureAsWritten is OpenCapture without redaction on read: for
@@ -133,9 +155,9 @@ func InputError(path string, err error) error {
 		return &Error{Code: ExitTrouble, Err: fmt.Errorf("%s is a directory", path), Hint: "give a capture file (.jsonl or .jsonl.zst), or - for stdin"}
 	case errors.As(err, &se):
 		// The reader returns a StreamError only when no record was read.
-		what := "the zstd stream is cut off"
+		what := se.What() + " is cut off"
 		if !se.CutOff() {
-			what = "the zstd stream is corrupt: " + se.Error()
+			what = se.What() + " is corrupt: " + se.Error()
 		}
 		return &Error{Code: ExitTrouble, Err: fmt.Errorf("%s ends before its first record (%s)", DisplayName(path), what),
 			Hint: "the file was cut short (a recording stopped hard, or a copy or download did not finish); copy it again, or record again"}

@@ -107,9 +107,25 @@ func writeDiffText(w io.Writer, style Style, res *diff.Result, pa, pb string) er
 		c := res.ByKind[k]
 		fmt.Fprintf(&b, "  %s: %d changed, %d only in A, %d only in B\n", human.Printable(k), c.Changed, c.OnlyA, c.OnlyB)
 	}
+	diffSpan(&b, style, res)
 	diffFinal(&b, res)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// diffSpan says, under the counts, which divergences they cover when not
+// all are shown, and which markers were left out.
+func diffSpan(b *strings.Builder, style Style, res *diff.Result) {
+	if n := res.Parted; n > len(res.Divergences) {
+		fmt.Fprintf(b, "%s\n", style.Paint(fmt.Sprintf("  (these counts are of all %d divergences; %d shown: --divergences %d shows each)", n, len(res.Divergences), n), Faint...))
+	}
+	if res.MarkersOf != "" {
+		other := "B"
+		if res.MarkersOf == "B" {
+			other = "A"
+		}
+		fmt.Fprintf(b, "%s\n", style.Paint(fmt.Sprintf("connection markers not compared: %s starts with none (bare frames), so %s's %s left out", other, res.MarkersOf, human.Count(res.MarkersLeftOut, "marker was", "markers were")), Faint...))
+	}
 }
 
 func diffHeader(b *strings.Builder, style Style, res *diff.Result, pa, pb string) {
@@ -180,6 +196,7 @@ func writeDiffTable(w io.Writer, style Style, res *diff.Result, pa, pb string) e
 	if len(rows) > 0 {
 		sp.rows([]string{"kind", "changed", "only in A", "only in B"}, rows)
 	}
+	diffSpan(&b, style, res)
 	diffFinal(&b, res)
 	if sp.err != nil {
 		return sp.err

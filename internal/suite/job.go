@@ -98,6 +98,10 @@ type Result struct {
 	// Info is what the replay left out by design (the records of other
 	// clients connected at the same time as the replayed one).
 	Info []string
+	// RedactedOnRead says the capture was written without redaction and
+	// its credentials were redacted as it was read: the run's caller says
+	// so once for the whole suite.
+	RedactedOnRead bool
 	// Elapsed is the capture's wall time, when Config.Now is set.
 	Elapsed time.Duration
 }
@@ -278,8 +282,10 @@ func pass(ctx context.Context, c Capture, ui replay.UI, uis []replay.UI, exp *Ex
 	if r.Stats().Empty {
 		return run, nil, errors.New("empty: no records")
 	}
-	if !cfg.ShowCredentials && redact.OnRead(r) && first {
-		res.Notes = append(res.Notes, "written without redaction: its credentials are redacted as it is read (--show-credentials shows them)")
+	if !cfg.ShowCredentials && redact.OnRead(r) {
+		// Said once per suite run, by the caller, not once per capture
+		// and UI in the report.
+		res.RedactedOnRead = true
 	}
 	g, note, err := newGoldenCheck(c.dir(), c.in(run.Golden.Path), run.Golden.Path, cfg.diffLimit(), cfg.Update)
 	if err != nil {

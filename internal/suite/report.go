@@ -331,6 +331,9 @@ func (p *Report) appendJSON(dst []byte, r *Result) []byte {
 		}
 		dst = append(dst, ']')
 	}
+	if r.RedactedOnRead {
+		dst = append(dst, `,"redactedOnRead":true`...)
+	}
 	if len(r.Info) > 0 {
 		dst = append(dst, `,"info":[`...)
 		for k, n := range r.Info {

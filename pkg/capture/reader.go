@@ -230,18 +230,28 @@ func Open(path string, opts Options) (*Reader, error) {
 	return r, nil
 }
 
-// Decompress returns src decompressed when it starts with the zstd magic
-// bytes, else src itself (buffered either way), and a function that
-// releases the decoder. Readers detect compression this way, never by the
-// file name.
+// Decompress returns src decompressed when it starts with the zstd or the
+// gzip magic bytes, else src itself (buffered either way), and a function
+// that releases the decoder; a JSON array of frames (a browser console's
+// copy) comes out as JSON Lines, one element a line (foreign.go). Readers
+// detect compression and arrays this way, never by the file name.
 func Decompress(src io.Reader) (io.Reader, func(), error) {
 	peek := bufio.NewReaderSize(src, 1<<16)
 	magic, err := peek.Peek(4)
 	if err != nil && !errors.Is(err, io.EOF) {
 		return nil, nil, fmt.Errorf("read capture: %w", err)
 	}
+	if bytes.HasPrefix(magic, gzipMagic) {
+		plain, release, err := gunzip(peek)
+		if err != nil {
+			return nil, nil, err
+		}
+		in, err := arrayOr(plain)
+		return in, release, err
+	}
 	if !bytes.Equal(magic, zstdMagic) && !isSkippable(magic) {
-		return peek, func() {}, nil
+		in, err := arrayOr(peek)
+		return in, func() {}, err
 	}
 	// A window too large is said as such up front, not found by the
 	// decoder as a damaged stream.
@@ -253,16 +263,34 @@ func Decompress(src io.Reader) (io.Reader, func(), error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("open zstd stream: %w", err)
 	}
-	return zstdStream{zr}, zr.Close, nil
+	in, err := arrayOr(zstdStream{zr})
+	if err != nil {
+		zr.Close()
+		return nil, nil, err
+	}
+	return in, zr.Close, nil
 }
 
-// StreamError is a zstd stream that could not be decoded to its end: cut
-// off (io.ErrUnexpectedEOF) or corrupt. Reads from Decompress's reader
-// return it, so that whoever reads the decompressed bytes can tell a
-// damaged file from a failing read. Its message is the decoder's.
-type StreamError struct{ Err error }
+// StreamError is a zstd or gzip stream that could not be decoded to its
+// end, or a JSON array that could not be read to its end: cut off
+// (io.ErrUnexpectedEOF) or corrupt. Reads from Decompress's reader return
+// it, so that whoever reads the decompressed bytes can tell a damaged file
+// from a failing read. Its message is the decoder's.
+type StreamError struct {
+	Err    error
+	Stream string // what broke: "gzip stream", "JSON array"; "" is the zstd stream
+}
 
 func (e *StreamError) Error() string { return e.Err.Error() }
+
+// What names what broke: "the zstd stream", "the gzip stream", "the JSON
+// array".
+func (e *StreamError) What() string {
+	if e.Stream == "" {
+		return "the zstd stream"
+	}
+	return "the " + e.Stream
+}
 func (e *StreamError) Unwrap() error { return e.Err }
 
 // CutOff reports whether the stream ends early rather than being corrupt.
@@ -446,12 +474,14 @@ func (r *Reader) readLine() ([]byte, error) {
 			switch {
 			case len(jsonx.TrimSpace(rest)) > 0 && corrupt:
 				r.cut = rest
-				r.warn(r.line+1, "the zstd stream is corrupt mid-line (%d bytes): %v; the records before it are read", len(rest), err)
+				r.warn(r.line+1, "%s is corrupt mid-line (%d bytes): %v; the records before it are read", se.What(), len(rest), err)
 			case len(jsonx.TrimSpace(rest)) > 0:
 				r.cut = rest
 				r.warn(r.line+1, "capture ends mid-line (%d bytes): %v; records before it are complete", len(rest), err)
 			case corrupt:
-				r.warn(0, "the zstd stream is corrupt: %v; the records before it are read", err)
+				r.warn(0, "%s is corrupt: %v; the records before it are read", se.What(), err)
+			case se != nil && se.Stream != "":
+				r.warn(0, "%s ends early: %v; records before it are complete", se.What(), err)
 			default:
 				r.warn(0, "capture stream ends early: %v; records before it are complete", err)
 			}

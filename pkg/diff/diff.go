@@ -3,6 +3,7 @@ package diff
 import (
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/clawtap/clawtap/pkg/human"
 	"github.com/clawtap/clawtap/pkg/pipeline"
@@ -42,15 +43,22 @@ type Result struct {
 	// as many as Options.Divergences asks for.
 	Parted      int           `json:"divergences"`
 	Divergences []*Divergence `json:"-"`
-	MetaA       Meta          `json:"-"`
-	MetaB       Meta          `json:"-"`
+	// MarkersOf is the capture ("A" or "B") whose connection markers were
+	// left out of the comparison because the other starts without any
+	// (bare frames, a console copy); MarkersLeftOut counts them.
+	MarkersOf      string `json:"markersOf,omitempty"`
+	MarkersLeftOut int    `json:"markersLeftOut,omitempty"`
+	MetaA          Meta   `json:"-"`
+	MetaB          Meta   `json:"-"`
 }
 
 // queue is a step look-ahead buffer.
 type queue struct {
-	s    *stepper
-	buf  []*Step
-	done bool
+	s       *stepper
+	buf     []*Step
+	done    bool
+	noMarks bool // leave the connection markers out
+	dropped int  // markers left out
 }
 
 func (q *queue) fill(n int) {
@@ -60,7 +68,43 @@ func (q *queue) fill(n int) {
 			q.done = true
 			return
 		}
+		if q.noMarks && isMark(st) {
+			q.dropped++
+			continue
+		}
 		q.buf = append(q.buf, st)
+	}
+}
+
+func isMark(st *Step) bool { return strings.HasPrefix(st.Kind, "mark ") }
+
+// leaveMarksOut compares the captures without their connection markers
+// when one starts with a marker and the other does not: a recording (whose
+// first record is its connection's open marker) against bare frames, which
+// have none. Markers are what the recorder saw of the connections, not
+// what the UI did, so the comparison is of the frames; the result says
+// which side's markers were left out.
+func leaveMarksOut(qa, qb *queue, res *Result) {
+	qa.fill(1)
+	qb.fill(1)
+	if len(qa.buf) == 0 || len(qb.buf) == 0 || isMark(qa.buf[0]) == isMark(qb.buf[0]) {
+		return
+	}
+	res.MarkersOf = "A"
+	if isMark(qb.buf[0]) {
+		res.MarkersOf = "B"
+	}
+	for _, q := range []*queue{qa, qb} {
+		q.noMarks = true
+		kept := q.buf[:0]
+		for _, st := range q.buf {
+			if isMark(st) {
+				q.dropped++
+			} else {
+				kept = append(kept, st)
+			}
+		}
+		q.buf = kept
 	}
 }
 
@@ -88,6 +132,7 @@ func Compare(a, b pipeline.Source, opts Options) *Result {
 		opts.Divergences = 1
 	}
 	res := &Result{ByKind: map[string]*KindCount{}}
+	leaveMarksOut(qa, qb, res)
 	var ctx []Pair  // the equal steps since the last mismatch, the last Context of them
 	parted := false // the last step compared was a mismatch
 	kc := func(kind string) *KindCount {
@@ -200,6 +245,7 @@ func Compare(a, b pipeline.Source, opts Options) *Result {
 			res.OnlyB++
 		}
 	}
+	res.MarkersLeftOut = qa.dropped + qb.dropped
 	res.FinalState = finalState(qa.s, qb.s)
 	res.MetaA, res.MetaB = qa.s.meta, qb.s.meta
 	res.Equal = res.Changed == 0 && res.OnlyA == 0 && res.OnlyB == 0 && len(res.FinalState) == 0

@@ -257,3 +257,45 @@ func TestMergeDeltas(t *testing.T) {
 		t.Fatalf("a changed text must still differ: %+v", res)
 	}
 }
+
+// A capture against its own frames without markers compares equal: the
+// markers of the side that has them are left out, and counted.
+func TestMarkersLeftOutAgainstBareFrames(t *testing.T) {
+	f, ok := synth.Lookup("streamed-run")
+	if !ok {
+		t.Fatal("no streamed-run fixture")
+	}
+	a, err := f.Bytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := open(t, a)
+	var bare bytes.Buffer
+	marks := 0
+	for {
+		rec, err := r.Next()
+		if err != nil {
+			break
+		}
+		if rec.Mark != "" {
+			marks++
+			continue
+		}
+		bare.Write(rec.Frame)
+		bare.WriteByte('\n')
+	}
+	for _, merge := range []bool{false, true} {
+		res := compare(t, a, bare.Bytes(), Options{MergeDeltas: merge})
+		if !res.Equal || res.MarkersOf != "A" || res.MarkersLeftOut != marks || marks == 0 {
+			t.Errorf("merge %v: equal %v, markers of %q, %d left out (the capture has %d): %+v", merge, res.Equal, res.MarkersOf, res.MarkersLeftOut, marks, res)
+		}
+		res = compare(t, bare.Bytes(), a, Options{MergeDeltas: merge})
+		if !res.Equal || res.MarkersOf != "B" || res.MarkersLeftOut != marks {
+			t.Errorf("merge %v, reversed: equal %v, markers of %q, %d left out", merge, res.Equal, res.MarkersOf, res.MarkersLeftOut)
+		}
+	}
+	// Two recordings keep their markers.
+	if res := compare(t, a, a, Options{}); res.MarkersOf != "" || res.MarkersLeftOut != 0 {
+		t.Errorf("against itself: markers of %q, %d left out", res.MarkersOf, res.MarkersLeftOut)
+	}
+}

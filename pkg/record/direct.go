@@ -27,8 +27,11 @@ type Direct struct {
 	Options gateway.Options
 	// Dial connects; gateway.Dial when nil.
 	Dial DialFunc
-	// SubscribeSessions calls sessions.subscribe after each handshake, so
-	// session.tool and sessions.changed are recorded too.
+	// SubscribeSessions calls sessions.subscribe after each handshake, as
+	// the Control UI does, so session.tool and sessions.changed are
+	// recorded too (the gateway sends tool stream events only to the
+	// connection that sent the message). clawtap record sets it unless
+	// --subscribe-sessions=false.
 	SubscribeSessions bool
 	// NoReconnect ends the recording when an established connection ends,
 	// instead of reconnecting.
@@ -231,6 +234,9 @@ func (r *Recorder) readUntilClosed(ctx context.Context, c *gateway.Conn, d Direc
 		if d.SubscribeSessions && len(f.Data) < 4096 {
 			if msg, refused := subscribeRefused(f.Data); refused {
 				r.warnf("sessions.subscribe failed: %s (session.tool and sessions.changed will be missing)", msg)
+				r.mu.Lock()
+				r.st.SubscribeRefused++
+				r.mu.Unlock()
 			}
 		}
 	}

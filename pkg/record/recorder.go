@@ -83,6 +83,9 @@ type Stats struct {
 	Peers    int    // proxy: clients connected now
 	Oversize int    // proxy: messages larger than the buffer, forwarded but not recorded
 	LimitHit bool   // MaxFrames or MaxBytes ended the recording
+	// SubscribeRefused counts the connections whose sessions.subscribe
+	// (Direct.SubscribeSessions) the gateway refused.
+	SubscribeRefused int
 }
 
 // redactor is what pkg/redact's Redactor does for a recorder: Record

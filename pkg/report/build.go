@@ -45,6 +45,12 @@ type sendInfo struct {
 type connTerm struct {
 	conn      int32
 	terminals int32
+	// A run's tool calls as this connection saw them: agent tool stream
+	// starts (only the connection that sent the message gets those) and
+	// agent item starts of kind tool (every connection gets those). A
+	// run's count is the most any connection saw of either, so the
+	// sender's two views of one call count once.
+	tools, toolItems int32
 }
 
 func (r *Run) on(conn int) *connTerm {
@@ -588,7 +594,13 @@ func (b *Builder) runFrame(run int, rel int64, i, conn, typ int, ev *bridge.Even
 	case TypeChatDelta:
 		r.ChatDeltas++
 	case TypeTool:
-		r.Tools++
+		ct.tools++
+		r.Tools = max(r.Tools, ct.tools)
+	case TypeOther:
+		if isToolItem(ev) {
+			ct.toolItems++
+			r.Tools = max(r.Tools, ct.toolItems)
+		}
 	case TypeApprovalReq:
 		r.Approvals++
 	case TypeFinal, TypeAborted, TypeError:
@@ -630,6 +642,17 @@ func mustPath(obj []byte, keys ...string) []byte {
 }
 
 // typeOf places a classified record on the timeline.
+// isToolItem reports an agent item event that starts a tool call: what a
+// connection that did not send the message (a passive recorder) sees of
+// it, with or without sessions.subscribe.
+func isToolItem(ev *bridge.Event) bool {
+	if ev == nil || ev.Kind != bridge.RuntimeAgent || ev.Stream != "item" || ev.Phase != "start" {
+		return false
+	}
+	kind, ok := jsonx.GetPath(ev.Payload, "data", "kind")
+	return ok && jsonx.StrIs(kind, "tool")
+}
+
 func typeOf(ev *bridge.Event) int {
 	switch ev.Kind {
 	case bridge.Marker:

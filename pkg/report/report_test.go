@@ -196,6 +196,38 @@ func TestApprovalsAndTools(t *testing.T) {
 	if runAt(t, d, 0).Tools != 1 || d.Summary.ToolCalls != 1 {
 		t.Errorf("tool calls: %+v", runAt(t, d, 0))
 	}
+	// A passive recorder gets no tool stream events, only the agent item
+	// events every connection gets: the call still counts, once.
+	var passive bytes.Buffer
+	dr, err := capture.Open(fixturePath(t, "demo.jsonl.zst"), capture.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, _ := capture.NewWriter(&passive, false)
+	w.WriteHeader(*dr.Header())
+	items := 0
+	for {
+		rec, err := dr.Next()
+		if err != nil {
+			break
+		}
+		if rec.Frame != nil && bytes.Contains(rec.Frame, []byte(`"stream":"tool"`)) {
+			continue
+		}
+		if rec.Frame != nil && bytes.Contains(rec.Frame, []byte(`"stream":"item"`)) && bytes.Contains(rec.Frame, []byte(`"kind":"tool"`)) {
+			items++
+		}
+		w.Write(rec)
+	}
+	dr.Close()
+	w.Close()
+	pr, err := capture.NewReader(&passive, capture.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := build(t, pr, Options{}); items == 0 || runAt(t, p, 0).Tools != 1 || p.Summary.ToolCalls != 1 {
+		t.Errorf("a passive recording's tool calls (%d item events): %+v", items, runAt(t, p, 0))
+	}
 	// The chat.send request starts the run.
 	rows := slices.Collect(d.Rows.All())
 	if rows[runAt(t, d, 0).FirstI].Type != TypeSend || rows[runAt(t, d, 0).FirstI].Run != 0 {

@@ -268,6 +268,8 @@ func appendRun(b []byte, r *Run) []byte {
 	for _, c := range r.conns {
 		b = binary.AppendVarint(b, int64(c.conn))
 		b = binary.AppendVarint(b, int64(c.terminals))
+		b = binary.AppendVarint(b, int64(c.tools))
+		b = binary.AppendVarint(b, int64(c.toolItems))
 	}
 	b = binary.AppendUvarint(b, uint64(len(r.transcript)))
 	for _, l := range r.transcript {
@@ -358,7 +360,7 @@ func (d *decoder) run(r *Run) {
 	if n := d.count(); n > 0 {
 		r.conns = make([]connTerm, n)
 		for c := range r.conns {
-			r.conns[c] = connTerm{conn: int32(d.int()), terminals: int32(d.int())}
+			r.conns[c] = connTerm{conn: int32(d.int()), terminals: int32(d.int()), tools: int32(d.int()), toolItems: int32(d.int())}
 		}
 	}
 	if n := d.count(); n > 0 {

@@ -69,7 +69,7 @@ func TestRunsLetGoComeBackTheSame(t *testing.T) {
 func TestRunEncodingRoundTrips(t *testing.T) {
 	r := Run{ID: "run-é", Lane: 3, Track: 1, Start: -5, End: 1 << 40, Last: 7, FirstI: 1, LastI: 1 << 33, TermI: -1,
 		Terminal: TermLifecycleError, Terminals: 2, Frames: 1 << 30, AgentDeltas: 4, ChatDeltas: 5, Tools: 6, Approvals: 7, Late: -1,
-		TranscriptElided: 9, conns: []connTerm{{1, 2}, {3, 0}},
+		TranscriptElided: 9, conns: []connTerm{{1, 2, 3, 1}, {3, 0, 0, 4}},
 		transcript: []spooledLine{{Kind: "assistant", T: 4, Via: "history", text: spooledText{at: span{off: 1 << 35, n: 12}, n: 10}}},
 		output:     []spooledText{{at: span{off: 3, n: 4}, n: 2}, {}}, hasOutput: true, hasLife: true, laneFixed: true}
 	for _, flags := range [][4]bool{{true, true, true, true}, {false, true, false, true}, {true, false, true, false}} {
@@ -98,7 +98,7 @@ func TestRunDecoderRefusesTrailingBytes(t *testing.T) {
 // Bytes that are not a run are reported, never a panic or a huge
 // allocation.
 func FuzzRunDecoder(f *testing.F) {
-	f.Add(appendRun(nil, &Run{ID: "r", conns: []connTerm{{1, 1}}, output: []spooledText{{}}}))
+	f.Add(appendRun(nil, &Run{ID: "r", conns: []connTerm{{conn: 1, terminals: 1}}, output: []spooledText{{}}}))
 	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var r Run

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/clawtap/clawtap/pkg/capture"
@@ -93,6 +94,7 @@ type index struct {
 	conns    []*connFacts // in order of their first records
 	byConn   map[int]*connFacts
 	requests map[string][]*recorded // answered requests, by method
+	sessions map[string]string      // the session keys the capture shows, by their lower-case form
 	sp       *spool
 
 	// Only the pre-pass goroutine touches these.
@@ -106,7 +108,7 @@ type index struct {
 func newIndex(h *capture.Header, sp *spool) *index {
 	x := &index{
 		ready: make(chan struct{}), header: h, byConn: map[int]*connFacts{},
-		requests: map[string][]*recorded{}, sp: sp,
+		requests: map[string][]*recorded{}, sessions: map[string]string{}, sp: sp,
 		pending: map[reqKey]*recorded{}, interned: map[string]string{},
 	}
 	x.cond = sync.NewCond(&x.mu)
@@ -224,6 +226,9 @@ func (x *index) record(rec *capture.Record) bool {
 		}
 		x.ownItem(f, rec.Index, rec.T)
 		f.frames++
+		if sessionEvent(event) {
+			x.session(jsonx.GetPath(frame, "payload", "sessionKey"))
+		}
 		if name, ok := jsonx.Str(event); ok && name != "" && (f.events[name] || len(f.events) < maxEventNames) {
 			if f.events == nil {
 				f.events = map[string]bool{}
@@ -249,6 +254,7 @@ func (x *index) request(f *connFacts, rec *capture.Record, frame []byte, h *head
 	params, _ := jsonx.Get(frame, "params")
 	q := &recorded{index: rec.Index, conn: rec.Conn, method: x.intern(method), key: x.intern(MatchKey(params)), sendAt: -1}
 	if method == "chat.send" {
+		x.session(jsonx.Get(params, "sessionKey"))
 		q.sendAt = rec.Index
 		for _, g := range x.active { // a run boundary in every live timeline
 			g.pendSends++
@@ -333,6 +339,31 @@ func (x *index) remember(k reqKey, q *recorded) {
 		}
 	}
 	x.pending[k] = q
+}
+
+// maxSessions bounds the session keys kept, whatever a capture holds.
+const maxSessions = 4096
+
+// session notes a session key the capture shows (a raw JSON value).
+func (x *index) session(v []byte, ok bool) {
+	if !ok {
+		return
+	}
+	key, ok := jsonx.Str(v)
+	if !ok || key == "" || len(x.sessions) >= maxSessions {
+		return
+	}
+	low := strings.ToLower(strings.TrimSpace(key))
+	if _, seen := x.sessions[low]; !seen {
+		x.sessions[low] = key
+	}
+}
+
+// sessionEvent reports whether an event's payload names a session:
+// chat, agent and the session events.
+func sessionEvent(event []byte) bool {
+	name, ok := jsonx.Str(event)
+	return ok && (name == "chat" || name == "agent" || strings.HasPrefix(name, "session"))
 }
 
 func (x *index) intern(s string) string {

@@ -54,6 +54,45 @@ func restartCapture(t *testing.T, broke bool) *capBuilder {
 	return b
 }
 
+// turnedAway writes a connect the restarting gateway answered with
+// UNAVAILABLE and closed with 1013, as clawtap record files it: an open
+// marker, the challenge, the connect and its error, then error and close
+// markers.
+func (b *capBuilder) turnedAway(tms int64) *capBuilder {
+	b.mark(tms, capture.MarkOpen)
+	b.in(tms, `{"type":"event","event":"connect.challenge","payload":{"nonce":"n2","ts":1}}`)
+	b.out(tms+1, `{"type":"req","id":"c2","method":"connect","params":{"minProtocol":3,"maxProtocol":4,"client":{"id":"cli","mode":"cli"}}}`)
+	b.in(tms+2, `{"type":"res","id":"c2","ok":false,"error":{"code":"UNAVAILABLE","message":"gateway starting","retryable":true}}`)
+	b.fail(tms+3, "the gateway is starting or restarting")
+	return b.end(tms+3, 1013, "gateway starting", capture.DirIn)
+}
+
+// A real restart as the recorder files it (TestRealRestartServedTo… in
+// e2e/ records one): refused dials, connects the starting gateway turned
+// away, then the attempt that got hello-ok. The chain goes from the first
+// connection straight to that attempt.
+func TestReconnectSkipsTheAttemptsTurnedAway(t *testing.T) {
+	b := newCap(t).handshake(1000)
+	b.in(1100, tick(1, 1))
+	b.end(1500, 1012, "service restart", capture.DirIn)
+	b.conn = 2
+	b.fail(1600, "dial tcp: connection refused")
+	b.conn = 3
+	b.turnedAway(2000)
+	b.conn = 4
+	b.turnedAway(2500)
+	b.conn = 5
+	b.handshake(3000)
+	b.in(3100, tick(1, 10))
+	s := b.loadReconnects()
+	if n := s.Next(); n == nil || n.Conn != 5 || n.Frames() != 1 {
+		t.Fatalf("next %+v: want connection 5, the attempt that got hello-ok", n)
+	}
+	if d := Describe(s, Options{Reconnects: true}); !strings.Contains(d, "1 reconnect(s) follow") {
+		t.Errorf("description: %s", d)
+	}
+}
+
 func TestLoadFollowsReconnects(t *testing.T) {
 	s := restartCapture(t, false).loadReconnects()
 	if s.Conn != 1 || s.End() == nil || *s.End() != (Closing{T: 1500, Code: 1012, Reason: "service restart"}) {

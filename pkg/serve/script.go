@@ -293,7 +293,11 @@ func (s *Script) End() (c *Closing) {
 
 // Next is the script of the connection the recorded client opened after
 // this one ended (with LoadOptions.Reconnects), or nil: the first one that
-// starts after the end and has frames; attempts that failed are skipped.
+// starts after the end and completed its handshake (has its own hello-ok).
+// The attempts before it that failed are skipped: refused dials (an error
+// marker alone) and connects a restarting gateway turned away (the
+// challenge, the connect and its UNAVAILABLE answer, then error and close
+// markers), so a client that reconnects gets the attempt that succeeded.
 func (s *Script) Next() *Script {
 	if s.c == nil || !s.reconnects || s.End() == nil {
 		return nil
@@ -301,7 +305,7 @@ func (s *Script) Next() *Script {
 	s.nextOnce.Do(func() {
 		s.facts(func(x *index, f *connFacts) {
 			for _, g := range x.conns { // in order of their first records
-				if g.first > f.endIndex && g.framed {
+				if g.first > f.endIndex && g.framed && g.hasHello {
 					s.next, _ = s.c.scriptOf(g, true)
 					return
 				}

@@ -37,8 +37,22 @@ type Options struct {
 	Loop       bool
 	OnSend     OnSend
 	// Once makes Done close when the first client that completed the
-	// handshake has been sent the whole stream, or has gone.
+	// handshake has been sent the whole stream, or has gone, and Grace has
+	// passed since (once.go).
 	Once bool
+	// Grace is how long, with Once, requests are still answered after the
+	// first client's stream is over (and a client that left has to come
+	// back) before Done closes. 0 closes it at once.
+	Grace time.Duration
+	// Lead is an extra wait before the first frame after hello-ok of a
+	// client's first connection (StreamOptions.Lead).
+	Lead time.Duration
+	// FromStart plays every connection the capture from the start. By
+	// default a client that comes back (known by its connect params, as
+	// with Reconnects) resumes where its earlier connection left off, and
+	// one that was sent the whole capture gets the handshake and answers
+	// only (once.go).
+	FromStart bool
 	// Reconnects plays the end of the recorded connection (its close code,
 	// or a dropped connection) at its recorded time, and gives the client
 	// that then reconnects the connection the recorded client opened next
@@ -88,6 +102,8 @@ type Server struct {
 	first    int   // id of the first client that completed the handshake
 	firstKey string
 	resume   map[string]resumption // with Reconnects: who reconnects to what
+	visits   map[string]visit      // where clients that left had got to (once.go)
+	fin      finishTimer           // with Once: Done after the grace period
 	closed   bool
 	wg       sync.WaitGroup
 
@@ -117,6 +133,7 @@ func New(s *Script, opts Options) *Server {
 		opts:    opts,
 		clients: map[int]*client{},
 		resume:  map[string]resumption{},
+		visits:  map[string]visit{},
 		done:    make(chan struct{}),
 		up: websocket.Upgrader{
 			ReadBufferSize:  64 << 10,
@@ -150,6 +167,9 @@ type client struct {
 	ended  atomic.Bool    // the stream was sent to the end
 	handed atomic.Bool    // closed as recorded; its reconnect plays on
 	asRec  atomic.Bool    // the stream ended as the recorded connection did
+	idle   bool           // came back after its whole stream: no stream to play
+	known  bool           // its connect names an instance or a device (knownAgain)
+	synth  map[string]int // methods answered by synthesis, by count
 }
 
 // write sends one text message. A browser drops the connection (1006) on
@@ -255,12 +275,15 @@ func (sv *Server) serveConn(conn *websocket.Conn, remote string) {
 			c.st.release()
 		}
 		first := sv.isFirst(c)
+		if authed {
+			sv.remember(c)
+		}
 		sv.mu.Unlock()
 		if authed {
 			sv.logf("client %d gone (%s)", c.id, c.summary())
 		}
 		if first && sv.opts.Once && !c.handed.Load() {
-			sv.finish()
+			sv.finishAfterGrace()
 		}
 	}()
 
@@ -282,26 +305,47 @@ func (sv *Server) serveConn(conn *websocket.Conn, remote string) {
 	_ = conn.SetReadDeadline(time.Time{})
 	sv.mu.Lock()
 	c.key, c.sc = clientKey(req.params), sv.script
+	c.known = knownAgain(req.params)
 	resumed := false
 	var from *capture.Reader
-	if next, ok := sv.resume[c.key]; ok && sv.opts.Reconnects {
+	sopts := StreamOptions{Pacing: sv.opts.Pacing, Loop: sv.opts.Loop, OnSend: sv.opts.OnSend, Clock: sv.opts.Clock, PlayClose: sv.opts.Reconnects}
+	back, revisit := sv.visits[c.key]
+	switch next, ok := sv.resume[c.key]; {
+	case ok && sv.opts.Reconnects:
 		c.sc, from, resumed = next.sc, next.from, true
 		delete(sv.resume, c.key)
+		sopts.from = from
+	case revisit && c.known && !sv.opts.FromStart:
+		delete(sv.visits, c.key)
+		c.sc, c.idle = back.sc, back.ended
+		sopts.Resume, sopts.After, sopts.AfterT = true, back.pos, back.t
+	default:
+		revisit = false
+		sopts.Lead = sv.opts.Lead
 	}
-	st := NewStreamer(c.sc, StreamOptions{Pacing: sv.opts.Pacing, Loop: sv.opts.Loop, OnSend: sv.opts.OnSend, Clock: sv.opts.Clock, PlayClose: sv.opts.Reconnects, from: from})
+	st := NewStreamer(c.sc, sopts)
 	c.st = st
 	sv.total++
 	if sv.first == 0 {
 		sv.first, sv.firstKey = c.id, c.key
+	}
+	if sv.isFirst(c) && !c.idle {
+		sv.fin.cancel() // the first client is back, and its stream goes on
 	}
 	sv.mu.Unlock()
 	if err := c.write(sv.helloFrame(c.sc, req.id, proto, connID, req.params)); err != nil {
 		return
 	}
 	authed = true
-	if resumed {
+	switch {
+	case resumed:
 		sv.logf("client %d reconnected from %s (%s, protocol %d): plays recorded connection %d", c.id, c.remote, c.name, proto, c.sc.Conn)
-	} else {
+	case revisit && c.idle:
+		c.ended.Store(true)
+		sv.logf("client %d reconnected from %s (%s, protocol %d): it was sent the whole capture already, so it gets answers and no frames (--from-start plays it again)", c.id, c.remote, c.name, proto)
+	case revisit:
+		sv.logf("client %d reconnected from %s (%s, protocol %d): resumes after record %d, where its earlier connection left off (--from-start plays it from the start)", c.id, c.remote, c.name, proto, back.pos)
+	default:
 		sv.logf("client %d connected from %s (%s, protocol %d)", c.id, c.remote, c.name, proto)
 	}
 
@@ -309,17 +353,24 @@ func (sv *Server) serveConn(conn *websocket.Conn, remote string) {
 	streamDone := make(chan struct{})
 	go func() {
 		defer close(streamDone)
+		if c.idle {
+			return // nothing left to play to it
+		}
 		err := st.Run(ctx, c.write)
 		var end *EndError
 		switch {
 		case err == nil:
 			c.ended.Store(true)
-			sv.logf("client %d: end of capture after %d frames", c.id, st.sent.Load())
 			sv.mu.Lock()
 			first := sv.isFirst(c)
 			sv.mu.Unlock()
+			if first && sv.opts.Once && sv.opts.Grace > 0 {
+				sv.logf("client %d: end of capture after %d frames; --once: requests are answered for %s more (--grace), then serve stops", c.id, st.sent.Load(), sv.opts.Grace)
+			} else {
+				sv.logf("client %d: end of capture after %d frames", c.id, st.sent.Load())
+			}
 			if first && sv.opts.Once {
-				sv.finish()
+				sv.finishAfterGrace()
 			}
 		case errors.As(err, &end):
 			sv.endAsRecorded(c, end)
@@ -343,10 +394,10 @@ func (sv *Server) serveConn(conn *websocket.Conn, remote string) {
 	<-streamDone
 }
 
-// isFirst reports whether c is the first client, or (with Reconnects) the
-// first client come back. sv.mu is held.
+// isFirst reports whether c is the first client, or the first client come
+// back. sv.mu is held.
 func (sv *Server) isFirst(c *client) bool {
-	return sv.first == c.id || sv.opts.Reconnects && sv.first != 0 && c.key == sv.firstKey
+	return sv.first == c.id || sv.first != 0 && c.key == sv.firstKey
 }
 
 // endAsRecorded ends a client's connection the way the recorded one ended,
@@ -373,7 +424,7 @@ func (sv *Server) endAsRecorded(c *client, end *EndError) {
 	}
 	sv.logf("client %d: recorded connection %d ended here after %d frames: serve %s", c.id, c.sc.Conn, c.st.sent.Load(), what)
 	if first && sv.opts.Once && next == nil {
-		sv.finish()
+		sv.finishAfterGrace()
 	}
 	if end.Code == 0 {
 		_ = c.conn.NetConn().Close() // as a gateway that died: no close frame
@@ -410,6 +461,16 @@ func (sv *Server) park(key string, r resumption) {
 		r.from = nil
 	}
 	sv.resume[key] = r
+}
+
+// knownAgain reports whether a client's connect names it well enough to
+// resume its stream when it comes back: a client.instanceId (the Control
+// UI's) or a device.id (a paired client's, clawtap record's). client.id
+// and mode alone name a kind of client (every CLI), not one.
+func knownAgain(params []byte) bool {
+	id, _ := strOr(getPath(params, "client", "instanceId"))
+	dev, _ := strOr(getPath(params, "device", "id"))
+	return id != "" || dev != ""
 }
 
 // clientKey names a client so that it is known again when it reconnects:
@@ -519,6 +580,12 @@ func (sv *Server) handle(c *client, typ int, msg []byte) {
 			sv.logf("client %d: %s %s: %v", c.id, req.method, req.id, err)
 		}
 		if q == nil {
+			if res, what := sv.synthesize(c, req); res != nil {
+				c.synthesized(req.method)
+				sv.logf("client %d: %s %s → synthesized from the capture: %s", c.id, req.method, req.id, what)
+				_ = c.write(res)
+				return
+			}
 			c.miss(req.method)
 			sv.logReq(c, req, "not in capture")
 			_ = c.write(notInCapture(req.id))
@@ -537,6 +604,13 @@ func (sv *Server) logReq(c *client, req request, answer string) {
 	if sv.opts.LogRequests {
 		sv.logf("client %d: %s %s → %s", c.id, req.method, req.id, answer)
 	}
+}
+
+func (c *client) synthesized(method string) {
+	if c.synth == nil {
+		c.synth = map[string]int{}
+	}
+	c.synth[method]++
 }
 
 func (c *client) miss(method string) {
@@ -583,6 +657,16 @@ func (c *client) summary() string {
 		}
 		sort.Strings(names)
 		s += fmt.Sprintf(", %d request(s) not in capture: %s", n, strings.Join(names, " "))
+	}
+	if len(c.synth) > 0 {
+		names := make([]string, 0, len(c.synth))
+		n := 0
+		for m, k := range c.synth {
+			names = append(names, m)
+			n += k
+		}
+		sort.Strings(names)
+		s += fmt.Sprintf(", %d answer(s) synthesized: %s", n, strings.Join(names, " "))
 	}
 	return s
 }

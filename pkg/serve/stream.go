@@ -101,6 +101,16 @@ type StreamOptions struct {
 	// PlayClose ends the stream, at its recorded time, with the way the
 	// recorded connection ended (Script.End): Run returns an *EndError.
 	PlayClose bool
+	// Lead is an extra wait before the first frame after hello-ok, for a
+	// UI that mounts its panes a few seconds after it connects and would
+	// miss what comes before (--lead).
+	Lead time.Duration
+	// Resume continues a stream a client left: the items up to the capture
+	// index After (recorded at AfterT) were sent on its earlier connection
+	// and are skipped; the next one follows after its recorded gap.
+	Resume bool
+	After  int
+	AfterT int64
 
 	// from is a reader of the capture left before the connection's first
 	// record (by the client's previous stream, see Streamer.leftover); the
@@ -137,8 +147,11 @@ type Streamer struct {
 	item  atomic.Int64 // timeline items done in this pass
 	pass  atomic.Int64
 	sent  atomic.Int64 // frames sent
+	lastT atomic.Int64 // recorded time of the last item sent
 	wait  atomic.Bool  // waiting for a chat.send
 	claim atomic.Int64 // chat.send requests accepted
+
+	skipTo int // the first pass skips items up to this capture index (-1: none)
 
 	onWait func() // test hook: called when the stream starts waiting for a chat.send
 }
@@ -151,8 +164,12 @@ func NewStreamer(s *Script, opts StreamOptions) *Streamer {
 	if opts.OnSend == "" {
 		opts.OnSend = OnSendReply
 	}
-	st := &Streamer{s: s, opts: opts, clock: opts.Clock, renum: NewRenumberer(), from: opts.from}
+	st := &Streamer{s: s, opts: opts, clock: opts.Clock, renum: NewRenumberer(), from: opts.from, skipTo: -1}
 	st.pos.Store(-1)
+	if opts.Resume {
+		st.skipTo = opts.After
+		st.pos.Store(int64(opts.After))
+	}
 	if opts.OnSend == OnSendNextRun {
 		st.sends = make(chan clientSend, maxQueuedSends)
 	}
@@ -205,7 +222,7 @@ func (st *Streamer) Send(id []byte, key string) bool {
 // is only valid during the call. Each pass reads the capture from disk
 // afresh, one record at a time.
 func (st *Streamer) Run(ctx context.Context, emit func(frame []byte) error) error {
-	due := st.clock.Now()
+	due := st.clock.Now().Add(st.opts.Lead)
 	for pass := int64(0); ; pass++ {
 		st.pass.Store(pass)
 		st.item.Store(0)
@@ -241,6 +258,9 @@ func (st *Streamer) Run(ctx context.Context, emit func(frame []byte) error) erro
 func (st *Streamer) play(ctx context.Context, emit func(frame []byte) error, due *time.Time) (int64, error) {
 	nextRun := st.opts.OnSend == OnSendNextRun
 	prevT := st.s.StartT
+	if st.skipTo >= 0 {
+		prevT = st.opts.AfterT // the last item the client was sent
+	}
 	st.readers.Lock()
 	from := st.from
 	st.from = nil
@@ -256,6 +276,7 @@ func (st *Streamer) play(ctx context.Context, emit func(frame []byte) error, due
 	for {
 		it, err := tl.next()
 		if err == io.EOF {
+			st.skipTo = -1
 			if st.opts.PlayClose && !st.opts.Loop {
 				st.readers.Lock()
 				st.rest = tl.detach() // where the next connection may be read on
@@ -265,6 +286,12 @@ func (st *Streamer) play(ctx context.Context, emit func(frame []byte) error, due
 		}
 		if err != nil {
 			return prevT, err
+		}
+		if st.skipTo >= 0 {
+			if it.Index <= st.skipTo {
+				continue // sent on the client's earlier connection
+			}
+			st.skipTo = -1
 		}
 		t := it.T
 		if t <= 0 {
@@ -318,6 +345,7 @@ func (st *Streamer) play(ctx context.Context, emit func(frame []byte) error, due
 			return prevT, err
 		}
 		st.sent.Add(1)
+		st.lastT.Store(t)
 		st.pos.Store(int64(it.Index))
 		st.item.Add(1)
 	}
