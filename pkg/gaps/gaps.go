@@ -32,6 +32,11 @@ type Finding struct {
 	Expected int64
 	Received int64
 	RunID    string // GatewayGap, RunSeqJump
+	// Coalesced: a RunSeqJump at a text delta (a chat delta that does not
+	// replace, an agent assistant or thinking event with a string delta):
+	// deltas merged for a busy connection (2026.9.2+) or by pacing, whose
+	// payload seq is the last merged event's. Not lost frames.
+	Coalesced bool
 }
 
 // Missing is how many seq numbers a gap or jump skipped.
@@ -68,6 +73,9 @@ func (f Finding) AppendJSON(dst []byte) []byte {
 	if f.Info() {
 		dst = append(dst, `,"info":true`...)
 	}
+	if f.Coalesced {
+		dst = append(dst, `,"coalesced":true`...)
+	}
 	return append(dst, '}')
 }
 
@@ -98,12 +106,13 @@ type Tracker struct {
 	runs     map[runKey]*int64 // the highest payload seq of each run
 	runFIFO  []runKey
 	lastRuns recent.Cache[runKey, *int64] // the runs looked up last: the frames of interleaved runs
+	reported map[runKey]int64             // the seq the gateway's last seq-gap event said a run received
 	sum      Summary
 }
 
 // NewTracker returns an empty Tracker.
 func NewTracker() *Tracker {
-	return &Tracker{conns: map[int]*connState{}, runs: map[runKey]*int64{}}
+	return &Tracker{conns: map[int]*connState{}, runs: map[runKey]*int64{}, reported: map[runKey]int64{}}
 }
 
 // Summary returns the counts so far.
@@ -127,6 +136,7 @@ func (t *Tracker) Observe(dst []Finding, i int, ts int64, conn int, dir string, 
 		t.conns[conn] = cs
 		t.sum.Connections++
 	}
+	frameGap := false // frames were lost just before this one
 	if ev.HasSeq && ev.Type == "event" {
 		t.sum.SeqFrames++
 		f := Finding{I: i, T: ts, Conn: conn, Received: ev.Seq}
@@ -139,6 +149,7 @@ func (t *Tracker) Observe(dst []Finding, i int, ts int64, conn int, dir string, 
 			}
 		case ev.Seq > cs.last+1:
 			f.Kind, f.Expected = Gap, cs.last+1
+			frameGap = true
 			t.sum.Gaps++
 			t.sum.Missing += f.Missing()
 			dst = append(dst, f)
@@ -164,6 +175,9 @@ func (t *Tracker) Observe(dst []Finding, i int, ts int64, conn int, dir string, 
 			f.Expected, _ = jsonx.Int(mustGet(ev.Payload, "data", "expected"))
 			f.Received, _ = jsonx.Int(mustGet(ev.Payload, "data", "received"))
 			t.sum.GatewayGaps++
+			if len(t.reported) < maxRuns {
+				t.reported[runKey{conn, ev.RunID}] = f.Received
+			}
 			return append(dst, f)
 		}
 	}
@@ -185,7 +199,11 @@ func (t *Tracker) Observe(dst []Finding, i int, ts int64, conn int, dir string, 
 			t.rememberRun(key, last)
 		case seq > *last+1:
 			t.sum.RunSeqJumps++
-			dst = append(dst, Finding{Kind: RunSeqJump, I: i, T: ts, Conn: conn, RunID: ev.RunID, Expected: *last + 1, Received: seq})
+			// A merge, unless the frames before it were lost or the
+			// gateway itself reported this jump.
+			reported, ok := t.reported[key]
+			coalesced := textDelta(ev) && !frameGap && !(ok && reported == seq)
+			dst = append(dst, Finding{Kind: RunSeqJump, I: i, T: ts, Conn: conn, RunID: ev.RunID, Expected: *last + 1, Received: seq, Coalesced: coalesced})
 			fallthrough
 		case seq > *last:
 			*last = seq
@@ -193,8 +211,26 @@ func (t *Tracker) Observe(dst []Finding, i int, ts int64, conn int, dir string, 
 		if !cached {
 			t.lastRuns.Put(key, last)
 		}
+		delete(t.reported, key)
 	}
 	return dst
+}
+
+// textDelta reports a frame that merges: a chat delta that does not
+// replace, or an agent assistant or thinking event with a string delta.
+// Their payload seq is the last merged event's when the gateway coalesced
+// several (2026.9.2+ for a busy connection; pacing before).
+func textDelta(ev *bridge.Event) bool {
+	switch {
+	case ev.Kind == bridge.RuntimeChat && ev.State == "delta":
+		dt, _ := ev.Member("deltaText")
+		rv, _ := ev.Member("replace")
+		return jsonx.KindOf(dt) == jsonx.String && !jsonx.Truthy(rv)
+	case ev.Kind == bridge.RuntimeAgent && (ev.Stream == "assistant" || bridge.IsReasoningStream(ev.Stream)):
+		d, _ := ev.DataMember("delta")
+		return jsonx.KindOf(d) == jsonx.String
+	}
+	return false
 }
 
 // runKey names a run on a connection (payload seq counts per run).
