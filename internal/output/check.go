@@ -265,6 +265,9 @@ func uiNote(f *check.Finding) string {
 	if len(f.NotUIs) == 0 {
 		return " [every UI checked: " + check.UIList(f.UIs) + "]"
 	}
+	if len(f.UIs) == 0 {
+		return " [shown by no UI checked: " + check.UIList(f.NotUIs) + "]"
+	}
 	return " [shown by " + check.UIList(f.UIs) + "; not by " + check.UIList(f.NotUIs) + "]"
 }
 
@@ -295,6 +298,10 @@ func SeverityColor(s check.Severity) []color.Attribute {
 
 // CheckRules lists the rules with their default severity (check --list).
 func CheckRules(w io.Writer, format Format) error {
+	width := 0
+	for _, r := range check.Rules() {
+		width = max(width, len(r.ID))
+	}
 	for _, r := range check.Rules() {
 		var line string
 		switch format {
@@ -311,7 +318,7 @@ func CheckRules(w io.Writer, format Format) error {
 			if !r.Default {
 				def = " (off unless selected)"
 			}
-			line = human.Pad(r.ID, 21) + " " + human.Pad(r.Severity.String(), 5) + " " + r.Summary + def
+			line = human.Pad(r.ID, width) + " " + human.Pad(r.Severity.String(), 5) + " " + r.Summary + def
 		}
 		if _, err := io.WriteString(w, line+"\n"); err != nil {
 			return err

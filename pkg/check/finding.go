@@ -36,6 +36,11 @@ type Finding struct {
 	// and those whose replay does not.
 	UIs    []string
 	NotUIs []string
+
+	// hazard: a finding every UI's replay makes, saying whether this UI
+	// shows the hazard (hazardShown) or not (hazardNotShown); Multi lists
+	// the UIs that show it. 0 for every other finding.
+	hazard uint8
 }
 
 // AppendJSON appends the finding as one JSON object (no newline). Empty

@@ -105,6 +105,9 @@ func (m *Multi) fromFirst(f *Finding) error {
 func (m *Multi) hold(f *Finding, ui replay.UI) error {
 	g := *f
 	g.UIs = []string{ui.String()}
+	if f.hazard == hazardNotShown {
+		g.UIs, g.NotUIs = []string{}, []string{ui.String()}
+	}
 	m.pending = append(m.pending, g)
 	return m.err
 }
@@ -140,10 +143,22 @@ func (m *Multi) flush() error {
 		k := key{f.Rule, f.RunID, f.I}
 		if at, ok := groups[k]; ok {
 			g := &out[at]
-			g.UIs = append(g.UIs, f.UIs...)
-			if m.index(f.UIs[0]) < m.index(g.UIs[0]) { // a UI listed first explains it
+			if f.hazard == hazardNotShown {
+				// A UI that does not show the hazard explains it only
+				// while no UI that shows it has.
+				if g.hazard == hazardNotShown && m.index(f.NotUIs[0]) < m.index(g.NotUIs[0]) {
+					g.Message, g.Severity, g.T, g.Conn, g.AgentID, g.SessionKey = f.Message, f.Severity, f.T, f.Conn, f.AgentID, f.SessionKey
+				}
+				g.NotUIs = append(g.NotUIs, f.NotUIs...)
+				continue
+			}
+			if g.hazard == hazardNotShown || m.index(f.UIs[0]) < m.index(g.UIs[0]) { // a UI listed first explains it
 				g.Message, g.Severity, g.T, g.Conn, g.AgentID, g.SessionKey = f.Message, f.Severity, f.T, f.Conn, f.AgentID, f.SessionKey
 			}
+			if g.hazard == hazardNotShown {
+				g.hazard = hazardShown // shown, once a UI shows it
+			}
+			g.UIs = append(g.UIs, f.UIs...)
 			continue
 		}
 		groups[k] = len(out)
@@ -154,6 +169,7 @@ func (m *Multi) flush() error {
 	for k := range out {
 		g := &out[k]
 		slices.SortFunc(g.UIs, func(a, b string) int { return m.index(a) - m.index(b) })
+		g.NotUIs = nil // every UI that does not show it, in order
 		for _, u := range m.uis {
 			if !slices.Contains(g.UIs, u.String()) {
 				g.NotUIs = append(g.NotUIs, u.String())
