@@ -17,12 +17,13 @@ var (
 // number: what a capture of Since or later may show.
 type Change struct {
 	ID    string  // a stable name (the check rules cite it)
+	Name  string  // a few words for people
 	Since Version // the release that introduced it
 	Wire  string  // what the frames show, one clause
 	// Hazard is what a UI that ignores it does, one clause.
 	Hazard string
-	// Reshape says what clawtap reshape does with it: "" when it rewrites
-	// the frames exactly, else why it cannot simulate it.
+	// Reshape says what clawtap reshape does with it; "not simulated: …"
+	// when it cannot make it, with why.
 	Reshape string
 }
 
@@ -41,39 +42,39 @@ const (
 
 // Changes lists the wire changes after 2026.9.1, oldest first.
 var Changes = []Change{
-	{CoalescedDeltas, V2026_9_2,
+	{CoalescedDeltas, "coalesced deltas", V2026_9_2,
 		"under back-pressure a run's pending text deltas are merged per connection: fewer deltas, longer deltaText, the payload seq skips while the frame seq stays contiguous",
 		"nothing for a UI that reads cumulative text; a per-run seq check raises a false alarm",
 		"not simulated: coalescing depends on when each send completes, and a capture already holds what happened"},
-	{RequestConflict, V2026_9_2,
+	{RequestConflict, "idempotency key bound to its input", V2026_9_2,
 		"a chat.send idempotency key is bound to its message: the same key with other input is refused (INVALID_REQUEST, details.reason chat-request-conflict)",
 		"a retry that reuses the key after editing the text fails",
 		"nothing to do: a 2026.9.6 capture already behaves so"},
-	{StatusMidTurn, V2026_9_4,
+	{StatusMidTurn, "mid-turn status with retry", V2026_9_4,
 		"chat state:status gains retry {attempt, maxAttempts, reason} and may come mid-turn, after deltas",
 		"a UI that treats status as a run start restarts the bubble",
 		"nothing to do: a 2026.9.6 capture already behaves so"},
-	{Retraction, V2026_9_5,
+	{Retraction, "the retraction delta", V2026_9_5,
 		"a retraction delta {deltaText:\"\", replace:true} clears the provisional text",
 		"a UI that ignores empty deltas, or keeps the longest text, leaves text that should vanish",
 		"nothing to do: a 2026.9.6 capture already behaves so"},
-	{AppendOnly, V2026_9_7,
+	{AppendOnly, "append-only live text", V2026_9_7,
 		"append-only live text: per connection and run, a chat delta carries the cumulative message only when the connection has no baseline or the text is not an append; otherwise deltaText alone. agent assistant events likewise drop data.text",
 		"a UI that reads message or data.text freezes the live text on its first fragment until the final",
 		"rewritten exactly, per connection: see docs/reshape.md"},
-	{LifecycleRestart, V2026_9_7,
+	{LifecycleRestart, "a second lifecycle start", V2026_9_7,
 		"a run may emit a second lifecycle start on the same runId, with no terminal between (an unfinished-plan check continues the turn)",
 		"a UI keyed on \"start = new run\" resets or duplicates the bubble",
 		"not simulated: it depends on the run's saved plan"},
-	{ErrorAfterAborted, V2026_9_7,
+	{ErrorAfterAborted, "an error after an abort", V2026_9_7,
 		"a chat error may follow a chat aborted of the same run (stopReason aborted-partial-persistence-failed: the stopped reply was not saved)",
 		"a second terminal: a duplicated error line, or an error painted over an aborted turn",
 		"not simulated: it depends on a storage failure"},
-	{NewValues, V2026_9_7,
+	{NewValues, "new values and events", V2026_9_7,
 		"errorKind state_contention, status phase waiting_for_state, session status interrupted and the session.narration event",
 		"unknown values and events to classify",
 		"not simulated: each depends on what happened at run time"},
-	{TasksRemoved, V2026_9_7,
+	{TasksRemoved, "tasks.* removed", V2026_9_7,
 		"the tasks.* methods are removed (and the task event leaves hello-ok's list)",
 		"a tasks.* call fails",
 		"hello-ok's method and event lists are rewritten; a recorded tasks.* answer is kept and reported"},

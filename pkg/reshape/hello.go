@@ -80,8 +80,12 @@ func (r *run) accept(v string, i int) error {
 		}
 		return nil
 	}
-	return &RefusedError{Reason: where + " is " + v + ", not 2026.9.6",
-		Hint: "add --force to reshape a capture of 2026.9.2 to 2026.9.5 anyway (their live text has 2026.9.6's shape; the fixes between them are not added)"}
+	older := ver.Core().AtLeast(release.V2026_9_2)
+	hint := "reshape rewrites captures of 2026.9.6 (forced: of 2026.9.2 to 2026.9.5)"
+	if older {
+		hint = "force it to reshape a capture of 2026.9.2 to 2026.9.5 anyway: their live text has 2026.9.6's shape; the fixes between them are not added"
+	}
+	return &RefusedError{Reason: where + " is " + v + ", not 2026.9.6", Hint: hint, Older: older}
 }
 
 // hello rewrites a hello-ok: server.version names the target, and the

@@ -113,6 +113,8 @@ type Result struct {
 type RefusedError struct {
 	Reason string
 	Hint   string
+	// Older: a capture of 2026.9.2 to 2026.9.5, which Options.Force takes.
+	Older bool
 }
 
 func (e *RefusedError) Error() string { return e.Reason }

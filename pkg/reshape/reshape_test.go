@@ -306,7 +306,7 @@ func TestRefused(t *testing.T) {
 	}
 	// 2026.9.5: only with Force, and then with a warning.
 	older := bytes.ReplaceAll(recompress(t, in), []byte(`2026.9.6"`), []byte(`2026.9.5"`))
-	if _, _, _, err := run(t, older, reshape.Options{}); !errors.As(err, &re) || !strings.Contains(re.Hint, "--force") {
+	if _, _, _, err := run(t, older, reshape.Options{}); !errors.As(err, &re) || !re.Older {
 		t.Errorf("a 2026.9.5 capture without force: %v", err)
 	}
 	if _, res, warns, err := run(t, older, reshape.Options{Force: true}); err != nil || res.From != "2026.9.5" || len(warns) != 1 || res.ChatAppendOnly == 0 {

@@ -238,8 +238,8 @@ func (r *run) result() *Result {
 	res.From, res.To = r.from, r.to
 	res.Simulated = []string{release.AppendOnly, release.TasksRemoved}
 	for _, c := range release.Changes {
-		if strings.HasPrefix(c.Reshape, "not simulated") && c.Since.Compare(r.opts.Target) <= 0 {
-			res.NotSimulated = append(res.NotSimulated, c.Since.String()+": "+c.Wire+" ("+c.Reshape+")")
+		if why, ok := strings.CutPrefix(c.Reshape, "not simulated: "); ok && c.Since.Compare(r.opts.Target) <= 0 {
+			res.NotSimulated = append(res.NotSimulated, c.Name+" ("+c.Since.String()+"): "+why)
 		}
 	}
 	return &res
