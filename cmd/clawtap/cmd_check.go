@@ -171,7 +171,7 @@ func runCheck(env *cli.Env, opts checkOptions) error {
 			v = validate.New(schema, validate.Options{})
 			v.OnFinding = p.Finding
 			p.Rules = append(check.Rules(), validate.Rules()...)
-			extra = append(extra, v)
+			extra = append(extra, v.Observer())
 		}
 		pass, summary, err := checkPass(opts, p, extra)
 		if err != nil {

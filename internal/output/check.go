@@ -87,6 +87,9 @@ func (p *Check) Finding(f *check.Finding) error {
 		msg := f.Message
 		if f.Schema != "" {
 			msg = f.Schema + " " + f.Pointer + ": expected " + f.Expected + ", got " + f.Actual
+			if f.Count > 1 {
+				msg += " (" + strconv.Itoa(f.Count) + " frames)"
+			}
 		}
 		row := strings.Join([]string{p.Style.Paint(pad(f.Severity.String(), 8), SeverityColor(f.Severity)...), pad(f.Rule, 22), pad(strconv.Itoa(f.I), 7),
 			pad(human.Offset(f.T, p.start), 9), pad(connText(f.Conn), 4), pad(human.Clip(human.Printable(f.RunID), 14), 14), human.Printable(msg + uiNote(f))}, " ")
@@ -229,6 +232,8 @@ func (p *Check) writeGroup(k checkKey, g *checkGroup) error {
 		text := f.Message
 		if k.field != "" && f.Rule != validateV3 {
 			switch {
+			case f.Keyword == "additionalProperties" && f.Count > 1:
+				text = fmt.Sprintf("holds %s; %d frames from this one on have it", f.Actual, f.Count)
 			case f.Keyword == "additionalProperties":
 				text = "holds " + f.Actual
 			case f.Keyword == "required" && f.Actual == "absent":

@@ -30,6 +30,10 @@ type Finding struct {
 	Keyword  string
 	Expected string
 	Actual   string
+	// Count is how many frames a schema finding stands for (validate
+	// reports a field the schema does not declare once, with its count);
+	// 0 for a finding of one record.
+	Count int
 
 	// Set when several UI versions were checked (Multi), for the rules
 	// that depend on the UI: the versions whose replay shows the finding,
@@ -72,6 +76,10 @@ func (f *Finding) AppendJSON(dst []byte) []byte {
 	dst = jsonx.AppendOptStr(dst, "keyword", f.Keyword)
 	dst = jsonx.AppendOptStr(dst, "expected", f.Expected)
 	dst = jsonx.AppendOptStr(dst, "actual", f.Actual)
+	if f.Count > 0 {
+		dst = append(dst, `,"count":`...)
+		dst = jsonx.AppendInt(dst, int64(f.Count))
+	}
 	dst = append(dst, `,"message":`...)
 	dst = jsonx.AppendString(dst, f.Message)
 	if f.UIs != nil {
