@@ -61,6 +61,8 @@ type wireState struct {
 	announce  map[string]announceRun // live announce runs, by session
 	empties   []*announceFinal       // empty finals waiting for the reply under another run
 	mismatch  map[string]bool        // conn/change reported
+	// the capture header's gateway release, for connections without a hello
+	headerRelease string
 }
 
 type wireConn struct {
@@ -197,17 +199,30 @@ func (a *Analyzer) wireAfter(cs *connState, rec *capture.Record, ev *bridge.Even
 	a.announceFrame(rec, ev)
 }
 
-// release is the connection's gateway release, when its hello named one.
-func (cs *connState) release() release.Version {
-	v, _ := release.Parse(cs.version)
-	return v.Core()
+// Header takes the capture's header: its gateway release stands for the
+// connections whose hello the capture does not hold.
+func (a *Analyzer) Header(h *capture.Header) {
+	if h != nil {
+		a.wire.headerRelease = h.Source.GatewayVersion
+	}
+}
+
+// release is the connection's gateway release: what its hello named, else
+// the capture's header.
+func (a *Analyzer) release(cs *connState) (release.Version, string) {
+	name := cs.version
+	if name == "" {
+		name = a.wire.headerRelease
+	}
+	v, _ := release.Parse(name)
+	return v.Core(), name
 }
 
 // mismatch reports, once per connection and change, a frame of a wire
 // change newer than the release the connection's hello named.
 func (a *Analyzer) mismatch(cs *connState, rec *capture.Record, change, what string) {
 	c, _ := release.Lookup(change)
-	v := cs.release()
+	v, name := a.release(cs)
 	if !v.Before(c.Since) {
 		return
 	}
@@ -218,7 +233,7 @@ func (a *Analyzer) mismatch(cs *connState, rec *capture.Record, change, what str
 	a.wire.mismatch[key] = true
 	a.add(RuleReleaseMismatch, 0, rec.Index, rec.T, rec.Conn, nil, "", "", "", fmt.Sprintf(
 		"Connection %d's gateway says it is %s, but record %d is %s, which came with %s: the capture's release is wrong (a version overridden with OPENCLAW_VERSION, a capture edited by hand) or the frame is not the gateway's; clawtap reads the frames as they are, not as %s would have sent them.",
-		rec.Conn, cs.version, rec.Index, what, c.Since, cs.version))
+		rec.Conn, name, rec.Index, what, c.Since, name))
 }
 
 // wireChat follows a chat frame: the live text as the connection's

@@ -143,11 +143,11 @@ func (a *Analyzer) wireResponse(cs *connState, rec *capture.Record, ev *bridge.E
 		return
 	}
 	if rp.reused != nil {
-		v := cs.release()
+		v, name := a.release(cs)
 		if v.AtLeast(release.V2026_9_2) {
 			a.add(RuleIdempotencyConflict, Error, rec.Index, rec.T, rec.Conn, nil, rp.key, bridge.SessionAgentID(rp.session), rp.session, fmt.Sprintf(
 				"chat.send %s (record %d) reused idempotency key %s of the chat.send at record %d with other input, and gateway %s accepted it: %s+ refuses that (chat-request-conflict); the answer is unexpected.",
-				orNone(ev.ID), rp.i, rp.key, rp.reused.i, cs.version, release.Since(release.RequestConflict)))
+				orNone(ev.ID), rp.i, rp.key, rp.reused.i, name, release.Since(release.RequestConflict)))
 		} else {
 			a.add(RuleIdempotencyConflict, Warn, rec.Index, rec.T, rec.Conn, nil, rp.key, bridge.SessionAgentID(rp.session), rp.session, fmt.Sprintf(
 				"chat.send %s (record %d) reused idempotency key %s of the chat.send at record %d with other input (%s): the gateway acked it as the first send, so the new text is silently ignored; %s+ refuses it (chat-request-conflict).",

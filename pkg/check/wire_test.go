@@ -188,3 +188,29 @@ func TestRetractionBroughtBack(t *testing.T) {
 }
 
 func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
+
+// A capture without hellos takes its release from the header; a
+// session.narration event is a known event.
+func TestReleaseFromHeaderAndNarration(t *testing.T) {
+	body := chatLine(1100, 1, `,"state":"delta","deltaText":"Tide","message":{"role":"assistant","content":[{"type":"text","text":"Tide"}]}`) +
+		chatLine(1175, 2, `,"state":"delta","deltaText":" pools"`) +
+		`{"t":1200,"conn":1,"dir":"in","frame":{"type":"event","event":"session.narration","payload":{"sessionKey":"agent:main:main","runId":"r1","text":"pools"},"seq":3}}` + "\n"
+	head := func(v string) string {
+		return `{"clawtap":1,"createdAt":"2026-11-22T03:23:55Z","source":{"mode":"record","gatewayVersion":"` + v + `"},"redaction":{"credentials":true,"content":false}}` + "\n"
+	}
+	only := Options{Only: []string{RuleReleaseMismatch, RuleUnknownEvent}}
+	run := func(s string) []Finding {
+		r, err := capture.NewReader(bytes.NewReader([]byte(s)), capture.Options{Serial: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		a, err := New(only)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return collect(t, a, pipeline.Records(r), models.MustLookup("clawboo"))
+	}
+	expect(t, run(head("2026.9.6")+body), RuleReleaseMismatch, RuleReleaseMismatch)
+	expect(t, run(head("2026.9.7")+body))
+}

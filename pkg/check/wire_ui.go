@@ -32,6 +32,7 @@ type uiSnap struct {
 	status         string
 	banner         string
 	lines          int
+	lastLine       string // the transcript's last line
 }
 
 // live is the text the UI shows for the run, and where: the bubble, else
@@ -80,6 +81,9 @@ func snapOf(st *replay.State, run, agent, session string) uiSnap {
 	}
 	if ag := st.Agent(agent); ag != nil {
 		s.status, s.lines = ag.Status.V, ag.NumLines()
+		if s.lines > 0 {
+			s.lastLine = ag.Line(s.lines - 1).Text
+		}
 		if ag.RunID.Valid && ag.RunID.V == run {
 			s.text, s.hasText = ag.StreamText.V, ag.StreamText.Valid
 		}
@@ -211,8 +215,8 @@ func (a *Analyzer) frozenVerdict(rec *capture.Record, ev *bridge.Event, r *wireR
 	switch o := r.frozen; {
 	case o != nil && o.frozen:
 		a.hazard(RuleLiveTextFrozen, true, Warn, rec.Index, rec.T, rec.Conn, ev.RunID, r.agent, r.session, fmt.Sprintf(
-			"%s froze run %s's live text on %s (%s, at record %d): the chat deltas after it came without message (append-only live text, %s), and it reads only message (and data.text), so it showed the snapshot while the connection's text grew (%d deltas) to %s, until the chat %s at record %d.",
-			ui, ev.RunID, clipQuote(o.text, 40), o.at, o.i, since, r.appendsAll, clipQuote(r.text, 60), ev.State, rec.Index))
+			"%s froze run %s's live text on %s (%s, at record %d): the chat deltas after it came without message (append-only live text, %s), and it reads only message (and data.text), so it showed the snapshot while the connection's text grew (%d deltas) to %s, until the chat %s at record %d%s.",
+			ui, ev.RunID, clipQuote(o.text, 40), o.at, o.i, since, r.appendsAll, clipQuote(r.text, 60), ev.State, rec.Index, a.committedSnapshot(rec, ev, o)))
 	case o != nil:
 		a.hazard(RuleLiveTextFrozen, true, Warn, rec.Index, rec.T, rec.Conn, ev.RunID, r.agent, r.session, fmt.Sprintf(
 			"%s showed %s for run %s (%s, at record %d) where the connection's text was %s: the chat deltas came without message (append-only live text, %s), and what it made of them is not the text; the final at record %d replaces it.",
@@ -224,6 +228,17 @@ func (a *Analyzer) frozenVerdict(rec *capture.Record, ev *bridge.Event, r *wireR
 	default:
 		a.hazard(RuleLiveTextFrozen, false, Warn, rec.Index, rec.T, rec.Conn, ev.RunID, r.agent, r.session, fmt.Sprintf("%s %s followed it; %s.", head, ui, others))
 	}
+}
+
+// committedSnapshot says, as a clause, when the terminal made the UI keep
+// the frozen text as the turn's reply (a UI that keeps the live text of a
+// turn that ends without one: clawboo's prose recovery).
+func (a *Analyzer) committedSnapshot(rec *capture.Record, ev *bridge.Event, o *uiObs) string {
+	before, after, ok := a.seen(rec, ev.RunID)
+	if !ok || after.lines <= before.lines || !same(after.lastLine, o.text) {
+		return ""
+	}
+	return "; and at the chat " + ev.State + " it kept " + clipQuote(o.text, 40) + " in the transcript as the turn's reply: the rest of the text is lost"
 }
 
 // watch compares what the UI shows of the followed connection's runs with
