@@ -30,7 +30,9 @@ or lower seq is reported as duplicate or backwards, not as a gap.
 It also reports the gateway's own agent stream:"error" "seq gap" events
 (gateway-gap) and, as information only, jumps in the per-run payload seq
 (run-seq-jump), which are normal: throttled and merged deltas and tool events
-sent to other connections all skip numbers. A connection whose first seq is
+sent to other connections all skip numbers; a jump at a text delta is marked
+coalesced ("coalesced":true): deltas merged for a busy connection (2026.9.2+)
+or by pacing, nothing lost. A connection whose first seq is
 not 1 is reported as first-seq (information: gateways before 2026.4.22 share
 one counter across connections).
 

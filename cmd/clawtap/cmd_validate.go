@@ -2,10 +2,12 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/clawtap/clawtap/internal/cli"
 	"github.com/clawtap/clawtap/internal/output"
 	"github.com/clawtap/clawtap/pkg/check"
+	"github.com/clawtap/clawtap/pkg/human"
 	"github.com/clawtap/clawtap/pkg/pipeline"
 	"github.com/clawtap/clawtap/pkg/validate"
 	"github.com/spf13/cobra"
@@ -13,9 +15,10 @@ import (
 
 // validateOptions is a validate as the command line asks for it.
 type validateOptions struct {
-	out    outFlags
-	schema string // a protocol.schema.json or a folder holding one; "" is the built-in snapshot
-	failOn string
+	out      outFlags
+	schema   string // a protocol.schema.json or a folder holding one; "" is the built-in snapshot
+	failOn   string
+	perFrame bool
 
 	path      string         // the capture; "-" is stdin
 	output    cli.Output     // checked from out
@@ -39,7 +42,10 @@ unpacked npm package), to validate against the version a gateway runs.
 
 Findings: schema-violation (error: a wrong type, a missing required field, a
 value outside the allowed set), schema-extra-field (warn: a field the schema
-does not allow, usually a sender newer than the schema), and as info the
+does not allow, usually a gateway newer than the schema: each field once per
+definition and JSON pointer, at the end, with how many frames had it, the
+first of them and the gateway's release; --per-frame reports every frame),
+and as info the
 events and methods the schema does not describe (first occurrence of each),
 responses whose request is not in the capture, and on protocol 3 connections
 each difference from the schema (which describes protocol 4) once. Each
@@ -75,6 +81,7 @@ one row per finding. Exit status 1 when a finding at or above --fail-on
 	fl.StringVar(&opts.schema, "schema", "", "validate against this protocol.schema.json, or a directory holding one (default: the built-in snapshot)")
 	_ = cmd.MarkFlagFilename("schema")
 	fl.StringVar(&opts.failOn, "fail-on", "error", "exit 1 when a finding of this severity or above exists: info, warn or error")
+	fl.BoolVar(&opts.perFrame, "per-frame", false, "report a field the schema does not declare at every frame that has it, not once with a count")
 	_ = cmd.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{"info", "warn", "error"}, cobra.ShellCompDirectiveNoFileComp))
 	cmd.Long += "\n\nBuilt-in schema: " + validate.SnapshotName() + " (MIT licence, shipped with it)."
 	return cmd
@@ -99,7 +106,7 @@ func runValidate(env *cli.Env, opts validateOptions) error {
 		return err
 	}
 	p := &output.Check{W: s, Format: s.Format, Style: s.Style, Rules: validate.Rules()}
-	v := validate.New(schema, validate.Options{})
+	v := validate.New(schema, validate.Options{PerFrame: opts.perFrame})
 	err = cli.ReadErr(opts.path, pipeline.New(pipeline.Options{}, p, v).Run(pipeline.Records(r)))
 	env.ReadSummary(opts.path, r.Stats())
 	sum := v.Summary()
@@ -109,7 +116,7 @@ func runValidate(env *cli.Env, opts validateOptions) error {
 			unchecked += n
 		}
 		err = p.Summary(sum, output.Counts{Errors: sum.Errors, Warnings: sum.Warnings, Infos: sum.Infos, Records: sum.Records},
-			fmt.Sprintf("%d frames; %d part(s) checked against %s, %d without a schema", sum.Frames, sum.Validated, sum.Schema, unchecked))
+			fmt.Sprintf("%d frames; %d part(s) checked against %s%s, %d without a schema", sum.Frames, sum.Validated, sum.Schema, vintage(sum), unchecked))
 	}
 	if err == nil && sum.Count(opts.threshold) > 0 {
 		err = cli.ErrFinding
@@ -133,4 +140,16 @@ func loadSchema(path string) (*validate.Schema, error) {
 		return nil, cli.Usage("give a protocol.schema.json, or a directory holding one (an unpacked @openclaw/gateway-protocol package)", "--schema %s: %v", path, err)
 	}
 	return s, nil
+}
+
+// vintage says how the schema and the capture's gateway releases compare,
+// for validate's summary line.
+func vintage(sum validate.Summary) string {
+	switch {
+	case len(sum.Gateways) == 0:
+		return ", gateway release unknown"
+	case sum.SchemaOlder:
+		return fmt.Sprintf(", older than gateway %s (%s from %d frame(s) are not in the schema)", strings.Join(sum.Gateways, ", "), human.Count(sum.ByRule[validate.RuleExtraField], "field", "fields"), sum.DriftFrames)
+	}
+	return ", gateway " + strings.Join(sum.Gateways, ", ")
 }

@@ -45,6 +45,7 @@ func (a *app) commands() []*cobra.Command {
 		a.diffCmd(),
 		a.reportCmd(),
 		a.shrinkCmd(),
+		a.reshapeCmd(),
 		a.testCmd(),
 		a.uisCmd(),
 	}

@@ -18,7 +18,7 @@ type writer struct {
 }
 
 // writers lists every command that writes a file: the printing ones, and
-// report, import and redact (record has its own test with a fake gateway:
+// report, import, redact and reshape (record has its own test with a fake gateway:
 // TestRecordToSpecialFiles). Failing cases check that a failure leaves the
 // target alone too.
 func writers(t *testing.T) []writer {
@@ -33,6 +33,8 @@ func writers(t *testing.T) []writer {
 		writer{"redact", []string{"redact", fixture(t, "demo.jsonl.zst")}, 0},
 		writer{"import-garbage", []string{"import", "--input-format", "har", fixture(t, "demo.jsonl.zst")}, 2},
 		writer{"redact-garbage", []string{"redact", fixture(t, "bare-frames.jsonl") + ".missing"}, 2},
+		writer{"reshape", []string{"reshape", "--gateway", "2026.9.7", fixture(t, "demo.jsonl.zst")}, 0},
+		writer{"reshape-refused", []string{"reshape", "--gateway", "2026.9.7", fixture(t, "append-only.jsonl.zst")}, 2},
 	)
 }
 

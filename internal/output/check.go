@@ -84,6 +84,9 @@ func (p *Check) Finding(f *check.Finding) error {
 		msg := f.Message
 		if f.Schema != "" {
 			msg = f.Schema + " " + f.Pointer + ": expected " + f.Expected + ", got " + f.Actual
+			if f.Count > 1 {
+				msg += " (" + strconv.Itoa(f.Count) + " frames)"
+			}
 		}
 		row := strings.Join([]string{p.Style.Paint(pad(f.Severity.String(), 8), SeverityColor(f.Severity)...), pad(f.Rule, 22), pad(strconv.Itoa(f.I), 7),
 			pad(human.Offset(f.T, p.start), 9), pad(connText(f.Conn), 4), pad(human.Clip(human.Printable(f.RunID), 14), 14), human.Printable(msg + uiNote(f))}, " ")
@@ -226,6 +229,8 @@ func (p *Check) writeGroup(k checkKey, g *checkGroup) error {
 		text := f.Message
 		if k.field != "" && f.Rule != validateV3 {
 			switch {
+			case f.Keyword == "additionalProperties" && f.Count > 1:
+				text = fmt.Sprintf("holds %s; %d frames from this one on have it", f.Actual, f.Count)
 			case f.Keyword == "additionalProperties":
 				text = "holds " + f.Actual
 			case f.Keyword == "required" && f.Actual == "absent":
@@ -262,6 +267,9 @@ func uiNote(f *check.Finding) string {
 	if len(f.NotUIs) == 0 {
 		return " [every UI checked: " + check.UIList(f.UIs) + "]"
 	}
+	if len(f.UIs) == 0 {
+		return " [shown by no UI checked: " + check.UIList(f.NotUIs) + "]"
+	}
 	return " [shown by " + check.UIList(f.UIs) + "; not by " + check.UIList(f.NotUIs) + "]"
 }
 
@@ -292,6 +300,10 @@ func SeverityColor(s check.Severity) []color.Attribute {
 
 // CheckRules lists the rules with their default severity (check --list).
 func CheckRules(w io.Writer, format Format) error {
+	width := 0
+	for _, r := range check.Rules() {
+		width = max(width, len(r.ID))
+	}
 	for _, r := range check.Rules() {
 		var line string
 		switch format {
@@ -308,7 +320,7 @@ func CheckRules(w io.Writer, format Format) error {
 			if !r.Default {
 				def = " (off unless selected)"
 			}
-			line = human.Pad(r.ID, 21) + " " + human.Pad(r.Severity.String(), 5) + " " + r.Summary + def
+			line = human.Pad(r.ID, width) + " " + human.Pad(r.Severity.String(), 5) + " " + r.Summary + def
 		}
 		if _, err := io.WriteString(w, line+"\n"); err != nil {
 			return err

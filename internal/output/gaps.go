@@ -93,6 +93,9 @@ func gapSentence(g *gaps.Finding) string {
 	case gaps.GatewayGap:
 		return fmt.Sprintf("the gateway reported a seq gap%s (expected %d, received %d)", run, g.Expected, g.Received)
 	case gaps.RunSeqJump:
+		if g.Coalesced {
+			return fmt.Sprintf("the payload seq%s jumped from %d to %d at a merged delta (coalesced for a busy connection on 2026.9.2+, or paced): not lost", run, g.Expected-1, g.Received)
+		}
 		return fmt.Sprintf("the payload seq%s jumped from %d to %d (normal: throttled or merged deltas)", run, g.Expected-1, g.Received)
 	}
 	return fmt.Sprintf("expected %d, received %d", g.Expected, g.Received)

@@ -35,7 +35,7 @@ func (f Fixture) Compressed() bool { return strings.HasSuffix(f.File, ".zst") }
 
 // Fixtures returns every fixture, in a stable order.
 func Fixtures() []Fixture {
-	return []Fixture{
+	return append([]Fixture{
 		{Name: "demo", File: "demo.jsonl.zst", Build: Demo,
 			Notes: "The README's 30-second demo: handshake, a streamed reply with a tool run (ls), a ui client joining (presence), a heartbeat, health and a tick. One of everything interesting, kept short."},
 		{Name: "streamed-run", File: "streamed-run.jsonl.zst", Build: StreamedRun,
@@ -69,7 +69,7 @@ func Fixtures() []Fixture {
 			Notes: "The reference pipeline's stale-terminal hazard: run r1 streams, its lifecycle end never reaches this connection (its payload seq jumps), then run r2 of the same session starts and streams, and r1's late chat final arrives while r2 is live; r2 then streams on and gets its own final."},
 		{Name: "duplicate-final", File: "duplicate-final.jsonl.zst", Build: DuplicateFinal,
 			Notes: "The same chat final delivered twice (identical payload, consecutive frame seqs, 3 ms apart) after a normal streamed run."},
-	}
+	}, wireFixtures()...)
 }
 
 // Lookup returns the fixture with the given name.

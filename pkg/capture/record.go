@@ -46,12 +46,16 @@ type Header struct {
 // Source says where a capture came from.
 type Source struct {
 	Tool           string `json:"tool,omitempty"`           // e.g. "clawtap 0.1.0"
-	Mode           string `json:"mode,omitempty"`           // record, proxy, generate, import, redact
+	Mode           string `json:"mode,omitempty"`           // record, proxy, generate, import, redact, reshape
 	URL            string `json:"url,omitempty"`            // gateway URL (upstream in proxy mode)
 	Listen         string `json:"listen,omitempty"`         // proxy listen address
 	GatewayVersion string `json:"gatewayVersion,omitempty"` // from hello-ok, once known
 	Protocol       int    `json:"protocol,omitempty"`       // negotiated protocol, once known
 	From           string `json:"from,omitempty"`           // imported file name
+	// ReshapedFrom is the release of the capture a reshape was made from
+	// (mode reshape; "unknown" when it named none); GatewayVersion is then
+	// the release whose wire it was rewritten to.
+	ReshapedFrom string `json:"reshapedFrom,omitempty"`
 }
 
 // Redaction records what was removed before the capture touched disk.

@@ -95,6 +95,8 @@ type Analyzer struct {
 
 	texts jsonx.StrMemo // the last streamed text decoded, shared by the agent and chat streams
 
+	wire *wireState // the rules of the post-2026.9.6 wire (wire.go)
+
 	// names names a UI in a sentence: its title ("clawboo"), or with its
 	// version when several are checked (Multi).
 	names func(replay.UI) string
@@ -235,13 +237,19 @@ func New(opts Options) (*Analyzer, error) {
 		unknown:   make(map[string]bool),
 		victims:   make(map[string]string),
 		lastI:     -1,
+		wire:      newWireState(),
 	}
 	a.sum.ByRule = make(map[string]int)
 	state := false
 	for _, id := range stateRules {
 		state = state || en[id]
 	}
-	a.replay = (en[RuleDroppedFinal] || state) && !opts.NoReplay
+	hazard := false
+	for _, id := range hazardRules {
+		hazard = hazard || en[id]
+	}
+	a.replay = (en[RuleDroppedFinal] || state || hazard) && !opts.NoReplay
+	a.wire.judge = a.replay
 	if state && !opts.NoReplay {
 		// The pass's run table judges its runs as it lets them go
 		// (RunDone): memory stays flat.
@@ -258,9 +266,6 @@ func (a *Analyzer) Summary() Summary { return a.sum }
 
 // add records a finding if its rule is on.
 func (a *Analyzer) add(rule string, sev Severity, i int, t int64, conn int, run *runState, runID, agent, session, msg string) {
-	if !a.enabled[rule] {
-		return
-	}
 	if sev == 0 {
 		sev = defaultSeverity(rule)
 	}
@@ -270,10 +275,23 @@ func (a *Analyzer) add(rule string, sev Severity, i int, t int64, conn int, run 
 		if f.Conn == 0 {
 			f.Conn = run.key.conn
 		}
-	} else if tr := a.table.Lookup(f.RunID); tr != nil { // held still, or being let go
-		f.Run = tr.N
 	}
-	switch sev {
+	a.record(&f)
+}
+
+// record counts a finding and hands it on, if its rule is on; a finding
+// of a run the pass's table holds (held still, or being let go) gets its
+// number.
+func (a *Analyzer) record(f *Finding) {
+	if !a.enabled[f.Rule] {
+		return
+	}
+	if f.Run == 0 && f.RunID != "" {
+		if tr := a.table.Lookup(f.RunID); tr != nil {
+			f.Run = tr.N
+		}
+	}
+	switch f.Severity {
 	case Error:
 		a.sum.Errors++
 	case Warn:
@@ -281,13 +299,13 @@ func (a *Analyzer) add(rule string, sev Severity, i int, t int64, conn int, run 
 	default:
 		a.sum.Infos++
 	}
-	a.sum.ByRule[rule]++
+	a.sum.ByRule[f.Rule]++
 	switch {
 	case a.err != nil:
 	case a.OnFinding != nil:
-		a.err = a.OnFinding(&f)
+		a.err = a.OnFinding(f)
 	case a.report != nil:
-		a.err = a.report(&f)
+		a.err = a.report(f)
 	}
 }
 
@@ -358,6 +376,7 @@ func (a *Analyzer) After(f *pipeline.Frame) error {
 	switch ev.Kind {
 	case bridge.Marker:
 		a.marker(cs, rec)
+		a.wireAfter(cs, rec, ev)
 		return a.err
 	case bridge.Invalid:
 		what := ev.Reason
@@ -391,6 +410,7 @@ func (a *Analyzer) After(f *pipeline.Frame) error {
 	if ev.Type == "event" && ev.Event == "connect.challenge" {
 		cs.started = true
 	}
+	a.wireAfter(cs, rec, ev)
 	return a.err
 }
 
@@ -483,6 +503,7 @@ func (a *Analyzer) End(e *pipeline.End) error {
 	case truncated:
 		a.add(RuleCaptureTruncated, 0, endI, end, 0, nil, "", "", "", fmt.Sprintf("The capture is cut off after record %d (a recorder killed mid-write); what follows is lost.", endI))
 	}
+	a.wireEnd()
 	return a.err
 }
 
@@ -496,6 +517,7 @@ func codeNote(code int) string {
 // Step watches the replay for the hazard and the final it costs, and
 // follows the runs for the state rules.
 func (a *Analyzer) Step(s *replay.Step) error {
+	a.wireStep(s)
 	for k := range s.Effects {
 		e := &s.Effects[k]
 		if e.Type != replay.EffGuard {

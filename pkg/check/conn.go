@@ -45,7 +45,11 @@ func (a *Analyzer) gapFinding(cs *connState, g *gaps.Finding) {
 	case gaps.GatewayGap:
 		a.add(RuleGatewaySeqGap, 0, g.I, g.T, g.Conn, a.lookupRun(g.Conn, g.RunID), g.RunID, "", "", fmt.Sprintf("The gateway reported a seq gap for run %s: expected payload seq %d, received %d.", g.RunID, g.Expected, g.Received))
 	case gaps.RunSeqJump:
-		a.add(RuleRunSeqJump, 0, g.I, g.T, g.Conn, a.lookupRun(g.Conn, g.RunID), g.RunID, "", "", fmt.Sprintf("Payload seq of run %s jumped from %d to %d.", g.RunID, g.Expected-1, g.Received))
+		msg := fmt.Sprintf("Payload seq of run %s jumped from %d to %d.", g.RunID, g.Expected-1, g.Received)
+		if g.Coalesced {
+			msg = fmt.Sprintf("Payload seq of run %s jumped from %d to %d at a merged delta (pacing, or 2026.9.2+ coalescing for a busy connection): the merged frame carries what the skipped seqs did, nothing was lost.", g.RunID, g.Expected-1, g.Received)
+		}
+		a.add(RuleRunSeqJump, 0, g.I, g.T, g.Conn, a.lookupRun(g.Conn, g.RunID), g.RunID, "", "", msg)
 	}
 }
 

@@ -17,7 +17,7 @@ node.invoke.cancel node.invoke.input device.pair.changed device.pair.setup.compl
 device.pair.setup.deliveryUncertain users.prefs.changed skills.changed plugins.changed
 plugins.install.progress question.requested question.resolved openclaw.approval.requested
 openclaw.approval.resolved terminal.data terminal.exit update.run.changed portal.changed
-progressCard.changed mentions.changed chat.send_timing`
+progressCard.changed mentions.changed chat.send_timing session.narration`
 	m := make(map[string]bool)
 	for _, n := range strings.Fields(names) {
 		m[n] = true

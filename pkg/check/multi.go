@@ -111,6 +111,9 @@ func (m *Multi) fromFirst(f *Finding) error {
 func (m *Multi) hold(f *Finding, ui replay.UI) error {
 	g := *f
 	g.UIs = []string{ui.String()}
+	if f.Hazard == HazardNotShown {
+		g.UIs, g.NotUIs = []string{}, []string{ui.String()}
+	}
 	m.pending = append(m.pending, g)
 	return m.err
 }
@@ -146,10 +149,22 @@ func (m *Multi) flush() error {
 		k := key{f.Rule, f.RunID, f.I}
 		if at, ok := groups[k]; ok {
 			g := &out[at]
-			g.UIs = append(g.UIs, f.UIs...)
-			if m.index(f.UIs[0]) < m.index(g.UIs[0]) { // a UI listed first explains it
+			if f.Hazard == HazardNotShown {
+				// A UI that does not show the hazard explains it only
+				// while no UI that shows it has.
+				if g.Hazard == HazardNotShown && m.index(f.NotUIs[0]) < m.index(g.NotUIs[0]) {
+					g.Message, g.Severity, g.T, g.Conn, g.AgentID, g.SessionKey = f.Message, f.Severity, f.T, f.Conn, f.AgentID, f.SessionKey
+				}
+				g.NotUIs = append(g.NotUIs, f.NotUIs...)
+				continue
+			}
+			if g.Hazard == HazardNotShown || m.index(f.UIs[0]) < m.index(g.UIs[0]) { // a UI listed first explains it
 				g.Message, g.Severity, g.T, g.Conn, g.AgentID, g.SessionKey = f.Message, f.Severity, f.T, f.Conn, f.AgentID, f.SessionKey
 			}
+			if g.Hazard == HazardNotShown {
+				g.Hazard = HazardShown // shown, once a UI shows it
+			}
+			g.UIs = append(g.UIs, f.UIs...)
 			continue
 		}
 		groups[k] = len(out)
@@ -160,6 +175,7 @@ func (m *Multi) flush() error {
 	for k := range out {
 		g := &out[k]
 		slices.SortFunc(g.UIs, func(a, b string) int { return m.index(a) - m.index(b) })
+		g.NotUIs = nil // every UI that does not show it, in order
 		for _, u := range m.uis {
 			if !slices.Contains(g.UIs, u.String()) {
 				g.NotUIs = append(g.NotUIs, u.String())

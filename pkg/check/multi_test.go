@@ -47,7 +47,18 @@ func TestMultiIsEachUIAlone(t *testing.T) {
 						continue
 					}
 					kk := key{fd.Rule, fd.RunID, fd.I}
-					if _, ok := msgs[kk]; !ok {
+					if fd.Hazard == HazardNotShown {
+						// Every UI judges a hazard: one that does not show
+						// it explains it only while none that does has.
+						if _, ok := msgs[kk]; !ok {
+							msgs[kk] = fd.Message
+						}
+						if alone[kk] == nil {
+							alone[kk] = []string{}
+						}
+						continue
+					}
+					if _, ok := msgs[kk]; !ok || shownNone(alone[kk]) {
 						msgs[kk] = fd.Message
 					}
 					alone[kk] = append(alone[kk], u.String())
@@ -106,3 +117,6 @@ type sink func(*Finding) error
 
 func (sink) Needs() pipeline.Needs      { return 0 }
 func (s sink) Finding(f *Finding) error { return s(f) }
+
+// shownNone: a hazard judged so far only by UIs that do not show it.
+func shownNone(uis []string) bool { return uis != nil && len(uis) == 0 }

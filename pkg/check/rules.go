@@ -102,15 +102,22 @@ var rules = []Rule{
 	{RuleLateEvent, Warn, true, "runs", "an event for a run after its terminal: a late delta, a late lifecycle end"},
 	{RuleStaleTerminal, Warn, true, "runs", "a terminal for one run arrived while another run of the same session was live"},
 	{RuleDroppedFinal, Error, true, "runs", "replay shows the UI recording the live run closed on an older run's terminal, then dropping the live run's own final"},
+	{RuleLifecycleRestart, Warn, true, "runs", "a second lifecycle start on a run with no terminal between (2026.9.7: an unfinished-plan check continues the run); says which UIs reset the live text (info on a UI that does not, and for a retry attempt)"},
+	{RuleErrorAfterAborted, Warn, true, "runs", "a chat error after the run's chat aborted (2026.9.7: the stopped reply could not be saved); says which UIs show it over the aborted turn and which drop it"},
+	{RuleStatusMidTurn, Warn, true, "runs", "a chat status after the run showed text (2026.9.4: status comes mid-turn, with retry); says which UIs restart the bubble (info on a UI that does not)"},
+	{RuleAnnounceDoubleAnswer, Warn, true, "runs", "a chat.send got an empty final while an announce run held its session, and the reply came under another run (seen on 2026.9.4): resending makes the model answer twice (error when the capture shows it resent)"},
 
 	{RuleLostReply, Warn, true, "ui", "replay shows a run's reply never reaching the UI's transcript: its chat final was dropped (clawboo: the run's own lifecycle end closed it first) and nothing else committed it"},
 	{RuleGhostStream, Warn, true, "ui", "replay shows an agent left idle or in error after its run but still holding a runId or streamed text, or a streaming bubble left on screen"},
 	{RuleBilling, Warn, true, "ui", "replay shows a turn billed twice, or a committed reply never billed (UIs that bill per commit: clawboo)"},
+	{RuleLiveTextFrozen, Warn, true, "ui", "a run's live text came as chat deltas without message (2026.9.7 append-only live text); says which UIs froze it on the first snapshot (info on a UI that followed it)"},
 
 	{RuleTextNotCumulative, Warn, true, "text", "streamed text that is not cumulative: it shrank, changed, or doubled then un-doubled"},
 	{RuleReplaceDelta, Info, true, "text", "a delta with replace:true (the text was rewritten, e.g. a retry reset or a stripped NO_REPLY)"},
 	{RuleFinalTextMismatch, Warn, true, "text", "a chat final whose text differs from the last streamed chat text (truncation, e.g. a cut MEDIA: path)"},
 	{RuleThinkingLeak, Warn, true, "text", "an unclosed or unopened <think>/<thinking>/<analysis> tag in visible text"},
+	{RuleBaselineMissing, Error, true, "text", "a chat delta without message and without replace while the connection holds none of the run's text (2026.9.7): the official client drops it and reconnects"},
+	{RuleRetractionVisible, Warn, true, "text", "a retraction delta (replace:true, empty deltaText; 2026.9.5) withdrew visible text; says which UIs left it on screen (info on a UI that cleared it)"},
 
 	{RuleApprovalExpired, Warn, true, "approvals", "an exec/plugin approval passed its expiresAtMs without a resolved event"},
 	{RuleApprovalPending, Info, true, "approvals", "an approval was still unresolved when the capture ended"},
@@ -119,12 +126,14 @@ var rules = []Rule{
 	{RuleRequestUnanswered, Warn, true, "requests", "a req got no res before its connection closed or the capture ended"},
 	{RuleRequestFailed, Warn, true, "requests", "a res with ok:false, with its error code"},
 	{RuleSlowResponse, Warn, true, "requests", "a res arrived more than --slow-ms after its req"},
+	{RuleIdempotencyConflict, Error, true, "requests", "a chat.send idempotency key reused with other input: refused as chat-request-conflict since 2026.9.2 (warn when an older gateway silently ignored the new text)"},
 
 	{RuleFrameTooLarge, Warn, true, "frames", "a frame over the gateway's size limits (64 KiB before the handshake, policy.maxPayload after)"},
 	{RuleInvalidFrame, Warn, true, "frames", "a record that is not a gateway frame: not JSON, not an object, no known type, or an unreadable line"},
 	{RuleMalformedPayload, Warn, true, "frames", "a chat or agent event whose payload UIs reject (no runId, no sessionKey, unknown state)"},
 	{RuleUnknownEvent, Info, true, "frames", "an event name no gateway release advertises (first occurrence of each name)"},
 	{RuleCaptureTruncated, Warn, true, "frames", "the capture ends mid-line or mid-stream (the recorder was killed)"},
+	{RuleReleaseMismatch, Warn, true, "frames", "a frame of a wire change newer than the gateway release the connection's hello names (deltas without message from a 2026.9.6 gateway): the release is wrong, or the frame is not the gateway's"},
 }
 
 // Rules returns every rule, in documentation order.

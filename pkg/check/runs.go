@@ -211,6 +211,9 @@ func chatProblem(p []byte) string {
 func (a *Analyzer) chatTerminal(rec *capture.Record, r *runState, ev *bridge.Event, p []byte) {
 	state := ev.State
 	if r.chatTerm != "" {
+		if state == "error" && r.chatTerm == "aborted" {
+			return // 2026.9.7's error after an abort: error-after-aborted (wire.go)
+		}
 		if state == "error" && r.chatTerm == "error" && r.chatErrors == 1 && isDispatchError(p) {
 			r.chatErrors++
 			a.addRun(RuleDoubleError, 0, rec.Index, rec.T, r, fmt.Sprintf("Second chat error for run %s, %s after the first: the gateway's dispatch-failure copy (2026.9.6 sends two per failed run); a UI without a closed-run guard shows the error twice.", r.key.id, ms(rec.T-r.chatTermT)))

@@ -14,7 +14,7 @@ import (
 // rules whose findings depend on the UI the replay models.
 var (
 	stateRules = []string{RuleLostReply, RuleGhostStream, RuleBilling}
-	uiRules    = append([]string{RuleDroppedFinal}, stateRules...)
+	uiRules    = append(append([]string{RuleDroppedFinal}, stateRules...), hazardRules...)
 )
 
 // RunDone explains a run the pass's run table let go, if what the UI

@@ -76,13 +76,32 @@ type Finding struct {
 	Keyword  string
 	Expected string
 	Actual   string
+	// Count is how many frames a finding stands for when it reports many
+	// at once (validate's schema drift, once per field); 0 for a finding
+	// of one record.
+	Count int
 
 	// Set when several UI versions were checked (check.Multi), for the
 	// rules that depend on the UI: the versions whose replay shows the
 	// finding, and those whose replay does not.
 	UIs    []string
 	NotUIs []string
+
+	// Hazard is set on the findings each UI's replay makes of a hazard of
+	// the wire (check's rules of the releases after 2026.9.6): whether
+	// this UI shows it. Not in the JSON: check.Multi turns it into UIs
+	// and NotUIs. 0 on every other finding.
+	Hazard Hazard
 }
+
+// Hazard says whether a UI's replay shows a wire hazard the frames hold.
+type Hazard uint8
+
+// Hazard values; 0 is no hazard judged (the frames alone).
+const (
+	HazardShown Hazard = iota + 1
+	HazardNotShown
+)
 
 // AppendJSON appends the finding as one JSON object (no newline). Empty
 // optional fields are left out; the keys are documented in
@@ -113,6 +132,10 @@ func (f *Finding) AppendJSON(dst []byte) []byte {
 	dst = jsonx.AppendOptStr(dst, "keyword", f.Keyword)
 	dst = jsonx.AppendOptStr(dst, "expected", f.Expected)
 	dst = jsonx.AppendOptStr(dst, "actual", f.Actual)
+	if f.Count > 0 {
+		dst = append(dst, `,"count":`...)
+		dst = jsonx.AppendInt(dst, int64(f.Count))
+	}
 	dst = append(dst, `,"message":`...)
 	dst = jsonx.AppendString(dst, f.Message)
 	if f.UIs != nil {

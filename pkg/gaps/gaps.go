@@ -32,6 +32,11 @@ type Finding struct {
 	Expected int64
 	Received int64
 	RunID    string // GatewayGap, RunSeqJump
+	// Coalesced: a RunSeqJump at a text delta (a chat delta that does not
+	// replace, an agent assistant or thinking event with a string delta):
+	// deltas merged for a busy connection (2026.9.2+) or by pacing, whose
+	// payload seq is the last merged event's. Not lost frames.
+	Coalesced bool
 }
 
 // Missing is how many seq numbers a gap or jump skipped.
@@ -68,6 +73,9 @@ func (f Finding) AppendJSON(dst []byte) []byte {
 	if f.Info() {
 		dst = append(dst, `,"info":true`...)
 	}
+	if f.Coalesced {
+		dst = append(dst, `,"coalesced":true`...)
+	}
 	return append(dst, '}')
 }
 
@@ -102,7 +110,12 @@ type runSeqs []connSeq
 
 type connSeq struct {
 	conn int
-	last int64
+	last int64 // the highest payload seq, once seen
+	seen bool
+	// reported is the seq the gateway's last seq-gap event on conn said
+	// the run received, -1 when none since the run's last frame there: a
+	// jump the gateway reported is not a merge.
+	reported int64
 }
 
 // NewDetector returns an empty Detector that keeps what it knows of a run
@@ -133,6 +146,7 @@ func (t *Detector) Observe(dst []Finding, i int, ts int64, conn int, dir string,
 		t.conns[conn] = cs
 		t.sum.Connections++
 	}
+	frameGap := false // frames were lost just before this one
 	if ev.HasSeq && ev.Type == "event" {
 		t.sum.SeqFrames++
 		f := Finding{I: i, T: ts, Conn: conn, Received: ev.Seq}
@@ -145,6 +159,7 @@ func (t *Detector) Observe(dst []Finding, i int, ts int64, conn int, dir string,
 			}
 		case ev.Seq > cs.last+1:
 			f.Kind, f.Expected = Gap, cs.last+1
+			frameGap = true
 			t.sum.Gaps++
 			t.sum.Missing += f.Missing()
 			dst = append(dst, f)
@@ -170,6 +185,9 @@ func (t *Detector) Observe(dst []Finding, i int, ts int64, conn int, dir string,
 			f.Expected, _ = jsonx.Int(mustGet(ev.Payload, "data", "expected"))
 			f.Received, _ = jsonx.Int(mustGet(ev.Payload, "data", "received"))
 			t.sum.GatewayGaps++
+			if run != nil {
+				t.seqs.Of(run).on(conn).reported = f.Received
+			}
 			return append(dst, f)
 		}
 	}
@@ -179,30 +197,51 @@ func (t *Detector) Observe(dst []Finding, i int, ts int64, conn int, dir string,
 		if !ok {
 			return dst
 		}
-		seqs := t.seqs.Of(run)
-		last := seqs.on(conn)
+		c := t.seqs.Of(run).on(conn)
 		switch {
-		case last == nil:
-			*seqs = append(*seqs, connSeq{conn, seq})
-		case seq > *last+1:
+		case !c.seen:
+			c.last, c.seen = seq, true
+		case seq > c.last+1:
 			t.sum.RunSeqJumps++
-			dst = append(dst, Finding{Kind: RunSeqJump, I: i, T: ts, Conn: conn, RunID: ev.RunID, Expected: *last + 1, Received: seq})
+			// A merge, unless the frames before it were lost or the
+			// gateway itself reported this jump.
+			coalesced := textDelta(ev) && !frameGap && c.reported != seq
+			dst = append(dst, Finding{Kind: RunSeqJump, I: i, T: ts, Conn: conn, RunID: ev.RunID, Expected: c.last + 1, Received: seq, Coalesced: coalesced})
 			fallthrough
-		case seq > *last:
-			*last = seq
+		case seq > c.last:
+			c.last = seq
 		}
+		c.reported = -1
 	}
 	return dst
 }
 
-// on is the run's highest seq on conn, nil when conn has not seen it.
-func (s runSeqs) on(conn int) *int64 {
-	for k := range s {
-		if s[k].conn == conn {
-			return &s[k].last
+// on is the run's entry for conn, added when conn has not seen it.
+func (s *runSeqs) on(conn int) *connSeq {
+	for k := range *s {
+		if (*s)[k].conn == conn {
+			return &(*s)[k]
 		}
 	}
-	return nil
+	*s = append(*s, connSeq{conn: conn, reported: -1})
+	return &(*s)[len(*s)-1]
+}
+
+// textDelta reports a frame that merges: a chat delta that does not
+// replace, or an agent assistant or thinking event with a string delta.
+// Their payload seq is the last merged event's when the gateway coalesced
+// several (2026.9.2+ for a busy connection; pacing before).
+func textDelta(ev *bridge.Event) bool {
+	switch {
+	case ev.Kind == bridge.RuntimeChat && ev.State == "delta":
+		dt, _ := ev.Member("deltaText")
+		rv, _ := ev.Member("replace")
+		return jsonx.KindOf(dt) == jsonx.String && !jsonx.Truthy(rv)
+	case ev.Kind == bridge.RuntimeAgent && (ev.Stream == "assistant" || bridge.IsReasoningStream(ev.Stream)):
+		d, _ := ev.DataMember("delta")
+		return jsonx.KindOf(d) == jsonx.String
+	}
+	return false
 }
 
 func mustGet(obj []byte, keys ...string) []byte {

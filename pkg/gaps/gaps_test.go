@@ -112,3 +112,53 @@ func TestRunMemoryIsBounded(t *testing.T) {
 		t.Fatalf("%d runs held, %d with a seq, %d let go; want %d, %d, %d", table.Len(), kept, table.Crowded(), bound, bound, 2*bound)
 	}
 }
+
+// A payload seq jump at a text delta is a merge, marked coalesced; at any
+// other frame it is not.
+func TestRunSeqJumpCoalesced(t *testing.T) {
+	frames := []string{
+		`{"type":"event","event":"chat","payload":{"runId":"r","sessionKey":"s","seq":1,"state":"delta","deltaText":"a"},"seq":1}`,
+		`{"type":"event","event":"chat","payload":{"runId":"r","sessionKey":"s","seq":3,"state":"delta","deltaText":"bc"},"seq":2}`,
+		`{"type":"event","event":"agent","payload":{"runId":"r","sessionKey":"s","seq":5,"stream":"assistant","data":{"delta":"d"}},"seq":3}`,
+		`{"type":"event","event":"chat","payload":{"runId":"r","sessionKey":"s","seq":7,"state":"delta","deltaText":"","replace":true},"seq":4}`,
+		`{"type":"event","event":"agent","payload":{"runId":"r","sessionKey":"s","seq":9,"stream":"tool","data":{"phase":"start"}},"seq":5}`,
+	}
+	got := coalesced(frames)
+	if fmt.Sprint(got) != "[true true false false]" {
+		t.Fatalf("coalesced %v, want [true true false false]", got)
+	}
+}
+
+// A jump after lost frames, or one the gateway reported itself, is not a
+// merge.
+func TestRunSeqJumpNotCoalescedAfterAGap(t *testing.T) {
+	frames := []string{
+		`{"type":"event","event":"chat","payload":{"runId":"r","sessionKey":"s","seq":1,"state":"delta","deltaText":"a"},"seq":1}`,
+		`{"type":"event","event":"chat","payload":{"runId":"r","sessionKey":"s","seq":3,"state":"delta","deltaText":"c"},"seq":3}`,
+		`{"type":"event","event":"agent","payload":{"runId":"r","sessionKey":"s","stream":"error","data":{"reason":"seq gap","expected":4,"received":6}},"seq":4}`,
+		`{"type":"event","event":"chat","payload":{"runId":"r","sessionKey":"s","seq":6,"state":"delta","deltaText":"f"},"seq":5}`,
+		`{"type":"event","event":"chat","payload":{"runId":"r","sessionKey":"s","seq":8,"state":"delta","deltaText":"h"},"seq":6}`,
+	}
+	got := coalesced(frames)
+	if fmt.Sprint(got) != "[false false true]" {
+		t.Fatalf("coalesced %v, want [false false true]", got)
+	}
+}
+
+// coalesced is the Coalesced flag of each run seq jump in frames, received
+// on connection 1.
+func coalesced(frames []string) []bool {
+	table := runs.New(0)
+	tr := NewDetector(table)
+	var got []bool
+	for i, f := range frames {
+		ev := bridge.Classify([]byte(f), int64(i))
+		rc := &capture.Record{Index: i, T: int64(i), Conn: 1, Dir: "in"}
+		for _, g := range tr.Observe(nil, i, int64(i), 1, "in", &ev, table.Record(rc, &ev)) {
+			if g.Kind == RunSeqJump {
+				got = append(got, g.Coalesced)
+			}
+		}
+	}
+	return got
+}

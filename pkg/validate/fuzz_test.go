@@ -47,7 +47,7 @@ func FuzzValidate(f *testing.F) {
 				}
 			}
 		}
-		v.End(nil)
+		v.Drift(nil)
 	})
 }
 

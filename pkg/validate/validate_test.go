@@ -44,7 +44,7 @@ func run(t testing.TB, s *Schema, opts Options, recs []*capture.Record) ([]check
 		r.Index = i
 		fs = v.Record(fs, r)
 	}
-	fs = v.End(fs)
+	fs = v.Drift(fs)
 	return fs, v.Summary()
 }
 
@@ -209,7 +209,7 @@ func TestUnionAlternatives(t *testing.T) {
 }
 
 func TestRequiredAndExtraFields(t *testing.T) {
-	fs, sum := run(t, embedded(t), Options{}, frames(1,
+	fs, sum := run(t, embedded(t), Options{PerFrame: true}, frames(1,
 		`{"type":"event","event":"tick","payload":{}}`,
 		`{"type":"event","event":"tick","payload":{"ts":1,"zone":"utc","b":true}}`,
 		`{"type":"event","event":"tick"}`,

@@ -32,6 +32,10 @@ type Options struct {
 	// wait for their response; the oldest is forgotten first (and counted).
 	// 0 means DefaultMaxPending.
 	MaxPending int
+	// PerFrame reports a field the schema does not declare at every frame
+	// that has it; by default each is one finding at the end, with a count
+	// (drift.go).
+	PerFrame bool
 }
 
 // Summary counts what a Validator saw and found.
@@ -59,6 +63,17 @@ type Summary struct {
 	// of time, and the values of a pattern given up on as too slow (each
 	// given the benefit of the doubt; see regexp.go).
 	PatternTimeouts int `json:"patternTimeouts,omitempty"`
+	// SchemaVersion is the schema's package version, when known; Gateways
+	// the releases the capture's hellos name; SchemaOlder says the schema
+	// is older than one of them.
+	SchemaVersion string   `json:"schemaVersion,omitempty"`
+	Gateways      []string `json:"gateways,omitempty"`
+	SchemaOlder   bool     `json:"schemaOlderThanGateway,omitempty"`
+	// DriftFrames counts the frames with a field the schema does not
+	// declare; each field is one finding (unless Options.PerFrame), and
+	// past 1024 fields the rest are counted in DriftOverflow.
+	DriftFrames   int `json:"driftFrames,omitempty"`
+	DriftOverflow int `json:"driftOverflow,omitempty"`
 }
 
 // Count returns how many findings of at least severity min were made.
@@ -94,6 +109,9 @@ func (s *Summary) Fold(into *check.Summary) {
 type Validator struct {
 	s          *Schema
 	maxPending int
+	perFrame   bool
+	drifts     map[string]*driftEntry // fields the schema does not declare, by definition and pointer
+	driftOrder []string
 	conns      map[int]*connState
 	events     map[string]bool // unknown event names reported
 	methods    map[string]bool // unknown method names reported
@@ -109,6 +127,7 @@ type Validator struct {
 
 type connState struct {
 	protocol   int
+	release    string          // the gateway release its hello named
 	advertised map[string]bool // events named by hello-ok features.events; nil before it
 	pending    map[string]string
 	order      []string // ids in the order requested, for forgetting the oldest
@@ -125,13 +144,15 @@ func New(s *Schema, opts Options) *Validator {
 	return &Validator{
 		s:          s,
 		maxPending: opts.MaxPending,
+		perFrame:   opts.PerFrame,
+		drifts:     map[string]*driftEntry{},
 		conns:      map[int]*connState{},
 		events:     map[string]bool{},
 		methods:    map[string]bool{},
 		v3:         map[string]bool{},
 		red:        redact.New(redact.Options{}),
 		timeouts0:  s.pats.skipped.Load(),
-		sum:        Summary{Schema: s.Name, Unchecked: map[string]int{}, ByRule: map[string]int{}},
+		sum:        Summary{Schema: s.Name, SchemaVersion: s.Version, Unchecked: map[string]int{}, ByRule: map[string]int{}},
 	}
 }
 
@@ -151,6 +172,7 @@ func (v *Validator) Record(dst []check.Finding, rec *capture.Record) []check.Fin
 		if rec.Protocol > 0 {
 			v.conn(rec.Conn).protocol = rec.Protocol
 		}
+		v.noteRelease(v.conn(rec.Conn), rec.Server)
 	case rec.Mark == capture.MarkClose:
 		delete(v.conns, rec.Conn)
 	case rec.Mark != "":
@@ -168,12 +190,13 @@ func (v *Validator) Record(dst []check.Finding, rec *capture.Record) []check.Fin
 	return v.out
 }
 
-// End finishes the capture and appends any last findings to dst. Every
-// finding is made at its record (what is only counted is in Summary), so
-// there are none today; End is there so that a driver treats validate like
-// check's Analyzer.
-func (v *Validator) End(dst []check.Finding) []check.Finding {
-	return dst
+// Drift finishes the capture and appends its last findings to dst: each
+// field the schema does not declare, once, with its count (unless
+// Options.PerFrame).
+func (v *Validator) Drift(dst []check.Finding) []check.Finding {
+	v.out = dst
+	v.driftFindings()
+	return v.out
 }
 
 func (v *Validator) conn(n int) *connState {
@@ -312,6 +335,11 @@ func (v *Validator) hello(c *connState, p map[string]any) {
 	if n, ok := p["protocol"].(interface{ String() string }); ok {
 		if k, err := strconv.Atoi(n.String()); err == nil {
 			c.protocol = k
+		}
+	}
+	if server, ok := p["server"].(map[string]any); ok {
+		if r, ok := server["version"].(string); ok {
+			v.noteRelease(c, r)
 		}
 	}
 	c.advertised = map[string]bool{}
@@ -477,6 +505,10 @@ func (v *Validator) report(f *frameCtx, def, prefix string, inst any, vi violati
 	fi.Keyword = vi.keyword
 	fi.Expected = vi.expected
 	fi.Actual = actual
+	if rule == RuleExtraField && !v.perFrame {
+		v.drift(f, fi, orRoot(def), ptr)
+		return
+	}
 	v.emit(fi)
 }
 
@@ -547,12 +579,22 @@ func (v *Validator) SetReport(report func(*check.Finding) error) { v.reportTo = 
 
 // After validates the record and reports its findings.
 func (v *Validator) After(f *pipeline.Frame) error {
-	v.buf = v.Record(v.buf[:0], f.Rec)
+	return v.hand(v.Record(v.buf[:0], f.Rec))
+}
+
+// End reports the schema drift of the capture (Drift).
+func (v *Validator) End(*pipeline.End) error {
+	return v.hand(v.Drift(v.buf[:0]))
+}
+
+// hand hands the findings to the pass, keeping their buffer.
+func (v *Validator) hand(fs []check.Finding) error {
+	v.buf = fs
 	if v.reportTo == nil {
 		return nil
 	}
-	for i := range v.buf {
-		if err := v.reportTo(&v.buf[i]); err != nil {
+	for i := range fs {
+		if err := v.reportTo(&fs[i]); err != nil {
 			return err
 		}
 	}

@@ -102,11 +102,14 @@ func (h *Handler) lifecycle(agent *Agent, p *agentFrame, now int64) {
 	}
 }
 
-// mergeRaw is a stream's raw text after this frame: data.text (a string)
-// replaces it, else data.delta is merged into it.
+// mergeRaw is a stream's raw text after this frame: data.text (a
+// non-empty string) replaces it, else data.delta is merged into it. An
+// empty data.text is falsy to Claw3D: the text stays, so the retraction
+// event of 2026.9.5+ ({text:"", delta:"", replace:true}) leaves the
+// withdrawn text in the run's stream.
 func mergeRaw(prev string, p *agentFrame, texts *jsonx.StrMemo) (raw, text string) {
-	text, hasText := strMemo(texts, p.dataText)
-	if hasText {
+	text, _ = strMemo(texts, p.dataText)
+	if text != "" {
 		return text, text
 	}
 	return MergeRuntimeStream(prev, dataDelta(p)), text

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/clawtap/clawtap/pkg/bridge"
+	"github.com/clawtap/clawtap/pkg/jsonx"
 )
 
 func TestIsReasoningRuntimeAgentStream(t *testing.T) {
@@ -128,4 +129,27 @@ func FuzzMergeRuntimeStream(f *testing.F) {
 			t.Fatalf("repeat of %q changed %q to %q", inc, got, again)
 		}
 	})
+}
+
+// mergeRaw reads data.text as Claw3D does, as truthy or not: an empty
+// text (2026.9.5's retraction event {text:"", delta:"", replace:true})
+// leaves the run's stream as it was, a missing one (2026.9.7's
+// append-only events) merges data.delta into it.
+func TestMergeRawEmptyText(t *testing.T) {
+	for _, c := range []struct {
+		data, prev, want string
+	}{
+		{`{"text":"Here","delta":"Here"}`, "Sure", "Here"},
+		{`{"text":"","delta":"","replace":true}`, "Sure, here is", "Sure, here is"},
+		{`{"delta":" is"}`, "Here", "Here is"},
+		{`{"delta":"Here"}`, "Sure, here is", "Sure, here isHere"},
+	} {
+		data := []byte(c.data)
+		text, _ := jsonx.Get(data, "text")
+		var memo jsonx.StrMemo
+		got, _ := mergeRaw(c.prev, &agentFrame{data: data, dataText: text}, &memo)
+		if got != c.want {
+			t.Errorf("%s after %q: %q, want %q", c.data, c.prev, got, c.want)
+		}
+	}
 }
