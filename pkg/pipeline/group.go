@@ -88,3 +88,12 @@ func (g Group) RunDone(r *runs.Run, o *outcome.Run) {
 		}
 	}
 }
+
+// Table hands the run table to the members that keep fields in it.
+func (g Group) Table(t *runs.Table) {
+	for _, m := range g {
+		if x, ok := m.(TableObserver); ok {
+			x.Table(t)
+		}
+	}
+}

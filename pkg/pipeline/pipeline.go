@@ -148,6 +148,13 @@ type RunObserver interface {
 	RunDone(r *runs.Run, o *outcome.Run)
 }
 
+// TableObserver keeps what it knows of a run in a field of the pass's
+// run table (runs.NewField): the pass hands it the table before the
+// first record.
+type TableObserver interface {
+	Table(t *runs.Table)
+}
+
 // FindingObserver receives every finding made in the pass, as it is
 // made, in the order made; its first error ends the pass.
 type FindingObserver interface {
@@ -267,6 +274,11 @@ func New(opts Options, observers ...Observer) *Pass {
 		p.runs.OnLetGo = p.runDone
 		if p.needs&Outcomes != 0 {
 			p.outcomes = outcome.New(p.runs)
+		}
+		for _, o := range observers {
+			if t, ok := o.(TableObserver); ok {
+				t.Table(p.runs)
+			}
 		}
 	}
 	if p.needs&Intents != 0 && p.needs&Replay == 0 {
