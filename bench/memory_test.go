@@ -182,20 +182,20 @@ func afterGC() runtime.MemStats {
 	return ms
 }
 
-// TestReportMemoryOverManyRuns: the report's runs, findings and the pins
-// findings are sorted by wait in temporary files; what stays on the heap
-// for each run is the hash of its id and, from the end of the pass, its
-// lane and track. 40,000 more short runs (and as many findings) must cost
-// far less than the 100 bytes a run they once did.
+// TestReportMemoryOverManyRuns: the report writes each run to a temporary
+// file as the pass lets it go, and the findings there in sorted blocks;
+// what stays on the heap for each run is its lane and track, and how many
+// rows it has. 40,000 more short runs (and as many findings) must cost far
+// less than the 100 bytes a run they once did.
 func TestReportMemoryOverManyRuns(t *testing.T) {
 	an, err := check.New(check.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := report.NewBuilder(report.Options{Name: "many", Checker: report.NewCheck(an)})
+	b := report.NewBuilder(report.Options{Name: "many"})
 	rep := b.Report()
 	defer rep.Close()
-	p := pipeline.New(pipeline.Options{}, b)
+	p := pipeline.New(pipeline.Options{}, an, b)
 	h := memoryRunOf(t, manyRuns(60_000, 5), 240_000, func(rec *capture.Record) {
 		if _, err := p.Push(rec, nil); err != nil {
 			t.Fatal(err)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"github.com/clawtap/clawtap/pkg/redact"
 	"github.com/clawtap/clawtap/pkg/replay"
 	"github.com/clawtap/clawtap/pkg/report"
+	"github.com/clawtap/clawtap/pkg/stats"
 	"github.com/spf13/cobra"
 )
 
@@ -116,10 +118,11 @@ code: use 'clawtap check' to gate on them. See docs/report.md.`,
 	return cmd
 }
 
-// runReport writes the report of the capture: one pass that builds it
-// (with check's findings pinned on it), rendered as a self-contained HTML
-// page or a Chrome trace, written through the safe writer, and a line
-// that says what was written.
+// runReport writes the report of the capture: one pass in which check
+// finds the problems and stats counts the header's numbers, and the
+// report, their peer, builds the timeline with both; rendered as a
+// self-contained HTML page or a Chrome trace, written through the safe
+// writer, and a line that says what was written.
 func runReport(env *cli.Env, opts reportOptions) error {
 	if err := env.CheckStdin(opts.output.Cmd, opts.path); err != nil {
 		return err
@@ -148,8 +151,11 @@ func runReport(env *cli.Env, opts reportOptions) error {
 	if err != nil {
 		return err
 	}
+	st := stats.New()
 	unredacted := redact.Unredacted(r.Header())
-	b := report.NewBuilder(report.Options{Name: name, MaxBytes: opts.limit, Checker: report.NewCheck(an), NoBodies: opts.trace,
+	b := report.NewBuilder(report.Options{Name: name, MaxBytes: opts.limit, NoBodies: opts.trace,
+		// struct fields in order, map keys sorted: deterministic bytes
+		Stats:          func() ([]byte, error) { return json.Marshal(st.Result()) },
 		RedactedOnRead: unredacted && !env.ShowCredentials, ShowsCredentials: unredacted && env.ShowCredentials})
 	if unredacted && env.ShowCredentials {
 		env.Warnf("%s was written without redaction and --show-credentials keeps its credentials: the report may show them (it says so in a banner)", name)
@@ -160,7 +166,9 @@ func runReport(env *cli.Env, opts reportOptions) error {
 			env.Warnf("%v", err)
 		}
 	}()
-	if err := pipeline.New(pipeline.Options{Replay: replay.Options{UI: opts.model}}, b).Run(pipeline.Records(r)); err != nil {
+	// The report comes last: the findings of a record and the header's
+	// numbers are made before it takes them.
+	if err := pipeline.New(pipeline.Options{Replay: replay.Options{UI: opts.model}}, an, st, b).Run(pipeline.Records(r)); err != nil {
 		return cli.ReadErr(opts.path, err)
 	}
 	env.ReadSummary(opts.path, r.Stats())

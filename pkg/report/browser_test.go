@@ -25,6 +25,9 @@ import (
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+
+	"github.com/clawtap/clawtap/pkg/capture"
+	"github.com/clawtap/clawtap/pkg/pipeline"
 )
 
 type browser struct {
@@ -394,6 +397,35 @@ func TestBrowserHostileCapture(t *testing.T) {
 		t.Error("the capture's text is not shown as text")
 	}
 	b.shot(t, "report-hostile", false)
+	if p := b.problems(); len(p) > 0 {
+		t.Errorf("console errors: %q", p)
+	}
+}
+
+// A reopened run is a bar of its own, and says so in its details.
+func TestBrowserReopenedRun(t *testing.T) {
+	lines := []string{`{"t":1000,"conn":1,"mark":"open","url":"ws://x/"}`,
+		chatLine(1001, "a", "delta"), chatLine(1002, "a", "final"), chatLine(1003, "b", "delta"), chatLine(1004, "b", "final"),
+		chatLine(1005, "c", "delta"), chatLine(1006, "c", "final"), chatLine(1007, "a", "delta")}
+	r, err := capture.NewReader(strings.NewReader(strings.Join(lines, "\n")+"\n"), capture.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := runPass(t, pipeline.Options{MaxRuns: 2}, r, NewBuilder(Options{Name: "reopened"}))
+	b := newBrowser(t)
+	b.open(t, "reopened", AppendHTML(nil, rep))
+	if got := b.num(t, `window.__clawtapReport.runs`); got != 4 {
+		t.Fatalf("page has %d runs, want 4", got)
+	}
+	b.clickRun(t, 3)
+	if d := b.str(t, `document.querySelector(".details").innerText`); !strings.Contains(d, "reopened") {
+		t.Errorf("the reopened run's details do not say so: %q", d)
+	}
+	b.clickRun(t, 0)
+	if d := b.str(t, `document.querySelector(".details").innerText`); strings.Contains(d, "reopened") {
+		t.Errorf("the first run's details say it was reopened: %q", d)
+	}
+	b.shot(t, "report-reopened", false)
 	if p := b.problems(); len(p) > 0 {
 		t.Errorf("console errors: %q", p)
 	}

@@ -1,15 +1,16 @@
 package report
 
 import (
+	"fmt"
 	"unicode/utf8"
 
 	"github.com/clawtap/clawtap/pkg/bridge"
 	"github.com/clawtap/clawtap/pkg/capture"
+	"github.com/clawtap/clawtap/pkg/finding"
 	"github.com/clawtap/clawtap/pkg/gaps"
 	"github.com/clawtap/clawtap/pkg/jsonx"
 	"github.com/clawtap/clawtap/pkg/outcome"
 	"github.com/clawtap/clawtap/pkg/pipeline"
-	"github.com/clawtap/clawtap/pkg/recent"
 	"github.com/clawtap/clawtap/pkg/replay"
 	"github.com/clawtap/clawtap/pkg/runs"
 	"github.com/clawtap/clawtap/pkg/ui"
@@ -63,17 +64,22 @@ func (r *Run) on(conn int) *connTerm {
 	return &r.conns[len(r.conns)-1]
 }
 
-// Builder builds a Report from records in one pass.
+// Builder builds a Report from records in one pass: an observer of the
+// pass (pipeline.Observer), of its run table (pipeline.TableObserver,
+// pipeline.RunObserver) and of its findings (pipeline.FindingObserver).
 type Builder struct {
 	opts    Options
 	rep     Report
 	started bool
 	done    bool
+	err     error // a run let go out of order (RunDone), returned by End
 
-	sub pipeline.Group // the checker and the stats source, fed by this pass
-	t0  int64          // the replay's origin
-	st  *replay.State  // the replay's state, from its steps
-	f   replay.Formatter
+	table *runs.Table
+	field runs.Field[Run] // what the report knows of each run the table holds
+	gone  goneRuns
+	t0    int64         // the replay's origin
+	st    *replay.State // the replay's state, from its steps
+	f     replay.Formatter
 
 	labels    map[string]int32
 	labelKeys map[labelKey]int32
@@ -83,11 +89,10 @@ type Builder struct {
 	approvals map[string]int
 	sends     map[sendKey]sendInfo
 	sendFIFO  []sendKey
-	agentRun  map[string]int // an agent's latest run, for timer-step transcript lines
+	agentRun  map[string]*runs.Run // an agent's latest run, for timer-step transcript lines
 	// the last agent and run written to agentRun
 	lastAgent    string
-	lastAgentRun int
-	recentRuns   recent.Cache[string, int] // the runs looked up last: the frames of interleaved runs
+	lastAgentRun *runs.Run
 	filters      map[string]*replay.Filter
 
 	anyClosed bool
@@ -106,7 +111,7 @@ type Builder struct {
 	// the record being processed
 	cur struct {
 		row      Row
-		run      int
+		run      *Run // its run's state, nil for none
 		replayed bool
 		prio     int8
 		// its replay step, valid until After: its effects and state diff
@@ -114,26 +119,21 @@ type Builder struct {
 		// body may fit
 		step *replay.Step
 	}
-	intents  []ui.Intent // the record's intents, from the pass
-	inRecord bool        // between a record's Before and After
-	held     []Finding   // the checker's findings made during the record
-	skipped  int
-	skippedC []int
-	scratch  []byte
-	textBuf  []byte // a text on its way to the spool
-	buf      []byte // a body or timer step being written
-	mark     []byte // a marker's line
+	intents   []ui.Intent   // the record's intents, from the pass
+	held      []heldFinding // findings not pinned yet
+	findLanes []bool        // the lanes a finding without a run is on
+	skipped   int
+	skippedC  []int
+	scratch   []byte
+	textBuf   []byte // a text on its way to the spool
+	buf       []byte // a body or timer step being written
+	mark      []byte // a marker's line
 }
 
-// NewBuilder returns a Builder. With no Options.Checker it runs pkg/check
-// with its default rules.
+// NewBuilder returns a Builder. It shows the findings of the Reporters in
+// its pass (pkg/check's, typically), and the header's numbers of
+// Options.Stats: none of its own.
 func NewBuilder(opts Options) *Builder {
-	if opts.Checker == nil {
-		opts.Checker = NewCheck(nil)
-	}
-	if opts.Stats == nil {
-		opts.Stats = NewStats()
-	}
 	if opts.MaxBytes <= 0 {
 		opts.MaxBytes = DefaultMaxBytes
 	}
@@ -148,36 +148,37 @@ func NewBuilder(opts Options) *Builder {
 		lanes:     map[laneKey]int{},
 		approvals: map[string]int{},
 		sends:     map[sendKey]sendInfo{},
-		agentRun:  map[string]int{},
+		agentRun:  map[string]*runs.Run{},
 		filters:   map[string]*replay.Filter{},
 	}
-	b.sub = pipeline.Group{opts.Checker, opts.Stats}
-	opts.Checker.Sink(b.finding)
 	b.f.Width = 120 // as clawtap replay prints them; the frame has the whole text
 	b.rep.Meta.Name = opts.Name
 	b.rep.Meta.NoRedact, b.rep.Meta.RedactedOnRead = opts.ShowsCredentials, opts.RedactedOnRead
 	b.rep.Summary.MaxBytes = opts.MaxBytes
 	b.rep.spool = &spool{dir: opts.TempDir, slack: int64(opts.MaxBytes)}
 	b.rep.text = &spool{dir: opts.TempDir} // only appended to: never compacted
-	b.rep.runs = newRunStore(b.rep.text)
-	// The findings and the rows have spools of their own: each is read in
-	// order at the end (the rows' on a goroutine of its own, see
-	// rowtext.go), rather than spread among the runs' texts.
+	// The runs, the findings and the rows have spools of their own: each
+	// is read in order at the end (the rows' on a goroutine of its own,
+	// see rowtext.go), rather than spread among the runs' texts.
+	b.rep.runs = newRunList(&spool{dir: opts.TempDir})
 	b.rep.finds = &findingStore{sp: &spool{dir: opts.TempDir}}
-	b.rep.finds.pins.sp = b.rep.finds.sp
 	b.rep.Rows.sp = &spool{dir: opts.TempDir}
 	return b
 }
 
-// Needs is what the report reads from the pass, its checker's and stats'
-// needs included.
+// Needs is what the report reads from the pass.
 func (b *Builder) Needs() pipeline.Needs {
-	return pipeline.Gaps | pipeline.Intents | pipeline.Replay | b.sub.Needs()
+	return pipeline.Gaps | pipeline.Intents | pipeline.Replay | pipeline.Runs
+}
+
+// Table takes the pass's run table, in whose runs the report keeps what it
+// knows of each until the pass lets it go.
+func (b *Builder) Table(t *runs.Table) {
+	b.table, b.field = t, runs.NewField[Run](t)
 }
 
 // Header takes the capture's header (nil for a file of bare frames).
 func (b *Builder) Header(h *capture.Header) {
-	b.sub.Header(h)
 	if h == nil {
 		return
 	}
@@ -238,25 +239,37 @@ func agentOf(ev *bridge.Event) string {
 	return bridge.SessionAgentID(ev.Session())
 }
 
-// run returns the run's index, creating it at this record.
-func (b *Builder) run(id, agent, session string, t int64, i, conn int) int {
-	r, ok := b.recentRuns.Get(id)
-	if !ok {
-		if r, ok = b.rep.runs.find(id); ok {
-			b.recentRuns.Put(id, r)
-		}
+// run is what the report knows of run r, made at its first frame, which
+// is at time t, record i, and names agent and session.
+func (b *Builder) run(r *runs.Run, agent, session string, t int64, i int) *Run {
+	x := b.field.Peek(r)
+	if x == nil {
+		x = b.field.Of(r)
+		*x = Run{N: r.N, ID: r.ID, Lane: b.lane(agent, session, t), Start: t, End: t, Last: t, FirstI: i, LastI: i, TermI: -1, laneFixed: session != "", Reopened: r.Reopened}
+		b.skel += skelPerItem + len(r.ID)
+	} else if !x.laneFixed && session != "" {
+		x.Lane = b.lane(agent, session, t)
+		x.laneFixed = true
 	}
-	if ok {
-		if run := b.rep.runs.get(r); !run.laneFixed && session != "" {
-			run.Lane = b.lane(agent, session, t)
-			run.laneFixed = true
-		}
-		return r
+	return x
+}
+
+// state is what the report knows of run r while the table holds it; nil
+// for none.
+func (b *Builder) state(r *runs.Run) *Run {
+	if r == nil {
+		return nil
 	}
-	r = b.rep.runs.add(&Run{ID: id, Lane: b.lane(agent, session, t), Start: t, End: t, Last: t, FirstI: i, LastI: i, TermI: -1, laneFixed: session != ""})
-	b.recentRuns.Put(id, r)
-	b.skel += skelPerItem + len(id)
-	return r
+	return b.field.Peek(r)
+}
+
+// runNamed is what the report knows of the run the table holds under id
+// (the record's own, mostly); nil for none.
+func (b *Builder) runNamed(id string) *Run {
+	if x := b.cur.run; x != nil && x.ID == id {
+		return x
+	}
+	return b.state(b.table.Lookup(id))
 }
 
 func (b *Builder) conn(rec *capture.Record, rel int64) *Conn {
@@ -275,10 +288,6 @@ func (b *Builder) conn(rec *capture.Record, rel int64) *Conn {
 func (b *Builder) Before(f *pipeline.Frame) error {
 	if b.done {
 		return nil
-	}
-	b.inRecord = true
-	if err := b.sub.Before(f); err != nil {
-		return err
 	}
 	rec := f.Rec
 	if !b.started {
@@ -371,12 +380,15 @@ func (b *Builder) Before(f *pipeline.Frame) error {
 		prio = prioKey
 	}
 	row.Label = b.labelID(rec, ev, row.Type)
-	run, lane := -1, -1
+	// The record's run is the table's (Frame.Run): born at the first frame
+	// that names it, a chat.send response's included.
+	var x *Run
+	lane := -1
 	switch ev.Kind {
 	case bridge.RuntimeChat, bridge.RuntimeAgent, bridge.Approval:
 		agent := agentOf(ev)
-		if ev.RunID != "" {
-			run = b.run(ev.RunID, agent, ev.Session(), rel, rec.Index, rec.Conn)
+		if f.Run != nil {
+			x = b.run(f.Run, agent, ev.Session(), rel, rec.Index)
 		} else if agent != "" || ev.Session() != "" {
 			lane = b.lane(agent, ev.Session(), rel)
 		}
@@ -389,28 +401,28 @@ func (b *Builder) Before(f *pipeline.Frame) error {
 			b.rememberSend(sendKey{rec.Conn, ev.ID}, sendInfo{session: sk, i: rec.Index, t: rel, row: -1})
 		}
 	case bridge.Response:
-		if ev.Method == "chat.send" {
-			if id, ok := jsonx.GetStr(ev.Payload, "runId"); ok && id != "" {
-				si, known := b.sends[sendKey{rec.Conn, ev.ID}]
-				start, first := rel, rec.Index
-				if known {
-					start, first = si.t, si.i
-				}
-				_, existed := b.rep.runs.find(id)
-				run = b.run(id, bridge.SessionAgentID(si.session), si.session, start, first, rec.Conn)
-				if known && !existed && si.row >= 0 {
-					b.rep.Rows.setRun(si.row, int32(run))
-					b.runFrame(run, si.t, si.i, rec.Conn, TypeSend, ev)
-				}
+		if ev.Method == "chat.send" && f.Run != nil {
+			// The run starts at its request, when the capture has it.
+			si, known := b.sends[sendKey{rec.Conn, ev.ID}]
+			start, first := rel, rec.Index
+			if known {
+				start, first = si.t, si.i
+			}
+			born := b.field.Peek(f.Run) == nil
+			x = b.run(f.Run, bridge.SessionAgentID(si.session), si.session, start, first)
+			if known && born && si.row >= 0 {
+				b.rep.Rows.setRun(si.row, int32(x.N-1))
+				b.runFrame(x, si.t, si.i, rec.Conn, TypeSend, ev)
 			}
 		}
 	}
-	if run >= 0 {
-		lane = b.rep.runs.get(run).Lane
-		b.runFrame(run, rel, rec.Index, rec.Conn, int(row.Type), ev)
-		if a := agentOf(ev); a != "" && (a != b.lastAgent || run != b.lastAgentRun) {
-			b.agentRun[a] = run // unchanged since the last frame, mostly
-			b.lastAgent, b.lastAgentRun = a, run
+	run := -1
+	if x != nil {
+		run, lane = x.N-1, x.Lane
+		b.runFrame(x, rel, rec.Index, rec.Conn, int(row.Type), ev)
+		if a := agentOf(ev); a != "" && (a != b.lastAgent || f.Run != b.lastAgentRun) {
+			b.agentRun[a] = f.Run // unchanged since the last frame, mostly
+			b.lastAgent, b.lastAgentRun = a, f.Run
 		}
 	}
 	row.Lane, row.Run = int32(lane), int32(run)
@@ -447,15 +459,15 @@ func (b *Builder) Before(f *pipeline.Frame) error {
 
 	// The text a chat terminal carries for its run: what the gateway
 	// said, whatever the UI does with it.
-	if run >= 0 && !b.opts.NoBodies && isChatTerminal(ev) && !b.rep.runs.get(run).hasOutput {
+	if x != nil && !b.opts.NoBodies && isChatTerminal(ev) && !x.hasOutput {
 		if lines, ok := ev.TerminalLines(); ok {
-			b.runOutput(run, lines)
+			b.runOutput(x, lines)
 		}
 	}
 
 	// The replay follows: timer steps due before this record, then the
 	// record's step (Step), then After.
-	b.cur.run, b.cur.replayed, b.cur.prio, b.cur.step = run, false, prio, nil
+	b.cur.run, b.cur.replayed, b.cur.prio, b.cur.step = x, false, prio, nil
 	b.cur.row = row
 	return nil
 }
@@ -478,32 +490,74 @@ func (b *Builder) Step(s *replay.Step) error {
 	if b.done {
 		return nil
 	}
-	if err := b.sub.Step(s); err != nil {
-		return err
-	}
 	b.t0, b.st = s.T0, s.State
 	return b.emit(s)
 }
 
-// Table hands the run table to the checker and stats, which keep fields
-// in it.
-func (b *Builder) Table(t *runs.Table) { b.sub.Table(t) }
-
-// RunDone hands a run the pass let go to the checker, which explains it
-// if it went wrong.
-func (b *Builder) RunDone(r *runs.Run, o *outcome.Run) {
-	if !b.done {
-		b.sub.RunDone(r, o)
+// RunDone writes the bar of a run the pass let go: nothing the pass reads
+// later changes it. Runs come in the order of their numbers, once each,
+// and the page lists them so.
+func (b *Builder) RunDone(r *runs.Run, _ *outcome.Run) {
+	if b.done || b.err != nil {
+		return
 	}
+	b.pinHeld() // the findings of the observers told before the report: of this run, or others let go
+	if want := b.rep.runs.n + 1; r.N != want {
+		b.err = fmt.Errorf("report: the pass let run %d (%s) go where run %d was due", r.N, r.ID, want)
+		return
+	}
+	x := b.field.Peek(r)
+	if x == nil { // a run whose frames the report never saw (a pass it joined late)
+		x = &Run{N: r.N, ID: r.ID, Lane: b.lane(r.Agent, r.Session, b.rel(r.FirstT)), Start: b.rel(r.FirstT), End: b.rel(r.FirstT), Last: b.rel(r.LastT),
+			FirstI: r.FirstI, LastI: r.LastI, TermI: -1, Reopened: r.Reopened}
+	}
+	sum := &b.rep.Summary
+	switch {
+	case !x.hasChat && !x.hasLife:
+		sum.RunsUnfinished++
+	case x.Terminal == TermFinal:
+		sum.RunsFinal++
+	case x.Terminal == TermAborted:
+		sum.RunsAborted++
+	case x.Terminal == TermError:
+		sum.RunsError++
+	default:
+		sum.RunsLifecycleOnly++
+	}
+	sum.AgentDeltas += int(x.AgentDeltas)
+	sum.ChatDeltas += int(x.ChatDeltas)
+	sum.ToolCalls += int(x.Tools)
+	b.rep.runs.add(x)
+	b.gone.add(r.ID, r.N, b.table.Max())
+}
+
+// Finding takes a finding of the pass as it is made. One made at a record
+// is pinned at the record's After, which makes the record's details
+// critical; one made as a run is let go, when the report lets it go too
+// (RunDone), and one made at the end of the capture, at End.
+func (b *Builder) Finding(f *finding.Finding) error {
+	if b.done {
+		return nil
+	}
+	run := f.Run - 1
+	if run < 0 && f.RunID != "" {
+		// Stopgap until every Reporter sets Finding.Run: the run the
+		// table holds under the id now, or let go last.
+		if r := b.table.Lookup(f.RunID); r != nil {
+			run = r.N - 1
+		} else if n, ok := b.gone.n[f.RunID]; ok {
+			run = n - 1
+		}
+	}
+	b.held = append(b.held, heldFinding{pinned{i: f.I, rule: f.Rule, sev: f.Severity, t: f.T, conn: f.Conn, run: run, lane: -1,
+		runID: f.RunID, agentID: f.AgentID, session: f.SessionKey}, f.Message})
+	return nil
 }
 
 // After pins the record's gaps and findings and keeps its row and body.
 func (b *Builder) After(f *pipeline.Frame) error {
 	if b.done {
 		return nil
-	}
-	if err := b.sub.After(f); err != nil {
-		return err
 	}
 	rec, ev, row := f.Rec, f.Event, b.cur.row
 	sum := &b.rep.Summary
@@ -517,24 +571,20 @@ func (b *Builder) After(f *pipeline.Frame) error {
 		}
 		prio = prioCritical
 		gr, gl := -1, -1
-		if g.RunID != "" {
-			if r, ok := b.rep.runs.find(g.RunID); ok {
-				gr, gl = r, b.rep.runs.view(r).Lane
-			}
+		if x := b.runNamed(g.RunID); x != nil {
+			gr, gl = x.N-1, x.Lane
 		}
 		b.rep.Gaps = append(b.rep.Gaps, Gap{Kind: g.Kind, I: g.I, T: b.rel(g.T), Conn: g.Conn, Expected: g.Expected, Received: g.Received, RunID: cut(g.RunID, 256), Lane: gl, Run: gr})
 		b.skel += skelPerItem
 	}
 
 	// Findings.
-	for _, fd := range b.held {
-		b.addFinding(fd)
-		if fd.I == rec.Index {
+	for k := range b.held {
+		if b.held[k].i == rec.Index {
 			prio = prioCritical
 		}
 	}
-	clear(b.held)
-	b.held, b.inRecord = b.held[:0], false
+	b.pinHeld()
 
 	// The row, then the body.
 	// Plain rows stop at their share; key rows at 60% of the limit and
@@ -572,8 +622,7 @@ func (b *Builder) After(f *pipeline.Frame) error {
 
 // runFrame counts a frame of a run. Its terminal is its first chat
 // terminal, or without one its first lifecycle end or error.
-func (b *Builder) runFrame(run int, rel int64, i, conn, typ int, ev *bridge.Event) {
-	r := b.rep.runs.get(run)
+func (b *Builder) runFrame(r *Run, rel int64, i, conn, typ int, ev *bridge.Event) {
 	r.Frames++
 	if rel < r.Start {
 		r.Start = rel
@@ -706,4 +755,26 @@ func cut(s string, n int) string {
 		i--
 	}
 	return s[:i] + "…"
+}
+
+// goneRuns remembers the numbers of the runs let go last, by id, as many
+// as the table holds. A stopgap until every Reporter sets Finding.Run: a
+// finding made after its run was let go (check's of the runs still live
+// at the end of the capture) finds it here.
+type goneRuns struct {
+	n    map[string]int
+	ring []string
+	next int
+}
+
+func (g *goneRuns) add(id string, n, max int) {
+	if g.n == nil {
+		g.n, g.ring = map[string]int{}, make([]string, max)
+	}
+	if old := g.ring[g.next]; old != "" && g.n[old] <= n-max {
+		delete(g.n, old)
+	}
+	g.ring[g.next] = id
+	g.n[id] = n
+	g.next = (g.next + 1) % len(g.ring)
 }

@@ -1,57 +1,58 @@
 package report
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 
 	"github.com/clawtap/clawtap/pkg/bridge"
+	"github.com/clawtap/clawtap/pkg/finding"
 	"github.com/clawtap/clawtap/pkg/gaps"
 	"github.com/clawtap/clawtap/pkg/jsonx"
 	"github.com/clawtap/clawtap/pkg/pipeline"
 )
 
-// finding takes a finding from the checker: one made while a record goes
-// through the pass is held for the record's After, which pins the record;
-// any other goes on the timeline at once.
-func (b *Builder) finding(f Finding) {
-	if b.inRecord {
-		b.held = append(b.held, f)
-		return
-	}
-	b.addFinding(f)
+// heldFinding is a finding not pinned yet, with its message.
+type heldFinding struct {
+	pinned
+	message string
 }
 
-// addFinding pins a finding on the timeline; its message goes to the
-// spool.
-func (b *Builder) addFinding(f Finding) {
-	msg := cut(f.Message, 2048)
-	lane, run := -1, -1
-	if f.RunID != "" {
-		if r, ok := b.rep.runs.find(f.RunID); ok {
-			run = r
+// pinHeld pins the findings not pinned yet on the timeline: on their run,
+// or else on the lane of their agent and session. Their messages go to
+// the spool with them.
+func (b *Builder) pinHeld() {
+	for k := range b.held {
+		p := &b.held[k].pinned
+		msg := cut(b.held[k].message, 2048)
+		if p.run < 0 && (p.agentID != "" || p.session != "") {
+			agent := p.agentID
+			if agent == "" {
+				agent = bridge.SessionAgentID(p.session)
+			}
+			if l, ok := b.lanes[laneKey{agent, p.session}]; ok {
+				p.lane = l
+				for l >= len(b.findLanes) {
+					b.findLanes = append(b.findLanes, false)
+				}
+				b.findLanes[l] = true
+			}
+		}
+		b.textBuf = jsonx.AppendString(b.textBuf[:0], msg)
+		p.msg = b.textBuf
+		b.rep.finds.add(p)
+		b.skel += skelPerItem + len(msg)
+		switch sum := &b.rep.Summary; p.sev {
+		case finding.Error:
+			sum.FindingsError++
+		case finding.Warn:
+			sum.FindingsWarn++
+		default:
+			sum.FindingsInfo++
 		}
 	}
-	if run < 0 && (f.AgentID != "" || f.SessionKey != "") {
-		agent := f.AgentID
-		if agent == "" {
-			agent = bridge.SessionAgentID(f.SessionKey)
-		}
-		if l, ok := b.lanes[laneKey{agent, f.SessionKey}]; ok {
-			lane = l
-		}
-	}
-	b.textBuf = jsonx.AppendString(b.textBuf[:0], msg)
-	b.rep.finds.add(&PinnedFinding{Rule: f.Rule, Severity: f.Severity, I: f.I, T: f.T, Conn: f.Conn,
-		RunID: f.RunID, AgentID: f.AgentID, SessionKey: f.SessionKey, Lane: lane, Run: run}, b.textBuf)
-	b.skel += skelPerItem + len(msg)
-	switch sum := &b.rep.Summary; f.Severity {
-	case "error":
-		sum.FindingsError++
-	case "warn":
-		sum.FindingsWarn++
-	default:
-		sum.FindingsInfo++
-	}
+	clear(b.held)
+	b.held = b.held[:0]
 }
 
 // text puts s in the text spool as a JSON string.
@@ -66,15 +67,12 @@ func (b *Builder) End(e *pipeline.End) error {
 	if b.done {
 		return nil
 	}
-	for _, f := range b.held { // a pass that stopped within a record
-		b.addFinding(f)
-	}
-	b.held, b.inRecord = nil, false
-	if err := b.sub.End(e); err != nil {
-		return err
-	}
+	b.pinHeld()
 	b.done = true
-	b.cur.run = -1
+	if b.err != nil {
+		return b.err
+	}
+	b.cur.run = nil
 	rep := &b.rep
 	rep.Meta.Truncated = e.Stats.Truncated
 	if e.Engine != nil {
@@ -84,78 +82,38 @@ func (b *Builder) End(e *pipeline.End) error {
 	sum := &rep.Summary
 	sum.Start, sum.End = b.minT, b.maxT
 
-	// Runs: terminals, ends, counts, and what the lanes need of them
-	// (each run read once: most wait in the spool).
+	// Runs: every one was let go and written by now (RunDone), in order,
+	// placed on its lane's tracks.
 	runs := rep.runs
 	runs.maxT = b.maxT
-	n := runs.len()
-	runLane := make([]int32, n) // the runs' lanes, final once compacted
-	tracks := make([]int32, n)
-	tr := newTracker(len(rep.Lanes))
-	for k := range n {
-		r := runs.settled(k)
-		runLane[k] = int32(r.Lane)
-		tracks[k] = tr.place(r.Lane, r.Start, max(r.End, r.Last))
-		switch r.Terminal {
-		case TermFinal:
-			sum.RunsFinal++
-		case TermAborted:
-			sum.RunsAborted++
-		case TermError:
-			sum.RunsError++
-		case TermLifecycleEnd, TermLifecycleError:
-			sum.RunsLifecycleOnly++
-		default:
-			sum.RunsUnfinished++
-		}
-		sum.AgentDeltas += int(r.AgentDeltas)
-		sum.ChatDeltas += int(r.ChatDeltas)
-		sum.ToolCalls += int(r.Tools)
+	sum.Runs = runs.n
+	if !runs.tr.sorted {
+		runs.placeSorted()
 	}
-	sum.Runs = n
-	if !tr.sorted {
-		tr = placeSorted(runLane, len(rep.Lanes), tracks, func(k int) (int64, int64) {
-			r := runs.settled(k)
-			return r.Start, max(r.End, r.Last)
-		})
-	}
-
 	for k := range rep.Approvals {
 		if r := rep.Approvals[k].Run; r >= 0 {
-			rep.Approvals[k].Lane = int(runLane[r])
+			rep.Approvals[k].Lane = int(runs.lanes[r])
 		}
 	}
 	for k := range rep.Gaps {
 		if r := rep.Gaps[k].Run; r >= 0 {
-			rep.Gaps[k].Lane = int(runLane[r])
+			rep.Gaps[k].Lane = int(runs.lanes[r])
 		}
 	}
-	finds := rep.finds
-	finds.pins.each(func(p *pinned) bool {
-		// A finding made before its run's first frame finds the run now.
-		if p.run < 0 && p.hasRunID {
-			if r, ok := runs.find(finds.read(p).RunID); ok {
-				p.run = int32(r)
-				return true
-			}
-		}
-		return false
-	})
 
-	laneWas := b.compactLanes(runLane)
+	laneWas := b.compactLanes(runs.lanes)
 	// Rows follow their run's final lane.
-	rep.Rows.runLane = runLane
+	rep.Rows.runLane = runs.lanes
 	rep.View = viewRange(&rep.Rows, b.minT, b.maxT)
 	if !b.opts.NoBodies { // a page, not a trace
 		rep.Rows.renderAhead()
 	}
 
 	// Lanes: their runs, placed on tracks above.
-	runs.lanes, runs.tracks = runLane, tracks
 	agents := map[string]bool{}
 	for l := range rep.Lanes {
 		ln := &rep.Lanes[l]
-		ln.Runs, ln.Tracks = tr.runs[laneWas[l]], tr.tracks(laneWas[l])
+		ln.Runs, ln.Tracks = runs.tr.count(laneWas[l]), runs.tr.tracks(laneWas[l])
 		if ln.AgentID != "" {
 			agents[ln.AgentID] = true
 		}
@@ -187,8 +145,12 @@ func (b *Builder) End(e *pipeline.End) error {
 		}
 	}
 
-	rep.finds.sort()
-	if js, err := b.opts.Stats.JSON(); err == nil && len(js) > 0 {
+	rep.finds.finish()
+	if b.opts.Stats != nil {
+		js, err := b.opts.Stats()
+		if err != nil {
+			return fmt.Errorf("report: the header's numbers: %w", err)
+		}
 		rep.Stats = js
 	}
 
@@ -217,12 +179,9 @@ func (b *Builder) compactLanes(runLane []int32) (was []int) {
 			used[l] = true
 		}
 	}
-	rep.finds.pins.each(func(p *pinned) bool {
-		if p.lane >= 0 && p.run < 0 {
-			used[p.lane] = true
-		}
-		return false
-	})
+	for l, on := range b.findLanes {
+		used[l] = used[l] || on
+	}
 	for _, a := range rep.Approvals {
 		if a.Lane >= 0 && a.Run < 0 {
 			used[a.Lane] = true
@@ -355,23 +314,10 @@ func (b *Builder) trim() {
 			b.evict(l, o)
 		}
 	}
-	for k := rep.runs.len() - 1; k >= 0 && b.over(0) > 0; k-- {
-		r := rep.runs.view(k)
-		n := 0
-		for _, l := range r.transcript {
-			n += l.text.n + 48
-		}
-		for _, l := range r.output {
-			n += l.n + 8
-		}
-		if n == 0 {
-			continue
-		}
-		r.TranscriptElided += int32(len(r.transcript) + len(r.output))
-		b.linesCut += len(r.transcript) + len(r.output)
-		r.transcript, r.output, r.hasOutput = nil, nil, true
-		rep.runs.set(k, r)
-		b.skel -= n
+	if over := b.over(0); over > 0 {
+		freed, lines := rep.runs.cutTranscripts(over)
+		b.skel -= freed
+		b.linesCut += lines
 	}
 	rep.Bodies, rep.Timers = nil, nil
 	for _, x := range bodies {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/clawtap/clawtap/pkg/capture"
+	"github.com/clawtap/clawtap/pkg/check"
 	"github.com/clawtap/clawtap/pkg/pipeline"
 )
 
@@ -14,8 +15,8 @@ import (
 // the same bytes every time, its data is JSON that no capture text can
 // close early, it keeps under --max-bytes whenever the timeline fits, and
 // a body kept under a tight limit is the record's whole body. The trace is
-// JSON too. The second build keeps one run on the heap, the others in the
-// spool: the page must not change.
+// JSON too. A build whose run table holds one run (each run let go, and
+// written, as the next is born) gives a page too, every run on it once.
 func FuzzReport(f *testing.F) {
 	f.Add([]byte(`{"clawtap":1}
 {"t":1000,"conn":1,"mark":"open","url":"ws://127.0.0.1:18789"}
@@ -41,12 +42,20 @@ not a record
 `))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		const tight = MinMaxBytes
-		small, ok := fuzzBuild(t, data, tight, maxLiveRuns)
+		small, ok := fuzzBuild(t, data, tight, 0)
 		if !ok {
 			return
 		}
-		again, _ := fuzzBuild(t, data, tight, 1)
-		full, _ := fuzzBuild(t, data, 1<<30, maxLiveRuns)
+		again, _ := fuzzBuild(t, data, tight, 0)
+		full, _ := fuzzBuild(t, data, 1<<30, 0)
+		if crowded, ok := fuzzBuild(t, data, tight, 1); ok {
+			if d := dataOf(t, AppendHTML(nil, crowded)); !json.Valid(d) {
+				t.Fatalf("the page of a one-run table is not JSON: %.300s", d)
+			}
+			if runs := allRuns(t, crowded); len(runs) < small.NumRuns() {
+				t.Fatalf("%d runs with a one-run table, %d with the default: a run let go and seen again is a bar of its own", len(runs), small.NumRuns())
+			}
+		}
 
 		page := AppendHTML(nil, small)
 		if !bytes.Equal(page, AppendHTML(nil, again)) {
@@ -77,17 +86,21 @@ not a record
 	})
 }
 
-// fuzzBuild builds a report of data under limit, with at most maxLive runs
-// on the heap; false when data is not a capture the reader takes.
-func fuzzBuild(t *testing.T, data []byte, limit, maxLive int) (*Report, bool) {
+// fuzzBuild builds a report of data under limit, with check's findings,
+// in a pass whose run table holds maxRuns runs (0: the default); false
+// when data is not a capture the reader takes.
+func fuzzBuild(t *testing.T, data []byte, limit, maxRuns int) (*Report, bool) {
 	r, err := capture.NewReader(bytes.NewReader(data), capture.Options{})
 	if err != nil {
 		return nil, false
 	}
 	defer r.Close()
+	an, err := check.New(check.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	b := NewBuilder(Options{Name: "fuzz", MaxBytes: limit})
-	b.rep.runs.max = maxLive
-	if err := pipeline.New(pipeline.Options{}, b).Run(pipeline.Records(r)); err != nil {
+	if err := pipeline.New(pipeline.Options{MaxRuns: maxRuns}, an, b).Run(pipeline.Records(r)); err != nil {
 		return nil, false
 	}
 	rep := b.Report()

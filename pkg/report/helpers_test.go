@@ -2,13 +2,16 @@ package report
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/clawtap/clawtap/pkg/capture"
+	"github.com/clawtap/clawtap/pkg/check"
 	"github.com/clawtap/clawtap/pkg/pipeline"
 	"github.com/clawtap/clawtap/pkg/replay"
+	"github.com/clawtap/clawtap/pkg/stats"
 )
 
 func fixturePath(t testing.TB, name string) string {
@@ -32,10 +35,28 @@ func buildUI(t testing.TB, r *capture.Reader, opts Options, ui replay.UI) *Repor
 	return runBuilder(t, NewBuilder(opts), r, ui)
 }
 
-// runBuilder reads a capture through b, replaying it as ui.
+// runBuilder reads a capture through b, replaying it as ui, with the
+// peers clawtap report gives it: pkg/check's findings and pkg/stats'
+// numbers.
 func runBuilder(t testing.TB, b *Builder, r *capture.Reader, ui replay.UI) *Report {
 	t.Helper()
-	if err := pipeline.New(pipeline.Options{Replay: replay.Options{UI: ui}}, b).Run(pipeline.Records(r)); err != nil {
+	an, err := check.New(check.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return runPass(t, pipeline.Options{Replay: replay.Options{UI: ui}}, r, an, b)
+}
+
+// runPass reads a capture through a pass of the observers, the last of
+// which is a Builder; a pkg/stats collector goes before it for the
+// header's numbers.
+func runPass(t testing.TB, opts pipeline.Options, r *capture.Reader, observers ...pipeline.Observer) *Report {
+	t.Helper()
+	b := observers[len(observers)-1].(*Builder)
+	st := stats.New()
+	b.opts.Stats = func() ([]byte, error) { return json.Marshal(st.Result()) }
+	observers = append(observers[:len(observers)-1:len(observers)-1], st, b)
+	if err := pipeline.New(opts, observers...).Run(pipeline.Records(r)); err != nil {
 		t.Fatal(err)
 	}
 	rep := b.Report()

@@ -286,9 +286,7 @@ func (w *jw) data(r *Report) {
 	w.end(']')
 
 	w.key("runs").arr()
-	for k := range r.runs.len() {
-		run := r.runs.final(k)
-		x := &run
+	r.runs.each(func(x *Run) bool {
 		w.item()
 		w.obj()
 		w.kstr("runId", x.ID)
@@ -313,6 +311,9 @@ func (w *jw) data(r *Report) {
 		w.kint("tools", int64(x.Tools))
 		w.kint("approvals", int64(x.Approvals))
 		w.kint("late", int64(x.Late))
+		if x.Reopened {
+			w.kbool("reopened", true)
+		}
 		w.key("transcript").arr()
 		for _, l := range x.transcript {
 			w.obj()
@@ -334,7 +335,8 @@ func (w *jw) data(r *Report) {
 			w.kint("transcriptElided", int64(x.TranscriptElided))
 		}
 		w.end('}')
-	}
+		return true
+	})
 	w.end(']')
 
 	w.key("approvals").arr()
@@ -374,12 +376,12 @@ func (w *jw) data(r *Report) {
 	w.end(']')
 
 	w.key("findings").arr()
-	for k := range r.finds.len() {
-		f, _ := r.Finding(k) // a failure is the spool's error, which the writer returns
+	r.finds.each(func(p *pinned) bool { // a failure is the spool's error, which the writer returns
+		f := r.pin(p)
 		w.item()
 		w.obj()
 		w.kstr("rule", f.Rule)
-		w.kstr("severity", f.Severity)
+		w.kstr("severity", f.Severity.String())
 		w.kint("i", int64(f.I))
 		if f.T != 0 {
 			w.kint("t", f.T-r.T0)
@@ -390,11 +392,12 @@ func (w *jw) data(r *Report) {
 		w.kostr("runId", f.RunID)
 		w.kostr("agentId", f.AgentID)
 		w.kostr("sessionKey", f.SessionKey)
-		w.key("message").spooled(r.finds.sp, f.msg)
+		w.key("message").raw(p.msg)
 		w.kint("lane", int64(f.Lane))
-		w.kint("run", int64(f.Run))
+		w.kint("run", int64(f.Run-1))
 		w.end('}')
-	}
+		return true
+	})
 	w.end(']')
 
 	// rows: [i, t, conn, dir, type, label, lane, run, seq]

@@ -6,7 +6,15 @@
 // Chrome Trace Event file.
 //
 // The model is built in one streaming pass: the Builder is an observer of
-// a pipeline.Pass (Before, Step and After for every record, then End).
+// a pipeline.Pass (Before, Step and After for every record, then End), a
+// peer of the observers it shows the work of. It reads the pass's run
+// table (pkg/runs): a run is born, numbered and let go there, and the
+// Builder writes each run's bar once, when the pass lets the run go. It
+// takes the findings the pass's Reporters make (check, validate) as they
+// are made (pipeline.FindingObserver), and the header's numbers from a
+// stats peer (Options.Stats). Put it last in its pass: a finding made at a
+// record then reaches it before the record's details are kept.
+//
 // Output size is bounded by Options.MaxBytes as far as the timeline allows:
 // the timeline skeleton (connections, lanes, runs, approvals, gaps,
 // findings, and one small row per record while rows fit in 30% of the
@@ -16,11 +24,10 @@
 // reached and elided after that, with a note. Records that matter most for
 // a bug report (markers, run starts and terminals, approvals, tool calls,
 // failed responses, gaps, replay guard decisions) keep their bodies longer
-// than plain deltas. The bodies, the findings and their messages, the
-// runs' transcripts, the packed rows and the runs the pass has moved on
-// from wait in temporary files, not on the heap, so memory holds the
-// pass's state and a few dozen bytes per run and finding. See
-// docs/report.md.
+// than plain deltas. The bodies, the runs let go, the findings with their
+// messages, the runs' transcripts and the packed rows wait in temporary
+// files, not on the heap, so memory holds the pass's state, the runs the
+// pass holds, and a few bytes per run. See docs/report.md.
 //
 // Nothing reads the wall clock and nothing iterates a map unsorted: the
 // same capture (with the same Options) always gives the same bytes.
@@ -28,9 +35,10 @@ package report
 
 import (
 	"fmt"
+	"iter"
 
+	"github.com/clawtap/clawtap/pkg/finding"
 	"github.com/clawtap/clawtap/pkg/jsonx"
-	"github.com/clawtap/clawtap/pkg/pipeline"
 )
 
 // DefaultMaxBytes is the default bound on the embedded data: 20 MB.
@@ -94,11 +102,12 @@ type Options struct {
 	Name string
 	// MaxBytes bounds the embedded data; 0 means DefaultMaxBytes.
 	MaxBytes int
-	// Checker finds the problems pinned on the timeline. Nil runs
-	// pkg/check with its default rules (see NewCheck).
-	Checker Checker
-	// Stats gives the header's numbers. Nil runs pkg/stats (see NewStats).
-	Stats StatsSource
+	// Stats gives the header's numbers as a JSON object (the page reads
+	// the keys docs/report.md names): the report does not count them
+	// itself, a peer of it in the pass does (pkg/stats). It is called once,
+	// in the Builder's End, so that peer must come before the Builder in
+	// the pass. Nil: no header numbers.
+	Stats func() ([]byte, error)
 	// NoBodies builds the timeline only: no frame text, replay details or
 	// transcripts (what a trace needs).
 	NoBodies bool
@@ -111,41 +120,6 @@ type Options struct {
 	// its credentials were redacted as it was read (RedactedOnRead) or
 	// kept at the user's request (ShowsCredentials): the banner says which.
 	RedactedOnRead, ShowsCredentials bool
-}
-
-// Finding is one problem pinned on the timeline: the shape of a check
-// finding.
-type Finding struct {
-	Rule       string
-	Severity   string // info, warn, error
-	I          int    // record index; -1 for the whole capture
-	T          int64  // unix ms; 0 when unknown
-	Conn       int
-	RunID      string
-	AgentID    string
-	SessionKey string
-	Message    string
-}
-
-// Checker finds problems in the same pass as the report: an observer of
-// the pass that the report feeds. Before the pass, the report hands it
-// the function that takes each finding as it is made (Sink), so that a
-// finding goes to the report's spool at once rather than waiting on the
-// heap; one made while a record goes through the pass is pinned on that
-// record. pkg/check plugs in through NewCheck; a test or another tool may
-// bring its own.
-type Checker interface {
-	pipeline.Observer
-	Sink(func(Finding))
-}
-
-// StatsSource gives the header's numbers: an observer of the pass that
-// the report feeds, which returns a JSON object at the end. pkg/stats
-// plugs in through NewStats; the page reads its documented keys
-// (docs/report.md).
-type StatsSource interface {
-	pipeline.Observer
-	JSON() ([]byte, error)
 }
 
 // Meta is what the capture says about itself.
@@ -219,23 +193,27 @@ type Lane struct {
 // Run is one run: a bar from its first frame to its terminal. Its
 // transcript and output wait in the report's spool (Report.Transcript and
 // Report.Output read them), and so does the run itself once the pass has
-// moved on (Report.Run reads it).
+// let it go (Report.Runs reads it).
 type Run struct {
+	N                    int    // the run's number in the pass's run table (runs.Run.N): the page lists runs by it, from 1
 	ID                   string // runId
 	Lane, Track          int
-	Conns                []int // the connections that carried it, sorted (set when the pass ends)
+	Conns                []int // the connections that carried it, sorted (set when it is read back)
 	Start, End, Last     int64 // relative ms; End is the terminal's time, or the capture's end
 	FirstI, LastI, TermI int
 	Terminal             string
-	// Counts, in 32 bits: the report holds a Run for every run of the
-	// capture.
+	// Reopened: its run id was seen again after the pass had let an
+	// earlier run of that id go (runs.Run.Reopened): the same id, a bar
+	// of its own.
+	Reopened bool
+	// Counts, in 32 bits.
 	Terminals               int32 // chat terminals seen on one connection (a second one is a bug)
 	Frames                  int32
 	AgentDeltas, ChatDeltas int32
 	Tools, Approvals, Late  int32
 	TranscriptElided        int32
 
-	conns      []connTerm    // while the pass runs: the chat terminals on each connection
+	conns      []connTerm    // the chat terminals on each connection
 	transcript []spooledLine // committed by the replayed UI
 	output     []spooledText // the output lines of the run's first chat terminal
 	hasOutput  bool          // it had a chat terminal whose lines were read (output may be empty)
@@ -301,21 +279,12 @@ type Row struct {
 	Seq   int64 // frame seq; -1 none
 }
 
-// PinnedFinding is a finding placed on the timeline (Report.Finding reads
-// it): a Finding without its message, which waits in the report's spool
-// (Report.Message reads it).
+// PinnedFinding is a finding placed on the timeline: on its run
+// (Finding.Run, the run's number, 0 for none) or else on the lane of its
+// agent and session (Lane, -1 for none).
 type PinnedFinding struct {
-	Rule       string
-	Severity   string
-	I          int
-	T          int64
-	Conn       int
-	RunID      string
-	AgentID    string
-	SessionKey string
-	Lane, Run  int
-
-	msg span // the message as a JSON string
+	finding.Finding
+	Lane int
 }
 
 // Report is the whole model.
@@ -333,44 +302,58 @@ type Report struct {
 	Timers    []Timer // replay timer steps that changed something, per agent
 	Follow    int     // the connection replay followed first
 	Notes     []string
-	Stats     []byte   // the StatsSource's JSON object (nil: none)
+	Stats     []byte   // Options.Stats' JSON object (nil: none)
 	View      [2]int64 // the time range the page opens on (outliers left out)
 
-	spool *spool    // where the bodies' and timer steps' JSON wait
-	text  *spool    // where the runs' texts and the runs let go wait
-	runs  *runStore // the runs (NumRuns, Run)
+	spool *spool // where the bodies' and timer steps' JSON wait
+	text  *spool // where the runs' texts wait
+	runs  *runList
 	finds *findingStore
 }
 
 // NumFindings is the number of findings.
-func (r *Report) NumFindings() int { return r.finds.len() }
+func (r *Report) NumFindings() int { return r.finds.n }
 
-// Finding returns finding k (0 ≤ k < NumFindings): in capture order (those
-// of the whole capture last), then by rule. Findings wait in a temporary
-// file, not on the heap: one that could not be read back is reported by
-// Err.
-func (r *Report) Finding(k int) (PinnedFinding, error) {
-	p := r.finds.pins.at(k)
-	f := r.finds.read(p)
-	f.Run, f.Lane = int(p.run), int(p.lane)
-	switch {
-	case f.Run >= 0 && r.runs.lanes != nil:
-		f.Lane, _ = r.runs.place(f.Run)
-	case f.Run < 0 && f.Lane >= 0: // a lane without a run, as the rows' are
-		f.Lane = int(r.Rows.remapped(p.lane))
+// Findings yields the findings in the order the page lists them: by
+// record (those of the whole capture last), then by rule. They wait in a
+// temporary file, not on the heap: one that could not be read back is
+// reported by Err.
+func (r *Report) Findings() iter.Seq[PinnedFinding] {
+	return func(yield func(PinnedFinding) bool) {
+		r.finds.each(func(p *pinned) bool {
+			f := r.pin(p)
+			f.Message, _ = jsonx.Str(p.msg)
+			return yield(f)
+		})
 	}
-	return f, r.finds.sp.err
+}
+
+// pin is a finding as the page places it: a run's on its run's final
+// lane, another on its lane as compacted.
+func (r *Report) pin(p *pinned) PinnedFinding {
+	f := PinnedFinding{Finding: finding.Finding{Rule: p.rule, Severity: p.sev, I: p.i, T: p.t, Conn: p.conn,
+		RunID: p.runID, AgentID: p.agentID, SessionKey: p.session, Run: p.run + 1}, Lane: -1}
+	switch {
+	case p.run >= r.runs.n: // a run never born: a Reporter's slip, shown without it
+		f.Run = 0
+	case p.run >= 0:
+		f.Lane = int(r.runs.lanes[p.run])
+	case p.lane >= 0:
+		f.Lane = int(r.Rows.remapped(int32(p.lane)))
+	}
+	return f
 }
 
 // NumRuns is the number of runs.
-func (r *Report) NumRuns() int { return r.runs.len() }
+func (r *Report) NumRuns() int { return r.runs.n }
 
-// Run returns run k (0 ≤ k < NumRuns), in the order the runs appeared.
-// Most runs wait in a temporary file, not on the heap: a run that could
+// Runs yields the runs in the order of their numbers, as the page shows
+// them. They wait in a temporary file, not on the heap: one that could
 // not be read back is reported by Err.
-func (r *Report) Run(k int) (Run, error) {
-	x := r.runs.final(k)
-	return x, r.text.err
+func (r *Report) Runs() iter.Seq[Run] {
+	return func(yield func(Run) bool) {
+		r.runs.each(func(x *Run) bool { return yield(*x) })
+	}
 }
 
 // Body is one record's details, already serialised (Report.BodyJSON
@@ -397,13 +380,9 @@ func (r *Report) BodyJSON(b Body) ([]byte, error) { return read(r.spool, b.at) }
 // TimerJSON reads a timer step's JSON object back from where it waits.
 func (r *Report) TimerJSON(t Timer) ([]byte, error) { return read(r.spool, t.at) }
 
-// Message reads a finding's message back from where it waits.
-func (r *Report) Message(f *PinnedFinding) (string, error) { return str(r.finds.sp, f.msg) }
-
-// Transcript reads run k's transcript back from where it waits.
-func (r *Report) Transcript(k int) ([]Line, error) {
+// Transcript reads a run's transcript back from where it waits.
+func (r *Report) Transcript(run *Run) ([]Line, error) {
 	var lines []Line
-	run := r.runs.view(k)
 	for _, l := range run.transcript {
 		text, err := str(r.text, l.text.at)
 		if err != nil {
@@ -414,11 +393,10 @@ func (r *Report) Transcript(k int) ([]Line, error) {
 	return lines, nil
 }
 
-// Output reads the output lines of run k's first chat terminal back from
+// Output reads the output lines of a run's first chat terminal back from
 // where they wait: what the gateway said, whether or not the UI committed
 // it; nil when the run had no chat terminal.
-func (r *Report) Output(k int) ([]string, error) {
-	run := r.runs.view(k)
+func (r *Report) Output(run *Run) ([]string, error) {
 	if !run.hasOutput {
 		return nil, nil
 	}
@@ -454,13 +432,9 @@ func read(s *spool, sp span) ([]byte, error) {
 	return js, s.err
 }
 
-// spools are where the report's details, texts and findings wait.
+// spools are where the report's details, texts, runs and findings wait.
 func (r *Report) spools() []*spool {
-	s := []*spool{r.spool, r.text, r.Rows.sp}
-	if r.finds != nil {
-		s = append(s, r.finds.sp)
-	}
-	return s
+	return []*spool{r.spool, r.text, r.Rows.sp, r.runs.sp, r.finds.sp}
 }
 
 // Err reports a failure to keep or read back what waits in the spools

@@ -139,7 +139,7 @@ func TestClaw3DReport(t *testing.T) {
 	}
 	var lost bool
 	for _, f := range allFindings(t, rep) {
-		lost = lost || f.Rule == "lost-reply" && f.Run == 0 && strings.Contains(message(t, rep, &f), "Claw3D never shows")
+		lost = lost || f.Rule == "lost-reply" && f.Run == 1 && strings.Contains(f.Message, "Claw3D never shows")
 	}
 	if !lost {
 		t.Errorf("the first run's lost reply should be pinned on it: %+v", allFindings(t, rep))
@@ -169,7 +169,7 @@ func TestRunDetails(t *testing.T) {
 	}
 	var dropped bool
 	for _, f := range allFindings(t, r) {
-		if f.Rule == "dropped-final" && f.Run == 1 && f.Lane == 0 {
+		if f.Rule == "dropped-final" && f.Run == 2 && f.Lane == 0 {
 			dropped = true
 		}
 	}
@@ -590,10 +590,11 @@ func TestTraceShape(t *testing.T) {
 	}
 }
 
-// transcript, output and message read what waits in the report's spool.
+// transcript and output read what waits in the report's spool for run k.
 func transcript(t *testing.T, r *Report, k int) []Line {
 	t.Helper()
-	lines, err := r.Transcript(k)
+	run := runAt(t, r, k)
+	lines, err := r.Transcript(&run)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -602,20 +603,12 @@ func transcript(t *testing.T, r *Report, k int) []Line {
 
 func output(t *testing.T, r *Report, k int) []string {
 	t.Helper()
-	out, err := r.Output(k)
+	run := runAt(t, r, k)
+	out, err := r.Output(&run)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return out
-}
-
-func message(t *testing.T, r *Report, f *PinnedFinding) string {
-	t.Helper()
-	m, err := r.Message(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
 }
 
 // TimersElided counts timer steps, not their parts: a step is elided when
@@ -664,22 +657,25 @@ func TestTimersElidedCountsSteps(t *testing.T) {
 	}
 }
 
-// runAt reads run k of rep, failing the test when it cannot.
+// runAt reads run k of rep (from 0), failing the test when it cannot.
 func runAt(t testing.TB, rep *Report, k int) Run {
 	t.Helper()
-	r, err := rep.Run(k)
-	if err != nil {
-		t.Fatal(err)
+	runs := allRuns(t, rep)
+	if k >= len(runs) {
+		t.Fatalf("run %d of %d", k, len(runs))
 	}
-	return r
+	return runs[k]
 }
 
 // allRuns reads all of rep's runs.
 func allRuns(t testing.TB, rep *Report) []Run {
 	t.Helper()
-	runs := make([]Run, rep.NumRuns())
-	for k := range runs {
-		runs[k] = runAt(t, rep, k)
+	runs := slices.Collect(rep.Runs())
+	if err := rep.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != rep.NumRuns() {
+		t.Fatalf("read %d runs of %d", len(runs), rep.NumRuns())
 	}
 	return runs
 }
@@ -687,13 +683,12 @@ func allRuns(t testing.TB, rep *Report) []Run {
 // allFindings reads all of rep's findings.
 func allFindings(t testing.TB, rep *Report) []PinnedFinding {
 	t.Helper()
-	fs := make([]PinnedFinding, rep.NumFindings())
-	for k := range fs {
-		f, err := rep.Finding(k)
-		if err != nil {
-			t.Fatal(err)
-		}
-		fs[k] = f
+	fs := slices.Collect(rep.Findings())
+	if err := rep.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(fs) != rep.NumFindings() {
+		t.Fatalf("read %d findings of %d", len(fs), rep.NumFindings())
 	}
 	return fs
 }
@@ -707,11 +702,7 @@ func TestTranscriptElidedNoteCountsEveryRun(t *testing.T) {
 	for _, limit := range []int{MinMaxBytes, 300_000, 1_000_000, 4_000_000} {
 		r := buildBytes(t, capt, Options{Name: "large", MaxBytes: limit})
 		sum := 0
-		for k := range r.NumRuns() {
-			run, err := r.Run(k)
-			if err != nil {
-				t.Fatal(err)
-			}
+		for _, run := range allRuns(t, r) {
 			sum += int(run.TranscriptElided)
 		}
 		note := ""
@@ -737,10 +728,10 @@ func TestTranscriptElidedNoteCountsEveryRun(t *testing.T) {
 	// (the captures above commit none: their runs' output is what is cut).
 	b := NewBuilder(Options{MaxBytes: MinMaxBytes})
 	defer b.Report().Close()
-	run := b.run("r1", "main", "agent:main:main", 0, 0, 1)
+	run := &Run{ID: "r1"}
 	b.skel = 2 * MinMaxBytes
 	b.addLines(run, []replay.Line{{Kind: "assistant", Text: "one"}, {Kind: "assistant", Text: "two"}}, "")
-	if got := b.rep.runs.get(run).TranscriptElided; got != 2 || b.linesCut != 2 {
+	if got := run.TranscriptElided; got != 2 || b.linesCut != 2 {
 		t.Errorf("2 lines refused: the run counts %d, the note's sum %d", got, b.linesCut)
 	}
 }

@@ -87,7 +87,7 @@ func (b *Builder) timerStep(s *replay.Step) {
 	if b.opts.NoBodies {
 		return
 	}
-	b.transcripts(s.Effects, -1)
+	b.transcripts(s.Effects, nil)
 	b.timerSteps++
 	if !b.canFit(256, prioPlain) {
 		b.rep.Summary.TimersElided++
@@ -137,11 +137,11 @@ func (b *Builder) timerStep(s *replay.Step) {
 }
 
 // transcripts copies the lines a step's append and history effects added
-// to transcripts into their runs: an append goes to the record's run (run
-// -1: the agent's latest), a history merge to the run it names. The lines
-// of one step are the newest ones of each agent's transcript, in effect
-// order.
-func (b *Builder) transcripts(effects []replay.Effect, run int) {
+// to transcripts into their runs: an append goes to the record's run (nil:
+// the agent's latest), a history merge to the run it names, each while the
+// table holds it. The lines of one step are the newest ones of each
+// agent's transcript, in effect order.
+func (b *Builder) transcripts(effects []replay.Effect, run *Run) {
 	var total map[string]int
 	for k := range effects {
 		if e := &effects[k]; (e.Type == replay.EffAppend || e.Type == replay.EffHistory) && e.Count > 0 {
@@ -169,14 +169,14 @@ func (b *Builder) transcripts(effects []replay.Effect, run int) {
 		seen[e.AgentID] += int(e.Count)
 		to := min(from+int(e.Count), len(lines))
 		from = max(from, 0)
-		r, ok := run, run >= 0
+		r := run
 		if e.Type == replay.EffHistory {
-			r, ok = b.rep.runs.find(e.RunID)
+			r = b.runNamed(e.RunID)
 		}
-		if !ok {
-			r, ok = b.agentRun[e.AgentID]
+		if r == nil {
+			r = b.state(b.agentRun[e.AgentID])
 		}
-		if !ok || from >= to {
+		if r == nil || from >= to {
 			continue
 		}
 		via := ""
@@ -187,8 +187,7 @@ func (b *Builder) transcripts(effects []replay.Effect, run int) {
 	}
 }
 
-func (b *Builder) addLines(run int, lines []replay.Line, via string) {
-	r := b.rep.runs.get(run)
+func (b *Builder) addLines(r *Run, lines []replay.Line, via string) {
 	for _, l := range lines {
 		text := cut(l.Text, MaxLineText)
 		size := len(text) + 48
@@ -204,8 +203,7 @@ func (b *Builder) addLines(run int, lines []replay.Line, via string) {
 
 // runOutput keeps the output lines of the run's first commitChat: what the
 // gateway's terminal said, whether or not the UI committed it.
-func (b *Builder) runOutput(run int, lines []string) {
-	r := b.rep.runs.get(run)
+func (b *Builder) runOutput(r *Run, lines []string) {
 	if r.hasOutput {
 		return
 	}

@@ -184,8 +184,7 @@ func WriteTrace(w io.Writer, r *Report) error {
 	}
 
 	// Runs as slices.
-	for k := range r.runs.len() {
-		x := r.runs.final(k)
+	r.runs.each(func(x *Run) bool {
 		term := x.Terminal
 		if term == "" {
 			term = "never finished"
@@ -206,10 +205,14 @@ func WriteTrace(w io.Writer, r *Report) error {
 		}
 		t.int("firstRecord", int64(x.FirstI))
 		t.int("lastRecord", int64(x.LastI))
-		t.b = append(t.b, "}}"...)
-		if t.err != nil {
-			return t.err
+		if x.Reopened {
+			t.b = append(t.b, `,"reopened":true`...)
 		}
+		t.b = append(t.b, "}}"...)
+		return t.err == nil
+	})
+	if t.err != nil {
+		return t.err
 	}
 
 	// Records as instant events.
@@ -257,12 +260,12 @@ func WriteTrace(w io.Writer, r *Report) error {
 	}
 
 	// Findings.
-	for k := range r.finds.len() {
-		f, _ := r.Finding(k) // a failure is the spool's error, which the writer returns
+	r.finds.each(func(p *pinned) bool { // a failure is the spool's error, which the writer returns
+		f := r.pin(p)
 		pid, tid, scope := pidConns, 0, "g"
 		switch {
-		case f.Run >= 0:
-			lane, track := r.runs.place(f.Run)
+		case f.Run > 0:
+			lane, track := r.runs.place(f.Run - 1)
 			pid, tid, scope = pidSessions, tids[lane][track], "t"
 		case f.Lane >= 0:
 			pid, tid, scope = pidSessions, tids[f.Lane][0], "t"
@@ -273,20 +276,21 @@ func WriteTrace(w io.Writer, r *Report) error {
 		if f.T != 0 {
 			ts = f.T - r.T0
 		}
-		t.head("finding: "+f.Rule, "finding,"+f.Severity, "i", pid, tid)
+		t.head("finding: "+f.Rule, "finding,"+f.Severity.String(), "i", pid, tid)
 		t.str("s", scope)
 		t.int("ts", t.ts(ts))
 		t.b = append(t.b, `,"args":{"rule":`...)
 		t.b = jsonx.AppendString(t.b, f.Rule)
-		t.str("severity", f.Severity)
+		t.str("severity", f.Severity.String())
 		t.b = append(t.b, `,"message":`...)
-		t.b = r.finds.sp.appendTo(t.b, f.msg)
+		t.b = append(t.b, p.msg...)
 		t.int("record", int64(f.I))
 		if f.RunID != "" {
 			t.str("runId", f.RunID)
 		}
 		t.b = append(t.b, "}}"...)
-	}
+		return true
+	})
 	t.b = append(t.b, "\n]}\n"...)
 	if t.err != nil {
 		return t.err

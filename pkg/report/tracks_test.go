@@ -39,8 +39,9 @@ func stackOnTracks(runLane []int32, lanes int, start, until []int64) (tracks []i
 	return tracks, perLane
 }
 
-// Runs that come in order of start are placed as they come; runs that do
-// not are placed again in order: either way as stackOnTracks places them.
+// Runs that come in order of start are placed as they are let go; runs
+// that do not are placed again in order, read back: either way as
+// stackOnTracks places them.
 func TestTracksWhetherStartsGoBackOrNot(t *testing.T) {
 	rng := rand.New(rand.NewSource(7))
 	for round := range 200 {
@@ -55,17 +56,17 @@ func TestTracksWhetherStartsGoBackOrNot(t *testing.T) {
 			}
 			runLane[k], start[k], until[k] = int32(rng.Intn(lanes)), at, at+int64(rng.Intn(300))
 		}
-		tracks := make([]int32, n)
-		tr := newTracker(lanes)
+		l := newRunList(&spool{f: &memFile{}})
 		for k := range n {
-			tracks[k] = tr.place(int(runLane[k]), start[k], until[k])
+			l.add(&Run{Lane: int(runLane[k]), Start: start[k], Last: start[k], End: until[k], hasChat: true})
 		}
-		if !back && !tr.sorted {
+		if !back && !l.tr.sorted {
 			t.Fatalf("round %d: starts in order taken for out of order", round)
 		}
-		if !tr.sorted {
-			tr = placeSorted(runLane, lanes, tracks, func(k int) (int64, int64) { return start[k], until[k] })
+		if !l.tr.sorted {
+			l.placeSorted()
 		}
+		tracks, tr := l.tracks, &l.tr
 		want, perLane := stackOnTracks(runLane, lanes, start, until)
 		if !slices.Equal(tracks, want) {
 			t.Fatalf("round %d (back %v): tracks %v, want %v", round, back, tracks, want)

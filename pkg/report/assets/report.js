@@ -608,7 +608,7 @@
     // run labels over the ticks, on a light backing
     labels.forEach(function (L) {
       var run = L[0], lx = Math.max(L[1], GUT) + 4;
-      var lbl = clipText(c, short(run.runId) + "  " + (run.terminal || "never finished") + "  " + fmtDur(L[4] - run.start), L[2] - lx - 4);
+      var lbl = clipText(c, short(run.runId) + (run.reopened ? " ↻" : "") + "  " + (run.terminal || "never finished") + "  " + fmtDur(L[4] - run.start), L[2] - lx - 4);
       if (lbl.length < 2) return;
       var tw = c.measureText(lbl).width;
       c.fillStyle = "rgba(255,255,255,0.82)"; c.fillRect(lx - 2, L[3] + 11, tw + 4, 10);
@@ -684,7 +684,7 @@
     if (!h) return "";
     if (h.kind === "finding") { var f = D.findings[h.k]; return f.severity + " " + f.rule + ": " + f.message; }
     if (h.kind === "conn") { var cn = D.conns[h.k]; return "connection " + cn.id + (cn.url ? " " + cn.url : ""); }
-    if (h.kind === "run") { var r = D.runs[h.k]; return "run " + r.runId + " · " + (r.terminal || "never finished") + " · " + fmtDur(r.end - r.start) + " · " + r.frames + " frames"; }
+    if (h.kind === "run") { var r = D.runs[h.k]; return "run " + r.runId + (r.reopened ? " (reopened)" : "") + " · " + (r.terminal || "never finished") + " · " + fmtDur(r.end - r.start) + " · " + r.frames + " frames"; }
     var k = h.row;
     return "#" + RI[k] + " " + fmtT(RT[k]) + " conn " + RC[k] + " " + rowLabel(k) + (RSEQ[k] >= 0 ? " seq " + RSEQ[k] : "") + (RRUN[k] >= 0 ? " · run " + short(D.runs[RRUN[k]].runId) : "");
   }
@@ -874,6 +874,7 @@
       ["frames", run.frames + " · " + run.agentDeltas + " agent deltas · " + run.chatDeltas + " chat deltas · " + run.tools + " tool calls · " + run.approvals + " approvals"]];
     if (run.terminals > 1) facts.push(["terminals", run.terminals + " chat terminals (expected one)"]);
     if (run.late) facts.push(["after terminal", run.late + " frame(s) arrived after the terminal, until " + fmtT(run.last)]);
+    if (run.reopened) facts.push(["reopened", "this run id came again after the pass had let its earlier run go: its frames from here on are this bar's"]);
     hd.appendChild(dl(facts));
     details.appendChild(hd);
     var fs = D.findings.filter(function (f) { return f.run === rk; });
