@@ -88,3 +88,13 @@ func (g Group) RunDone(r *runs.Run, o *outcome.Run) {
 		}
 	}
 }
+
+// RunTable hands the pass's run table to the members that keep fields in
+// it.
+func (g Group) RunTable(t *runs.Table) {
+	for _, m := range g {
+		if x, ok := m.(RunTableUser); ok {
+			x.RunTable(t)
+		}
+	}
+}

@@ -154,6 +154,14 @@ type FindingObserver interface {
 	Finding(f *finding.Finding) error
 }
 
+// RunTableUser is an observer that keeps what it knows of runs in a
+// field of the pass's run table (Needs Runs): the pass hands it the table
+// as the pass is built, before any run is born, so that it can make its
+// fields (runs.NewField).
+type RunTableUser interface {
+	RunTable(t *runs.Table)
+}
+
 // Reporter is an observer that makes findings: the pass gives it the
 // function it reports them with, which hands each to the
 // FindingObservers. A Reporter in a pass with no FindingObserver still
@@ -267,6 +275,11 @@ func New(opts Options, observers ...Observer) *Pass {
 		p.runs.OnLetGo = p.runDone
 		if p.needs&Outcomes != 0 {
 			p.outcomes = outcome.New(p.runs)
+		}
+		for _, o := range observers {
+			if u, ok := o.(RunTableUser); ok {
+				u.RunTable(p.runs)
+			}
 		}
 	}
 	if p.needs&Intents != 0 && p.needs&Replay == 0 {
