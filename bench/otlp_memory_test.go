@@ -24,7 +24,7 @@ func otlpPass(t *testing.T, sink otlp.Sink) (*pipeline.Pass, *otlp.Exporter) {
 		t.Fatal(err)
 	}
 	e := otlp.New(otlp.Options{Sink: sink, Name: "bench", Version: "bench"})
-	return pipeline.New(pipeline.Options{}, an, e), e
+	return pipeline.New(pipeline.Options{}, e, an), e
 }
 
 // TestOTLPMemoryOverManyRuns: the export writes each run's spans as the

@@ -232,7 +232,7 @@ func otlpPass(uis []replay.UI, exp *otlp.Exporter) (*pipeline.Pass, error) {
 	if err != nil {
 		return nil, err
 	}
-	return pipeline.New(pipeline.Options{Replay: replay.Options{UI: uis[0]}}, an, exp), nil
+	return pipeline.New(pipeline.Options{Replay: replay.Options{UI: uis[0]}}, exp, an), nil
 }
 
 // sendSink posts each batch to the collector. A failure stops the

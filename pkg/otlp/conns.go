@@ -174,7 +174,7 @@ func (e *Exporter) frame(f *pipeline.Frame, c *conn) {
 			e.runFrame(f.Run, rec, ev)
 		}
 	case bridge.Approval:
-		e.approvalEvent(c, rec, ev.Event, ev.Payload, ev.RunID)
+		e.approvalEvent(rec, ev.Event, ev.Payload, ev.RunID)
 	case bridge.Unknown:
 		switch {
 		case ev.Event == "session.tool":
@@ -182,7 +182,7 @@ func (e *Exporter) frame(f *pipeline.Frame, c *conn) {
 		case strings.HasSuffix(ev.Event, ".approval.requested") || strings.HasSuffix(ev.Event, ".approval.resolved"):
 			runID, _ := jsonx.GetPath(ev.Payload, "request", "runId")
 			id, _ := jsonx.Str(runID)
-			e.approvalEvent(c, rec, ev.Event, ev.Payload, id)
+			e.approvalEvent(rec, ev.Event, ev.Payload, id)
 		}
 	}
 	if f.Run != nil && ev.Kind != bridge.RuntimeChat && ev.Kind != bridge.RuntimeAgent {

@@ -31,7 +31,7 @@ func export(t testing.TB, r *capture.Reader, opts otlp.Options) ([]byte, otlp.St
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := pipeline.New(pipeline.Options{}, an, e).Run(pipeline.Records(r)); err != nil {
+	if err := pipeline.New(pipeline.Options{}, e, an).Run(pipeline.Records(r)); err != nil {
 		t.Fatal(err)
 	}
 	if err := e.Close(); err != nil {

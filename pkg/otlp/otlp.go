@@ -79,8 +79,10 @@ const (
 )
 
 // Exporter is the pass observer that writes a capture's spans. Build the
-// pass with it (and with check's Analyzer beside it, for findings), run
-// it, then Close the exporter: the spans of the runs held to the end, the
+// pass with it first and check's Analyzer after it (a Reporter: its
+// findings reach the exporter through the pass, each as it is made, and
+// the exporter has seen the record a finding is about), run it, then
+// Close the exporter: the spans of the runs held to the end, the
 // connections and the capture go out then, after the pass's last findings.
 type Exporter struct {
 	opts  Options
@@ -227,9 +229,15 @@ func (e *Exporter) Finding(f *finding.Finding) error {
 		}
 		ev.attrs = append(ev.attrs, str("clawtap.run.id", f.RunID))
 	}
-	if c := e.conns[f.Conn]; f.Conn != 0 && c != nil && !c.written {
-		c.addEvent(ev)
-		return nil
+	if f.Conn != 0 {
+		c := e.conns[f.Conn]
+		if c == nil && e.seed.set && e.gone[f.Conn] == 0 {
+			c = e.conn(f.Conn, 0) // a finding at the connection's first record, made before Before saw it
+		}
+		if c != nil && !c.written {
+			c.addEvent(ev)
+			return nil
+		}
 	}
 	e.captureEvent(ev)
 	return nil

@@ -177,7 +177,7 @@ func (e *Exporter) attachApproval(a *approval, rs *runState) {
 
 // approvalEvent follows an approval event (exec.approval.* or another
 // feature's *.approval.*).
-func (e *Exporter) approvalEvent(c *conn, rec *capture.Record, name string, payload []byte, runID string) {
+func (e *Exporter) approvalEvent(rec *capture.Record, name string, payload []byte, runID string) {
 	a := e.approvalFor(strMember(payload, "id"), rec)
 	if a == nil {
 		return
