@@ -185,6 +185,22 @@ func TestExportApprovals(t *testing.T) {
 	if strings.Join(decisions, ",") != "allow-once,deny" {
 		t.Errorf("decisions %v", decisions)
 	}
+	// The run's span shows them too: an event at each request and
+	// resolution.
+	var evs []string
+	for _, s := range spans {
+		if s.Name != "openclaw.run" {
+			continue
+		}
+		for _, e := range s.Events {
+			if strings.HasPrefix(e.Name, "clawtap.approval.") {
+				evs = append(evs, strings.TrimPrefix(e.Name, "clawtap.approval.")+" "+attrOf(e.Attributes, "clawtap.approval.decision"))
+			}
+		}
+	}
+	if got := strings.Join(evs, ","); got != "requested ,resolved allow-once,requested ,resolved deny" {
+		t.Errorf("approval events on the runs: %s", got)
+	}
 }
 
 // A seq gap is an event on its connection's span; check's finding of it

@@ -168,11 +168,24 @@ func (e *Exporter) approvalFor(id string, rec *capture.Record) *approval {
 	return a
 }
 
+// attachApproval gives an approval its run: its span goes under the run's
+// (or its tool call's), and the run's span gets an event at the request.
 func (e *Exporter) attachApproval(a *approval, rs *runState) {
 	if a.rs == nil && !a.written && !rs.written {
 		a.rs = rs
 		rs.approvals = append(rs.approvals, a)
+		rs.addEvent(a.event("clawtap.approval.requested", a.t))
 	}
+}
+
+// event is an approval's request or resolution as an event of its run's
+// span (or of its connection's, when it has no run).
+func (a *approval) event(name string, t int64) event {
+	ev := event{t: t, name: name, attrs: []attr{str("clawtap.approval.id", a.id)}}
+	if a.decision != "" {
+		ev.attrs = append(ev.attrs, str("clawtap.approval.decision", a.decision))
+	}
+	return ev
 }
 
 // approvalEvent follows an approval event (exec.approval.* or another
@@ -205,6 +218,9 @@ func (e *Exporter) resolve(a *approval, t int64, decision string) {
 		return
 	}
 	a.resolved, a.decision = true, decision
+	if a.rs != nil && !a.rs.written {
+		a.rs.addEvent(a.event("clawtap.approval.resolved", t))
+	}
 	e.writeApproval(a, t)
 }
 
@@ -225,6 +241,12 @@ func (e *Exporter) writeApproval(a *approval, end int64) {
 		}
 	} else {
 		trace, parent = e.captureTrace, e.connSpan(a.conn)
+		if c := e.conns[a.conn]; c != nil && !c.written {
+			c.addEvent(a.event("clawtap.approval.requested", a.t))
+			if a.resolved {
+				c.addEvent(a.event("clawtap.approval.resolved", end))
+			}
+		}
 	}
 	s.reset()
 	s.trace, s.id, s.parent, s.flags = trace, e.seed.span("approval", int64(n), a.id), parent, flags
