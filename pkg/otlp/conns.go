@@ -75,28 +75,24 @@ func (e *Exporter) connID(n, gen int) SpanID {
 	return e.seed.span("conn", int64(n), strconv.Itoa(gen))
 }
 
-// evictConn writes the oldest closed connection held (else the oldest)
-// to make room: what comes later about it goes on the capture's span.
+// evictConn writes the connection held longest (the first seen of
+// those held) to make room: what comes later about it goes on the
+// capture's span. A queue, so that a capture of a million connections
+// costs a million steps.
 func (e *Exporter) evictConn() {
-	var victim *conn
-	live := e.connOrder[:0]
-	for _, n := range e.connOrder {
-		if c := e.conns[n]; c != nil {
-			live = append(live, n)
-			if victim == nil || c.closed && !victim.closed {
-				victim = c
-			}
+	for len(e.connOrder) > 0 {
+		n := e.connOrder[0]
+		e.connOrder = e.connOrder[1:]
+		c := e.conns[n]
+		if c == nil || c.written {
+			continue
 		}
-	}
-	clear(e.connOrder[len(live):])
-	e.connOrder = live
-	if victim == nil {
+		e.writeConn(c)
+		delete(e.conns, n)
+		if len(e.gone) < 1<<16 || e.gone[n] > 0 {
+			e.gone[n]++
+		}
 		return
-	}
-	e.writeConn(victim)
-	delete(e.conns, victim.n)
-	if len(e.gone) < 1<<16 || e.gone[victim.n] > 0 {
-		e.gone[victim.n]++
 	}
 }
 

@@ -2,10 +2,12 @@ package otlp_test
 
 import (
 	"bytes"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/otlp"
@@ -267,4 +269,29 @@ func TestExportResource(t *testing.T) {
 	if want := "service.name=ui-tests service.version=test deployment.environment.name=ci clawtap.capture.name=demo"; strings.Join(got, " ") != want {
 		t.Fatalf("resource %v, want %s", got, want)
 	}
+}
+
+// A capture of many connections (more than the exporter holds) exports
+// a span for each, in linear time, ids unique, parents and links whole.
+func TestExportManyConnections(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"clawtap":1,"createdAt":"2026-11-28T00:00:00Z","source":{"mode":"record"}}` + "\n")
+	const n = 10_000
+	for c := 1; c <= n; c++ {
+		t0 := 1000 + c*10
+		fmt.Fprintf(&b, `{"t":%d,"conn":%d,"mark":"open","url":"ws://127.0.0.1:18789"}`+"\n", t0, c)
+		fmt.Fprintf(&b, `{"t":%d,"conn":%d,"dir":"out","frame":{"type":"req","id":"c","method":"connect","params":{}}}`+"\n", t0+1, c)
+		fmt.Fprintf(&b, `{"t":%d,"conn":%d,"dir":"in","frame":{"type":"res","id":"c","ok":true,"payload":{"type":"hello-ok"}}}`+"\n", t0+2, c)
+		if c%2 == 0 {
+			fmt.Fprintf(&b, `{"t":%d,"conn":%d,"mark":"close","code":1000}`+"\n", t0+3, c)
+		}
+	}
+	fmt.Fprintf(&b, `{"t":999999,"conn":1,"dir":"in","frame":{"type":"event","event":"tick","payload":{}}}`+"\n")
+	start := time.Now()
+	out, st := export(t, mustReader(t, b.String()), otlp.Options{})
+	spans := parse(t, out, 0)
+	if names := byName(spans); names["clawtap.connection"] != n+1 || names["connect"] != n || st.Connections != n+1 {
+		t.Fatalf("%v, %+v", names, st)
+	}
+	t.Logf("%d spans in %v", len(spans), time.Since(start).Round(time.Millisecond))
 }

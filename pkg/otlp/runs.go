@@ -48,8 +48,9 @@ type runState struct {
 	toolOrder []*tool
 	toolIDs   map[string]bool // tool calls written
 	toolCount int
-	toolsLost int // tool calls past maxTools, left out
-	approvals []*approval
+	toolsLost int         // tool calls past maxTools, left out
+	approvals []*approval // its approvals (up to maxTools), written at its end if still open
+	apCount   int
 
 	// The run's place in the traces, fixed at its first span written.
 	frozen bool
@@ -502,7 +503,7 @@ func (e *Exporter) writeRun(d *doneRun) {
 	s.add(str("clawtap.run.id", rs.id), num("clawtap.run.number", int64(rs.n)), str("clawtap.run.terminal", term),
 		num("clawtap.record", int64(rs.firstI)), num("clawtap.run.frames", int64(rs.frames)),
 		num("clawtap.run.deltas.chat", int64(rs.chatDeltas)), num("clawtap.run.deltas.agent", int64(rs.agentDeltas)),
-		num("clawtap.run.tool_calls", int64(rs.toolCount)), num("clawtap.run.approvals", int64(len(rs.approvals))))
+		num("clawtap.run.tool_calls", int64(rs.toolCount)), num("clawtap.run.approvals", int64(rs.apCount)))
 	if rs.toolsLost > 0 {
 		s.add(num("clawtap.run.tool_calls_left_out", int64(rs.toolsLost)))
 	}

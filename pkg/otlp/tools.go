@@ -173,7 +173,10 @@ func (e *Exporter) approvalFor(id string, rec *capture.Record) *approval {
 func (e *Exporter) attachApproval(a *approval, rs *runState) {
 	if a.rs == nil && !a.written && !rs.written {
 		a.rs = rs
-		rs.approvals = append(rs.approvals, a)
+		rs.apCount++
+		if len(rs.approvals) < maxTools { // past it, one still waiting is written when the table of approvals is full, or at the end
+			rs.approvals = append(rs.approvals, a)
+		}
 		rs.addEvent(a.event("clawtap.approval.requested", a.t))
 	}
 }
