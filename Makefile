@@ -10,7 +10,7 @@ BENCHTIME ?= 1x
 # binary maps no libc, 2.4 MB less resident memory (bench/README.md, "Memory")
 STATIC    := CGO_ENABLED=0
 
-.PHONY: all build install test unit vet fixtures fixtures-check fuzz bench bench-micro demo clean e2e e2e-deps chromium browser-test
+.PHONY: all build install test unit vet fixtures fixtures-check fuzz bench bench-micro demo clean e2e e2e-deps otlp-check chromium browser-test
 
 all: build
 
@@ -31,9 +31,9 @@ install:
 ## as it finishes, then a summary; a failing stage prints its log) — vet,
 ## every package's tests under the race detector (-short; then what -short
 ## skipped, without it), fixture freshness, the end-to-end tests against a
-## real OpenClaw gateway, and the report's browser tests (installs jq and
-## zstd, Node 24 and openclaw into ~/.cache/clawtap-e2e, and Debian's
-## Chromium, on first use)
+## real OpenClaw gateway and a real OpenTelemetry Collector, and the
+## report's browser tests (installs jq and zstd, Node 24, openclaw and the
+## collector into ~/.cache/clawtap-e2e, and Debian's Chromium, on first use)
 test:
 	@bash scripts/test.sh
 
@@ -47,12 +47,20 @@ vet:
 	$(GO) vet $(PKGS)
 
 ## e2e: end-to-end tests against a real OpenClaw gateway, started on loopback
-## with a fake model; Node 24 + openclaw are cached in ~/.cache/clawtap-e2e
+## with a fake model, and a real OpenTelemetry Collector; Node 24 + openclaw
+## and the collector (built from e2e/otelcol's modules) are cached in
+## ~/.cache/clawtap-e2e
 e2e: e2e-deps chromium
 	$(GO) test -tags e2e -count=1 -v -timeout 20m ./e2e/
 
 e2e-deps:
 	bash scripts/e2e-setup.sh
+	bash scripts/otelcol-setup.sh
+
+## otlp-check: the OTLP export of every fixture read by the collector's own
+## parser (pdata), in e2e/otelcol's module (make test runs it too)
+otlp-check:
+	cd e2e/otelcol && $(GO) vet ./canon ./cmd/otlpcanon ./pdatacheck && $(GO) test -count=1 ./canon ./pdatacheck
 
 ## chromium: Debian's Chromium for the browser tests (installed when missing, as root)
 chromium:

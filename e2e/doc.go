@@ -10,6 +10,11 @@
 // pkg/gateway, records with the clawtap binary built from this tree, and
 // stops everything it started by process group at the end.
 //
+// TestOTLPExportToCollector also starts an OpenTelemetry Collector built
+// from the upstream collector modules pinned in e2e/otelcol (a module of
+// its own): scripts/otelcol-setup.sh builds it into the same cache, once
+// per source.
+//
 // Environment: CLAWTAP_E2E_CACHE (install cache, default
 // ~/.cache/clawtap-e2e), CLAWTAP_E2E_KEEP=1 keeps the run directory (logs,
 // captures) for inspection.

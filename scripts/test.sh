@@ -6,8 +6,10 @@
 #
 #   stages: tools, vet, race (every package's tests under the race
 #   detector, -short), long (the tests -short skipped, without it: see
-#   scripts/gotest.sh), fixtures (generated fixtures current), e2e (a real
-#   OpenClaw gateway), browser (the report in headless Chromium)
+#   scripts/gotest.sh), fixtures (generated fixtures current), otlp (the
+#   OTLP export read by the OpenTelemetry Collector's own parser, in
+#   e2e/otelcol's module), e2e (a real OpenClaw gateway, and a real
+#   OpenTelemetry Collector), browser (the report in headless Chromium)
 #
 # SKIP_E2E=1 / SKIP_BROWSER=1 leave those stages out (for a quick run; CI
 # runs everything).
@@ -34,7 +36,7 @@ stage() {
     # The background installs: their log is setup.log.
     local t0=$(date +%s)
     if "$@"; then passed setup-wait "$t0"; return 0; fi
-    echo "make test: installing Node/openclaw/Chromium failed; its output:" >&2
+    echo "make test: installing Node/openclaw/the collector/Chromium failed; its output:" >&2
     cat "$logs/setup.log" >&2
     exit 1
   fi
@@ -49,11 +51,12 @@ stage() {
   exit 1
 }
 
-# The installs the later stages need (Node and openclaw from npm, Chromium
-# from Debian) run in the background while the Go tests run.
+# The installs the later stages need (Node and openclaw from npm, the e2e
+# OpenTelemetry Collector built from its Go modules, Chromium from Debian)
+# run in the background while the Go tests run.
 setup_pid=
 if [ -z "${SKIP_E2E:-}" ] || [ -z "${SKIP_BROWSER:-}" ]; then
-  ( { [ -n "${SKIP_E2E:-}" ] || bash scripts/e2e-setup.sh; } && bash scripts/chromium-setup.sh ) >"$logs/setup.log" 2>&1 &
+  ( { [ -n "${SKIP_E2E:-}" ] || { bash scripts/e2e-setup.sh && bash scripts/otelcol-setup.sh; }; } && bash scripts/chromium-setup.sh ) >"$logs/setup.log" 2>&1 &
   setup_pid=$!
 fi
 
@@ -65,6 +68,9 @@ export GOTEST_SKIPPED=$logs/skipped
 stage race bash scripts/gotest.sh race
 stage long bash scripts/gotest.sh long
 stage fixtures $GO run ./fixtures/gen -check
+# e2e/otelcol is a module of its own (the collector's dependencies stay
+# out of clawtap's go.mod), which ./... does not reach.
+stage otlp bash -c "cd e2e/otelcol && $GO vet ./canon ./cmd/otlpcanon ./pdatacheck && $GO test -count=1 ./canon ./pdatacheck"
 if [ -n "$setup_pid" ]; then
   stage setup wait "$setup_pid"
 fi

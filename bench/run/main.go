@@ -60,6 +60,8 @@ var paths = []path{
 	{name: "intents --format json", args: []string{"intents", "--format", "json", "CAPTURE"}, ratio: 5},
 	{name: "replay --final --format json", args: []string{"replay", "--final", "--format", "json", "CAPTURE"}, ratio: 7},
 	{name: "report -o", args: []string{"report", "--force", "-o", os.DevNull, "CAPTURE"}, ratio: 1.5, of: "replay --final --format json"},
+	{name: "report --format trace", args: []string{"report", "--format", "trace", "--force", "-o", os.DevNull, "CAPTURE"}},
+	{name: "report --format otlp", args: []string{"report", "--format", "otlp", "--force", "-o", os.DevNull, "CAPTURE"}, ratio: 1.5, of: "report --format trace"},
 	{name: "check", args: []string{"check", "--format", "json", "CAPTURE"}, exits: []int{0, 1}},
 	{name: "stats", args: []string{"stats", "--format", "json", "CAPTURE"}},
 	{name: "diff (itself)", args: []string{"diff", "--format", "json", "CAPTURE", "CAPTURE"}, exits: []int{0, 1}},

@@ -20,7 +20,7 @@ import (
 // reportOptions is a report as the command line asks for it.
 type reportOptions struct {
 	out      outFlags
-	format   string // html or trace
+	format   string // html, trace or otlp
 	maxBytes string
 	name     string // the capture's name in the report; "" is the input's base name
 	ui       string
@@ -30,6 +30,8 @@ type reportOptions struct {
 	output cli.Output // checked from out
 	trace  bool       // a Chrome trace instead of HTML
 	limit  int        // the limit on the report's embedded data (--max-bytes, checked)
+
+	otlp reportOTLPOptions // --format otlp (cmd_report_otlp.go)
 }
 
 func (a *app) reportCmd() *cobra.Command {
@@ -86,11 +88,14 @@ code: use 'clawtap check' to gate on them. See docs/report.md.`,
 		ValidArgsFunction: captureArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.path = inputArg(args)
+			if opts.format == "otlp" || opts.otlp.endpoint != "" || opts.otlp.headersFile != "" {
+				return a.reportOTLP(cmd, &opts)
+			}
 			if opts.out.path == "" {
 				return cli.Usage("name the output: -o report.html (or -o - for stdout)", "no output file given")
 			}
 			if opts.format != "html" && opts.format != "trace" {
-				return cli.Usage("use --format html|trace", "unknown --format %q", opts.format)
+				return cli.Usage("use --format html|trace|otlp", "unknown --format %q", opts.format)
 			}
 			opts.trace = opts.format == "trace"
 			maxBytes, err := output.ParseSize(opts.maxBytes)
@@ -110,11 +115,12 @@ code: use 'clawtap check' to gate on them. See docs/report.md.`,
 	}
 	a.fileFlags(cmd, &opts.out, "", "write the report to FILE (required; - is stdout)")
 	fl := cmd.Flags()
-	fl.StringVar(&opts.format, "format", "html", "html (a self-contained page) or trace (Chrome Trace Event JSON for Perfetto)")
-	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"html", "trace"}, cobra.ShellCompDirectiveNoFileComp))
+	fl.StringVar(&opts.format, "format", "html", "html (a self-contained page), trace (Chrome Trace Event JSON for Perfetto) or otlp (OpenTelemetry traces, OTLP/JSON)")
+	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"html\ta self-contained page", "trace\tChrome Trace Event JSON", "otlp\tOpenTelemetry traces (OTLP/JSON)"}, cobra.ShellCompDirectiveNoFileComp))
 	fl.StringVar(&opts.maxBytes, "max-bytes", "20MB", "limit on the report's embedded data (bytes, or 500kB, 20MB (10^6), 64MiB (2^20)); frame bodies past it are elided")
 	fl.StringVar(&opts.name, "name", "", "the capture's name shown in the report (default: the input's base name)")
 	uiFlag(cmd, &opts.ui)
+	a.reportOTLPFlags(cmd, &opts.otlp)
 	return cmd
 }
 
@@ -124,6 +130,9 @@ code: use 'clawtap check' to gate on them. See docs/report.md.`,
 // self-contained HTML page or a Chrome trace, written through the safe
 // writer, and a line that says what was written.
 func runReport(env *cli.Env, opts reportOptions) error {
+	if opts.format == "otlp" {
+		return runReportOTLP(env, opts)
+	}
 	if err := env.CheckStdin(opts.output.Cmd, opts.path); err != nil {
 		return err
 	}

@@ -38,7 +38,7 @@ var hazardRules = []string{RuleLiveTextFrozen, RuleLifecycleRestart, RuleErrorAf
 // Caps of the wire rules' tables.
 const (
 	maxWireRuns  = 1024 // runs per connection
-	maxSends     = 4096 // chat.send requests remembered per capture
+	maxSends     = 1024 // the latest idempotency keys remembered, as many as the run table holds runs
 	maxPendingUI = 64   // runs whose UI text is followed
 )
 

@@ -1,8 +1,8 @@
 package check
 
 import (
-	"bytes"
 	"fmt"
+	"hash/maphash"
 	"strings"
 
 	"github.com/clawtap/clawtap/pkg/bridge"
@@ -25,13 +25,27 @@ type reqParams struct {
 	reused       *sendInfo // an earlier send with the same key and other input
 }
 
-// sendInfo is the first chat.send of an idempotency key.
+// sendInfo is the first chat.send of an idempotency key. It keeps hashes
+// of the input, not the input: maxSends of them are remembered across
+// the capture, and only their equality matters.
 type sendInfo struct {
 	conn     int
 	i        int
 	session  string
-	identity []byte
-	text     string
+	identity uint64 // hash of reqParams.identity
+	text     uint64 // hash of the message text, 0 when it has none
+	quote    string // the text as findings quote it (clipQuote, 40)
+}
+
+// inputSeed hashes chat.send inputs for equality within one run of clawtap.
+var inputSeed = maphash.MakeSeed()
+
+// textHash is the hash of a message text, 0 for none.
+func textHash(text string) uint64 {
+	if text == "" {
+		return 0
+	}
+	return maphash.String(inputSeed, text) | 1
 }
 
 // announceRun is a live announce:… run of a session.
@@ -44,12 +58,13 @@ type announceRun struct {
 // agent frame while an announce run held its session: its reply comes,
 // if at all, under another run.
 type announceFinal struct {
-	key, session, text string
-	conn, i, sendI     int
-	t                  int64
-	announce           string
-	paired             bool
-	retried            bool
+	key, session   string
+	text           uint64 // textHash of the send's text
+	conn, i, sendI int
+	t              int64
+	announce       string
+	paired         bool
+	retried        bool
 }
 
 func (a *Analyzer) wireRequest(cs *connState, rec *capture.Record, ev *bridge.Event) {
@@ -70,7 +85,7 @@ func (a *Analyzer) wireRequest(cs *connState, rec *capture.Record, ev *bridge.Ev
 	w := a.wire
 	if key != "" {
 		if prev := w.sends[key]; prev != nil {
-			if !bytes.Equal(prev.identity, id) {
+			if prev.identity != maphash.Bytes(inputSeed, id) {
 				rp.reused = prev
 			}
 		} else {
@@ -78,13 +93,15 @@ func (a *Analyzer) wireRequest(cs *connState, rec *capture.Record, ev *bridge.Ev
 				delete(w.sends, w.sendOrder[0])
 				w.sendOrder = w.sendOrder[1:]
 			}
-			w.sends[key] = &sendInfo{conn: rec.Conn, i: rec.Index, session: session, identity: id, text: text}
+			w.sends[key] = &sendInfo{conn: rec.Conn, i: rec.Index, session: session,
+				identity: maphash.Bytes(inputSeed, id), text: textHash(text), quote: clipQuote(text, 40)}
 			w.sendOrder = append(w.sendOrder, key)
 		}
 	}
 	// A message sent again after an empty final: the double answer.
+	th := textHash(text)
 	for _, e := range w.empties {
-		if !e.retried && e.session == session && e.text != "" && e.text == text && rec.Index > e.i {
+		if !e.retried && e.session == session && e.text != 0 && e.text == th && rec.Index > e.i {
 			e.retried = true
 			a.add(RuleAnnounceDoubleAnswer, Error, rec.Index, rec.T, rec.Conn, nil, key, bridge.SessionAgentID(session), session, fmt.Sprintf(
 				"chat.send %s at record %d sends %s again, after its first send (key %s, record %d) got an empty final while announce run %s held session %s: the first message was queued, not dropped, so the model answers it twice.",
@@ -132,7 +149,7 @@ func (a *Analyzer) wireResponse(cs *connState, rec *capture.Record, ev *bridge.E
 		if conflictRes(rec.Frame) {
 			earlier := "an earlier chat.send not in the capture"
 			if rp.reused != nil {
-				earlier = fmt.Sprintf("the chat.send at record %d (%s)", rp.reused.i, clipQuote(rp.reused.text, 40))
+				earlier = fmt.Sprintf("the chat.send at record %d (%s)", rp.reused.i, rp.reused.quote)
 			} else if s := a.wire.sends[rp.key]; s != nil && s.i != rp.i {
 				earlier = fmt.Sprintf("the chat.send at record %d", s.i)
 			}

@@ -71,3 +71,50 @@ func TestRunTableLetsRunsGo(t *testing.T) {
 		t.Error("a pass no observer asks runs of keeps a run table")
 	}
 }
+
+// fieldUser keeps a count of each run's frames in a field of the table
+// the pass hands it.
+type fieldUser struct {
+	table  *runs.Table
+	frames runs.Field[int]
+	counts []int
+}
+
+func (o *fieldUser) Needs() pipeline.Needs { return pipeline.Runs }
+func (o *fieldUser) Table(t *runs.Table) {
+	o.table, o.frames = t, runs.NewField[int](t)
+}
+func (o *fieldUser) Before(f *pipeline.Frame) error {
+	if f.Run != nil {
+		*o.frames.Of(f.Run)++
+	}
+	return nil
+}
+func (o *fieldUser) RunDone(r *runs.Run, _ *outcome.Run) {
+	o.counts = append(o.counts, *o.frames.Of(r))
+}
+
+// An observer that keeps fields gets the table as the pass is built,
+// before the first run is born (in a Group too), and its field lives as
+// long as the run.
+func TestTableObserver(t *testing.T) {
+	data, err := synth.LargeJSONL(2_000, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := capture.NewReader(bytes.NewReader(data), capture.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := &fieldUser{}, &fieldUser{}
+	p := pipeline.New(pipeline.Options{MaxRuns: 4}, a, pipeline.Group{b})
+	if a.table != p.Runs() || b.table != p.Runs() {
+		t.Fatal("the pass did not hand its run table to its observers")
+	}
+	if err := p.Run(pipeline.Records(r)); err != nil {
+		t.Fatal(err)
+	}
+	if len(a.counts) == 0 || !slices.Equal(a.counts, b.counts) || slices.Contains(a.counts, 0) {
+		t.Fatalf("frames per run %v and %v", a.counts, b.counts)
+	}
+}
