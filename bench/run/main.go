@@ -56,11 +56,12 @@ type path struct {
 var paths = []path{
 	{name: "floor: zstd -dc", floor: true},
 	{name: "floor: Go zstd + lines", floor: true},
-	{name: "classify --format json", args: []string{"classify", "--format", "json", "CAPTURE"}, ratio: 5},
-	{name: "intents --format json", args: []string{"intents", "--format", "json", "CAPTURE"}, ratio: 5},
-	{name: "replay --final --format json", args: []string{"replay", "--final", "--format", "json", "CAPTURE"}, ratio: 7},
+	{name: "classify --format json", args: []string{"classify", "--format", "json", "CAPTURE"}, ratio: 3},
+	{name: "intents --format json", args: []string{"intents", "--format", "json", "CAPTURE"}, ratio: 3.5},
+	{name: "replay --final --format json", args: []string{"replay", "--final", "--format", "json", "CAPTURE"}, ratio: 5},
 	{name: "report -o", args: []string{"report", "--force", "-o", os.DevNull, "CAPTURE"}, ratio: 1.5, of: "replay --final --format json"},
 	{name: "check", args: []string{"check", "--format", "json", "CAPTURE"}, exits: []int{0, 1}},
+	{name: "check --ui all", args: []string{"check", "--ui", "all", "--format", "json", "CAPTURE"}, ratio: 1.5, of: "check", exits: []int{0, 1}},
 	{name: "stats", args: []string{"stats", "--format", "json", "CAPTURE"}},
 	{name: "diff (itself)", args: []string{"diff", "--format", "json", "CAPTURE", "CAPTURE"}, exits: []int{0, 1}},
 	{name: "diff --ui clawboo,claw3d", args: []string{"diff", "--ui", "clawboo,claw3d", "--format", "json", "CAPTURE"}, exits: []int{0, 1}},
@@ -127,12 +128,17 @@ func main() {
 	only := flag.String("only", "", "comma-separated path names (prefixes) to run, besides the floors")
 	jsonOut := flag.String("json", "", "also write the results as JSON to this file")
 	seed := flag.Int64("seed", 1, "generator seed")
+	procs := flag.Int("gomaxprocs", 0, "run each clawtap command with GOMAXPROCS set to this (0: the machine's cores); the floors are single-threaded either way")
 	flag.Parse()
+	gomaxprocs = *procs
 	if err := run(*frames, *rounds, *bin, *before, *capPath, *only, *jsonOut, *seed); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(2)
 	}
 }
+
+// gomaxprocs, when set, is every clawtap command's GOMAXPROCS (-gomaxprocs).
+var gomaxprocs int
 
 func envInt(name string, def int) int {
 	if n, err := strconv.Atoi(os.Getenv(name)); err == nil && n > 0 {
@@ -195,8 +201,12 @@ func run(frames, rounds int, bin, before, capPath, only, jsonOut string, seed in
 		fmt.Fprintf(os.Stderr, "round %d/%d done\n", r+1, rounds)
 	}
 	results := summarize(todo, samples, frames)
-	fmt.Printf("clawtap bench: %d frames, capture %.1f MB zstd, %d rounds (median wall), %s, %d CPUs\n",
-		frames, float64(fi.Size())/1e6, rounds, runtime.Version(), runtime.NumCPU())
+	procs := "GOMAXPROCS unset"
+	if gomaxprocs > 0 {
+		procs = fmt.Sprintf("GOMAXPROCS=%d", gomaxprocs)
+	}
+	fmt.Printf("clawtap bench: %d frames, capture %.1f MB zstd, %d rounds (median wall), %s, %d CPUs, %s\n",
+		frames, float64(fi.Size())/1e6, rounds, runtime.Version(), runtime.NumCPU(), procs)
 	fmt.Printf("load average before %s, after %s\n", load0, loadavg())
 	printTable(os.Stdout, results, zstdErr == nil)
 	if jsonOut != "" {
@@ -277,6 +287,9 @@ func runOne(p path, bin, self, capPath string) (sample, error) {
 	var stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = null, &limited{w: &stderr, n: 4096}
 	cmd.Env = append(os.Environ(), "NO_COLOR=1")
+	if gomaxprocs > 0 && !p.floor {
+		cmd.Env = append(cmd.Env, "GOMAXPROCS="+strconv.Itoa(gomaxprocs))
+	}
 	start := time.Now()
 	err = cmd.Run()
 	wall := time.Since(start)
@@ -394,7 +407,7 @@ func summarize(todo []path, samples map[string][]sample, frames int) []result {
 					r.Met = r.Met && r.Wall <= p.ratio*base
 				}
 			case p.ratio > 0:
-				targets = append(targets, fmt.Sprintf("≤ %.0f× floor", p.ratio))
+				targets = append(targets, fmt.Sprintf("≤ %g× floor", p.ratio))
 				r.Met = r.Met && r.Floor <= p.ratio
 			}
 			targets = append(targets, fmt.Sprintf("≤ %d MB", rssTarget/1_000_000))
