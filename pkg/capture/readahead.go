@@ -57,7 +57,7 @@ type ahead struct {
 type batch struct {
 	items []item
 	arena []byte
-	tapes jsonx.Tape // the records' tapes, end to end
+	index []jsonx.Index // the frames' members (IndexMembers), by item.idx
 	view  Batch
 	// The end of the capture: err (io.EOF), the warnings after the last
 	// record, and the counts at the end.
@@ -72,7 +72,7 @@ type batch struct {
 type item struct {
 	rec        Record
 	frame, raw span
-	tape       [2]int // the record's tape in tapes
+	idx        int32 // the record's members in index, -1 for none
 	warns      []Warning
 	stats      Stats
 }
@@ -124,12 +124,15 @@ func (b *Batch) Len() int { return len(b.b.items) }
 // Record is the batch's i-th record.
 func (b *Batch) Record(i int) *Record { return &b.b.items[i].rec }
 
-// Tape is the index of the i-th record's frame when the reader indexes
-// frames (IndexFrames), else nil. It is the stage's alone: valid until the
-// stage returns, and never handed to Next's caller.
-func (b *Batch) Tape(i int) jsonx.Tape {
-	if s := b.b.items[i].tape; s[1] > s[0] {
-		return b.b.tapes[s[0]:s[1]:s[1]]
+// Index is where the i-th record's frame has the members the reader's
+// schema names (IndexMembers), or nil when the reader does not index or
+// the record has no frame indexed exactly (jsonx.Index.Exact). It is valid
+// as long as the record.
+func (b *Batch) Index(i int) *jsonx.Index { return b.b.indexOf(i) }
+
+func (b *batch) indexOf(i int) *jsonx.Index {
+	if k := b.items[i].idx; k >= 0 {
+		return &b.index[k]
 	}
 	return nil
 }
@@ -147,17 +150,37 @@ func (r *Reader) SetStage(fn func(*Batch)) bool {
 	return true
 }
 
-// IndexFrames has the reader index each frame while it validates it, for
-// a stage (SetStage) that walks the frames again (Batch.Tape): a classifier
-// then jumps over what it does not read instead of scanning it. Call it
-// before the first Next; false when reading has begun or the reader is
-// serial (it has no stage to hand the index to).
-func (r *Reader) IndexFrames() bool {
-	if r.opts.Serial || r.ahead != nil || r.closed || r.stats.Records > 0 {
+// IndexMembers has the walk that validates each record also record where
+// its frame's members that s names are (jsonx.Schema): the classifier and
+// the redactor then look them up (Batch.Index, Reader.Index) instead of
+// walking the frame again. Call it before the first Next; false when
+// reading has begun.
+func (r *Reader) IndexMembers(s *jsonx.Schema) bool {
+	if r.ahead != nil || r.closed || r.stats.Records > 0 || s == nil {
 		return false
 	}
-	r.index = true
+	r.schema = s
 	return true
+}
+
+// Index is where the frame of the record Next returned last has the
+// members of the reader's schema (IndexMembers); nil when the reader does
+// not index or that record has no frame indexed exactly. It is valid until
+// the next call to Next.
+func (r *Reader) Index() *jsonx.Index {
+	if r.schema == nil {
+		return nil
+	}
+	if a := r.ahead; a != nil {
+		if a.cur == nil || a.i == 0 {
+			return nil
+		}
+		return a.cur.indexOf(a.i - 1)
+	}
+	if !r.idx.Exact {
+		return nil
+	}
+	return &r.idx
 }
 
 // SetTransform has fn change every record as it is read, before Next (or
@@ -241,7 +264,7 @@ func (r *Reader) startAhead() {
 // runTransform is the transform's goroutine: each record of each batch
 // from the reading goroutine goes through fn, then the batch goes on to
 // out (the stage or the caller). A record whose frame fn changed loses its
-// index (Batch.Tape): it indexes the frame before the change.
+// index (Batch.Index): it indexes the frame before the change.
 func runTransform(a *ahead, fn func(*Record) *Record, out chan<- *batch) {
 	defer close(a.xformEx)
 	for {
@@ -258,7 +281,7 @@ func runTransform(a *ahead, fn func(*Record) *Record, out chan<- *batch) {
 				it.rec = *rec
 			}
 			if !sameBytes(it.rec.Frame, frame) {
-				it.tape = [2]int{}
+				it.idx = -1
 			}
 		}
 		end := b.end
@@ -306,8 +329,11 @@ func (r *Reader) produce(a *ahead, out chan<- *batch) {
 		it := item{rec: *rec, warns: r.pending, stats: r.stats}
 		r.pending = nil
 		it.frame, it.raw = b.hold(rec.Frame), b.hold(rec.Raw)
-		it.tape = [2]int{len(b.tapes), len(b.tapes) + len(r.tape)}
-		b.tapes = append(b.tapes, r.tape...)
+		it.idx = -1
+		if r.schema != nil && rec.Frame != nil && r.idx.Exact {
+			it.idx = int32(len(b.index))
+			b.index = append(b.index, r.idx)
+		}
 		it.rec.Frame, it.rec.Raw = nil, nil
 		b.items = append(b.items, it)
 		if len(b.items) >= batchRecords || len(b.arena) >= batchBytes || (r.br.Buffered() == 0 && len(r.queue) == 0) {
@@ -325,7 +351,7 @@ func (a *ahead) batch() *batch {
 	select {
 	case b := <-a.free:
 		clear(b.items) // drop the warnings' and strings' references
-		b.items, b.arena, b.tapes = b.items[:0], b.arena[:0], b.tapes[:0]
+		b.items, b.arena, b.index = b.items[:0], b.arena[:0], b.index[:0]
 		b.end, b.err, b.warns, b.stats = false, nil, nil, Stats{}
 		return b
 	default:
@@ -369,7 +395,7 @@ func (a *ahead) next(r *Reader) (*Record, error) {
 				a.stats, a.err = b.stats, b.err
 				continue
 			}
-			if cap(b.arena) <= keepArena && cap(b.tapes) <= keepArena/4 {
+			if cap(b.arena) <= keepArena {
 				select {
 				case a.free <- b:
 				default:

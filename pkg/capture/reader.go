@@ -190,8 +190,8 @@ type Reader struct {
 	holding bool      // warnings go to queue, not out
 	line    int
 	rec     Record
-	tape    jsonx.Tape // rec's frame's index (IndexFrames), empty for anything else
-	index   bool       // IndexFrames
+	schema  *jsonx.Schema // IndexMembers: what the walk indexes of each frame
+	idx     jsonx.Index   // rec's frame's members (IndexMembers); not Exact for anything else
 	long    []byte
 	cut     []byte // the unfinished last line, when the input ends mid-line
 	// streamErr is the read error that ended the input early, if any.
@@ -540,11 +540,11 @@ func (r *Reader) next() (*Record, error) {
 			line = r.repair(n, line)
 		}
 		r.rec = Record{Index: r.stats.Records, Line: n}
-		var tape *jsonx.Tape
-		if r.index {
-			tape = &r.tape
+		var idx *jsonx.Index
+		if r.schema != nil {
+			idx = &r.idx
 		}
-		why, badT := parse(line, &r.rec, tape)
+		why, badT := parse(line, &r.rec, r.schema, idx)
 		if why != "" {
 			r.warn(n, "%s; kept as an invalid record", why)
 		}
@@ -558,7 +558,7 @@ func (r *Reader) next() (*Record, error) {
 				r.rec = *out
 			}
 			if !sameBytes(r.rec.Frame, frame) {
-				r.tape = r.tape[:0] // it indexes the frame before the change
+				r.idx.Reset() // it indexes the frame before the change
 			}
 		}
 		r.stats.Records++
@@ -597,17 +597,18 @@ const notRecordOrFrame = "neither a capture record nor a gateway frame"
 
 // parse fills rec from one line. It returns why the line is not a record
 // or a frame, or "" when it is one; rec is then Malformed, holding the line.
-// With a tape, a record's frame is indexed into it; the tape is left empty
-// for anything else (a marker, an unreadable line; a bare frame has no
-// "frame" member to index).
+// With a schema and idx, the members of a record's frame that the schema
+// names are indexed into idx by the walk that validates the line; idx is
+// left empty for anything else (a marker, an unreadable line; a bare frame
+// has no "frame" member to index).
 //
 // badT is the record's "t" when it is a number out of int64's range
 // (1e300, -1e999999, a huge integer): rec.T is then clamped to the nearest
 // end of the range.
-func parse(line []byte, rec *Record, tape *jsonx.Tape) (why string, badT []byte) {
-	why = parseLine(line, rec, tape, &badT)
-	if tape != nil && (why != "" || rec.Frame == nil) {
-		*tape = (*tape)[:0]
+func parse(line []byte, rec *Record, schema *jsonx.Schema, idx *jsonx.Index) (why string, badT []byte) {
+	why = parseLine(line, rec, schema, idx, &badT)
+	if idx != nil && (why != "" || rec.Frame == nil || rec.Bare) {
+		idx.Reset()
 	}
 	if why != "" {
 		badT = nil
@@ -633,7 +634,7 @@ func clampTime(v []byte) (t int64, ok bool) {
 	return int64(f), true
 }
 
-func parseLine(line []byte, rec *Record, tape *jsonx.Tape, badT *[]byte) (why string) {
+func parseLine(line []byte, rec *Record, schema *jsonx.Schema, idx *jsonx.Index, badT *[]byte) (why string) {
 	line = jsonx.TrimSpace(line)
 	if jsonx.KindOf(line) != jsonx.Object {
 		return malformed(line, rec, "not a JSON object")
@@ -641,7 +642,7 @@ func parseLine(line []byte, rec *Record, tape *jsonx.Tape, badT *[]byte) (why st
 	var hasType, hasEnvelope bool
 	var badField string
 	var seen, twice uint8
-	end, err := jsonx.ObjectEachEndIndexing(line, "frame", tape, func(k, v []byte) bool {
+	end, err := jsonx.ObjectEachEndIndexed(line, "frame", schema, idx, func(k, v []byte) bool {
 		var bit uint8
 		switch string(k) {
 		case "t":
