@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"math/bits"
 	"strconv"
 	"unicode/utf8"
 	"unsafe"
@@ -251,6 +252,7 @@ const (
 	lsb    = 0x0101010101010101
 	msb    = 0x8080808080808080
 	bslash = '\\' * lsb
+	quote  = '"' * lsb
 )
 
 // plainSpan reports whether none of the eight bytes of w is a backslash or
@@ -265,27 +267,17 @@ func plainSpan(w uint64) bool {
 func skipString(data []byte, i int) (int, error) {
 	i++ // opening quote
 	for {
-		// Short strings (keys, ids, states) end within a few bytes: a plain
-		// loop is cheapest.
-		stop := min(i+16, len(data))
-		for i < stop && stringSafe[data[i]] {
-			i++
+		// Eight bytes at a time: stop at the first that needs attention
+		// (the closing quote, an escape, a control character).
+		for i+8 <= len(data) {
+			if m := stringStops(binary.LittleEndian.Uint64(data[i:])); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				break
+			}
+			i += 8
 		}
-		if i == stop && i < len(data) {
-			// A long one: find the next quote with a vectorised search;
-			// if nothing before it needs attention (an escape, a control
-			// character) the string ends there.
-			q := bytes.IndexByte(data[i:], '"')
-			if q < 0 {
-				return 0, ErrSyntax
-			}
-			end := i + q
-			for i+8 <= end && plainSpan(binary.LittleEndian.Uint64(data[i:])) {
-				i += 8
-			}
-			for i < end && stringSafe[data[i]] {
-				i++
-			}
+		for i+8 > len(data) && i < len(data) && stringSafe[data[i]] {
+			i++ // the last few bytes
 		}
 		if i >= len(data) {
 			return 0, ErrSyntax
@@ -308,10 +300,20 @@ func skipString(data []byte, i int) (int, error) {
 			default:
 				return 0, ErrSyntax
 			}
-		default: // control character
+		default: // a control character
 			return 0, ErrSyntax
 		}
 	}
+}
+
+// stringStops sets the high bit of the first byte of w (eight bytes, little
+// endian) that is a quote, a backslash or a control character, and maybe
+// of bytes after it (a borrow), never of one before: the lowest set bit is
+// exact.
+func stringStops(w uint64) uint64 {
+	q := w ^ quote
+	b := w ^ bslash
+	return ((q-lsb)&^q | (b-lsb)&^b | (w-0x20*lsb)&^w) & msb
 }
 
 func isHex4(b []byte) bool {
