@@ -29,7 +29,9 @@ import (
 	"time"
 
 	"github.com/clawtap/clawtap/internal/synth"
+	"github.com/clawtap/clawtap/pkg/bridge"
 	"github.com/clawtap/clawtap/pkg/capture"
+	"github.com/clawtap/clawtap/pkg/redact"
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -109,6 +111,16 @@ func main() {
 		}
 		if err := generate(os.Args[2], gen); err != nil {
 			fmt.Fprintln(os.Stderr, "generate:", err)
+			os.Exit(2)
+		}
+		return
+	}
+	if len(os.Args) == 4 && os.Args[1] == "-read" {
+		// The reading alone, serially, plain or with redaction on read:
+		// what docs/redaction.md's "Speed" compares (bench/instructions.sh
+		// counts its instructions).
+		if err := readOnly(os.Args[2], os.Args[3]); err != nil {
+			fmt.Fprintln(os.Stderr, "read:", err)
 			os.Exit(2)
 		}
 		return
@@ -324,6 +336,38 @@ func (l *limited) Write(b []byte) (int, error) {
 		l.n -= k
 	}
 	return len(b), nil
+}
+
+// readOnly reads a capture to its end on one goroutine, as every command
+// reads it (its frames' members indexed by bridge.Schema), through the
+// redactor when mode is "redact", nothing else.
+func readOnly(path, mode string) error {
+	r, err := capture.Open(path, capture.Options{Serial: true})
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	r.IndexMembers(bridge.Schema)
+	switch mode {
+	case "plain":
+	case "redact":
+		r.SetTransform(redact.New(redact.Options{}).Record)
+	default:
+		return fmt.Errorf("mode %q: plain or redact", mode)
+	}
+	n := 0
+	for {
+		if _, err := r.Next(); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			return err
+		}
+		n++
+	}
+	if n == 0 {
+		return errors.New("no records")
+	}
+	return nil
 }
 
 // floorGo is the Go floor: decompress with klauspost's decoder on one

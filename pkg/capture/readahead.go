@@ -18,7 +18,11 @@ package capture
 // own too, between the reading and the stage, batch by batch in order, so
 // that on two cores it costs little more time than the reading alone.
 
-import "github.com/clawtap/clawtap/pkg/jsonx"
+import (
+	"sync"
+
+	"github.com/clawtap/clawtap/pkg/jsonx"
+)
 
 // How far the read-ahead runs: a batch is sent when it holds batchRecords
 // records or batchBytes bytes of frames, or when the reader has no more
@@ -44,6 +48,9 @@ type ahead struct {
 	exited  chan struct{} // the reading goroutine ended
 	stageEx chan struct{} // the stage's goroutine ended (closed at once without one)
 	xformEx chan struct{} // the transform's goroutine ended (closed at once without one)
+	seqEx   chan struct{} // the sequencer ended (closed at once without parsers)
+
+	parsersEx sync.WaitGroup // the parsers (parallel.go)
 
 	cur   *batch
 	made  int // batches allocated: never more than can exist at once
@@ -56,6 +63,7 @@ type ahead struct {
 // batch is a run of records, their bytes in one arena.
 type batch struct {
 	items []item
+	lines []line // with parsers: the lines the splitter read, for a parser
 	arena []byte
 	index []jsonx.Index // the frames' members (IndexMembers), by item.idx
 	view  Batch
@@ -75,6 +83,7 @@ type item struct {
 	idx        int32 // the record's members in index, -1 for none
 	warns      []Warning
 	stats      Stats
+	parsed     parsed // what the parser found, for the sequencer (parallel.go)
 }
 
 type span struct {
@@ -98,11 +107,17 @@ func (b *batch) slice(s span) []byte {
 	return b.arena[s.start:s.end:s.end]
 }
 
-// seal points each record's Frame and Raw at the arena, once it is whole.
+// seal points each record's Frame and Raw at the arena, once it is whole
+// (those not in the arena are set already).
 func (b *batch) seal() {
 	for i := range b.items {
 		it := &b.items[i]
-		it.rec.Frame, it.rec.Raw = b.slice(it.frame), b.slice(it.raw)
+		if it.frame.set {
+			it.rec.Frame = b.slice(it.frame)
+		}
+		if it.raw.set {
+			it.rec.Raw = b.slice(it.raw)
+		}
 	}
 	b.view.b = b
 }
@@ -227,17 +242,20 @@ func (r *Reader) startAhead() {
 	if depth == 0 {
 		depth = batchesAhead
 	}
+	parsers := r.parsers()
 	a := &ahead{
 		batches: make(chan *batch, depth),
 		// Room for every batch that can exist at once (one filling, depth
 		// waiting for the transform, one in it, depth waiting for the
-		// stage, one in it, depth waiting for the caller, one read), so
-		// none is ever dropped to be allocated again.
-		free:    make(chan *batch, 3*depth+4),
+		// stage, one in it, depth waiting for the caller, one read; with
+		// parsers, three more for each and one in the sequencer), so none
+		// is ever dropped to be allocated again.
+		free:    make(chan *batch, 3*depth+4+3*parsers+1),
 		stop:    make(chan struct{}),
 		exited:  make(chan struct{}),
 		stageEx: make(chan struct{}),
 		xformEx: make(chan struct{}),
+		seqEx:   make(chan struct{}),
 		stats:   r.stats,
 	}
 	r.ahead = a
@@ -258,7 +276,19 @@ func (r *Reader) startAhead() {
 	} else {
 		close(a.xformEx)
 	}
-	go r.produce(a, out)
+	if parsers == 0 {
+		close(a.seqEx)
+		go r.produce(a, out)
+		return
+	}
+	toParse, parsed := make([]chan *batch, parsers), make([]chan *batch, parsers)
+	for k := range parsers {
+		toParse[k], parsed[k] = make(chan *batch, 1), make(chan *batch, 1)
+		a.parsersEx.Add(1)
+		go r.parser(a, toParse[k], parsed[k])
+	}
+	go r.sequence(a, parsed, out, r.stats)
+	go r.split(a, toParse)
 }
 
 // runTransform is the transform's goroutine: each record of each batch
@@ -351,7 +381,8 @@ func (a *ahead) batch() *batch {
 	select {
 	case b := <-a.free:
 		clear(b.items) // drop the warnings' and strings' references
-		b.items, b.arena, b.index = b.items[:0], b.arena[:0], b.index[:0]
+		clear(b.lines)
+		b.items, b.lines, b.arena, b.index = b.items[:0], b.lines[:0], b.arena[:0], b.index[:0]
 		b.end, b.err, b.warns, b.stats = false, nil, nil, Stats{}
 		return b
 	default:
@@ -419,6 +450,8 @@ func (r *Reader) stopAhead() error {
 	}
 	err := r.closer.Close()
 	<-r.ahead.exited
+	r.ahead.parsersEx.Wait()
+	<-r.ahead.seqEx
 	<-r.ahead.xformEx
 	<-r.ahead.stageEx
 	return err
