@@ -20,6 +20,7 @@ package capture
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"github.com/clawtap/clawtap/pkg/jsonx"
 )
@@ -62,6 +63,8 @@ type ahead struct {
 
 // batch is a run of records, their bytes in one arena.
 type batch struct {
+	refs    atomic.Int32 // Next's caller's hold while it reads the batch, and Hold's
+	release func()       // lets go of one hold (Hold's)
 	items []item
 	lines []line // with parsers: the lines the splitter read, for a parser
 	arena []byte
@@ -426,15 +429,42 @@ func (a *ahead) next(r *Reader) (*Record, error) {
 				a.stats, a.err = b.stats, b.err
 				continue
 			}
-			if cap(b.arena) <= keepArena {
-				select {
-				case a.free <- b:
-				default:
-				}
-			}
+			a.unref(b)
 		}
 		a.cur, a.i = <-a.batches, 0
+		a.cur.refs.Store(1)
 	}
+}
+
+// unref lets go of one hold on b; the last one gives it back for reuse
+// (unless a huge line grew its arena).
+func (a *ahead) unref(b *batch) {
+	if b.refs.Add(-1) == 0 && cap(b.arena) <= keepArena {
+		select {
+		case a.free <- b:
+		default:
+		}
+	}
+}
+
+// Hold keeps the record Next returned last, and the batch it came in
+// with its stage's note (Batch.Note), valid past the next calls to Next:
+// until release is called, once for each Hold (records of one batch give
+// the same function, without allocating). It is nil when there is nothing to hold
+// (a serial reader, no record yet): the record is then valid until the
+// next Next only. A caller that holds records without letting them go
+// holds the read-ahead's memory: batches in use are not reused.
+func (r *Reader) Hold() (release func()) {
+	a := r.ahead
+	if a == nil || a.cur == nil || a.i == 0 {
+		return nil
+	}
+	b := a.cur
+	b.refs.Add(1)
+	if b.release == nil {
+		b.release = func() { a.unref(b) }
+	}
+	return b.release
 }
 
 // stopAhead ends the read-ahead. A file the reader opened is closed, which

@@ -84,6 +84,10 @@ func (s *records) Next() (*capture.Record, *bridge.Event, error) {
 	return rec, &c.events[i], nil
 }
 
+// Hold keeps the record Next returned last, and its event, valid until
+// release (capture.Reader.Hold); nil when the reader cannot.
+func (s *records) Hold() (release func()) { return s.r.Hold() }
+
 func (s *records) Header() *capture.Header { return s.r.Header() }
 func (s *records) Stats() capture.Stats    { return s.r.Stats() }
 
