@@ -29,7 +29,9 @@ import (
 	"time"
 
 	"github.com/clawtap/clawtap/internal/synth"
+	"github.com/clawtap/clawtap/pkg/bridge"
 	"github.com/clawtap/clawtap/pkg/capture"
+	"github.com/clawtap/clawtap/pkg/redact"
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -56,13 +58,14 @@ type path struct {
 var paths = []path{
 	{name: "floor: zstd -dc", floor: true},
 	{name: "floor: Go zstd + lines", floor: true},
-	{name: "classify --format json", args: []string{"classify", "--format", "json", "CAPTURE"}, ratio: 5},
-	{name: "intents --format json", args: []string{"intents", "--format", "json", "CAPTURE"}, ratio: 5},
-	{name: "replay --final --format json", args: []string{"replay", "--final", "--format", "json", "CAPTURE"}, ratio: 7},
+	{name: "classify --format json", args: []string{"classify", "--format", "json", "CAPTURE"}, ratio: 3},
+	{name: "intents --format json", args: []string{"intents", "--format", "json", "CAPTURE"}, ratio: 3.5},
+	{name: "replay --final --format json", args: []string{"replay", "--final", "--format", "json", "CAPTURE"}, ratio: 5},
 	{name: "report -o", args: []string{"report", "--force", "-o", os.DevNull, "CAPTURE"}, ratio: 1.5, of: "replay --final --format json"},
 	{name: "report --format trace", args: []string{"report", "--format", "trace", "--force", "-o", os.DevNull, "CAPTURE"}},
 	{name: "report --format otlp", args: []string{"report", "--format", "otlp", "--force", "-o", os.DevNull, "CAPTURE"}, ratio: 1.5, of: "report --format trace"},
 	{name: "check", args: []string{"check", "--format", "json", "CAPTURE"}, exits: []int{0, 1}},
+	{name: "check --ui all", args: []string{"check", "--ui", "all", "--format", "json", "CAPTURE"}, ratio: 1.5, of: "check", exits: []int{0, 1}},
 	{name: "stats", args: []string{"stats", "--format", "json", "CAPTURE"}},
 	{name: "diff (itself)", args: []string{"diff", "--format", "json", "CAPTURE", "CAPTURE"}, exits: []int{0, 1}},
 	{name: "diff --ui clawboo,claw3d", args: []string{"diff", "--ui", "clawboo,claw3d", "--format", "json", "CAPTURE"}, exits: []int{0, 1}},
@@ -114,6 +117,16 @@ func main() {
 		}
 		return
 	}
+	if len(os.Args) == 4 && os.Args[1] == "-read" {
+		// The reading alone, serially, plain or with redaction on read:
+		// what docs/redaction.md's "Speed" compares (bench/instructions.sh
+		// counts its instructions).
+		if err := readOnly(os.Args[2], os.Args[3]); err != nil {
+			fmt.Fprintln(os.Stderr, "read:", err)
+			os.Exit(2)
+		}
+		return
+	}
 	if len(os.Args) == 3 && os.Args[1] == "-floor-go" {
 		if err := floorGo(os.Args[2]); err != nil {
 			fmt.Fprintln(os.Stderr, "floor:", err)
@@ -129,12 +142,17 @@ func main() {
 	only := flag.String("only", "", "comma-separated path names (prefixes) to run, besides the floors")
 	jsonOut := flag.String("json", "", "also write the results as JSON to this file")
 	seed := flag.Int64("seed", 1, "generator seed")
+	procs := flag.Int("gomaxprocs", 0, "run each clawtap command with GOMAXPROCS set to this (0: the machine's cores); the floors are single-threaded either way")
 	flag.Parse()
+	gomaxprocs = *procs
 	if err := run(*frames, *rounds, *bin, *before, *capPath, *only, *jsonOut, *seed); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(2)
 	}
 }
+
+// gomaxprocs, when set, is every clawtap command's GOMAXPROCS (-gomaxprocs).
+var gomaxprocs int
 
 func envInt(name string, def int) int {
 	if n, err := strconv.Atoi(os.Getenv(name)); err == nil && n > 0 {
@@ -197,8 +215,12 @@ func run(frames, rounds int, bin, before, capPath, only, jsonOut string, seed in
 		fmt.Fprintf(os.Stderr, "round %d/%d done\n", r+1, rounds)
 	}
 	results := summarize(todo, samples, frames)
-	fmt.Printf("clawtap bench: %d frames, capture %.1f MB zstd, %d rounds (median wall), %s, %d CPUs\n",
-		frames, float64(fi.Size())/1e6, rounds, runtime.Version(), runtime.NumCPU())
+	procs := "GOMAXPROCS unset"
+	if gomaxprocs > 0 {
+		procs = fmt.Sprintf("GOMAXPROCS=%d", gomaxprocs)
+	}
+	fmt.Printf("clawtap bench: %d frames, capture %.1f MB zstd, %d rounds (median wall), %s, %d CPUs, %s\n",
+		frames, float64(fi.Size())/1e6, rounds, runtime.Version(), runtime.NumCPU(), procs)
 	fmt.Printf("load average before %s, after %s\n", load0, loadavg())
 	printTable(os.Stdout, results, zstdErr == nil)
 	if jsonOut != "" {
@@ -279,6 +301,9 @@ func runOne(p path, bin, self, capPath string) (sample, error) {
 	var stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = null, &limited{w: &stderr, n: 4096}
 	cmd.Env = append(os.Environ(), "NO_COLOR=1")
+	if gomaxprocs > 0 && !p.floor {
+		cmd.Env = append(cmd.Env, "GOMAXPROCS="+strconv.Itoa(gomaxprocs))
+	}
 	start := time.Now()
 	err = cmd.Run()
 	wall := time.Since(start)
@@ -313,6 +338,38 @@ func (l *limited) Write(b []byte) (int, error) {
 		l.n -= k
 	}
 	return len(b), nil
+}
+
+// readOnly reads a capture to its end on one goroutine, as every command
+// reads it (its frames' members indexed by bridge.Schema), through the
+// redactor when mode is "redact", nothing else.
+func readOnly(path, mode string) error {
+	r, err := capture.Open(path, capture.Options{Serial: true})
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	r.IndexMembers(bridge.Schema)
+	switch mode {
+	case "plain":
+	case "redact":
+		r.SetTransform(redact.New(redact.Options{}).Record)
+	default:
+		return fmt.Errorf("mode %q: plain or redact", mode)
+	}
+	n := 0
+	for {
+		if _, err := r.Next(); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			return err
+		}
+		n++
+	}
+	if n == 0 {
+		return errors.New("no records")
+	}
+	return nil
 }
 
 // floorGo is the Go floor: decompress with klauspost's decoder on one
@@ -396,7 +453,7 @@ func summarize(todo []path, samples map[string][]sample, frames int) []result {
 					r.Met = r.Met && r.Wall <= p.ratio*base
 				}
 			case p.ratio > 0:
-				targets = append(targets, fmt.Sprintf("≤ %.0f× floor", p.ratio))
+				targets = append(targets, fmt.Sprintf("≤ %g× floor", p.ratio))
 				r.Met = r.Met && r.Floor <= p.ratio
 			}
 			targets = append(targets, fmt.Sprintf("≤ %d MB", rssTarget/1_000_000))

@@ -144,9 +144,12 @@ type fields struct {
 
 // classify does the work; trusted skips validation for frames the capture
 // reader has already validated.
-func classify(frame []byte, tape jsonx.Tape, ts int64, trusted bool, in *interner, m *members) Event {
+//
+// idx, when not nil, is the frame's index by Schema, Exact: the members are
+// read from it instead of walking the frame.
+func classify(frame []byte, idx *jsonx.Index, ts int64, trusted bool, in *interner, m *members) Event {
 	if trimmed := jsonx.TrimSpace(frame); len(trimmed) != len(frame) {
-		frame, tape = trimmed, nil // the tape counts from the first byte
+		frame, idx = trimmed, nil // the index counts from the first byte
 	}
 	if jsonx.KindOf(frame) != jsonx.Object {
 		return Event{Timestamp: ts, Kind: Invalid, Reason: "frame is not a JSON object"}
@@ -155,10 +158,14 @@ func classify(frame []byte, tape jsonx.Tape, ts int64, trusted bool, in *interne
 		return Event{Timestamp: ts, Kind: Invalid, Reason: "frame is not valid JSON"}
 	}
 	f := fields{in: in, m: m}
-	var it jsonx.Iter
-	it.ResetTape(frame, tape)
-	if !it.Object() || !f.readFrame(&it) {
-		return Event{Timestamp: ts, Kind: Invalid, Reason: "frame is not valid JSON"}
+	if idx != nil {
+		f.readIndexed(frame, idx)
+	} else {
+		var it jsonx.Iter
+		it.Reset(frame)
+		if !it.Object() || !f.readFrame(&it) {
+			return Event{Timestamp: ts, Kind: Invalid, Reason: "frame is not valid JSON"}
+		}
 	}
 	ev := Event{Timestamp: ts, Type: f.typ, Seq: f.seq, HasSeq: f.hasSeq, Payload: f.payload}
 	if m != nil && f.payloadObj && m.ok {

@@ -240,6 +240,7 @@ func FuzzClassify(f *testing.F) {
 			t.Fatalf("Event.Agent %v %+v, ReadAgentPayload %v %+v", ok1, a1, ok2, a2)
 		}
 		checkMembers(t, string(b), &cev)
+		checkIndexed(t, b)
 		line := ev.AppendJSON(nil, Meta{})
 		if _, _, _, _, err := ParseJSON(line); err != nil && ev.Kind != "" {
 			t.Fatalf("classify output %s does not parse back: %v", line, err)
@@ -294,6 +295,53 @@ func TestEventPayloadMembersMatchTheParsers(t *testing.T) {
 
 // checkMembers compares Event.Member and Event.DataMember with walking the
 // payload.
+// checkIndexed classifies frame, valid JSON, from its index (the reader's
+// one walk) and by walking it: the events and their payload members must
+// be the same.
+func checkIndexed(t *testing.T, frame []byte) {
+	t.Helper()
+	var idx jsonx.Index
+	if !jsonx.IndexValue(frame, Schema, &idx) {
+		t.Fatalf("%s: valid JSON not indexed", frame)
+	}
+	rec := &capture.Record{Line: 1, Frame: frame, Conn: 1}
+	walked := NewClassifier().Record(rec)
+	indexed := NewClassifier().RecordIndexed(rec, &idx)
+	w, x := walked, indexed
+	w.members, x.members, w.gen, x.gen = nil, nil, 0, 0
+	if !reflect.DeepEqual(w, x) {
+		t.Fatalf("%s (exact %v):\nindexed %+v\nwalked  %+v", frame, idx.Exact, x, w)
+	}
+	if (walked.members == nil) != (indexed.members == nil) {
+		t.Fatalf("%s: members captured walking %v, from the index %v", frame, walked.members != nil, indexed.members != nil)
+	}
+	if walked.members != nil && !reflect.DeepEqual(*walked.members, *indexed.members) {
+		t.Fatalf("%s: members walking %+v, from the index %+v", frame, *walked.members, *indexed.members)
+	}
+	checkMembers(t, string(frame), &indexed)
+}
+
+func TestIndexedIsWalked(t *testing.T) {
+	for _, s := range []string{
+		`{"type":"event","event":"chat","payload":{"runId":"r","sessionKey":"agent:main:main","state":"delta","message":{"role":"assistant","content":[{"type":"text","text":"hi"}]}},"seq":1}`,
+		`{"type":"event","event":"agent","payload":{"runId":"r","stream":"lifecycle","data":{"phase":"start","text":"x","replace":true},"agentId":"a","seq":2}}`,
+		`{"type":"event","event":"agent","payload":{"runId":"r","stream":"assistant","data":[1]}}`,
+		`{"type":"event","event":"exec.approval.requested","payload":{"id":"a","request":{"agentId":"x","runId":"r","sessionKey":"k"}}}`,
+		`{"type":"event","event":"exec.approval.resolved","payload":{"id":"a","request":"no"}}`,
+		`{"type":"res","id":"1","ok":false,"error":{"code":"X"}}`,
+		`{"type":"res","id":"1","ok":true,"error":"plain"}`,
+		`{"type":"req","id":1,"method":"connect","params":{}}`,
+		`{"type":"event","event":"chat","payload":[]}`,
+		`{"type":"event","event":"chat","payload":"text"}`,
+		`{"type":"event","event":"chat","payload":{"runId":"a"},"payload":{"runId":"b"}}`,
+		`{"type":"event","event":"chat","payload":{"r\u0075nId":"a"}}`,
+		`{"type":7,"event":null,"seq":"x","payload":{"state":1,"stream":[],"agentId":2,"phase":{},"id":3}}`,
+		`{}`,
+	} {
+		checkIndexed(t, []byte(s))
+	}
+}
+
 func checkMembers(t *testing.T, frame string, ev *Event) {
 	t.Helper()
 	for _, name := range []string{"runId", "sessionKey", "state", "seq", "stream", "stopReason", "errorMessage", "model", "message", "deltaText", "replace", "data", "agentId", "nope"} {

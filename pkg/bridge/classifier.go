@@ -43,15 +43,22 @@ type Scratch struct{ m members }
 // in the Classifier until its next Record.
 func (c *Classifier) Record(rec *capture.Record) Event { return c.record(rec, nil, &c.scratch) }
 
-// RecordInto is Record with the event's payload members kept in s, so the
-// event stays whole while s is not reused (a pipeline classifying a batch
-// of records ahead of their use). tape, when not nil, is the index the
-// capture reader made of the record's frame (capture.Batch.Tape).
-func (c *Classifier) RecordInto(rec *capture.Record, tape jsonx.Tape, s *Scratch) Event {
-	return c.record(rec, tape, &s.m)
+// RecordIndexed is Record from the index the capture reader made of the
+// record's frame by Schema (capture.Reader.IndexMembers: Reader.Index,
+// Batch.Index): the frame's members are looked up, not walked again. A
+// nil idx, or one not Exact, has the frame walked as Record does.
+func (c *Classifier) RecordIndexed(rec *capture.Record, idx *jsonx.Index) Event {
+	return c.record(rec, idx, &c.scratch)
 }
 
-func (c *Classifier) record(rec *capture.Record, tape jsonx.Tape, m *members) Event {
+// RecordInto is RecordIndexed with the event's payload members kept in s,
+// so the event stays whole while s is not reused (a pipeline classifying a
+// batch of records ahead of their use).
+func (c *Classifier) RecordInto(rec *capture.Record, idx *jsonx.Index, s *Scratch) Event {
+	return c.record(rec, idx, &s.m)
+}
+
+func (c *Classifier) record(rec *capture.Record, idx *jsonx.Index, m *members) Event {
 	switch {
 	case rec.Mark != "":
 		return Event{Kind: Marker, Mark: rec.Mark, Timestamp: rec.T}
@@ -64,7 +71,10 @@ func (c *Classifier) record(rec *capture.Record, tape jsonx.Tape, m *members) Ev
 	// records built by hand are validated here.
 	c.gen++
 	m.gen = c.gen
-	ev := classify(rec.Frame, tape, rec.T, rec.Line > 0, &c.strs, m)
+	if idx != nil && !idx.Exact {
+		idx = nil
+	}
+	ev := classify(rec.Frame, idx, rec.T, rec.Line > 0, &c.strs, m)
 	switch ev.Kind {
 	case Request:
 		if ev.ID != "" && ev.Method != "" {

@@ -179,6 +179,21 @@ func (m *members) agent(a *AgentPayload, ev *Event) bool {
 	return m.ok && a.RunID != ""
 }
 
+// Detach returns a copy of the event whose payload members (and what was
+// derived from them so far) are copied into s: the copy stays whole while
+// s is not reused, however the Classifier or the event's Scratch is
+// reused, and another goroutine may read it while the event is read here.
+func (ev *Event) Detach(s *Scratch) Event {
+	c := *ev
+	if m := ev.captured(); m != nil {
+		s.m = *m
+		c.members = &s.m
+	} else {
+		c.members = nil
+	}
+	return c
+}
+
 // captured returns the members a Classifier captured for this event, if
 // they are still the ones it holds (it reuses one buffer).
 func (ev *Event) captured() *members {

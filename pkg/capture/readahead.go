@@ -18,7 +18,12 @@ package capture
 // own too, between the reading and the stage, batch by batch in order, so
 // that on two cores it costs little more time than the reading alone.
 
-import "github.com/clawtap/clawtap/pkg/jsonx"
+import (
+	"sync"
+	"sync/atomic"
+
+	"github.com/clawtap/clawtap/pkg/jsonx"
+)
 
 // How far the read-ahead runs: a batch is sent when it holds batchRecords
 // records or batchBytes bytes of frames, or when the reader has no more
@@ -44,6 +49,9 @@ type ahead struct {
 	exited  chan struct{} // the reading goroutine ended
 	stageEx chan struct{} // the stage's goroutine ended (closed at once without one)
 	xformEx chan struct{} // the transform's goroutine ended (closed at once without one)
+	seqEx   chan struct{} // the sequencer ended (closed at once without parsers)
+
+	parsersEx sync.WaitGroup // the parsers (parallel.go)
 
 	cur   *batch
 	made  int // batches allocated: never more than can exist at once
@@ -55,9 +63,12 @@ type ahead struct {
 
 // batch is a run of records, their bytes in one arena.
 type batch struct {
+	refs    atomic.Int32 // Next's caller's hold while it reads the batch, and Hold's
+	release func()       // lets go of one hold (Hold's)
 	items []item
+	lines []line // with parsers: the lines the splitter read, for a parser
 	arena []byte
-	tapes jsonx.Tape // the records' tapes, end to end
+	index []jsonx.Index // the frames' members (IndexMembers), by item.idx
 	view  Batch
 	// The end of the capture: err (io.EOF), the warnings after the last
 	// record, and the counts at the end.
@@ -72,9 +83,10 @@ type batch struct {
 type item struct {
 	rec        Record
 	frame, raw span
-	tape       [2]int // the record's tape in tapes
+	idx        int32 // the record's members in index, -1 for none
 	warns      []Warning
 	stats      Stats
+	parsed     parsed // what the parser found, for the sequencer (parallel.go)
 }
 
 type span struct {
@@ -98,11 +110,17 @@ func (b *batch) slice(s span) []byte {
 	return b.arena[s.start:s.end:s.end]
 }
 
-// seal points each record's Frame and Raw at the arena, once it is whole.
+// seal points each record's Frame and Raw at the arena, once it is whole
+// (those not in the arena are set already).
 func (b *batch) seal() {
 	for i := range b.items {
 		it := &b.items[i]
-		it.rec.Frame, it.rec.Raw = b.slice(it.frame), b.slice(it.raw)
+		if it.frame.set {
+			it.rec.Frame = b.slice(it.frame)
+		}
+		if it.raw.set {
+			it.rec.Raw = b.slice(it.raw)
+		}
 	}
 	b.view.b = b
 }
@@ -124,12 +142,15 @@ func (b *Batch) Len() int { return len(b.b.items) }
 // Record is the batch's i-th record.
 func (b *Batch) Record(i int) *Record { return &b.b.items[i].rec }
 
-// Tape is the index of the i-th record's frame when the reader indexes
-// frames (IndexFrames), else nil. It is the stage's alone: valid until the
-// stage returns, and never handed to Next's caller.
-func (b *Batch) Tape(i int) jsonx.Tape {
-	if s := b.b.items[i].tape; s[1] > s[0] {
-		return b.b.tapes[s[0]:s[1]:s[1]]
+// Index is where the i-th record's frame has the members the reader's
+// schema names (IndexMembers), or nil when the reader does not index or
+// the record has no frame indexed exactly (jsonx.Index.Exact). It is valid
+// as long as the record.
+func (b *Batch) Index(i int) *jsonx.Index { return b.b.indexOf(i) }
+
+func (b *batch) indexOf(i int) *jsonx.Index {
+	if k := b.items[i].idx; k >= 0 {
+		return &b.index[k]
 	}
 	return nil
 }
@@ -147,17 +168,37 @@ func (r *Reader) SetStage(fn func(*Batch)) bool {
 	return true
 }
 
-// IndexFrames has the reader index each frame while it validates it, for
-// a stage (SetStage) that walks the frames again (Batch.Tape): a classifier
-// then jumps over what it does not read instead of scanning it. Call it
-// before the first Next; false when reading has begun or the reader is
-// serial (it has no stage to hand the index to).
-func (r *Reader) IndexFrames() bool {
-	if r.opts.Serial || r.ahead != nil || r.closed || r.stats.Records > 0 {
+// IndexMembers has the walk that validates each record also record where
+// its frame's members that s names are (jsonx.Schema): the classifier and
+// the redactor then look them up (Batch.Index, Reader.Index) instead of
+// walking the frame again. Call it before the first Next; false when
+// reading has begun.
+func (r *Reader) IndexMembers(s *jsonx.Schema) bool {
+	if r.ahead != nil || r.closed || r.stats.Records > 0 || s == nil {
 		return false
 	}
-	r.index = true
+	r.schema = s
 	return true
+}
+
+// Index is where the frame of the record Next returned last has the
+// members of the reader's schema (IndexMembers); nil when the reader does
+// not index or that record has no frame indexed exactly. It is valid until
+// the next call to Next.
+func (r *Reader) Index() *jsonx.Index {
+	if r.schema == nil {
+		return nil
+	}
+	if a := r.ahead; a != nil {
+		if a.cur == nil || a.i == 0 {
+			return nil
+		}
+		return a.cur.indexOf(a.i - 1)
+	}
+	if !r.idx.Exact {
+		return nil
+	}
+	return &r.idx
 }
 
 // SetTransform has fn change every record as it is read, before Next (or
@@ -204,17 +245,20 @@ func (r *Reader) startAhead() {
 	if depth == 0 {
 		depth = batchesAhead
 	}
+	parsers := r.parsers()
 	a := &ahead{
 		batches: make(chan *batch, depth),
 		// Room for every batch that can exist at once (one filling, depth
 		// waiting for the transform, one in it, depth waiting for the
-		// stage, one in it, depth waiting for the caller, one read), so
-		// none is ever dropped to be allocated again.
-		free:    make(chan *batch, 3*depth+4),
+		// stage, one in it, depth waiting for the caller, one read; with
+		// parsers, three more for each and one in the sequencer), so none
+		// is ever dropped to be allocated again.
+		free:    make(chan *batch, 3*depth+4+3*parsers+1),
 		stop:    make(chan struct{}),
 		exited:  make(chan struct{}),
 		stageEx: make(chan struct{}),
 		xformEx: make(chan struct{}),
+		seqEx:   make(chan struct{}),
 		stats:   r.stats,
 	}
 	r.ahead = a
@@ -235,13 +279,25 @@ func (r *Reader) startAhead() {
 	} else {
 		close(a.xformEx)
 	}
-	go r.produce(a, out)
+	if parsers == 0 {
+		close(a.seqEx)
+		go r.produce(a, out)
+		return
+	}
+	toParse, parsed := make([]chan *batch, parsers), make([]chan *batch, parsers)
+	for k := range parsers {
+		toParse[k], parsed[k] = make(chan *batch, 1), make(chan *batch, 1)
+		a.parsersEx.Add(1)
+		go r.parser(a, toParse[k], parsed[k])
+	}
+	go r.sequence(a, parsed, out, r.stats)
+	go r.split(a, toParse)
 }
 
 // runTransform is the transform's goroutine: each record of each batch
 // from the reading goroutine goes through fn, then the batch goes on to
 // out (the stage or the caller). A record whose frame fn changed loses its
-// index (Batch.Tape): it indexes the frame before the change.
+// index (Batch.Index): it indexes the frame before the change.
 func runTransform(a *ahead, fn func(*Record) *Record, out chan<- *batch) {
 	defer close(a.xformEx)
 	for {
@@ -258,7 +314,7 @@ func runTransform(a *ahead, fn func(*Record) *Record, out chan<- *batch) {
 				it.rec = *rec
 			}
 			if !sameBytes(it.rec.Frame, frame) {
-				it.tape = [2]int{}
+				it.idx = -1
 			}
 		}
 		end := b.end
@@ -306,8 +362,11 @@ func (r *Reader) produce(a *ahead, out chan<- *batch) {
 		it := item{rec: *rec, warns: r.pending, stats: r.stats}
 		r.pending = nil
 		it.frame, it.raw = b.hold(rec.Frame), b.hold(rec.Raw)
-		it.tape = [2]int{len(b.tapes), len(b.tapes) + len(r.tape)}
-		b.tapes = append(b.tapes, r.tape...)
+		it.idx = -1
+		if r.schema != nil && rec.Frame != nil && r.idx.Exact {
+			it.idx = int32(len(b.index))
+			b.index = append(b.index, r.idx)
+		}
 		it.rec.Frame, it.rec.Raw = nil, nil
 		b.items = append(b.items, it)
 		if len(b.items) >= batchRecords || len(b.arena) >= batchBytes || (r.br.Buffered() == 0 && len(r.queue) == 0) {
@@ -325,7 +384,8 @@ func (a *ahead) batch() *batch {
 	select {
 	case b := <-a.free:
 		clear(b.items) // drop the warnings' and strings' references
-		b.items, b.arena, b.tapes = b.items[:0], b.arena[:0], b.tapes[:0]
+		clear(b.lines)
+		b.items, b.lines, b.arena, b.index = b.items[:0], b.lines[:0], b.arena[:0], b.index[:0]
 		b.end, b.err, b.warns, b.stats = false, nil, nil, Stats{}
 		return b
 	default:
@@ -369,15 +429,42 @@ func (a *ahead) next(r *Reader) (*Record, error) {
 				a.stats, a.err = b.stats, b.err
 				continue
 			}
-			if cap(b.arena) <= keepArena && cap(b.tapes) <= keepArena/4 {
-				select {
-				case a.free <- b:
-				default:
-				}
-			}
+			a.unref(b)
 		}
 		a.cur, a.i = <-a.batches, 0
+		a.cur.refs.Store(1)
 	}
+}
+
+// unref lets go of one hold on b; the last one gives it back for reuse
+// (unless a huge line grew its arena).
+func (a *ahead) unref(b *batch) {
+	if b.refs.Add(-1) == 0 && cap(b.arena) <= keepArena {
+		select {
+		case a.free <- b:
+		default:
+		}
+	}
+}
+
+// Hold keeps the record Next returned last, and the batch it came in
+// with its stage's note (Batch.Note), valid past the next calls to Next:
+// until release is called, once for each Hold (records of one batch give
+// the same function, without allocating). It is nil when there is nothing to hold
+// (a serial reader, no record yet): the record is then valid until the
+// next Next only. A caller that holds records without letting them go
+// holds the read-ahead's memory: batches in use are not reused.
+func (r *Reader) Hold() (release func()) {
+	a := r.ahead
+	if a == nil || a.cur == nil || a.i == 0 {
+		return nil
+	}
+	b := a.cur
+	b.refs.Add(1)
+	if b.release == nil {
+		b.release = func() { a.unref(b) }
+	}
+	return b.release
 }
 
 // stopAhead ends the read-ahead. A file the reader opened is closed, which
@@ -393,6 +480,8 @@ func (r *Reader) stopAhead() error {
 	}
 	err := r.closer.Close()
 	<-r.ahead.exited
+	r.ahead.parsersEx.Wait()
+	<-r.ahead.seqEx
 	<-r.ahead.xformEx
 	<-r.ahead.stageEx
 	return err

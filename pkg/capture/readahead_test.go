@@ -73,14 +73,16 @@ func readLoggedAhead(t *testing.T, src []byte, opts Options, stop, depth int) (e
 func sameAsSerial(t *testing.T, src []byte, maxLine, stop int) {
 	t.Helper()
 	for _, depth := range []int{0, 1} { // the default, and one batch (SetAhead)
-		sameAsSerialAhead(t, src, maxLine, stop, depth)
+		for _, parsers := range []int{1, 3} { // parsing on the reading goroutine, and on three of their own
+			sameAsSerialAhead(t, src, maxLine, stop, depth, parsers)
+		}
 	}
 }
 
-func sameAsSerialAhead(t *testing.T, src []byte, maxLine, stop, depth int) {
+func sameAsSerialAhead(t *testing.T, src []byte, maxLine, stop, depth, parsers int) {
 	t.Helper()
 	want, wh, ww, werr := readLogged(t, src, Options{MaxLine: maxLine, Serial: true}, stop)
-	got, gh, gw, gerr := readLoggedAhead(t, src, Options{MaxLine: maxLine}, stop, depth)
+	got, gh, gw, gerr := readLoggedAhead(t, src, Options{MaxLine: maxLine, Parsers: parsers}, stop, depth)
 	if fmt.Sprint(werr) != fmt.Sprint(gerr) {
 		t.Fatalf("error: read ahead %v, serial %v", gerr, werr)
 	}
@@ -430,15 +432,17 @@ func TestSetAhead(t *testing.T) {
 // Batches go round: however the reading, the stage and the caller take
 // turns being the slowest, no more batches are made than can exist at
 // once (one filling, those waiting for the stage, one in it, those
-// waiting for the caller, one read), so none is thrown away to be made
-// again.
+// waiting for the caller, one read; with parsers, for each one waiting,
+// one in it and one waiting for the sequencer, and one in the sequencer),
+// so none is thrown away to be made again.
 func TestBatchesAreReused(t *testing.T) {
 	var b strings.Builder
 	for i := range 60_000 {
 		fmt.Fprintf(&b, `{"t":%d,"conn":1,"dir":"in","frame":{"type":"event","event":"tick","seq":%d}}`+"\n", i, i)
 	}
-	for _, depth := range []int{1, 2, 3} {
-		r, err := NewReader(strings.NewReader(b.String()), Options{})
+	for _, c := range []struct{ depth, parsers int }{{1, 1}, {2, 1}, {3, 1}, {1, 2}, {2, 3}} {
+		depth := c.depth
+		r, err := NewReader(strings.NewReader(b.String()), Options{Parsers: c.parsers})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -462,8 +466,12 @@ func TestBatchesAreReused(t *testing.T) {
 		}
 		made := r.ahead.made
 		r.Close()
-		if limit := 2*depth + 3; made > limit {
-			t.Errorf("depth %d: %d batches made, at most %d can exist at once", depth, made, limit)
+		limit := 2*depth + 3
+		if p := r.parsers(); p > 0 {
+			limit += 3*p + 1
+		}
+		if made > limit {
+			t.Errorf("depth %d, %d parsers: %d batches made, at most %d can exist at once", depth, c.parsers, made, limit)
 		}
 	}
 }

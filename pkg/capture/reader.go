@@ -172,6 +172,11 @@ type Options struct {
 	// batches ahead on a goroutine of its own (see readahead.go). The
 	// records, warnings and counts are the same either way.
 	Serial bool
+	// Parsers is how many goroutines parse the lines the read-ahead reads
+	// (parallel.go): 0 means one for each core (GOMAXPROCS, up to four),
+	// 1 has the reading goroutine parse them. The records, warnings and
+	// counts are the same either way.
+	Parsers int
 	// Release, if set, is called once the reader no longer reads its
 	// input: at Close, or, when a read ahead was in flight on an input the
 	// caller gave, once that read returned. A caller frees what the input
@@ -190,8 +195,8 @@ type Reader struct {
 	holding bool      // warnings go to queue, not out
 	line    int
 	rec     Record
-	tape    jsonx.Tape // rec's frame's index (IndexFrames), empty for anything else
-	index   bool       // IndexFrames
+	schema  *jsonx.Schema // IndexMembers: what the walk indexes of each frame
+	idx     jsonx.Index   // rec's frame's members (IndexMembers); not Exact for anything else
 	long    []byte
 	cut     []byte // the unfinished last line, when the input ends mid-line
 	// streamErr is the read error that ended the input early, if any.
@@ -544,9 +549,34 @@ func (r *Reader) Next() (*Record, error) {
 // next reads and parses the next record: Next's work, on whichever
 // goroutine reads.
 func (r *Reader) next() (*Record, error) {
+	line, n, err := r.nextLine()
+	if err != nil {
+		return nil, err
+	}
+	var idx *jsonx.Index
+	if r.schema != nil {
+		idx = &r.idx
+	}
+	var p parsed
+	r.rec, line = Record{}, r.utf8(line, &p, &r.fix)
+	p.parse(line, n, &r.rec, r.schema, idx)
+	r.account(&r.rec, &p, &r.stats, nil)
+	if r.transform != nil && !r.xformAhead {
+		frame := r.rec.Frame
+		if out := r.transform(&r.rec); out != &r.rec {
+			r.rec = *out
+		}
+		if !sameBytes(r.rec.Frame, frame) {
+			r.idx.Reset() // it indexes the frame before the change
+		}
+	}
+	return &r.rec, nil
+}
+
+// nextLine returns the next line that is not blank and its number, or
+// the error that ends the input; the warnings met on the way are emitted.
+func (r *Reader) nextLine() ([]byte, int, error) {
 	for {
-		var line []byte
-		n := 0
 		if len(r.queue) > 0 {
 			it := r.queue[0]
 			r.queue[0] = sniffed{}
@@ -555,57 +585,87 @@ func (r *Reader) next() (*Record, error) {
 				r.emit(*it.warn)
 				continue
 			}
-			line, n = it.line, it.n
-		} else {
-			var err error
-			if line, err = r.readLine(); err != nil {
-				return nil, err
+			if len(jsonx.TrimSpace(it.line)) > 0 {
+				return it.line, it.n, nil
 			}
-			n = r.line
-		}
-		if len(jsonx.TrimSpace(line)) == 0 {
 			continue
 		}
-		if !utf8.Valid(line) {
-			line = r.repair(n, line)
+		line, err := r.readLine()
+		if err != nil {
+			return nil, 0, err
 		}
-		r.rec = Record{Index: r.stats.Records, Line: n}
-		var tape *jsonx.Tape
-		if r.index {
-			tape = &r.tape
+		if len(jsonx.TrimSpace(line)) > 0 {
+			return line, r.line, nil
 		}
-		why, badT := parse(line, &r.rec, tape)
-		if why != "" {
-			r.warn(n, "%s; kept as an invalid record", why)
+	}
+}
+
+// parsed is what reading one line as a record found, before the reader
+// counts it: the parts a reader can find on any goroutine, in any order.
+type parsed struct {
+	n       int    // the line number
+	badUTF8 bool   // its invalid UTF-8 was replaced
+	why     string // why it is not a record, "" when it is one
+	badT    string // the warning for a time out of range, "" for none
+}
+
+// utf8 returns line, or a copy in *fix with its invalid UTF-8 replaced.
+func (r *Reader) utf8(line []byte, p *parsed, fix *[]byte) []byte {
+	if utf8.Valid(line) {
+		return line
+	}
+	p.badUTF8 = true
+	return repaired(line, fix)
+}
+
+// parse reads line n into rec (its Index is set when it is counted).
+func (p *parsed) parse(line []byte, n int, rec *Record, schema *jsonx.Schema, idx *jsonx.Index) {
+	p.n = n
+	*rec = Record{Line: n}
+	why, badT := parse(line, rec, schema, idx)
+	p.why = why
+	if badT != nil {
+		p.badT = fmt.Sprintf("time %s is out of range; the record is kept at %d", badT, rec.T)
+	}
+}
+
+// account counts a parsed record in st, in capture order, and says what
+// it stepped over: added to *warns, or emitted when warns is nil.
+func (r *Reader) account(rec *Record, p *parsed, st *Stats, warns *[]Warning) {
+	warn := func(w Warning) {
+		if warns != nil {
+			*warns = append(*warns, w)
+		} else {
+			r.emit(w)
 		}
-		if badT != nil {
-			r.stats.BadTime++
-			r.warn(n, "time %s is out of range; the record is kept at %d", badT, r.rec.T)
+	}
+	if p.badUTF8 {
+		st.InvalidUTF8++
+		if st.InvalidUTF8 == 1 {
+			warn(Warning{Line: p.n, Msg: "invalid UTF-8 replaced by U+FFFD (later lines like it are counted, not listed)"})
 		}
-		if r.transform != nil && !r.xformAhead {
-			frame := r.rec.Frame
-			if out := r.transform(&r.rec); out != &r.rec {
-				r.rec = *out
-			}
-			if !sameBytes(r.rec.Frame, frame) {
-				r.tape = r.tape[:0] // it indexes the frame before the change
-			}
+	}
+	if p.why != "" {
+		warn(Warning{Line: p.n, Msg: p.why + "; kept as an invalid record"})
+	}
+	if p.badT != "" {
+		st.BadTime++
+		warn(Warning{Line: p.n, Msg: p.badT})
+	}
+	rec.Index = st.Records
+	st.Records++
+	switch {
+	case rec.Malformed:
+		st.Malformed++
+	case rec.Mark != "":
+		st.Marks++
+	case rec.IsRaw:
+		st.Raw++
+	default:
+		st.Frames++
+		if rec.Bare {
+			st.Bare++
 		}
-		r.stats.Records++
-		switch {
-		case r.rec.Malformed:
-			r.stats.Malformed++
-		case r.rec.Mark != "":
-			r.stats.Marks++
-		case r.rec.IsRaw:
-			r.stats.Raw++
-		default:
-			r.stats.Frames++
-			if r.rec.Bare {
-				r.stats.Bare++
-			}
-		}
-		return &r.rec, nil
 	}
 }
 
@@ -627,17 +687,18 @@ const notRecordOrFrame = "neither a capture record nor a gateway frame"
 
 // parse fills rec from one line. It returns why the line is not a record
 // or a frame, or "" when it is one; rec is then Malformed, holding the line.
-// With a tape, a record's frame is indexed into it; the tape is left empty
-// for anything else (a marker, an unreadable line; a bare frame has no
-// "frame" member to index).
+// With a schema and idx, the members of a record's frame that the schema
+// names are indexed into idx by the walk that validates the line; idx is
+// left empty for anything else (a marker, an unreadable line; a bare frame
+// has no "frame" member to index).
 //
 // badT is the record's "t" when it is a number out of int64's range
 // (1e300, -1e999999, a huge integer): rec.T is then clamped to the nearest
 // end of the range.
-func parse(line []byte, rec *Record, tape *jsonx.Tape) (why string, badT []byte) {
-	why = parseLine(line, rec, tape, &badT)
-	if tape != nil && (why != "" || rec.Frame == nil) {
-		*tape = (*tape)[:0]
+func parse(line []byte, rec *Record, schema *jsonx.Schema, idx *jsonx.Index) (why string, badT []byte) {
+	why = parseLine(line, rec, schema, idx, &badT)
+	if idx != nil && (why != "" || rec.Frame == nil || rec.Bare) {
+		idx.Reset()
 	}
 	if why != "" {
 		badT = nil
@@ -663,7 +724,7 @@ func clampTime(v []byte) (t int64, ok bool) {
 	return int64(f), true
 }
 
-func parseLine(line []byte, rec *Record, tape *jsonx.Tape, badT *[]byte) (why string) {
+func parseLine(line []byte, rec *Record, schema *jsonx.Schema, idx *jsonx.Index, badT *[]byte) (why string) {
 	line = jsonx.TrimSpace(line)
 	if jsonx.KindOf(line) != jsonx.Object {
 		return malformed(line, rec, "not a JSON object")
@@ -671,7 +732,7 @@ func parseLine(line []byte, rec *Record, tape *jsonx.Tape, badT *[]byte) (why st
 	var hasType, hasEnvelope bool
 	var badField string
 	var seen, twice uint8
-	end, err := jsonx.ObjectEachEndIndexing(line, "frame", tape, func(k, v []byte) bool {
+	end, err := jsonx.ObjectEachEndIndexed(line, "frame", schema, idx, func(k, v []byte) bool {
 		var bit uint8
 		switch string(k) {
 		case "t":

@@ -81,7 +81,7 @@ func (r *Reader) start() error {
 			return &NotCaptureError{Why: "no header, and its first line is an event as 'clawtap classify' prints it: give the capture it was made from"}
 		}
 		var scratch Record
-		why, _ := parse(repaired(line, &r.fix), &scratch, nil)
+		why, _ := parse(repaired(line, &r.fix), &scratch, nil, nil)
 		if why == "" {
 			// The input is a capture: this line and those before it are
 			// its first records.

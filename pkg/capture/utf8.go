@@ -2,16 +2,6 @@ package capture
 
 import "unicode/utf8"
 
-// repair returns line with its invalid UTF-8 replaced (see repaired),
-// counting the record and warning about the first one.
-func (r *Reader) repair(n int, line []byte) []byte {
-	r.stats.InvalidUTF8++
-	if r.stats.InvalidUTF8 == 1 {
-		r.warn(n, "invalid UTF-8 replaced by U+FFFD (later lines like it are counted, not listed)")
-	}
-	return repaired(line, &r.fix)
-}
-
 // repaired returns b itself when it is valid UTF-8, else a copy in *buf
 // with each byte that does not start a valid UTF-8 sequence replaced by
 // U+FFFD, as a decoder reading it rune by rune sees it. The replacement

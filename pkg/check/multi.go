@@ -16,20 +16,36 @@ import (
 // those rules make under several UIs is one finding that says which UIs
 // show it and which do not (Finding.UIs, Finding.NotUIs).
 //
-// The UIs' passes run in lock-step, each record through all of them before
-// the next, and a run is let go by every run table at the same record; so
-// the findings of a record are merged as soon as its last UI has seen it,
-// and memory stays what one record's findings take.
+// Each other UI's pass runs as a lane, on a goroutine of its own, a few
+// records behind the first (lanes.go); a record's findings are merged as
+// soon as its last UI has seen it, in record order, so the findings are
+// those the passes make one after the other, record by record, and memory
+// stays what a few chunks of records and their findings take.
 type Multi struct {
 	uis     []replay.UI
 	first   *Analyzer
 	others  []*Analyzer
-	passes  []*pipeline.Pass // the other UIs' passes, fed in a chain
-	pending []Finding        // the UI rules' findings of the record in hand, each with its UI
-	merged  Summary          // the findings merged so far, by severity and rule
+	lanes   []*lane
+	pass    *pipeline.Pass // the first UI's
+	inline  bool           // the records cannot be held: the lanes run on the first pass's goroutine
+	started bool
+	seq     int          // records the first pass handed on
+	cur     []firstFound // the first pass's findings since its last record
+	firstQ  []firstFound // the first pass's findings not merged yet
+	done    *chunkDone   // the holds of the chunks being filled
+	pending []Finding    // the UI rules' findings of the record being merged, each with its UI
+	merged  Summary      // the findings merged so far, by severity and rule
 
 	report func(f *Finding) error // the first pass's (SetReport): the merged findings go on to its FindingObservers
 	err    error
+}
+
+// firstFound is a finding of the first UI's pass at record seq; ui: its
+// rule depends on the UI, and it is merged with the other UIs'.
+type firstFound struct {
+	seq int
+	ui  bool
+	f   Finding
 }
 
 // NewMulti returns a check of uis (two or more), each with its own replay;
@@ -60,27 +76,26 @@ func NewMulti(opts Options, uis []replay.UI) (*Multi, error) {
 			return nil, err
 		}
 		an.names = versioned
-		ui := uis[k]
-		an.OnFinding = func(f *Finding) error { return m.hold(f, ui) }
+		l := &lane{ui: uis[k].String()}
+		an.OnFinding = l.onFinding
 		m.others = append(m.others, an)
+		m.lanes = append(m.lanes, l)
 	}
 	return m, nil
 }
 
 // Pass builds the first UI's pass with observers (given before the
-// check's own), and the passes of the other UIs it feeds. The merged
+// check's own), and the passes of the other UIs, its lanes. The merged
 // findings go to the first pass's FindingObservers.
 func (m *Multi) Pass(opts pipeline.Options, observers ...pipeline.Observer) *pipeline.Pass {
-	var next pipeline.Observer = mergeAt{m}
-	for k := len(m.others) - 1; k >= 0; k-- {
+	for k, l := range m.lanes {
 		o := opts
 		o.Replay.UI = m.uis[k+1]
-		p := pipeline.New(o, m.others[k], next)
-		m.passes = append(m.passes, p)
-		next = pipeline.Feed(p)
+		l.pass = pipeline.New(o, m.others[k])
 	}
 	opts.Replay.UI = m.uis[0]
-	return pipeline.New(opts, append(observers, m, m.first, next)...)
+	m.pass = pipeline.New(opts, append(observers, m, m.first, handOn{m})...)
+	return m.pass
 }
 
 // Needs: Multi is an observer of the first pass only to report there.
@@ -97,34 +112,16 @@ func (m *Multi) Summary() Summary {
 	return s
 }
 
-// fromFirst takes the first pass's findings: those of the rules that
-// depend on the UI wait to be merged with the other UIs', the others go
-// on at once.
-func (m *Multi) fromFirst(f *Finding) error {
-	if len(m.others) > 0 && slices.Contains(uiRules, f.Rule) {
-		return m.hold(f, m.uis[0])
-	}
-	return m.emit(f)
-}
-
-// hold keeps a UI's finding until the record's last UI has seen it.
-func (m *Multi) hold(f *Finding, ui replay.UI) error {
+// asUI is a UI's finding ready to merge: with that UI in UIs, or in
+// NotUIs for a hazard it does not show.
+func asUI(f *Finding, ui string) Finding {
 	g := *f
-	g.UIs = []string{ui.String()}
+	g.UIs = []string{ui}
 	if f.Hazard == HazardNotShown {
-		g.UIs, g.NotUIs = []string{}, []string{ui.String()}
+		g.UIs, g.NotUIs = []string{}, []string{ui}
 	}
-	m.pending = append(m.pending, g)
-	return m.err
+	return g
 }
-
-// mergeAt is the last observer of the last UI's pass: when it sees a
-// record (or the end), every UI has, and the record's findings merge.
-type mergeAt struct{ m *Multi }
-
-func (mergeAt) Needs() pipeline.Needs         { return 0 }
-func (a mergeAt) After(*pipeline.Frame) error { return a.m.flush() }
-func (a mergeAt) End(*pipeline.End) error     { return a.m.flush() }
 
 func (m *Multi) emit(f *Finding) error { m.count(f); return m.send(f) }
 

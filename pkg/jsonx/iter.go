@@ -10,8 +10,6 @@ type Iter struct {
 	i    int
 	err  error
 	open bool // just entered an object: no comma before its first member
-	tape Tape // indexes data (ResetTape), or nil
-	t    int  // the tape's entry for the next string or container
 }
 
 // NewIter starts a walk over data.
@@ -47,9 +45,6 @@ func (it *Iter) Peek() byte {
 func (it *Iter) Object() bool {
 	if it.Peek() != '{' {
 		return it.fail()
-	}
-	if it.tape != nil {
-		it.tapeContainer(false)
 	}
 	it.i++
 	it.open = true
@@ -94,7 +89,7 @@ func (it *Iter) Key() (key []byte, ok bool) {
 	if it.data[it.i] != '"' {
 		return nil, it.fail()
 	}
-	end, err := it.skipKey()
+	end, err := skipStringFast(it.data, it.i)
 	if err != nil {
 		return nil, it.fail()
 	}
@@ -114,7 +109,7 @@ func (it *Iter) Skip() []byte {
 	}
 	it.i = skipSpace(it.data, it.i)
 	start := it.i
-	end, err := it.skipValue()
+	end, err := skipFast(it.data, it.i)
 	if err != nil {
 		it.fail()
 		return nil

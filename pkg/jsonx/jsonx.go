@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"math/bits"
 	"strconv"
 	"unicode/utf8"
 	"unsafe"
@@ -87,7 +88,7 @@ const maxDepth = 10000
 // (surrounding whitespace allowed).
 func Valid(data []byte) bool {
 	i := skipSpace(data, 0)
-	end, err := skip(data, i, 0, nil)
+	end, err := skip(data, i, 0)
 	if err != nil {
 		return false
 	}
@@ -97,32 +98,27 @@ func Valid(data []byte) bool {
 // Value returns the first JSON value in data and the offset just past it.
 func Value(data []byte) (v []byte, end int, err error) {
 	i := skipSpace(data, 0)
-	end, err = skip(data, i, 0, nil)
+	end, err = skip(data, i, 0)
 	if err != nil {
 		return nil, 0, err
 	}
 	return data[i:end], end, nil
 }
 
-// skip returns the offset just past the value starting at data[i]. With a
-// tape writer it also indexes the value (see Tape).
-func skip(data []byte, i, depth int, tw *tapeWriter) (int, error) {
+// skip returns the offset just past the value starting at data[i].
+func skip(data []byte, i, depth int) (int, error) {
 	if i >= len(data) {
 		return 0, ErrSyntax
 	}
 	switch c := data[i]; c {
 	case '"':
-		end, err := skipString(data, i)
-		tw.str(end)
-		return end, err
+		return skipString(data, i)
 	case '{':
 		if depth >= maxDepth {
 			return 0, ErrSyntax
 		}
-		open := tw.open()
 		i = skipSpace(data, i+1)
 		if i < len(data) && data[i] == '}' {
-			tw.close(open, i+1)
 			return i + 1, nil
 		}
 		for {
@@ -133,13 +129,12 @@ func skip(data []byte, i, depth int, tw *tapeWriter) (int, error) {
 			if err != nil {
 				return 0, err
 			}
-			tw.str(end)
 			i = skipSpace(data, end)
 			if i >= len(data) || data[i] != ':' {
 				return 0, ErrSyntax
 			}
 			i = skipSpace(data, i+1)
-			if i, err = skip(data, i, depth+1, tw); err != nil {
+			if i, err = skip(data, i, depth+1); err != nil {
 				return 0, err
 			}
 			i = skipSpace(data, i)
@@ -147,7 +142,6 @@ func skip(data []byte, i, depth int, tw *tapeWriter) (int, error) {
 				return 0, ErrSyntax
 			}
 			if data[i] == '}' {
-				tw.close(open, i+1)
 				return i + 1, nil
 			}
 			if data[i] != ',' {
@@ -159,15 +153,13 @@ func skip(data []byte, i, depth int, tw *tapeWriter) (int, error) {
 		if depth >= maxDepth {
 			return 0, ErrSyntax
 		}
-		open := tw.open()
 		i = skipSpace(data, i+1)
 		if i < len(data) && data[i] == ']' {
-			tw.close(open, i+1)
 			return i + 1, nil
 		}
 		for {
 			var err error
-			if i, err = skip(data, i, depth+1, tw); err != nil {
+			if i, err = skip(data, i, depth+1); err != nil {
 				return 0, err
 			}
 			i = skipSpace(data, i)
@@ -175,7 +167,6 @@ func skip(data []byte, i, depth int, tw *tapeWriter) (int, error) {
 				return 0, ErrSyntax
 			}
 			if data[i] == ']' {
-				tw.close(open, i+1)
 				return i + 1, nil
 			}
 			if data[i] != ',' {
@@ -261,6 +252,7 @@ const (
 	lsb    = 0x0101010101010101
 	msb    = 0x8080808080808080
 	bslash = '\\' * lsb
+	quote  = '"' * lsb
 )
 
 // plainSpan reports whether none of the eight bytes of w is a backslash or
@@ -275,27 +267,17 @@ func plainSpan(w uint64) bool {
 func skipString(data []byte, i int) (int, error) {
 	i++ // opening quote
 	for {
-		// Short strings (keys, ids, states) end within a few bytes: a plain
-		// loop is cheapest.
-		stop := min(i+16, len(data))
-		for i < stop && stringSafe[data[i]] {
-			i++
+		// Eight bytes at a time: stop at the first that needs attention
+		// (the closing quote, an escape, a control character).
+		for i+8 <= len(data) {
+			if m := stringStops(binary.LittleEndian.Uint64(data[i:])); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				break
+			}
+			i += 8
 		}
-		if i == stop && i < len(data) {
-			// A long one: find the next quote with a vectorised search;
-			// if nothing before it needs attention (an escape, a control
-			// character) the string ends there.
-			q := bytes.IndexByte(data[i:], '"')
-			if q < 0 {
-				return 0, ErrSyntax
-			}
-			end := i + q
-			for i+8 <= end && plainSpan(binary.LittleEndian.Uint64(data[i:])) {
-				i += 8
-			}
-			for i < end && stringSafe[data[i]] {
-				i++
-			}
+		for i+8 > len(data) && i < len(data) && stringSafe[data[i]] {
+			i++ // the last few bytes
 		}
 		if i >= len(data) {
 			return 0, ErrSyntax
@@ -318,10 +300,20 @@ func skipString(data []byte, i int) (int, error) {
 			default:
 				return 0, ErrSyntax
 			}
-		default: // control character
+		default: // a control character
 			return 0, ErrSyntax
 		}
 	}
+}
+
+// stringStops sets the high bit of the first byte of w (eight bytes, little
+// endian) that is a quote, a backslash or a control character, and maybe
+// of bytes after it (a borrow), never of one before: the lowest set bit is
+// exact.
+func stringStops(w uint64) uint64 {
+	q := w ^ quote
+	b := w ^ bslash
+	return ((q-lsb)&^q | (b-lsb)&^b | (w-0x20*lsb)&^w) & msb
 }
 
 func isHex4(b []byte) bool {
@@ -349,23 +341,10 @@ func ObjectEach(obj []byte, fn func(key, value []byte) bool) error {
 // the offset just past the object, so a caller can check what follows it.
 // When fn stops early the offset is -1.
 func ObjectEachEnd(obj []byte, fn func(key, value []byte) bool) (int, error) {
-	return objectEachEnd(obj, "", nil, fn)
+	return objectEachEnd(obj, fn)
 }
 
-// ObjectEachEndIndexing is ObjectEachEnd that also indexes the value of the
-// member named key into tape (emptied first), for a later walk of that
-// value with an Iter (ResetTape). The tape is left empty when there is no
-// such member, and when obj is too long to index; a nil tape indexes
-// nothing.
-func ObjectEachEndIndexing(obj []byte, key string, tape *Tape, fn func(key, value []byte) bool) (int, error) {
-	if tape == nil || uint64(len(obj)) > maxTaped {
-		return objectEachEnd(obj, "", nil, fn)
-	}
-	*tape = (*tape)[:0]
-	return objectEachEnd(obj, key, tape, fn)
-}
-
-func objectEachEnd(obj []byte, index string, tape *Tape, fn func(key, value []byte) bool) (int, error) {
+func objectEachEnd(obj []byte, fn func(key, value []byte) bool) (int, error) {
 	i := skipSpace(obj, 0)
 	if i >= len(obj) || obj[i] != '{' {
 		return 0, ErrSyntax
@@ -389,16 +368,8 @@ func objectEachEnd(obj []byte, index string, tape *Tape, fn func(key, value []by
 		}
 		i = skipSpace(obj, i+1)
 		vstart := i
-		var tw *tapeWriter
-		if index != "" && string(key) == index {
-			// The last duplicate wins, as everywhere else.
-			tw = &tapeWriter{tape: (*tape)[:0], base: vstart}
-		}
-		if i, err = skip(obj, i, 1, tw); err != nil {
+		if i, err = skip(obj, i, 1); err != nil {
 			return 0, err
-		}
-		if tw != nil {
-			*tape = tw.tape
 		}
 		if !fn(key, obj[vstart:i]) {
 			return -1, nil

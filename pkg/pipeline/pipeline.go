@@ -191,6 +191,12 @@ type Source interface {
 	Stats() capture.Stats
 }
 
+// Holder is a Source whose records, and the events it gives with them,
+// can be kept past the next Next (Records: capture.Reader.Hold).
+type Holder interface {
+	Hold() (release func())
+}
+
 // ReadError is a failure to read the source, as opposed to an observer's
 // error (a write error, typically), which the pass returns as it is.
 type ReadError struct{ Err error }
@@ -388,6 +394,28 @@ func (p *Pass) Push(rec *capture.Record, ev *bridge.Event) (bool, error) {
 		return false, err
 	}
 	return true, nil
+}
+
+// Hold keeps the record in hand (an observer's Frame.Rec and
+// Frame.Event's payload) valid past the observer's call, until release is
+// called, once: an observer that hands records to another goroutine holds
+// them. It is nil when the source cannot hold its records; they are then
+// valid only during the call.
+func (p *Pass) Hold() (release func()) {
+	if h, ok := p.src.(Holder); ok {
+		return h.Hold()
+	}
+	return nil
+}
+
+// EndAs ends a pass fed with Push as the pass that fed it ended: with its
+// reader's counts, complete or not (Until). A pass that ended already
+// (at its own Until, or an observer failed) is left as it is.
+func (p *Pass) EndAs(e *End) error {
+	if p.done {
+		return nil
+	}
+	return p.end(e.Complete, e.Stats)
 }
 
 // Close ends a pass that read the whole capture: the replay drains its

@@ -7,14 +7,18 @@ import (
 	"github.com/clawtap/clawtap/pkg/capture"
 )
 
-// Records is a capture reader as a Source. A pass that replays or derives
-// intents has the records classified as they are read, on a goroutine of
-// their own between the reader's and the pass's (the reader's stage,
-// capture.Reader.SetStage), so that the three share the work, in order;
-// otherwise, or when the reader is serial or was read from already, the
-// pass classifies each record itself (classifying is then cheaper than
-// handing records over once more).
+// Records is a capture reader as a Source. The reader indexes each frame's
+// members as it validates it (capture.Reader.IndexMembers, bridge.Schema),
+// and the records are classified from that index, without walking the
+// frames again. A pass that replays or derives intents has the records
+// classified as they are read, on a goroutine of their own between the
+// reader's and the pass's (the reader's stage, capture.Reader.SetStage),
+// so that the three share the work, in order; otherwise, or when the
+// reader is serial or was read from already, each record is classified
+// as Next returns it (classifying is then cheaper than handing records
+// over once more).
 func Records(r *capture.Reader) AheadSource {
+	r.IndexMembers(bridge.Schema) // refused once reading began: the frames are walked then
 	return &records{r: r, cls: bridge.NewClassifier()}
 }
 
@@ -28,15 +32,14 @@ type AheadSource interface {
 
 type records struct {
 	r     *capture.Reader
-	cls   *bridge.Classifier // the stage's own
+	cls   *bridge.Classifier // the stage's own, or Next's
 	ahead bool
+	ev    bridge.Event // Next's, without a stage
 }
 
 // ClassifyAhead classifies the records on the reader's stage.
 func (s *records) ClassifyAhead() {
-	if s.ahead = s.r.SetStage(s.classify); s.ahead {
-		s.r.IndexFrames() // the stage's classifier walks each frame again
-	}
+	s.ahead = s.r.SetStage(s.classify)
 }
 
 // classified is a batch's note: each record's event, and where the event
@@ -60,14 +63,18 @@ func (s *records) classify(b *capture.Batch) {
 	}
 	c.events, c.scratch = c.events[:n], c.scratch[:n]
 	for i := range n {
-		c.events[i] = s.cls.RecordInto(b.Record(i), b.Tape(i), &c.scratch[i])
+		c.events[i] = s.cls.RecordInto(b.Record(i), b.Index(i), &c.scratch[i])
 	}
 }
 
 func (s *records) Next() (*capture.Record, *bridge.Event, error) {
 	rec, err := s.r.Next()
-	if err != nil || !s.ahead {
+	if err != nil {
 		return rec, nil, err
+	}
+	if !s.ahead {
+		s.ev = s.cls.RecordIndexed(rec, s.r.Index())
+		return rec, &s.ev, nil
 	}
 	note, i := s.r.Note()
 	c, ok := note.(*classified)
@@ -76,6 +83,10 @@ func (s *records) Next() (*capture.Record, *bridge.Event, error) {
 	}
 	return rec, &c.events[i], nil
 }
+
+// Hold keeps the record Next returned last, and its event, valid until
+// release (capture.Reader.Hold); nil when the reader cannot.
+func (s *records) Hold() (release func()) { return s.r.Hold() }
 
 func (s *records) Header() *capture.Header { return s.r.Header() }
 func (s *records) Stats() capture.Stats    { return s.r.Stats() }
