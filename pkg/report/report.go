@@ -255,7 +255,7 @@ type Approval struct {
 	Decision   string
 }
 
-// Gap is a frame-seq finding of the gaps tracker.
+// Gap is a frame-seq finding of the gaps detector.
 type Gap struct {
 	Kind               string
 	I                  int

@@ -24,7 +24,7 @@ type runList struct {
 	n      int
 	lanes  []int32 // each run's lane; compacted at the end of the pass
 	tracks []int32 // each run's track on its lane
-	tr     tracker
+	tr     trackPlacer
 	maxT   int64 // the capture's end, where an unfinished run's bar stops
 	// the runs from cutFrom on show no transcript or output (trim)
 	cutFrom int
@@ -34,7 +34,7 @@ type runList struct {
 }
 
 func newRunList(sp *spool) *runList {
-	return &runList{sp: sp, cutFrom: math.MaxInt, tr: tracker{sorted: true}}
+	return &runList{sp: sp, cutFrom: math.MaxInt, tr: trackPlacer{sorted: true}}
 }
 
 // add writes run x, the next in order, and places it on its lane.
@@ -133,7 +133,7 @@ func (l *runList) placeSorted() {
 		k++
 		return true
 	})
-	l.tr = tracker{sorted: true}
+	l.tr = trackPlacer{sorted: true}
 	for lane, bars := range byLane {
 		slices.SortStableFunc(bars, func(x, y bar) int { return cmpInt64(x.start, y.start) })
 		for _, b := range bars {

@@ -7,8 +7,8 @@ package report
 // go, and only a capture whose starts go back has them placed again at
 // the end, sorted (runList.placeSorted).
 
-// tracker places runs on their lanes' tracks.
-type tracker struct {
+// trackPlacer places runs on their lanes' tracks.
+type trackPlacer struct {
 	ends   [][]int64 // by lane: each track's end
 	last   []int64   // by lane: the start of the run placed last
 	runs   []int     // by lane: runs placed
@@ -17,7 +17,7 @@ type tracker struct {
 
 // place puts a run that starts at start and lasts until until on its lane
 // and returns its track.
-func (tr *tracker) place(lane int, start, until int64) int32 {
+func (tr *trackPlacer) place(lane int, start, until int64) int32 {
 	for lane >= len(tr.runs) {
 		tr.ends, tr.last, tr.runs = append(tr.ends, nil), append(tr.last, 0), append(tr.runs, 0)
 	}
@@ -41,7 +41,7 @@ func (tr *tracker) place(lane int, start, until int64) int32 {
 }
 
 // count is how many runs lane has.
-func (tr *tracker) count(lane int) int {
+func (tr *trackPlacer) count(lane int) int {
 	if lane < len(tr.runs) {
 		return tr.runs[lane]
 	}
@@ -49,7 +49,7 @@ func (tr *tracker) count(lane int) int {
 }
 
 // tracks is how many tracks lane has (one at least).
-func (tr *tracker) tracks(lane int) int {
+func (tr *trackPlacer) tracks(lane int) int {
 	if lane < len(tr.ends) {
 		return max(len(tr.ends[lane]), 1)
 	}
