@@ -44,7 +44,7 @@ func writeLarge(t *testing.T, path string, n int) {
 // must not kill it, a write error must not be reported.
 func TestClosedPipeEndsQuietly(t *testing.T) {
 	big := filepath.Join(t.TempDir(), "big.jsonl.zst")
-	writeLarge(t, big, 20_000) // far more output than a pipe holds
+	writeLarge(t, big, 10_000) // far more output than a pipe holds
 	for _, args := range [][]string{
 		{"classify", big}, {"intents", big}, {"gaps", big}, {"check", big}, {"stats", big},
 		{"replay", "--all", big}, {"diff", big, fixture(t, "demo.jsonl.zst")}, {"validate", big},

@@ -118,6 +118,7 @@ func TestUIsAgreeOnPlainRuns(t *testing.T) {
 // soon as the second lets it go: the first UI's outcomes waiting never
 // outnumber the run table, however long the capture.
 func TestPairsComeAsTheSecondLetsGo(t *testing.T) {
+	skipLarge(t)
 	data, err := synth.LargeJSONL(40_000, 1)
 	if err != nil {
 		t.Fatal(err)

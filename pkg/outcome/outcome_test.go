@@ -175,6 +175,7 @@ func TestForgottenRunsLeaveNothingBehind(t *testing.T) {
 // Replies that are never committed (clawboo loses most) wait a bounded
 // while: the ledger's memory and its work per appended line stay flat.
 func TestWaitingRepliesAreBounded(t *testing.T) {
+	skipLarge(t)
 	lost, agents, maxPending, first := 0, map[string]bool{}, 0, true
 	var pass *pipeline.Pass
 	trackLarge(t, pipeline.Options{MaxRuns: 1 << 20, Replay: replay.Options{UI: models.MustLookup("clawboo@1211c16")}}, runs{func(_ *rt.Run, o *outcome.Run) {

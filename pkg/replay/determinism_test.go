@@ -17,6 +17,7 @@ import (
 // (GOMAXPROCS 1 and 8), and CI's `make test` runs it under the race
 // detector.
 func TestDeterministic(t *testing.T) {
+	skipLarge(t)
 	files, _ := filepath.Glob("../../fixtures/*.jsonl*")
 	if len(files) == 0 {
 		t.Fatal("no fixtures: run go run ./fixtures/gen")

@@ -426,6 +426,7 @@ func TestSkeletonOverTheLimit(t *testing.T) {
 }
 
 func TestSizeLimit(t *testing.T) {
+	skipLarge(t)
 	capt := large(t, 10_000)
 	const limit = 500_000
 	r := buildBytes(t, capt, Options{Name: "large", MaxBytes: limit})
@@ -484,6 +485,7 @@ func TestSizeLimit(t *testing.T) {
 // priority the record reached after its replay step (a finding pinned on
 // it makes it critical).
 func TestKeptBodiesAreWhole(t *testing.T) {
+	skipLarge(t)
 	capt := large(t, 20_000)
 	whole := bodiesOf(t, buildBytes(t, capt, Options{Name: "large", MaxBytes: 1 << 30}))
 	for _, limit := range []int{1_000_000, 2_000_000, 3_000_000} {
@@ -616,6 +618,7 @@ func output(t *testing.T, r *Report, k int) []string {
 // lies between the steps the whole report shows and are not shown now,
 // and all the steps that changed something and are not shown now.
 func TestTimersElidedCountsSteps(t *testing.T) {
+	skipLarge(t)
 	capt := large(t, 20_000)
 	steps := func(r *Report) map[int]bool {
 		s := map[int]bool{}
@@ -697,6 +700,7 @@ func allFindings(t testing.TB, rep *Report) []PinnedFinding {
 // those refused while the pass ran and those the end of the pass took off,
 // at several limits.
 func TestTranscriptElidedNoteCountsEveryRun(t *testing.T) {
+	skipLarge(t)
 	capt := large(t, 20_000)
 	seen := 0
 	for _, limit := range []int{MinMaxBytes, 300_000, 1_000_000, 4_000_000} {

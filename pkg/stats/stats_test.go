@@ -89,6 +89,7 @@ func TestOutcomes(t *testing.T) {
 }
 
 func TestLargeIsConsistentAndDeterministic(t *testing.T) {
+	skipLarge(t)
 	one := func() []byte {
 		c := New()
 		p := pipeline.New(pipeline.Options{}, c)

@@ -459,6 +459,7 @@ func TestChatCompletionTime(t *testing.T) {
 // maxRefreshed such runs, so its memory stays flat over a long capture,
 // and still asks once per run for those it remembers.
 func TestRefreshedRunsAreBounded(t *testing.T) {
+	skipLarge(t)
 	hs := running(t, Options{})
 	requests := 0
 	at := int64(10)

@@ -86,6 +86,7 @@ var targeted = []struct {
 }
 
 func TestDifferentialAgainstReference(t *testing.T) {
+	skipLarge(t)
 	frames := fixtureFrames(t)
 	if len(frames) < 100 {
 		t.Fatalf("only %d event frames found in the fixtures", len(frames))
