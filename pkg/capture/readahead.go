@@ -65,11 +65,11 @@ type ahead struct {
 type batch struct {
 	refs    atomic.Int32 // Next's caller's hold while it reads the batch, and Hold's
 	release func()       // lets go of one hold (Hold's)
-	items []item
-	lines []line // with parsers: the lines the splitter read, for a parser
-	arena []byte
-	index []jsonx.Index // the frames' members (IndexMembers), by item.idx
-	view  Batch
+	items   []item
+	lines   []line // with parsers: the lines the splitter read, for a parser
+	arena   []byte
+	index   []jsonx.Index // the frames' members (IndexMembers), by item.idx
+	view    Batch
 	// The end of the capture: err (io.EOF), the warnings after the last
 	// record, and the counts at the end.
 	end   bool
