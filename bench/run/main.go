@@ -70,7 +70,7 @@ var paths = []path{
 	{name: "diff (itself)", args: []string{"diff", "--format", "json", "CAPTURE", "CAPTURE"}, exits: []int{0, 1}},
 	{name: "diff --ui clawboo,claw3d", args: []string{"diff", "--ui", "clawboo,claw3d", "--format", "json", "CAPTURE"}, exits: []int{0, 1}},
 	{name: "validate", args: []string{"validate", "--format", "json", "CAPTURE"}, exits: []int{0, 1}},
-	{name: "shrink --rule lost-reply", args: []string{"shrink", "--rule", "lost-reply", "--force", "-o", os.DevNull, "CAPTURE"}},
+	{name: "shrink --rule lost-reply", args: []string{"shrink", "--rule", "lost-reply", "--ui", "clawboo@1211c16", "--force", "-o", os.DevNull, "CAPTURE"}},
 }
 
 // sample is one timed run.
