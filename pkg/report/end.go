@@ -42,6 +42,12 @@ func (b *Builder) pinHeld() {
 		p.msg = b.textBuf
 		b.rep.finds.add(p)
 		b.skel += skelPerItem + len(msg)
+		for _, u := range p.uis {
+			b.skel += len(u) + 3
+		}
+		for _, u := range p.notUIs {
+			b.skel += len(u) + 3
+		}
 		switch sum := &b.rep.Summary; p.sev {
 		case finding.Error:
 			sum.FindingsError++

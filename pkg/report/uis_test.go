@@ -1,0 +1,169 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/clawtap/clawtap/pkg/capture"
+	"github.com/clawtap/clawtap/pkg/check"
+	"github.com/clawtap/clawtap/pkg/finding"
+	"github.com/clawtap/clawtap/pkg/pipeline"
+	"github.com/clawtap/clawtap/pkg/replay"
+	"github.com/clawtap/clawtap/pkg/stats"
+	"github.com/clawtap/clawtap/pkg/ui/models"
+)
+
+// pageFindings is what the page's data says of the checked UIs and of
+// each finding's.
+type pageFindings struct {
+	Meta struct {
+		UI  string   `json:"ui"`
+		UIs []string `json:"uis"`
+	} `json:"meta"`
+	Findings []struct {
+		Rule   string    `json:"rule"`
+		I      int       `json:"i"`
+		Run    int       `json:"run"`
+		UIs    *[]string `json:"uis"`
+		NotUIs *[]string `json:"notUis"`
+	} `json:"findings"`
+}
+
+func readPage(t *testing.T, rep *Report) pageFindings {
+	t.Helper()
+	var d pageFindings
+	if err := json.Unmarshal(dataOf(t, pageOrTrace(t, rep, false)), &d); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// With several UIs checked, the data names them, and each finding the
+// ones that show it and those that do not, through the findings' spool
+// and its sorted blocks; a page of one UI has none of those keys.
+func TestFindingUIsInTheData(t *testing.T) {
+	path := fixturePath(t, "demo.jsonl.zst")
+	uis := []string{"a@1", "b@2", "c@3"}
+	made := func(f *pipeline.Frame) []finding.Finding {
+		if f.Rec.Index != 3 {
+			return nil
+		}
+		return []finding.Finding{
+			{Rule: "by-ui", Severity: finding.Warn, I: 3, UIs: []string{"b@2"}, NotUIs: []string{"a@1", "c@3"}, Message: "some"},
+			{Rule: "none", Severity: finding.Info, I: 3, UIs: []string{}, NotUIs: uis, Message: "none shows it"},
+			{Rule: "protocol", Severity: finding.Info, I: 3, Message: "every UI alike"},
+		}
+	}
+	for _, block := range []int{1, 1 << 20} {
+		func() {
+			defer func(n int) { findBlock = n }(findBlock)
+			findBlock = block
+			rep := buildWith(t, path, nil, &reporter{at: made}, Options{UIs: uis})
+			d := readPage(t, rep)
+			if fmt.Sprint(d.Meta.UIs) != fmt.Sprint(uis) {
+				t.Errorf("meta.uis %v", d.Meta.UIs)
+			}
+			got := ""
+			for _, f := range d.Findings {
+				if f.UIs == nil || f.NotUIs == nil {
+					got += fmt.Sprintf("%s: no lists (%v %v); ", f.Rule, f.UIs, f.NotUIs)
+					continue
+				}
+				got += fmt.Sprintf("%s: %v not %v; ", f.Rule, *f.UIs, *f.NotUIs)
+			}
+			if want := "by-ui: [b@2] not [a@1 c@3]; none: [] not [a@1 b@2 c@3]; protocol: no lists (<nil> <nil>); "; got != want {
+				t.Errorf("blocks of %d bytes: %s\nwant %s", block, got, want)
+			}
+			trace := pageOrTrace(t, buildWith(t, path, nil, &reporter{at: made}, Options{UIs: uis, NoBodies: true}), true)
+			if !bytes.Contains(trace, []byte(`"uis":["b@2"],"notUis":["a@1","c@3"]`)) || !bytes.Contains(trace, []byte(`"uis":["a@1","b@2","c@3"]},"traceEvents"`)) {
+				t.Errorf("the trace lacks the finding's UIs:\n%.600s", trace)
+			}
+		}()
+	}
+	one := pageOrTrace(t, buildWith(t, path, nil, &reporter{at: func(*pipeline.Frame) []finding.Finding { return nil }}, Options{UIs: uis[:1]}), false)
+	if bytes.Contains(one, []byte(`"uis"`)) || bytes.Contains(one, []byte(`"notUis"`)) {
+		t.Error("a page of one UI names the UIs")
+	}
+}
+
+// The page of every UI replays the first: its timeline, details, runs and
+// transcripts are the first UI's page's; its findings are check.Multi's.
+func TestReportAllReplaysTheFirstUI(t *testing.T) {
+	for _, name := range []string{"streamed-run", "stale-terminal", "exec-approval", "reconnect"} {
+		data, err := os.ReadFile(fixturePath(t, name+".jsonl.zst"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		all := reportAll(t, data, Options{Name: name})
+		one := buildBytesUI(t, data, Options{Name: name}, models.All()[0])
+		var a, b map[string]json.RawMessage
+		if json.Unmarshal(dataOf(t, pageOrTrace(t, all, false)), &a) != nil || json.Unmarshal(dataOf(t, pageOrTrace(t, one, false)), &b) != nil {
+			t.Fatal("the data is not JSON")
+		}
+		for _, k := range []string{"conns", "lanes", "runs", "approvals", "gaps", "rows", "bodies", "timers", "view", "labels"} {
+			if !bytes.Equal(a[k], b[k]) {
+				t.Errorf("%s: %q differs from the first UI's page", name, k)
+			}
+		}
+		// Its findings: those of the first UI's page, and those only
+		// another UI shows, each with its lists.
+		mine := map[string]bool{}
+		for _, f := range allFindings(t, one) {
+			mine[fmt.Sprint(f.Rule, f.I, f.Run)] = true
+		}
+		for _, f := range allFindings(t, all) {
+			k := fmt.Sprint(f.Rule, f.I, f.Run)
+			first := f.UIs == nil || len(f.UIs) > 0 && f.UIs[0] == all.Meta.UIs[0]
+			if first != mine[k] {
+				t.Errorf("%s: %s shown by %v not by %v; on the first UI's page: %v", name, k, f.UIs, f.NotUIs, mine[k])
+			}
+			delete(mine, k)
+		}
+		if len(mine) > 0 {
+			t.Errorf("%s: findings of the first UI's page missing: %v", name, mine)
+		}
+	}
+}
+
+// reportAll builds the report of a capture checked under every UI
+// version, as clawtap report --ui all does.
+func reportAll(t *testing.T, data []byte, opts Options) *Report {
+	t.Helper()
+	r, err := capture.NewReader(bytes.NewReader(data), capture.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	uis := models.All()
+	for _, u := range uis {
+		opts.UIs = append(opts.UIs, u.String())
+	}
+	m, err := check.NewMulti(check.Options{}, uis)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := NewBuilder(opts)
+	st := stats.New()
+	b.opts.Stats = func() ([]byte, error) { return json.Marshal(st.Result()) }
+	if err := m.InlinePass(pipeline.Options{}, st, b).Run(pipeline.Records(r)); err != nil {
+		t.Fatal(err)
+	}
+	rep := b.Report()
+	t.Cleanup(func() {
+		if err := rep.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return rep
+}
+
+func buildBytesUI(t testing.TB, data []byte, opts Options, ui replay.UI) *Report {
+	t.Helper()
+	r, err := capture.NewReader(bytes.NewReader(data), capture.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return buildUI(t, r, opts, ui)
+}
