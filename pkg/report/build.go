@@ -505,7 +505,7 @@ func (b *Builder) RunDone(r *runs.Run, _ *outcome.Run) {
 	if b.done || b.err != nil {
 		return
 	}
-	b.pinHeld() // the findings of the observers told before the report: of this run, or others let go
+	b.pinHeld(r.Kept) // the findings of the observers told before the report: of this run, or others let go
 	if want := b.rep.runs.n + 1; r.N != want {
 		b.err = fmt.Errorf("report: the pass let run %d (%s) go where run %d was due", r.N, r.ID, want)
 		return
@@ -588,7 +588,7 @@ func (b *Builder) After(f *pipeline.Frame) error {
 			prio = prioCritical
 		}
 	}
-	b.pinHeld()
+	b.pinHeld(false)
 
 	// The row, then the body.
 	// Plain rows stop at their share; key rows at 60% of the limit and

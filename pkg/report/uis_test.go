@@ -2,9 +2,11 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"testing"
 
 	"github.com/clawtap/clawtap/pkg/capture"
@@ -125,6 +127,71 @@ func TestReportAllReplaysTheFirstUI(t *testing.T) {
 		if len(mine) > 0 {
 			t.Errorf("%s: findings of the first UI's page missing: %v", name, mine)
 		}
+	}
+}
+
+// lateReporter reports, at some records, a finding about a record well
+// before, as check does about a run its table let go; it notes whether
+// that record's details were kept when the finding came.
+type lateReporter struct {
+	reporter
+	b       *Builder
+	keptNow map[int]bool // by record: its details were kept when its finding came
+}
+
+// A finding that comes records after its record is pinned on that record
+// and run all the same; the record's details, kept still when it came,
+// become critical and outlast the plain ones kept after them; and one
+// whose record's details were elided already is on the page too.
+func TestLateFindingPinnedAndItsDetailsKept(t *testing.T) {
+	data := large(t, 3000)
+	c := &lateReporter{keptNow: map[int]bool{}}
+	var runOf []int // the run of each record, from the pass
+	c.at = func(f *pipeline.Frame) []finding.Finding {
+		n := 0
+		if f.Run != nil {
+			n = f.Run.N
+		}
+		runOf = append(runOf, n)
+		j := f.Rec.Index
+		if j < 40 || j%25 != 0 {
+			return nil
+		}
+		i := j - 40
+		k, ok := slices.BinarySearchFunc(c.b.rep.Bodies, i, func(x Body, i int) int { return cmp.Compare(x.I, i) })
+		c.keptNow[i] = ok && c.b.rep.Bodies[k].at.n > 0
+		return []finding.Finding{{Rule: "late", Severity: finding.Info, I: i, Run: runOf[i], Message: fmt.Sprint("about record ", i)}}
+	}
+	c.b = NewBuilder(Options{Name: "large", MaxBytes: 256 << 10})
+	r, err := capture.NewReader(bytes.NewReader(data), capture.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := runPass(t, pipeline.Options{}, r, c, c.b)
+	fs := allFindings(t, rep)
+	if len(fs) != len(c.keptNow) {
+		t.Fatalf("%d findings pinned, %d made", len(fs), len(c.keptNow))
+	}
+	kept, gone := 0, 0
+	for _, f := range fs {
+		if f.Run != runOf[f.I] {
+			t.Errorf("finding about #%d pinned on run %d, want %d", f.I, f.Run, runOf[f.I])
+		}
+		k, ok := slices.BinarySearchFunc(rep.Bodies, f.I, func(x Body, i int) int { return cmp.Compare(x.I, i) })
+		now := ok && rep.Bodies[k].at.n > 0
+		switch {
+		case c.keptNow[f.I] && !now:
+			t.Errorf("#%d: its details were kept when its finding came, and were elided after", f.I)
+		case c.keptNow[f.I] && rep.Bodies[k].Prio != prioCritical:
+			t.Errorf("#%d: its details are not critical", f.I)
+		case c.keptNow[f.I]:
+			kept++
+		default:
+			gone++
+		}
+	}
+	if kept == 0 || gone == 0 || rep.Summary.BodiesElided == 0 {
+		t.Errorf("%d kept, %d elided before their finding, %d elided in all: the test wants some of each", kept, gone, rep.Summary.BodiesElided)
 	}
 }
 
