@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 
 	"github.com/clawtap/clawtap/internal/cli"
 	"github.com/clawtap/clawtap/internal/output"
@@ -14,6 +15,7 @@ import (
 	"github.com/clawtap/clawtap/pkg/replay"
 	"github.com/clawtap/clawtap/pkg/report"
 	"github.com/clawtap/clawtap/pkg/stats"
+	"github.com/clawtap/clawtap/pkg/ui/models"
 	"github.com/spf13/cobra"
 )
 
@@ -23,13 +25,14 @@ type reportOptions struct {
 	format   string // html, trace or otlp
 	maxBytes string
 	name     string // the capture's name in the report; "" is the input's base name
-	ui       string
+	ui       string // one UI, A,B or all
 
-	path   string     // the capture; "-" is stdin
-	model  replay.UI  // checked from ui
-	output cli.Output // checked from out
-	trace  bool       // a Chrome trace instead of HTML
-	limit  int        // the limit on the report's embedded data (--max-bytes, checked)
+	path   string      // the capture; "-" is stdin
+	uis    []replay.UI // checked from ui; two or more check each at once (check.Multi)
+	model  replay.UI   // the replay's UI: the first of uis
+	output cli.Output  // checked from out
+	trace  bool        // a Chrome trace instead of HTML
+	limit  int         // the limit on the report's embedded data (--max-bytes, checked)
 
 	otlp reportOTLPOptions // --format otlp (cmd_report_otlp.go)
 }
@@ -55,7 +58,11 @@ everything. Click a run, a tick or a finding to see the frames, the intents
 they produced, the replayed state diff and the run's committed transcript
 side by side. The search box looks through event names, runIds and frame text.
 The replay, its transcript and the findings model clawboo unless --ui claw3d
-says otherwise; the header names the UI.
+says otherwise; the header names the UI. --ui all (or A,B) checks every UI
+version at once, as 'clawtap check --ui all' does: the page's replay (its
+transcripts, effects and state) is the first UI's, in the order 'clawtap uis'
+lists them (with all, its first line), and each finding says which versions
+show it and which do not.
 
 What the capture redacted stays redacted; one written without redaction is
 redacted as it is read, and a banner says so (red with --show-credentials).
@@ -82,6 +89,7 @@ code: use 'clawtap check' to gate on them. See docs/report.md.`,
   clawtap report --format trace fixtures/demo.jsonl.zst -o demo.trace.json
   clawtap report fixtures/demo.jsonl.zst -o report.html --force
   clawtap report --ui claw3d fixtures/stale-terminal.jsonl.zst -o claw3d.html
+  clawtap report --ui all fixtures/streamed-run.jsonl.zst -o every-ui.html
   zstd -dc fixtures/demo.jsonl.zst | clawtap report - -o - > demo.html
   clawtap report fixtures/seq-gap.jsonl.zst -o - --format trace | jq '.traceEvents | length'`,
 		Args:              cobra.MaximumNArgs(1),
@@ -106,9 +114,10 @@ code: use 'clawtap check' to gate on them. See docs/report.md.`,
 				return cli.Usage(fmt.Sprintf("use at least %dKiB", report.MinMaxBytes>>10), "--max-bytes %s is too small", opts.maxBytes)
 			}
 			opts.limit = int(maxBytes)
-			if opts.model, err = parseUI(opts.ui); err != nil {
+			if opts.uis, err = cli.ParseUIs([]string{opts.ui}); err != nil {
 				return err
 			}
+			opts.model = opts.uis[0]
 			opts.output = opts.out.file(cmd)
 			return a.run(cli.MemoryBound, func() error { return runReport(a.Env, opts) })
 		},
@@ -119,7 +128,10 @@ code: use 'clawtap check' to gate on them. See docs/report.md.`,
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"html\ta self-contained page", "trace\tChrome Trace Event JSON", "otlp\tOpenTelemetry traces (OTLP/JSON)"}, cobra.ShellCompDirectiveNoFileComp))
 	fl.StringVar(&opts.maxBytes, "max-bytes", "20MB", "limit on the report's embedded data (bytes, or 500kB, 20MB (10^6), 64MiB (2^20)); frame bodies past it are elided")
 	fl.StringVar(&opts.name, "name", "", "the capture's name shown in the report (default: the input's base name)")
-	uiFlag(cmd, &opts.ui)
+	def := models.Default().Version.UI
+	fl.StringVar(&opts.ui, "ui", def, "the UI to model: NAME (its newest version) or NAME@VERSION, of "+strings.Join(models.Names(), ", ")+
+		"; several (A,B) or all to check every version at once: the page replays the first, and each finding says which show it ('clawtap uis' lists them)")
+	_ = cmd.RegisterFlagCompletionFunc("ui", uiCompletions(true))
 	a.reportOTLPFlags(cmd, &opts.otlp)
 	return cmd
 }
@@ -156,13 +168,13 @@ func runReport(env *cli.Env, opts reportOptions) error {
 		return err
 	}
 	defer r.Close()
-	an, err := check.New(check.Options{})
-	if err != nil {
-		return err
-	}
 	st := stats.New()
 	unredacted := redact.Unredacted(r.Header())
-	b := report.NewBuilder(report.Options{Name: name, MaxBytes: opts.limit, NoBodies: opts.trace,
+	var uiNames []string
+	for _, u := range opts.uis {
+		uiNames = append(uiNames, u.String())
+	}
+	b := report.NewBuilder(report.Options{Name: name, MaxBytes: opts.limit, NoBodies: opts.trace, UIs: uiNames,
 		// struct fields in order, map keys sorted: deterministic bytes
 		Stats:          func() ([]byte, error) { return json.Marshal(st.Result()) },
 		RedactedOnRead: unredacted && !env.ShowCredentials, ShowsCredentials: unredacted && env.ShowCredentials})
@@ -175,9 +187,11 @@ func runReport(env *cli.Env, opts reportOptions) error {
 			env.Warnf("%v", err)
 		}
 	}()
-	// The report comes last: the findings of a record and the header's
-	// numbers are made before it takes them.
-	if err := pipeline.New(pipeline.Options{Replay: replay.Options{UI: opts.model}}, an, st, b).Run(pipeline.Records(r)); err != nil {
+	pass, err := reportPass(opts, st, b)
+	if err != nil {
+		return err
+	}
+	if err := pass.Run(pipeline.Records(r)); err != nil {
 		return cli.ReadErr(opts.path, err)
 	}
 	env.ReadSummary(opts.path, r.Stats())
@@ -199,6 +213,27 @@ func runReport(env *cli.Env, opts reportOptions) error {
 	env.Infof("wrote %s (%s): %d records, %d connection(s), %d run(s), %d finding(s)%s",
 		written, output.FormatSize(size), s.Records, s.Connections, s.Runs, s.FindingsError+s.FindingsWarn+s.FindingsInfo, elidedNote(s, opts.trace))
 	return nil
+}
+
+// reportPass is the report's pass: check (under each UI, when several),
+// then stats, then the Builder, last, so that a record's findings and the
+// header's numbers are made before it takes them. With several UIs the
+// check runs its other UIs inline (check.Multi.InlinePass): their findings
+// then reach the Builder at the record they are made at, as one UI's do,
+// and the page does not depend on how goroutines were scheduled.
+func reportPass(opts reportOptions, st *stats.Collector, b *report.Builder) (*pipeline.Pass, error) {
+	if len(opts.uis) > 1 {
+		m, err := check.NewMulti(check.Options{}, opts.uis)
+		if err != nil {
+			return nil, fmt.Errorf("report: %w", err)
+		}
+		return m.InlinePass(pipeline.Options{}, st, b), nil
+	}
+	an, err := check.New(check.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	return pipeline.New(pipeline.Options{Replay: replay.Options{UI: opts.model}}, an, st, b), nil
 }
 
 // countWriter counts the bytes written through it.

@@ -162,7 +162,8 @@ func (m *Multi) fromFirst(f *Finding) error {
 	return m.err
 }
 
-// handOn is the last observer of the first UI's pass: it hands each
+// handOn is the last of the check's observers in the first UI's pass
+// (InlinePass puts others after it): it hands each
 // record on to the lanes and merges the findings of the records every
 // lane has seen.
 type handOn struct{ m *Multi }
@@ -180,9 +181,12 @@ func (h handOn) After(f *pipeline.Frame) error { return h.m.record(f) }
 func (h handOn) End(e *pipeline.End) error { return h.m.end(e) }
 
 // start runs the lanes on goroutines of their own, unless the records
-// cannot be held.
+// cannot be held or InlinePass asked for them inline.
 func (m *Multi) start() {
 	m.started = true
+	if m.inline {
+		return
+	}
 	release := m.pass.Hold()
 	if release == nil {
 		m.inline = true

@@ -27,7 +27,7 @@ type Multi struct {
 	others  []*Analyzer
 	lanes   []*lane
 	pass    *pipeline.Pass // the first UI's
-	inline  bool           // the records cannot be held: the lanes run on the first pass's goroutine
+	inline  bool           // the lanes run on the first pass's goroutine: the records cannot be held, or InlinePass
 	started bool
 	seq     int          // records the first pass handed on
 	cur     []firstFound // the first pass's findings since its last record
@@ -88,13 +88,34 @@ func NewMulti(opts Options, uis []replay.UI) (*Multi, error) {
 // check's own), and the passes of the other UIs, its lanes. The merged
 // findings go to the first pass's FindingObservers.
 func (m *Multi) Pass(opts pipeline.Options, observers ...pipeline.Observer) *pipeline.Pass {
+	return m.build(opts, observers, nil)
+}
+
+// InlinePass is Pass for observers that come after the check (after)
+// and need each record's findings before they see the record, as a
+// single UI's check gives them: the report pins a finding at its
+// record's After, and keeps that record's details as critical. So the
+// lanes run on the first pass's goroutine, record by record, rather than
+// records behind on their own: the findings of a record, merged under
+// every UI, are reported in the check's After of that record, before
+// after's, and those of the end before after's End. The pass is slower
+// by the lanes' replays, but what after makes of it does not depend on
+// when a lane's goroutine was scheduled: the report's bytes stay the
+// same from run to run.
+func (m *Multi) InlinePass(opts pipeline.Options, after ...pipeline.Observer) *pipeline.Pass {
+	m.inline = true
+	return m.build(opts, nil, after)
+}
+
+func (m *Multi) build(opts pipeline.Options, before, after []pipeline.Observer) *pipeline.Pass {
 	for k, l := range m.lanes {
 		o := opts
 		o.Replay.UI = m.uis[k+1]
 		l.pass = pipeline.New(o, m.others[k])
 	}
 	opts.Replay.UI = m.uis[0]
-	m.pass = pipeline.New(opts, append(observers, m, m.first, handOn{m})...)
+	obs := append(append(slices.Clip(before), m, m.first, handOn{m}), after...)
+	m.pass = pipeline.New(opts, obs...)
 	return m.pass
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/clawtap/clawtap/internal/synth"
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/pipeline"
+	"github.com/clawtap/clawtap/pkg/replay"
 	"github.com/clawtap/clawtap/pkg/ui/models"
 )
 
@@ -120,3 +121,94 @@ func (s sink) Finding(f *Finding) error { return s(f) }
 
 // shownNone: a hazard judged so far only by UIs that do not show it.
 func shownNone(uis []string) bool { return uis != nil && len(uis) == 0 }
+
+// arrivals is an observer after the check: it notes, for each finding,
+// how many records it had seen when the finding came.
+type arrivals struct {
+	seen int
+	got  []arrival
+}
+
+type arrival struct {
+	seen      int
+	rule, run string
+	i, n      int
+	uis       []string
+}
+
+func (*arrivals) Needs() pipeline.Needs         { return 0 }
+func (a *arrivals) After(*pipeline.Frame) error { a.seen++; return nil }
+func (a *arrivals) Finding(f *Finding) error {
+	a.got = append(a.got, arrival{a.seen, f.Rule, f.RunID, f.I, f.Run, f.UIs})
+	return nil
+}
+
+// An observer after InlinePass's check takes each finding at the record
+// its UI's check alone makes it at, before it sees that record (the
+// report pins findings there), with the run's number that check gives.
+func TestMultiInlinePassFindingsArriveOnTime(t *testing.T) {
+	uis := models.All()
+	for _, f := range synth.Fixtures() {
+		path := filepath.Join("..", "..", "fixtures", f.File)
+		t.Run(f.Name, func(t *testing.T) {
+			open := func() *capture.Reader {
+				r, err := capture.Open(path, capture.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { r.Close() })
+				return r
+			}
+			type key struct {
+				rule, run string
+				i         int
+			}
+			alone := make([]map[key]arrival, len(uis))
+			for k, u := range uis {
+				a, err := New(Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				a.names = versioned
+				var hazards []bool
+				a.OnFinding = func(f *Finding) error { hazards = append(hazards, f.Hazard == HazardNotShown); return a.report(f) }
+				obs := &arrivals{}
+				if err := pipeline.New(pipeline.Options{Replay: replay.Options{UI: u}}, a, obs).Run(pipeline.Records(open())); err != nil {
+					t.Fatal(err)
+				}
+				alone[k] = map[key]arrival{}
+				for j, g := range obs.got {
+					if !hazards[j] && (k == 0 || slices.Contains(uiRules, g.rule)) {
+						alone[k][key{g.rule, g.run, g.i}] = g
+					}
+				}
+			}
+			m, err := NewMulti(Options{}, uis)
+			if err != nil {
+				t.Fatal(err)
+			}
+			obs := &arrivals{}
+			if err := m.InlinePass(pipeline.Options{}, obs).Run(pipeline.Records(open())); err != nil {
+				t.Fatal(err)
+			}
+			if len(obs.got) == 0 && len(alone[0]) > 0 {
+				t.Fatal("no findings after the check")
+			}
+			for _, g := range obs.got {
+				kk := key{g.rule, g.run, g.i}
+				names := g.uis
+				if names == nil {
+					names = []string{uis[0].String()}
+				}
+				for _, name := range names {
+					want, ok := alone[slices.IndexFunc(uis, func(u replay.UI) bool { return u.String() == name })][kk]
+					if !ok {
+						t.Errorf("%v: %s alone does not make it", kk, name)
+					} else if g.seen != want.seen || g.n != want.n {
+						t.Errorf("%v under %s: after %d record(s), run %d; alone after %d, run %d", kk, name, g.seen, g.n, want.seen, want.n)
+					}
+				}
+			}
+		})
+	}
+}

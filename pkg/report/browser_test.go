@@ -317,6 +317,52 @@ func TestBrowserFixtures(t *testing.T) {
 	}
 }
 
+// A page of every UI says which versions show each finding, and which do
+// not: in the header, the FINDINGS list, the pin's tooltip and the
+// finding's details.
+func TestBrowserUIs(t *testing.T) {
+	b := newBrowser(t)
+	data, err := os.ReadFile(fixturePath(t, "streamed-run.jsonl.zst"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := reportAll(t, data, Options{Name: "streamed-run.jsonl.zst"})
+	b.open(t, "uis", AppendHTML(nil, rep))
+	if head := b.str(t, `document.querySelector("header.top .sub").textContent`); !strings.Contains(head, "findings checked under "+strings.Join(rep.Meta.UIs, ", ")) {
+		t.Errorf("the header does not name the UIs: %q", head)
+	}
+	fs := allFindings(t, rep)
+	notes := b.str(t, `Array.from(document.querySelectorAll("ol.findings li.finding .fu")).map(function (e) { return e.textContent; }).join("\n")`)
+	var want []string
+	for _, f := range fs {
+		want = append(want, "shown by "+strings.Join(f.UIs, ", ")+"; not by "+strings.Join(f.NotUIs, ", "))
+	}
+	if notes != strings.Join(want, "\n") {
+		t.Errorf("the list's notes:\n%s\nwant\n%s", notes, strings.Join(want, "\n"))
+	}
+	if !strings.Contains(notes, "shown by clawboo@1211c16; not by clawboo@59639f1, claw3d@eeb6f31, control-ui@2026.9.6") {
+		t.Errorf("lost-reply's note is missing: %q", notes)
+	}
+	for k := range fs {
+		b.eval(t, fmt.Sprintf(`document.querySelectorAll("ol.findings li.finding button")[%d].click()`, k))
+		if got := b.str(t, `(document.querySelector(".details .fbox .fu")||{}).textContent||""`); got != want[k] {
+			t.Errorf("finding %d's details: %q, want %q", k, got, want[k])
+		}
+	}
+	pt, err := chromedp.Run(b.ctx, chromedp.Evaluate[struct{ X, Y float64 }](`window.__clawtapReport.findingPoint(0)`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.do(t, chromedp.MouseEvent(chromedp.MouseMoved, pt.X, pt.Y))
+	if tip := b.str(t, `document.querySelector(".tip").textContent`); !strings.Contains(tip, fs[0].Rule+" ["+want[0]+"]: ") {
+		t.Errorf("the pin's tooltip: %q", tip)
+	}
+	b.shot(t, "report-uis", false)
+	if p := b.problems(); len(p) > 0 {
+		t.Errorf("console errors: %q", p)
+	}
+}
+
 func TestBrowserZoomPanKeyboardSearch(t *testing.T) {
 	b := newBrowser(t)
 	rep := buildFile(t, fixturePath(t, "stale-terminal.jsonl.zst"), Options{})

@@ -1,6 +1,8 @@
 package report
 
 import (
+	"cmp"
+	"slices"
 	"strconv"
 
 	"github.com/clawtap/clawtap/pkg/bridge"
@@ -129,6 +131,29 @@ func (b *Builder) lastPartOfStep(k int) bool {
 		}
 	}
 	return true
+}
+
+// critical makes the kept details of record i critical: a finding about
+// it came after them (made as its run was let go, many records later),
+// and from now on they are evicted as late as those of a record whose
+// finding came in time. Details elided already stay elided.
+func (b *Builder) critical(i int) {
+	bodies := b.rep.Bodies
+	k, ok := slices.BinarySearchFunc(bodies, i, func(x Body, i int) int { return cmp.Compare(x.I, i) })
+	if !ok || bodies[k].at.n == 0 || bodies[k].Prio == prioCritical {
+		return
+	}
+	prio := bodies[k].Prio
+	at := slices.IndexFunc(b.stacks[prio], func(s slot) bool { return !s.timer && s.k == k })
+	if at < 0 {
+		return
+	}
+	b.stacks[prio] = slices.Delete(b.stacks[prio], at, at+1)
+	size := int(bodies[k].at.n) + 2
+	b.levels[prio] -= size
+	b.stacks[prioCritical] = append(b.stacks[prioCritical], slot{k: k})
+	b.levels[prioCritical] += size
+	bodies[k].Prio = prioCritical
 }
 
 // body serialises the record's details and keeps them if they fit.

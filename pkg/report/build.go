@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"unicode/utf8"
 
 	"github.com/clawtap/clawtap/pkg/bridge"
@@ -154,6 +155,9 @@ func NewBuilder(opts Options) *Builder {
 	b.f.Width = 120 // as clawtap replay prints them; the frame has the whole text
 	b.rep.Meta.Name = opts.Name
 	b.rep.Meta.NoRedact, b.rep.Meta.RedactedOnRead = opts.ShowsCredentials, opts.RedactedOnRead
+	if len(opts.UIs) > 1 {
+		b.rep.Meta.UIs = slices.Clone(opts.UIs)
+	}
 	b.rep.Summary.MaxBytes = opts.MaxBytes
 	b.rep.spool = &spool{dir: opts.TempDir, slack: int64(opts.MaxBytes)}
 	b.rep.text = &spool{dir: opts.TempDir} // only appended to: never compacted
@@ -501,7 +505,7 @@ func (b *Builder) RunDone(r *runs.Run, _ *outcome.Run) {
 	if b.done || b.err != nil {
 		return
 	}
-	b.pinHeld() // the findings of the observers told before the report: of this run, or others let go
+	b.pinHeld(r.Kept) // the findings of the observers told before the report: of this run, or others let go
 	if want := b.rep.runs.n + 1; r.N != want {
 		b.err = fmt.Errorf("report: the pass let run %d (%s) go where run %d was due", r.N, r.ID, want)
 		return
@@ -550,7 +554,7 @@ func (b *Builder) Finding(f *finding.Finding) error {
 		}
 	}
 	b.held = append(b.held, heldFinding{pinned{i: f.I, rule: f.Rule, sev: f.Severity, t: f.T, conn: f.Conn, run: run, lane: -1,
-		runID: f.RunID, agentID: f.AgentID, session: f.SessionKey}, f.Message})
+		runID: f.RunID, agentID: f.AgentID, session: f.SessionKey, uis: slices.Clone(f.UIs), notUIs: slices.Clone(f.NotUIs)}, f.Message})
 	return nil
 }
 
@@ -584,7 +588,7 @@ func (b *Builder) After(f *pipeline.Frame) error {
 			prio = prioCritical
 		}
 	}
-	b.pinHeld()
+	b.pinHeld(false)
 
 	// The row, then the body.
 	// Plain rows stop at their share; key rows at 60% of the limit and

@@ -20,10 +20,15 @@ type heldFinding struct {
 
 // pinHeld pins the findings not pinned yet on the timeline: on their run,
 // or else on the lane of their agent and session. Their messages go to
-// the spool with them.
-func (b *Builder) pinHeld() {
+// the spool with them. Before the end, the kept details of a record a
+// finding came late for become critical; at the end (the runs let go
+// then, End) no details are kept any more, so it would change nothing.
+func (b *Builder) pinHeld(atEnd bool) {
 	for k := range b.held {
 		p := &b.held[k].pinned
+		if !atEnd && p.i >= 0 {
+			b.critical(p.i)
+		}
 		msg := cut(b.held[k].message, 2048)
 		if p.run < 0 && (p.agentID != "" || p.session != "") {
 			agent := p.agentID
@@ -42,6 +47,12 @@ func (b *Builder) pinHeld() {
 		p.msg = b.textBuf
 		b.rep.finds.add(p)
 		b.skel += skelPerItem + len(msg)
+		for _, u := range p.uis {
+			b.skel += len(u) + 3
+		}
+		for _, u := range p.notUIs {
+			b.skel += len(u) + 3
+		}
 		switch sum := &b.rep.Summary; p.sev {
 		case finding.Error:
 			sum.FindingsError++
@@ -67,7 +78,7 @@ func (b *Builder) End(e *pipeline.End) error {
 	if b.done {
 		return nil
 	}
-	b.pinHeld()
+	b.pinHeld(true)
 	b.done = true
 	if b.err != nil {
 		return b.err

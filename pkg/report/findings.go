@@ -29,7 +29,9 @@ var errFindingSpool = errors.New("report: a finding read back from the spool is 
 
 // pinned is a finding as the report keeps it: what the page shows of it,
 // its run's index (-1 none) and, without a run, its lane as it was when
-// the finding was made (-1 none); msg is the message as a JSON string.
+// the finding was made (-1 none); uis and notUIs: the UI versions that
+// show it and those that do not, when several were checked (nil when
+// not); msg is the message as a JSON string.
 type pinned struct {
 	i                       int
 	rule                    string
@@ -37,6 +39,7 @@ type pinned struct {
 	t                       int64
 	conn, run, lane         int
 	runID, agentID, session string
+	uis, notUIs             []string
 	msg                     []byte
 }
 
@@ -208,6 +211,20 @@ func appendFinding(b []byte, p *pinned) []byte {
 	b = appendStr(b, p.runID)
 	b = appendStr(b, p.agentID)
 	b = appendStr(b, p.session)
+	// The UI lists: 0, or each list's length and names, uis' plus one
+	// (shown by none is not the same as no lists).
+	if p.uis == nil {
+		b = append(b, 0)
+	} else {
+		b = binary.AppendUvarint(b, uint64(len(p.uis))+1)
+		for _, u := range p.uis {
+			b = appendStr(b, u)
+		}
+		b = binary.AppendUvarint(b, uint64(len(p.notUIs)))
+		for _, u := range p.notUIs {
+			b = appendStr(b, u)
+		}
+	}
 	return append(b, p.msg...) // the rest
 }
 
@@ -216,6 +233,20 @@ func decodeFinding(b []byte, p *pinned) bool {
 	p.i, p.rule, p.sev = int(d.int()), d.str(), finding.Severity(d.byte())
 	p.t, p.conn, p.run, p.lane = d.int(), int(d.int()), int(d.int()), int(d.int())
 	p.runID, p.agentID, p.session = d.str(), d.str(), d.str()
+	p.uis, p.notUIs = nil, nil // fresh each time: a PinnedFinding keeps them
+	if n := d.count(); n > 0 {
+		p.uis = d.strs(n - 1)
+		p.notUIs = d.strs(d.count())
+	}
 	p.msg = d.b
 	return !d.bad
+}
+
+// strs reads n strings.
+func (d *decoder) strs(n int) []string {
+	out := make([]string, 0, n)
+	for range n {
+		out = append(out, d.str())
+	}
+	return out
 }

@@ -126,6 +126,15 @@ func (w *jw) kint(k string, v int64) {
 	w.key(k).int(v)
 }
 func (w *jw) kbool(k string, v bool) { w.key(k).bool(v) }
+
+// kstrs writes an array of strings, [] when there are none.
+func (w *jw) kstrs(k string, v []string) {
+	w.key(k).arr()
+	for _, s := range v {
+		w.str(s)
+	}
+	w.end(']')
+}
 func (w *jw) kostr(k, v string) {
 	if v != "" {
 		w.kstr(k, v)
@@ -189,6 +198,9 @@ func (w *jw) data(r *Report) {
 	}
 	w.kbool("truncated", m.Truncated)
 	w.kostr("ui", m.UI)
+	if len(m.UIs) > 1 {
+		w.kstrs("uis", m.UIs)
+	}
 	w.end('}')
 
 	s := &r.Summary
@@ -395,6 +407,10 @@ func (w *jw) data(r *Report) {
 		w.key("message").raw(p.msg)
 		w.kint("lane", int64(f.Lane))
 		w.kint("run", int64(f.Run-1))
+		if f.UIs != nil { // several UIs checked: a single UI's page has neither
+			w.kstrs("uis", f.UIs)
+			w.kstrs("notUis", f.NotUIs)
+		}
 		w.end('}')
 		return true
 	})

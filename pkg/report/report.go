@@ -120,6 +120,11 @@ type Options struct {
 	// its credentials were redacted as it was read (RedactedOnRead) or
 	// kept at the user's request (ShowsCredentials): the banner says which.
 	RedactedOnRead, ShowsCredentials bool
+	// UIs names the UI versions the pass's check ran under when they are
+	// several (check.Multi): the page lists them, and each finding the
+	// ones that show it (Finding.UIs, Finding.NotUIs). The replay the
+	// report shows is the pass's, the first UI's.
+	UIs []string
 }
 
 // Meta is what the capture says about itself.
@@ -140,6 +145,9 @@ type Meta struct {
 	RedactedOnRead bool   // the capture was written without redaction; its credentials were redacted as it was read
 	Truncated      bool   // the capture ends early
 	UI             string // the UI model the replay ran (clawboo, claw3d)
+	// UIs are the UI versions the findings were checked under when they
+	// were several (Options.UIs); the replay is UI's, the first of them.
+	UIs []string
 }
 
 // Summary is the header: counts over the whole capture.
@@ -332,7 +340,7 @@ func (r *Report) Findings() iter.Seq[PinnedFinding] {
 // lane, another on its lane as compacted.
 func (r *Report) pin(p *pinned) PinnedFinding {
 	f := PinnedFinding{Finding: finding.Finding{Rule: p.rule, Severity: p.sev, I: p.i, T: p.t, Conn: p.conn,
-		RunID: p.runID, AgentID: p.agentID, SessionKey: p.session, Run: p.run + 1}, Lane: -1}
+		RunID: p.runID, AgentID: p.agentID, SessionKey: p.session, Run: p.run + 1, UIs: p.uis, NotUIs: p.notUIs}, Lane: -1}
 	switch {
 	case p.run >= r.runs.n: // a run never born: a Reporter's slip, shown without it
 		f.Run = 0

@@ -60,6 +60,19 @@ func (t *traceW) str(k, v string) {
 	t.b = jsonx.AppendString(t.b, v)
 }
 
+func (t *traceW) strs(k string, v []string) {
+	t.b = append(t.b, ',', '"')
+	t.b = append(t.b, k...)
+	t.b = append(t.b, '"', ':', '[')
+	for i, s := range v {
+		if i > 0 {
+			t.b = append(t.b, ',')
+		}
+		t.b = jsonx.AppendString(t.b, s)
+	}
+	t.b = append(t.b, ']')
+}
+
 func (t *traceW) int(k string, v int64) {
 	t.b = append(t.b, ',', '"')
 	t.b = append(t.b, k...)
@@ -118,6 +131,9 @@ func WriteTrace(w io.Writer, r *Report) error {
 		t.int("protocol", int64(r.Meta.Protocol))
 	}
 	t.int("t0", r.T0+r.Summary.Start)
+	if len(r.Meta.UIs) > 1 {
+		t.strs("uis", r.Meta.UIs) // the findings' UIs; the replay is the first's
+	}
 	if r.Meta.NoRedact {
 		t.str("warning", "recorded with --no-redact: credentials may be present")
 	}
@@ -287,6 +303,10 @@ func WriteTrace(w io.Writer, r *Report) error {
 		t.int("record", int64(f.I))
 		if f.RunID != "" {
 			t.str("runId", f.RunID)
+		}
+		if f.UIs != nil {
+			t.strs("uis", f.UIs)
+			t.strs("notUis", f.NotUIs)
 		}
 		t.b = append(t.b, "}}"...)
 		return true

@@ -46,6 +46,14 @@
     if (text !== undefined && text !== null) e.textContent = String(text);
     return e;
   }
+  // uiNote says which of the UI versions checked show a finding, when
+  // several were (check --ui all); "" when one was.
+  function uiNote(f) {
+    if (!f.uis) return "";
+    if (!f.notUis.length) return "shown by every UI checked: " + f.uis.join(", ");
+    if (!f.uis.length) return "shown by no UI checked: " + f.notUis.join(", ");
+    return "shown by " + f.uis.join(", ") + "; not by " + f.notUis.join(", ");
+  }
   function add(parent) {
     for (var a = 1; a < arguments.length; a++) {
       var c = arguments[a];
@@ -133,6 +141,7 @@
   if (M.tool) sub.push(M.tool + (M.mode ? " (" + M.mode + ")" : ""));
   if (M.url) sub.push(M.url);
   if (M.ui) sub.push("replayed as " + M.ui);
+  if (M.uis) sub.push("findings checked under " + M.uis.join(", "));
   sub.push(fmtDur(Math.max(0, D.view[1] - D.view[0])) + " of capture" + (D.view[0] !== S.start || D.view[1] !== S.end ? " (some records have times far outside it)" : ""));
   add(header, el("div", "sub", sub.join(" · ")));
   app.appendChild(header);
@@ -277,6 +286,7 @@
     add(top, el("span", "sev " + f.severity, f.severity), " ", el("span", "rule", f.rule), " ",
       el("span", "when", (f.t !== undefined ? fmtT(f.t) : "") + (f.i >= 0 ? "  #" + f.i : "")));
     add(b, top, el("div", "fm", f.message));
+    if (f.uis) add(b, el("div", "fu", uiNote(f)));
     b.addEventListener("click", function () { selectFinding(k, true); });
     li.appendChild(b);
     listF.appendChild(li);
@@ -682,7 +692,8 @@
   }
   function describe(h) {
     if (!h) return "";
-    if (h.kind === "finding") { var f = D.findings[h.k]; return f.severity + " " + f.rule + ": " + f.message; }
+    // the UIs before the message, which the tooltip may cut
+    if (h.kind === "finding") { var f = D.findings[h.k]; return f.severity + " " + f.rule + (f.uis ? " [" + uiNote(f) + "]" : "") + ": " + f.message; }
     if (h.kind === "conn") { var cn = D.conns[h.k]; return "connection " + cn.id + (cn.url ? " " + cn.url : ""); }
     if (h.kind === "run") { var r = D.runs[h.k]; return "run " + r.runId + (r.reopened ? " (reopened)" : "") + " · " + (r.terminal || "never finished") + " · " + fmtDur(r.end - r.start) + " · " + r.frames + " frames"; }
     var k = h.row;
@@ -799,6 +810,7 @@
     var box = el("div", "fbox " + f.severity);
     add(box, el("span", "sev " + f.severity, f.severity), " ", el("strong", null, f.rule), " ",
       el("span", "when", (f.t !== undefined ? fmtT(f.t) : "") + (f.i >= 0 ? " · record #" + f.i : "")), el("p", null, f.message));
+    if (f.uis) add(box, el("p", "fu", uiNote(f)));
     details.insertBefore(box, details.firstChild);
     if (jump && f.t !== undefined) centerOn(f.t);
     draw();
@@ -883,6 +895,7 @@
       fs.forEach(function (f) {
         var li = el("li");
         add(li, el("span", "sev " + f.severity, f.severity), " ", el("strong", null, f.rule), " ", f.message);
+        if (f.uis) add(li, " ", el("span", "fu", "[" + uiNote(f) + "]"));
         ul.appendChild(li);
       });
       details.appendChild(ul);
@@ -1084,6 +1097,16 @@
       if (ly < wrap.scrollTop || ly > wrap.scrollTop + VH) wrap.scrollTop = ly - VH / 2;
       var rect = cv.getBoundingClientRect();
       return { x: rect.left + X(RT[k]), y: rect.top + ly - wrap.scrollTop };
+    },
+    // findingPoint returns the viewport point of finding k's pin on the
+    // FINDINGS row, centring the view on it first.
+    findingPoint: function (k) {
+      var f = D.findings[k];
+      centerOn(f.t);
+      drawNow();
+      wrap.scrollTop = 0;
+      var rect = cv.getBoundingClientRect();
+      return { x: rect.left + X(f.t), y: rect.top + layout[0].y + layout[0].h / 2 };
     },
     select: function (kind, k) { if (kind === "run") selectRun(k, -1); else if (kind === "finding") selectFinding(k, true); else selectRecord(k, true); },
     view: function () { return [v0, v1]; }
