@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -88,7 +89,9 @@ func TestTestStopsOnFirstSignal(t *testing.T) {
 			}
 			defer w.Close()
 			cmd, _, stderr := startProcess(t, "test", "--format", "json", "-j", "2", fifo)
-			time.Sleep(300 * time.Millisecond)
+			// The signal goes once the command reads the capture (its
+			// handlers are in place by then), not after a guessed wait.
+			waitFor(t, func() bool { return hasOpen(cmd.Process.Pid, fifo) })
 			st := stopsWithin(t, cmd, sig, 3*time.Second, stderr)
 			if st.ExitCode() != 130 || !strings.Contains(stderr.String(), "interrupted") {
 				t.Fatalf("exit %v\n%s", st, stderr)
@@ -132,4 +135,19 @@ func TestInterruptedCommandLeavesNothing(t *testing.T) {
 			}
 		})
 	}
+}
+
+// hasOpen reports whether process pid has path open (Linux: /proc).
+func hasOpen(pid int, path string) bool {
+	dir := fmt.Sprintf("/proc/%d/fd", pid)
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range ents {
+		if target, err := os.Readlink(filepath.Join(dir, e.Name())); err == nil && target == path {
+			return true
+		}
+	}
+	return false
 }
