@@ -40,6 +40,12 @@ func FuzzReplay(f *testing.F) {
 not a record
 {"t":-5,"conn":1,"dir":"in","frame":[1,2]}
 `))
+	f.Add([]byte(`{"type":"event","event":"session.message","payload":{"sessionKey":"agent:main:main","message":{"role":"user","content":"hi","idempotencyKey":"r1:user","__openclaw":{"id":"u1","seq":1}},"session":{"key":"agent:main:main","hasActiveRun":true}}}
+{"type":"event","event":"chat","payload":{"runId":"r1","sessionKey":"agent:main:main","state":"delta","message":{"role":"assistant","content":"hey"}}}
+{"type":"event","event":"session.message","payload":{"sessionKey":"agent:main:main","runId":"r1","message":{"role":"assistant","content":[{"type":"text","text":"hey"}],"__openclaw":{"runId":"r1","id":"a2","seq":2}},"messageSeq":2}}
+{"type":"event","event":"chat","payload":{"runId":"r1","sessionKey":"agent:main:main","state":"final"}}
+{"type":"event","event":"sessions.changed","payload":{"sessionKey":"agent:main:main","reason":"reset"}}
+`))
 	f.Fuzz(runFuzzOne)
 }
 

@@ -151,6 +151,11 @@ func (a *Agent) set(n int64, l Line) bool {
 // push appends a line, dropping the oldest past the cap; it reports
 // whether one was dropped.
 func (a *Agent) push(l Line, limit int) bool {
+	if a.n < len(a.lines) { // a line was removed: the ring has room
+		a.lines[(a.start+a.n)%len(a.lines)] = l
+		a.n++
+		return false
+	}
 	if len(a.lines) < limit {
 		a.lines = append(a.lines, l)
 		a.n++

@@ -95,6 +95,25 @@ func (s *State) ReplaceLine(a *Agent, n int64, l Line) {
 	a.set(n, l)
 }
 
+// RemoveLine deletes a's line number n, the later lines moving one number
+// down; it reports whether the line was held.
+func (s *State) RemoveLine(a *Agent, n int64) bool {
+	end := a.dropped + int64(a.n)
+	if n < a.dropped || n >= end {
+		return false
+	}
+	for k := n; k < end; k++ {
+		s.tr.touchAgent(a, Path{sec: secAgents, key: a.ID, field: fLine, n: k})
+		s.tr.touchAgent(a, Path{sec: secAgents, key: a.ID, field: fLineMeta, n: k})
+	}
+	for k := n; k+1 < end; k++ {
+		m, _ := a.lineByNumber(k + 1)
+		a.set(k, m)
+	}
+	a.n--
+	return true
+}
+
 // SetChatStream sets (a value) or clears (null) a chat session's
 // streaming text.
 func (s *State) SetChatStream(sessionKey string, v NStr) {

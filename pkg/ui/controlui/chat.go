@@ -2,8 +2,10 @@ package controlui
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/clawtap/clawtap/pkg/bridge"
+	"github.com/clawtap/clawtap/pkg/jsstr"
 	"github.com/clawtap/clawtap/pkg/replay"
 )
 
@@ -24,6 +26,9 @@ func (h *host) chat(ev *bridge.Event) {
 		prev = proj.status
 		if s := f.projected(); s != "" && !(terminal(prev) && s == runStreaming) {
 			proj.status = s
+			if !terminal(prev) && f.hasRaw {
+				proj.noteMessage(&f) // the run's projected message: a live frame's
+			}
 		}
 	}
 	// A late frame of a run that had ended.
@@ -42,7 +47,7 @@ func (h *host) chat(ev *bridge.Event) {
 	}
 	if p.runID != "" && (!f.hasRun || f.runID != p.runID) {
 		if f.state == "final" && f.msg.ok && !f.msg.hidden {
-			h.appendMessage(p, f.runID, f.msg.text, IntentAppend)
+			h.showTerminal(p, &f, f.runID)
 			if proj != nil {
 				proj.accepted = append(proj.accepted, f.msg.id)
 			}
@@ -61,11 +66,12 @@ func (h *host) chat(ev *bridge.Event) {
 			return
 		}
 		h.setStream(p, &next)
+		h.reconcilePersisted(p)
 		h.intent(p, IntentStream, f.runID, next, "")
 	case "final":
 		if f.msg.ok && !f.msg.hidden {
 			h.setStream(p, nil)
-			h.appendMessage(p, f.runID, f.msg.text, IntentAppend)
+			h.showTerminal(p, &f, h.terminalRun(p, &f))
 			if proj != nil {
 				proj.accepted = append(proj.accepted, f.msg.id)
 			}
@@ -79,7 +85,7 @@ func (h *host) chat(ev *bridge.Event) {
 	case "aborted":
 		if f.msg.ok && f.msg.array && !f.msg.hidden {
 			h.setStream(p, nil)
-			h.appendMessage(p, f.runID, f.msg.text, IntentAppend)
+			h.showTerminal(p, &f, h.terminalRun(p, &f))
 		} else {
 			h.keepStream(p, f.runID)
 		}
@@ -95,7 +101,7 @@ func (h *host) chat(ev *bridge.Event) {
 					h.keepStream(p, f.runID)
 				}
 				h.setStream(p, nil)
-				h.appendMessage(p, f.runID, f.msg.text, IntentAppend)
+				h.showTerminal(p, &f, h.terminalRun(p, &f))
 			default:
 				h.keepStream(p, f.runID)
 			}
@@ -131,7 +137,10 @@ func (h *host) late(p *pane, f *chatFrame, proj *projRun) {
 			return
 		}
 		proj.accepted = append(proj.accepted, f.msg.id)
-		h.appendMessage(p, f.runID, f.msg.text, IntentAppend)
+		if proj.text == "" {
+			proj.noteMessage(f) // a final accepted over a message with nothing to show
+		}
+		h.showTerminal(p, f, h.terminalRun(p, f))
 	default:
 		h.ignoreRun(p, f.runID, "a frame of a run that has ended")
 	}
@@ -155,8 +164,12 @@ func (h *host) endRun(p *pane, f *chatFrame, proj *projRun, hadRun bool) {
 		phase = ""
 	}
 	p.runID = ""
+	p.persisted = ""
 	h.setStream(p, nil)
-	if hadRun {
+	switch {
+	case phase == "":
+		p.lastEnded = "" // a yielded run arms no terminal reconcile
+	case hadRun:
 		p.lastEnded = f.runID
 	}
 	p.status = phase
@@ -174,16 +187,70 @@ func (h *host) endRun(p *pane, f *chatFrame, proj *projRun, hadRun bool) {
 	h.intent(p, IntentEnd, f.runID, "", phase)
 }
 
-// keepStream turns a non-empty stream into a message (the pane's
-// materialisation of the live text).
+// keepStream turns the stream into a message: the pane's materialised
+// live text, less the start the run's transcript rows already show
+// (materializeVisibleAssistantStreamMessages with the current stream).
 func (h *host) keepStream(p *pane, runID string) {
-	if p.stream == nil || *p.stream == "" {
-		h.setStream(p, nil)
+	if p.stream == nil {
 		return
 	}
-	text := *p.stream
+	text := visibleStream(*p.stream, p.persisted)
 	h.setStream(p, nil)
-	h.appendMessage(p, runID, text, IntentKeep)
+	if jsstr.Trim(text) == "" {
+		return
+	}
+	id := ident{role: "assistant", runID: p.runID} // the stream names the run it follows
+	id.contentKey = contentKey(textMessage(text), "assistant")
+	e := &entry{ident: id, rawRole: "assistant", text: text, lineRun: runID, ts: h.h.Now()}
+	for _, x := range p.entries {
+		if x.msgSeq != 0 {
+			e.after, e.hasAfter = x.msgSeq, true
+		}
+	}
+	h.publish(p, append(p.entries[:len(p.entries):len(p.entries)], e), "the streamed text kept as the message")
+	h.intentRole(p, IntentKeep, runID, "assistant", text)
+}
+
+// visibleStream is the stream the bubble shows: less the start its run's
+// transcript rows hold, and the blanks after it.
+func visibleStream(stream, persisted string) string {
+	if persisted == "" || !strings.HasPrefix(stream, persisted) {
+		return stream
+	}
+	return jsstr.TrimStart(stream[len(persisted):])
+}
+
+// terminalRun is the run a terminal's message is published for: its own,
+// else the adopted one.
+func (h *host) terminalRun(p *pane, f *chatFrame) string {
+	if f.hasRun && f.runID != "" {
+		return f.runID
+	}
+	return p.runID
+}
+
+// showTerminal publishes a chat terminal's message as
+// publishVisibleTerminal does: through the projection, taking the place of
+// the entry it is, else at the end of the list; not at all when a durable
+// transcript row of it is there already.
+func (h *host) showTerminal(p *pane, f *chatFrame, runID string) {
+	id, _ := readIdent(f.raw, envelope{runID: runID, messageID: f.messageID, messageSeq: f.messageSeq}, "assistant")
+	e := &entry{ident: id, rawRole: "assistant", text: f.msg.text, finalOf: f.runID, lineRun: f.runID, ts: h.h.Now()}
+	e.msgSeq = metaSeq(f.raw)
+	_, out, at := project(p.entries, e, p.runs)
+	switch out {
+	case dropped:
+		h.ignoreRun(p, f.runID, "the pane shows this message already: its transcript row came first")
+		return
+	case replaced:
+		next := append([]*entry(nil), p.entries...)
+		next[at] = e
+		h.publish(p, next, "a transcript row replaced by the run's terminal message")
+		h.intentRole(p, IntentReplace, f.runID, "assistant", f.msg.text)
+		return
+	}
+	h.publish(p, append(p.entries[:len(p.entries):len(p.entries)], e), "")
+	h.intentRole(p, IntentAppend, f.runID, "assistant", f.msg.text)
 }
 
 func (h *host) banner(p *pane, runID, text string, proj *projRun) {
@@ -208,19 +275,4 @@ func (h *host) setStream(p *pane, s *string) {
 func (h *host) writeRun(p *pane) {
 	opt := func(s string) replay.NStr { return replay.NStr{Valid: s != "", V: s} }
 	h.st.SetPaneRun(p.key, opt(p.runID), opt(p.status), opt(p.runError))
-}
-
-// appendMessage adds an assistant message to the pane's list.
-func (h *host) appendMessage(p *pane, runID, text, kind string) {
-	a := h.st.EnsureAgent(p.agent)
-	now := h.h.Now()
-	if h.st.PushLine(a, replay.Line{Text: text, Kind: replay.LineAssistant, Role: "assistant", RunID: runID, SessionKey: p.key, TS: now}) {
-		h.h.Effect(replay.Effect{Type: replay.EffTrim, AgentID: p.agent, Count: 1})
-	}
-	reason := ""
-	if kind == IntentKeep {
-		reason = "the streamed text kept as the message"
-	}
-	h.h.Effect(replay.Effect{Type: replay.EffAppend, AgentID: p.agent, SessionKey: p.key, Count: 1, At: replay.NInt{Valid: true, V: now}, Reason: reason})
-	h.intent(p, kind, runID, text, "")
 }

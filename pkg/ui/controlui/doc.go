@@ -37,13 +37,21 @@
 //     and the stream and shows done or interrupted for 5 s, which hides
 //     the Stop button of a run adopted meanwhile;
 //   - tool cards from tool and item frames of the session's runs;
+//   - session.message rows (docs/ui-controlui.md, "Session messages"; the
+//     bundle's assets, read where each file of this package says): the
+//     user's rows, a previous or finishing run's assistant rows, placed by
+//     their identity and sequence in one list with the chat terminals, so
+//     that a final whose run's row is shown already is not shown again;
+//     a sessions.changed reset empties the list;
 //   - a disconnect (a close, or a frame whose envelope seq skips) clears
 //     the run, the stream and the tool cards and keeps the messages;
 //   - the requests it makes: chat.startup at each connection, and the
-//     chat.history reloads after a final without a message.
+//     chat.history reloads after a final without a message and on session
+//     events.
 //
 // What is left out: the answers to those requests (a recorded chat.startup
-// or chat.history response is not merged), the redaction the error banner
-// applies, preamble segments, session.message and sessions.changed, and
-// the pane's start-up phase label.
+// or chat.history response is not merged), the session rows the session
+// events carry (the UI's sessions list), stream segments, the redaction
+// the error banner applies, preamble segments, and the pane's start-up
+// phase label.
 package controlui

@@ -88,8 +88,16 @@ func (c *host) Record(rec *capture.Record, ev *bridge.Event) {
 	switch ev.Kind {
 	case bridge.RuntimeChat:
 		c.chat(ev)
+		c.replayReload(ev)
 	case bridge.RuntimeAgent:
 		c.agent(ev)
+	case bridge.Unknown:
+		switch ev.Event {
+		case "session.message":
+			c.sessionMessage(ev)
+		case "sessions.changed":
+			c.sessionsChanged(ev)
+		}
 	}
 }
 
@@ -103,6 +111,11 @@ func (c *host) paneFor(ev *bridge.Event) *pane {
 	if !ok {
 		return nil
 	}
+	return c.pane(k, a)
+}
+
+// pane is the pane of a session key and its agent, made when first met.
+func (c *host) pane(k, a string) *pane {
 	p := c.panes[k]
 	if p == nil {
 		p = newPane(k, a)
@@ -121,6 +134,7 @@ func (c *host) disconnect(why string) {
 			continue
 		}
 		p.runID = ""
+		p.persisted = ""
 		c.cancelHistory(p)
 		c.setStream(p, nil)
 		clear(p.tools)
@@ -133,8 +147,10 @@ func (c *host) disconnect(why string) {
 }
 
 // reloadHistory arms the pane's chat.history reloads.
+// The recovery takes over a session.message's pending reload.
 func (c *host) reloadHistory(p *pane) {
 	c.cancelHistory(p)
+	p.reload = false
 	var cancels []func()
 	var at int64
 	for _, d := range historyDelays {
@@ -158,11 +174,13 @@ func (c *host) cancelHistory(p *pane) {
 }
 
 func (c *host) intent(p *pane, kind, runID, text, phase string) {
-	in := Intent{Kind: kind, SessionKey: p.key, AgentID: p.agent, RunID: runID, Text: text, Phase: phase}
-	if kind == IntentAppend || kind == IntentKeep {
-		in.Role = "assistant"
-	}
-	c.out = append(c.out, in)
+	c.out = append(c.out, Intent{Kind: kind, SessionKey: p.key, AgentID: p.agent, RunID: runID, Text: text, Phase: phase})
+	c.h.Intent(&c.out[len(c.out)-1])
+}
+
+// intentRole is a message's intent: its role and text.
+func (c *host) intentRole(p *pane, kind, runID, role, text string) {
+	c.out = append(c.out, Intent{Kind: kind, SessionKey: p.key, AgentID: p.agent, RunID: runID, Role: role, Text: text})
 	c.h.Intent(&c.out[len(c.out)-1])
 }
 

@@ -11,6 +11,9 @@ const (
 	IntentStream     = "stream"      // the streaming bubble's text
 	IntentAppend     = "append"      // a message appended to the list
 	IntentKeep       = "keepStream"  // the stream kept as a message
+	IntentInsert     = "insert"      // a message placed before others (by its transcript sequence)
+	IntentReplace    = "replace"     // a message took the place of the one it is
+	IntentClear      = "clear"       // a session reset emptied the list
 	IntentEnd        = "endRun"      // the run ended: done or interrupted
 	IntentBanner     = "errorBanner" // the error banner
 	IntentTool       = "toolCard"    // a tool card added or updated
@@ -50,7 +53,7 @@ func (in *Intent) AppendJSONAt(dst []byte, _ int64) []byte {
 	str("sessionKey", in.SessionKey)
 	str("runId", in.RunID)
 	switch in.Kind {
-	case IntentStream, IntentAppend, IntentKeep, IntentBanner:
+	case IntentStream, IntentAppend, IntentKeep, IntentInsert, IntentReplace, IntentBanner:
 		str("role", in.Role)
 		dst = append(dst, `,"text":`...)
 		dst = jsonx.AppendString(dst, in.Text)

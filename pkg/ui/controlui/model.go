@@ -12,8 +12,8 @@ type Model struct{}
 var V2026_9_6 = ui.Version{
 	UI: "control-ui", Name: "2026.9.6", Title: "the Control UI",
 	Source: "npm openclaw@2026.9.6 dist/control-ui (build eb377ac59e6c); openclaw ui/src/pages/chat/chat-gateway.ts (code index id 57703858626), " +
-		"ui/src/lib/sessions/session-key.ts (id 57630460108)",
-	Summary: "a pane per session: the run it adopts, deltaText appended, the final's message or the streamed text kept, an error banner; no fleet store, no billing",
+		"ui/src/lib/sessions/session-key.ts (id 57630460108); for session events the bundle's assets (docs/ui-controlui.md)",
+	Summary: "a pane per session: the run it adopts, deltaText appended, the final's message or the streamed text kept, the user's messages from session.message, an error banner; no fleet store, no billing",
 }
 
 // Versions lists the Control UI's versions, oldest first.

@@ -31,9 +31,11 @@ const maxRuns = 256
 
 // projRun is what the pane's projection knows of a run.
 type projRun struct {
-	status   string
-	accepted []string // identities of the finals it accepted
-	errText  string   // the banner text its error set
+	status     string
+	accepted   []string // identities of the finals it accepted
+	errText    string   // the banner text its error set
+	text       string   // its projected message's text, trimmed
+	contentKey string   // and content key
 }
 
 // pane is one session's chat pane.
@@ -49,7 +51,10 @@ type pane struct {
 	order      []string
 	tools      map[string]bool // tool cards, by run:toolCallId
 	toolOrder  []string
-	history    func() // cancels the chat.history reloads armed
+	history    func()   // cancels the chat.history reloads armed
+	entries    []*entry // the messages it shows, in its list's order
+	persisted  string   // the stream's start the run's transcript rows hold
+	reload     bool     // a session.message's reload waits for the run's end
 }
 
 func newPane(key, agent string) *pane {
@@ -70,6 +75,16 @@ func (p *pane) run(id string) *projRun {
 	return r
 }
 
+// noteMessage makes a frame's message the run's projected message (what a
+// transcript row without a run id is matched against).
+func (r *projRun) noteMessage(f *chatFrame) {
+	r.text, r.contentKey = "", ""
+	if f.msg.ok {
+		r.text = jsstr.Trim(f.msg.text)
+		r.contentKey = contentKey(f.raw, "assistant")
+	}
+}
+
 func terminal(status string) bool { return status != "" && status != runStreaming }
 
 // chatFrame is a chat payload as the pane reads it.
@@ -86,6 +101,10 @@ type chatFrame struct {
 	stopReason   string
 	errorKind    string
 	yielded      bool
+	raw          []byte // the message, when the frame has the member
+	hasRaw       bool
+	messageID    string // the envelope's messageId and messageSeq
+	messageSeq   int64
 }
 
 func readChat(ev *bridge.Event) chatFrame {
@@ -98,7 +117,10 @@ func readChat(ev *bridge.Event) chatFrame {
 	}
 	if v, ok := ev.Member("message"); ok {
 		f.msg = readMessage(v)
+		f.raw, f.hasRaw = v, true
 	}
+	f.messageID = optStr(ev.Payload, "messageId")
+	f.messageSeq = seqOf(ev.Payload, "messageSeq")
 	if v, ok := ev.Member("deltaText"); ok {
 		f.deltaText, f.hasDelta = jsonx.Str(v)
 	}

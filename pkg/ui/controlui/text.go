@@ -18,6 +18,34 @@ type message struct {
 	role   string
 }
 
+// rowText is a transcript row's text as the pane shows it, whatever its
+// role: its string content, its text blocks, or its text.
+func rowText(raw []byte) string {
+	content, hasContent := jsonx.Get(raw, "content")
+	switch {
+	case hasContent && jsonx.KindOf(content) == jsonx.String:
+		s, _ := jsonx.Str(content)
+		return s
+	case hasContent && jsonx.KindOf(content) == jsonx.Array:
+		return arrayText(content)
+	}
+	s, _ := jsonx.GetStr(raw, "text")
+	return s
+}
+
+// metaSeq is the sequence a message itself carries (__openclaw.seq).
+func metaSeq(raw []byte) int64 {
+	meta, _ := jsonx.Get(raw, "__openclaw")
+	return seqOf(meta, "seq")
+}
+
+// textMessage is an assistant message of one text block: the stream as
+// the pane materialises it.
+func textMessage(text string) []byte {
+	b := append([]byte(`{"role":"assistant","content":[{"type":"text","text":`), jsonx.AppendString(nil, text)...)
+	return append(b, `}]}`...)
+}
+
 // readMessage reads a payload's message (normalizeFinalAssistantMessage
 // and the text rules, docs/ui-controlui.md).
 func readMessage(raw []byte) message {
