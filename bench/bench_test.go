@@ -20,9 +20,9 @@ import (
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/check"
 	"github.com/clawtap/clawtap/pkg/jsonx"
+	"github.com/clawtap/clawtap/pkg/models/clawboo"
 	"github.com/clawtap/clawtap/pkg/pipeline"
 	"github.com/clawtap/clawtap/pkg/stats"
-	"github.com/clawtap/clawtap/pkg/ui/clawboo"
 	"github.com/klauspost/compress/zstd"
 )
 

@@ -8,9 +8,9 @@ import (
 
 	"github.com/clawtap/clawtap/pkg/bridge"
 	"github.com/clawtap/clawtap/pkg/capture"
+	"github.com/clawtap/clawtap/pkg/models"
+	"github.com/clawtap/clawtap/pkg/models/clawboo"
 	"github.com/clawtap/clawtap/pkg/replay"
-	"github.com/clawtap/clawtap/pkg/ui/clawboo"
-	"github.com/clawtap/clawtap/pkg/ui/models"
 )
 
 // BenchmarkReplay: what `clawtap replay` does without printing — read,

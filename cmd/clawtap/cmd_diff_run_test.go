@@ -6,8 +6,8 @@ import (
 
 	"github.com/clawtap/clawtap/internal/cli"
 	"github.com/clawtap/clawtap/pkg/diff"
+	"github.com/clawtap/clawtap/pkg/models"
 	"github.com/clawtap/clawtap/pkg/replay"
-	"github.com/clawtap/clawtap/pkg/ui/models"
 )
 
 func TestRunDiffCaptures(t *testing.T) {

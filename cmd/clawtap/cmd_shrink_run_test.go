@@ -13,8 +13,8 @@ import (
 	"github.com/clawtap/clawtap/internal/synth"
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/check"
+	"github.com/clawtap/clawtap/pkg/models"
 	"github.com/clawtap/clawtap/pkg/shrink"
-	"github.com/clawtap/clawtap/pkg/ui/models"
 )
 
 func TestRunShrink(t *testing.T) {

@@ -3,7 +3,7 @@ package main
 import (
 	"github.com/clawtap/clawtap/internal/cli"
 	"github.com/clawtap/clawtap/internal/output"
-	"github.com/clawtap/clawtap/pkg/ui/models"
+	"github.com/clawtap/clawtap/pkg/models"
 	"github.com/spf13/cobra"
 )
 

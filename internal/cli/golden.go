@@ -8,8 +8,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/clawtap/clawtap/pkg/models"
 	"github.com/clawtap/clawtap/pkg/replay"
-	"github.com/clawtap/clawtap/pkg/ui/models"
 )
 
 // Golden compares out, the output of what ("replay"), with the golden

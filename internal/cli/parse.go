@@ -4,8 +4,8 @@ import (
 	"strings"
 
 	"github.com/clawtap/clawtap/internal/output"
+	"github.com/clawtap/clawtap/pkg/models"
 	"github.com/clawtap/clawtap/pkg/replay"
-	"github.com/clawtap/clawtap/pkg/ui/models"
 )
 
 // ParseFormat checks a --format value: json, text, table, or one of the

@@ -9,8 +9,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/clawtap/clawtap/pkg/models"
 	"github.com/clawtap/clawtap/pkg/replay"
-	"github.com/clawtap/clawtap/pkg/ui/models"
 )
 
 // Capture is one capture of a suite and the files beside it that hold its

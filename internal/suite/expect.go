@@ -13,8 +13,8 @@ import (
 
 	"github.com/clawtap/clawtap/pkg/check"
 	"github.com/clawtap/clawtap/pkg/jsonx"
+	"github.com/clawtap/clawtap/pkg/models"
 	"github.com/clawtap/clawtap/pkg/replay"
-	"github.com/clawtap/clawtap/pkg/ui/models"
 )
 
 // Expectations is a capture's NAME.expect.json: per UI version, the check

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/clawtap/clawtap/internal/synth"
+	"github.com/clawtap/clawtap/pkg/models"
 	"github.com/clawtap/clawtap/pkg/replay"
-	"github.com/clawtap/clawtap/pkg/ui/models"
 )
 
 // Every fixture gives exactly the findings it was made to show, the

@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clawtap/clawtap/pkg/models"
 	"github.com/clawtap/clawtap/pkg/replay"
 	"github.com/clawtap/clawtap/pkg/runs"
-	"github.com/clawtap/clawtap/pkg/ui/models"
 
 	"github.com/clawtap/clawtap/internal/synth"
 	"github.com/clawtap/clawtap/pkg/capture"

@@ -11,10 +11,10 @@ import (
 
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/check"
+	"github.com/clawtap/clawtap/pkg/models"
 	"github.com/clawtap/clawtap/pkg/otlp"
 	"github.com/clawtap/clawtap/pkg/pipeline"
 	"github.com/clawtap/clawtap/pkg/replay"
-	"github.com/clawtap/clawtap/pkg/ui/models"
 )
 
 // export runs a capture through check and the exporter in one pass, as

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/clawtap/clawtap/pkg/capture"
+	"github.com/clawtap/clawtap/pkg/models"
 	"github.com/clawtap/clawtap/pkg/otlp"
-	"github.com/clawtap/clawtap/pkg/ui/models"
 )
 
 func fixtures(t *testing.T) []string {

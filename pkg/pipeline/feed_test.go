@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/clawtap/clawtap/pkg/ui/models"
+	"github.com/clawtap/clawtap/pkg/models"
 
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/pipeline"

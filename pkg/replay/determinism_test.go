@@ -6,7 +6,7 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/clawtap/clawtap/pkg/ui/models"
+	"github.com/clawtap/clawtap/pkg/models"
 
 	"github.com/clawtap/clawtap/pkg/replay"
 )

@@ -31,7 +31,7 @@ const TimerFrame = "frame"
 
 // Options tune an Engine.
 type Options struct {
-	// UI is the UI to model, one version of one model (pkg/ui/models
+	// UI is the UI to model, one version of one model (pkg/models
 	// lists them); it must be set.
 	UI UI
 	// FrameNum/FrameDen give the animation-frame period in ms as a
@@ -109,7 +109,7 @@ type Engine struct {
 // New returns an engine with empty state.
 func New(opts Options) *Engine {
 	if opts.UI.IsZero() {
-		panic("replay: Options.UI names no UI model (pkg/ui/models lists them)")
+		panic("replay: Options.UI names no UI model (pkg/models lists them)")
 	}
 	e := &Engine{
 		opts:  opts,

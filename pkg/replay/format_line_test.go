@@ -14,7 +14,7 @@ import (
 // texts to the line's width before escaping them, to the lines of the
 // whole texts clipped: texts of every length around the width, with
 // escapes, wide runes and bytes that are not UTF-8. (A clawboo intent's
-// line is held the same way in pkg/ui/clawboo.)
+// line is held the same way in pkg/models/clawboo.)
 func TestCutTextsKeepLines(t *testing.T) {
 	pieces := []string{"a", "é", "日本", "\n", "\"", "\\", "\x01", "\xff", "\u2028", "😀", " "}
 	var texts []string

@@ -7,13 +7,13 @@ import (
 	"io"
 	"testing"
 
-	"github.com/clawtap/clawtap/pkg/ui/models"
+	"github.com/clawtap/clawtap/pkg/models"
 
 	"github.com/clawtap/clawtap/pkg/replay"
 
 	"github.com/clawtap/clawtap/pkg/capture"
+	"github.com/clawtap/clawtap/pkg/models/clawboo"
 	"github.com/clawtap/clawtap/pkg/ui"
-	"github.com/clawtap/clawtap/pkg/ui/clawboo"
 )
 
 // FuzzReplay feeds arbitrary capture bytes through the whole replay under

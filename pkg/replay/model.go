@@ -8,7 +8,7 @@ import (
 
 // Model is one chat UI as the engine replays it: the versions it models
 // and a constructor for each. A model lives in a package of its own
-// (pkg/ui/clawboo, pkg/ui/claw3d, pkg/ui/controlui) and pkg/ui/models
+// (pkg/models/clawboo, pkg/models/claw3d, pkg/models/controlui) and pkg/models
 // lists it; versions of one UI are settings of its model, not copies.
 type Model interface {
 	// Versions lists the versions modelled, oldest first: the last is

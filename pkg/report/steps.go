@@ -4,9 +4,9 @@ import (
 	"strconv"
 
 	"github.com/clawtap/clawtap/pkg/jsonx"
+	"github.com/clawtap/clawtap/pkg/models/clawboo"
 	"github.com/clawtap/clawtap/pkg/replay"
 	"github.com/clawtap/clawtap/pkg/ui"
-	"github.com/clawtap/clawtap/pkg/ui/clawboo"
 )
 
 // itemText appends, as a JSON string, the line `clawtap replay` prints

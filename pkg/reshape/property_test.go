@@ -8,9 +8,9 @@ import (
 
 	"github.com/clawtap/clawtap/internal/synth"
 	"github.com/clawtap/clawtap/pkg/capture"
+	"github.com/clawtap/clawtap/pkg/models"
 	"github.com/clawtap/clawtap/pkg/replay"
 	"github.com/clawtap/clawtap/pkg/reshape"
-	"github.com/clawtap/clawtap/pkg/ui/models"
 )
 
 // finalState replays a capture under ui and renders where it ends: the

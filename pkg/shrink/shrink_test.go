@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clawtap/clawtap/pkg/ui/models"
+	"github.com/clawtap/clawtap/pkg/models"
 
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/check"

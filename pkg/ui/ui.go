@@ -1,5 +1,5 @@
 // Package ui is the neutral ground of clawtap's chat UI models: what every
-// model (pkg/ui/clawboo, pkg/ui/claw3d, pkg/ui/controlui) and the replay
+// model (pkg/models/clawboo, pkg/models/claw3d, pkg/models/controlui) and the replay
 // engine that drives them share, and nothing any one UI owns.
 //
 //   - Version describes one modelled version of a UI: its name as --ui
@@ -16,7 +16,7 @@
 //     whichever UI decided.
 //
 // The engine (pkg/replay) depends on this package and not on any model;
-// the models depend on the engine; pkg/ui/models lists them.
+// the models depend on the engine; pkg/models lists them.
 package ui
 
 import (

@@ -15,9 +15,9 @@ import (
 	"github.com/clawtap/clawtap/e2e/otelcol/canon"
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/check"
+	"github.com/clawtap/clawtap/pkg/models"
 	"github.com/clawtap/clawtap/pkg/otlp"
 	"github.com/clawtap/clawtap/pkg/pipeline"
-	"github.com/clawtap/clawtap/pkg/ui/models"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 )
@@ -27,7 +27,7 @@ var root = filepath.Join("..", "..", "..")
 func captures(t *testing.T) []string {
 	t.Helper()
 	var paths []string
-	for _, pat := range []string{"fixtures/*.jsonl.zst", "fixtures/*.jsonl", "pkg/ui/clawboo/testdata/*.jsonl.zst"} {
+	for _, pat := range []string{"fixtures/*.jsonl.zst", "fixtures/*.jsonl", "pkg/models/clawboo/testdata/*.jsonl.zst"} {
 		m, err := filepath.Glob(filepath.Join(root, pat))
 		if err != nil {
 			t.Fatal(err)

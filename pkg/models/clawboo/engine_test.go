@@ -8,8 +8,8 @@ import (
 
 	"github.com/clawtap/clawtap/internal/uitest"
 	"github.com/clawtap/clawtap/pkg/capture"
+	"github.com/clawtap/clawtap/pkg/models/clawboo"
 	"github.com/clawtap/clawtap/pkg/replay"
-	"github.com/clawtap/clawtap/pkg/ui/clawboo"
 )
 
 // v1211c16 is the version these tests pin: what clawboo did at 1211c16.

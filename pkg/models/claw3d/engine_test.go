@@ -7,9 +7,9 @@ import (
 
 	"github.com/clawtap/clawtap/internal/uitest"
 	"github.com/clawtap/clawtap/pkg/capture"
+	"github.com/clawtap/clawtap/pkg/models/claw3d"
 	"github.com/clawtap/clawtap/pkg/replay"
 	"github.com/clawtap/clawtap/pkg/ui"
-	"github.com/clawtap/clawtap/pkg/ui/claw3d"
 )
 
 func replayAll(t *testing.T, opts replay.Options, recs ...*capture.Record) *uitest.StepLog {

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/clawtap/clawtap/pkg/capture"
+	"github.com/clawtap/clawtap/pkg/models/controlui"
 	"github.com/clawtap/clawtap/pkg/replay"
-	"github.com/clawtap/clawtap/pkg/ui/controlui"
 )
 
 var cui = replay.UI{Model: controlui.Model{}, Version: controlui.V2026_9_6}

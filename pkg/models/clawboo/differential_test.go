@@ -11,7 +11,7 @@ import (
 
 	"github.com/clawtap/clawtap/pkg/bridge"
 	"github.com/clawtap/clawtap/pkg/capture"
-	"github.com/clawtap/clawtap/pkg/ui/clawboo"
+	"github.com/clawtap/clawtap/pkg/models/clawboo"
 )
 
 // The differential test: every event frame of the capture fixtures (the

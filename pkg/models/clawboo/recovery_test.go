@@ -7,8 +7,8 @@ import (
 
 	"github.com/clawtap/clawtap/internal/uitest"
 	"github.com/clawtap/clawtap/pkg/capture"
+	"github.com/clawtap/clawtap/pkg/models/clawboo"
 	"github.com/clawtap/clawtap/pkg/replay"
-	"github.com/clawtap/clawtap/pkg/ui/clawboo"
 )
 
 // lsTool is the tool line of a call of ls with no arguments.

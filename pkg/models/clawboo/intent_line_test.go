@@ -5,9 +5,9 @@ import (
 	"testing"
 
 	"github.com/clawtap/clawtap/pkg/human"
+	"github.com/clawtap/clawtap/pkg/models/clawboo"
 	"github.com/clawtap/clawtap/pkg/replay"
 	"github.com/clawtap/clawtap/pkg/ui"
-	"github.com/clawtap/clawtap/pkg/ui/clawboo"
 )
 
 // TestClipTextsKeepLines holds an intent's line, which cuts its texts to

@@ -8,11 +8,11 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/clawtap/clawtap/pkg/models/claw3d"
+	"github.com/clawtap/clawtap/pkg/models/clawboo"
+	"github.com/clawtap/clawtap/pkg/models/controlui"
 	"github.com/clawtap/clawtap/pkg/replay"
 	"github.com/clawtap/clawtap/pkg/ui"
-	"github.com/clawtap/clawtap/pkg/ui/claw3d"
-	"github.com/clawtap/clawtap/pkg/ui/clawboo"
-	"github.com/clawtap/clawtap/pkg/ui/controlui"
 )
 
 // all are the models, the default first.
