@@ -32,7 +32,7 @@ func fixtures(t *testing.T) []string {
 }
 
 // realCapture was recorded from a real OpenClaw 2026.9.6 gateway.
-const realCapture = "../ui/clawboo/testdata/real-gateway-session.jsonl.zst"
+const realCapture = "../models/clawboo/testdata/real-gateway-session.jsonl.zst"
 
 // Every fixture exports spans that keep OTLP's rules (the collector's
 // parser checks less: parse does the rest), the same bytes twice, and

@@ -87,7 +87,7 @@ func inputs(t *testing.T) map[string][]byte {
 		}
 		out[f.Name] = b
 	}
-	plain, release_, err := capture.Decompress(bytes.NewReader(mustRead(t, filepath.Join("..", "ui", "clawboo", "testdata", "real-gateway-session.jsonl.zst"))))
+	plain, release_, err := capture.Decompress(bytes.NewReader(mustRead(t, filepath.Join("..", "models", "clawboo", "testdata", "real-gateway-session.jsonl.zst"))))
 	if err != nil {
 		t.Fatal(err)
 	}
