@@ -27,7 +27,7 @@ type uiSnap struct {
 	agent, session string
 	bubble         string // the streaming bubble: the chat store's, or the pane's while it follows the run
 	hasBubble      bool
-	bubbleAt       string // its path in the replay's state
+	inChat         bool   // the session has a chat store: the bubble's path is bubblePath
 	text           string // the agent store's live text, while the agent runs the run
 	hasText        bool
 	status         string
@@ -36,26 +36,44 @@ type uiSnap struct {
 	lastLine       string // the transcript's last line
 }
 
-// live is the text the UI shows for the run, and where: the bubble, else
-// the agent's live text.
-func (s *uiSnap) live() (text, at string, ok bool) {
+// live is the text the UI shows for the run, and whether it is the
+// bubble (else the agent's live text). The paths are built only for a
+// finding (bubblePath, textPath): this runs at every replay step.
+func (s *uiSnap) live() (text string, bubble, ok bool) {
 	switch {
 	case s.hasBubble:
-		return s.bubble, s.bubbleAt, true
+		return s.bubble, true, true
 	case s.hasText:
-		return s.text, "agents." + s.agent + ".streamText", true
+		return s.text, false, true
 	}
-	return "", "", false
+	return "", false, false
 }
+
+// at is the path in the replay's state of what live returned.
+func (s *uiSnap) at(bubble bool) string {
+	if bubble {
+		return s.bubblePath()
+	}
+	return s.textPath()
+}
+
+func (s *uiSnap) bubblePath() string {
+	if !s.inChat {
+		return ""
+	}
+	return "chat." + s.session + ".streamText"
+}
+
+func (s *uiSnap) textPath() string { return "agents." + s.agent + ".streamText" }
 
 // lost says which store of the UI lost text of the run from before to
 // after, or "".
 func lost(before, after *uiSnap) (at, was, now string) {
 	if before.hasBubble && before.bubble != "" && (!after.hasBubble || len(after.bubble) < len(before.bubble)) {
-		return before.bubbleAt, before.bubble, shownValue(after.bubble, after.hasBubble)
+		return before.bubblePath(), before.bubble, shownValue(after.bubble, after.hasBubble)
 	}
 	if before.hasText && before.text != "" && (!after.hasText || len(after.text) < len(before.text)) {
-		return "agents." + before.agent + ".streamText", before.text, shownValue(after.text, after.hasText)
+		return before.textPath(), before.text, shownValue(after.text, after.hasText)
 	}
 	return "", "", ""
 }
@@ -78,7 +96,7 @@ func snapOf(st *replay.State, run, agent, session string) uiSnap {
 		} else {
 			s.bubble, s.hasBubble = c.StreamText.V, c.StreamText.Valid
 		}
-		s.bubbleAt = "chat." + session + ".streamText"
+		s.inChat = true
 	}
 	if ag := st.Agent(agent); ag != nil {
 		s.status, s.lines = ag.Status.V, ag.NumLines()
@@ -112,8 +130,10 @@ func (a *Analyzer) wireStep(s *replay.Step) {
 		clear(w.shown)
 		w.shownOrder = w.shownOrder[:0]
 	}
+	runStep := false // a run's event: the step changed its session's and agent's stores only
 	if ev := s.Event; s.Timer == "" && ev != nil && ev.RunID != "" && s.Rec != nil && s.Rec.Conn == s.Conn &&
 		(ev.Kind == bridge.RuntimeChat || ev.Kind == bridge.RuntimeAgent) {
+		runStep = true
 		obs := stepObs{i: s.I, run: ev.RunID, seen: true}
 		if sn := w.shown[ev.RunID]; sn != nil {
 			obs.before = *sn
@@ -134,6 +154,8 @@ func (a *Analyzer) wireStep(s *replay.Step) {
 		ag, ses := sn.agent, sn.session
 		if w.step.seen && w.step.run == id && s.Timer == "" {
 			ag, ses = w.step.after.agent, w.step.after.session
+		} else if runStep && ag != w.step.after.agent && ses != w.step.after.session {
+			continue // stores the step did not touch: the snapshot stands
 		}
 		*sn = snapOf(s.State, id, ag, ses)
 	}
@@ -257,7 +279,8 @@ func (a *Analyzer) watch(timer bool) {
 		if r == nil {
 			continue
 		}
-		text, at, has := w.shown[id].live()
+		sn := w.shown[id]
+		text, bubble, has := sn.live()
 		if !has {
 			continue
 		}
@@ -265,12 +288,12 @@ func (a *Analyzer) watch(timer bool) {
 			r.uiShown = true
 		}
 		if r.frozen == nil && r.appends >= 2 && !follows(text, r) {
-			r.frozen = &uiObs{i: w.stepI, text: text, at: at, want: r.text, frozen: text == r.snap}
+			r.frozen = &uiObs{i: w.stepI, text: text, at: sn.at(bubble), want: r.text, frozen: text == r.snap}
 		}
 		// What a timer step (a UI's frame) shows is on screen; a record
 		// step may show a store its frame has not flushed yet.
 		if rt := r.retraction; rt != nil && rt.seen == nil && (timer || w.stepT-rt.t >= retractLagMs) && text != "" && strings.Contains(text, rt.text) && !same(text, r.text) && !same(text, r.agentText) {
-			rt.seen = &uiObs{i: w.stepI, text: text, at: at}
+			rt.seen = &uiObs{i: w.stepI, text: text, at: sn.at(bubble)}
 		}
 	}
 }
