@@ -31,9 +31,11 @@ type rawScan struct {
 	credKey   bool
 	checkedTo int  // credential containers are searched up to here
 	header    bool // a header name (Authorization:, Cookie:) was met
-	// skipFrom, skipTo: bytes known clean (a streamed text seen before,
-	// textCache), not read again.
-	skipFrom, skipTo int
+	// cache, when set, holds streamed texts found clean: the frame's first
+	// "text" string (at ts, ending at te) is read only past what a
+	// remembered one covers (textcache.go).
+	cache  *textCache
+	ts, te int
 }
 
 // mayHaveCredentials reports whether the frame b could hold anything the
@@ -67,70 +69,181 @@ func prescan(b []byte, frame bool) (hit, credKey bool) {
 
 // scan reads the bytes, but those known clean.
 func (rs *rawScan) scan() bool {
-	if rs.skipTo > rs.skipFrom {
-		return rs.scanRange(0, rs.skipFrom) || rs.scanRange(rs.skipTo, len(rs.b))
-	}
-	return rs.scanRange(0, len(rs.b))
-}
-
-func (rs *rawScan) scanRange(from, n int) bool {
-	b := rs.b[:n]
-	next := from // anchors before next are inside an escape
-	i := from
-	// Eight bytes at a time: anchorMask flags the anchors among them
-	// (and upper-case letters, which at turns down), and only those are
-	// looked at.
-	// The masks' constants, in registers for the loop.
-	const l = 0x0101010101010101
-	hi := uint64(0x8080808080808080)
-	a1, b1 := uint64((0x80-'-')*l), uint64((0x7F-'.')*l)
-	a2, b2 := uint64((0x80-':')*l), uint64((0x7F-'=')*l)
-	a3, b3 := uint64((0x80-'A')*l), uint64((0x7F-'_')*l)
-	bb, sev := uint64('b'*l), uint64(0x7F*l)
-	for ; i+8 <= len(b); i += 8 {
-		w := binary.LittleEndian.Uint64(b[i:])
-		x := w &^ hi
-		z := x ^ bb
-		m := ((x+a1)&^(x+b1) | (x+a2)&^(x+b2) | (x+a3)&^(x+b3) | ^((z + sev) | z)) & hi &^ w
-		for m != 0 {
-			j := i + bits.TrailingZeros64(m)>>3
-			m &= m - 1
-			if j < next {
-				continue
+	b := rs.b
+	next := 0 // anchors before next are inside an escape, or known clean
+	var masks [scanChunk / 64]uint64
+	for pos := 0; pos < len(b); {
+		// A chunk at a time: anchorMasks has a bit for each anchor (and,
+		// without the vector code, for a few bytes at turns down), and
+		// only those are looked at.
+		end := min(len(b), pos+scanChunk)
+		anchorMasks(b[pos:end], &masks)
+		nblk := (end - pos + 63) / 64
+		skipTo := end
+	blocks:
+		for w := 0; w < nblk; w++ {
+			m, base := masks[w], pos+w*64
+			for m != 0 {
+				j := base + bits.TrailingZeros64(m)
+				m &= m - 1
+				if j < next {
+					continue
+				}
+				// The common anchors are turned down here, by the first
+				// tests at makes of them, without calling it.
+				c := b[j]
+				if j >= 6 && j+5 < len(b) {
+					nb, p := b[j+1], b[j-1]
+					switch rawAnchors[c] {
+					case anNone:
+						continue
+					case anColon:
+						if binary.LittleEndian.Uint32(b[j-5:]) == textLE && p == '"' && nb == '"' && b[j-6] == '"' && rs.cache != nil && rs.ts == 0 {
+							// The first "text" string: read it past what
+							// a remembered text covers (at turns a
+							// "text" key down).
+							s := rs.textAt(j + 2)
+							next = max(next, s)
+							if s >= end {
+								skipTo = s
+								break blocks
+							}
+							w = (s-pos)/64 - 1
+							continue blocks
+						}
+						// Neither a URL's "://" nor a Telegram token: the
+						// name before decides (colon).
+						if nb != '/' && nb != '\\' && (nb != 'A' || p < '0' || p > '9') &&
+							(p == '"' && quietName(b, j-1) || letter(p) && quietName(b, j) || !nameMayMatch(b, skipBlankBack(b, j))) {
+							continue
+						}
+					case anB:
+						if binary.LittleEndian.Uint32(b[j+1:])|0x20202020 != earLE || b[j+5]|0x20 != 'r' {
+							continue // not Bearer
+						}
+					case anDash:
+						if nb != '-' && nb != 'u' && (dashQuiet[p] || p >= 'a' && p <= 'z' && dashLetterQuiet(b, j)) {
+							continue
+						}
+					case anShape:
+						if c == '.' {
+							if dotQuiet[p] && (j < 12 || !isKeyByte(p) || !isKeyByte(b[j-6]) || !isKeyByte(b[j-12])) {
+								continue
+							}
+						} else if shapeSecond[c][nb>>6]&(1<<(nb&63)) == 0 {
+							continue
+						}
+					case anUnder:
+						if underQuiet[p] && !(b[j-3] == 'g' && b[j-2] == 'h') {
+							continue
+						}
+					case anEsc:
+						if nb != 'u' {
+							if isEscLetter(nb) {
+								next = j + 2
+							}
+							continue
+						}
+					case anEq:
+						// As at a ':', the name before decides (assign).
+						if nb == '=' || nb == '>' || p == '=' || p == '!' || p == '<' || p == '>' ||
+							letter(p) && quietName(b, j) || !nameMayMatch(b, skipBlankBack(b, j)) {
+							continue
+						}
+					}
+				} else if rawAnchors[c] == anNone {
+					continue
+				}
+				hit, nx := rs.at(j)
+				if hit {
+					return true
+				}
+				next = nx
 			}
-			hit, nx := rs.at(j)
-			if hit {
-				return true
-			}
-			next = nx
 		}
-	}
-	for ; i < len(b); i++ {
-		if rawAnchors[b[i]] != anNone && i >= next {
-			hit, nx := rs.at(i)
-			if hit {
-				return true
-			}
-			next = nx
-		}
+		pos = skipTo
 	}
 	return false
 }
 
-// anchorMask sets the high bit of each byte of w (eight bytes, little
-// endian) that is '-', '.', ':' to '=', 'A' to '_' (the upper-case
-// letters, '\\' and '_') or 'b': a superset of the anchors, exact byte by
-// byte (no carries cross bytes; bytes from 0x80 up are never flagged).
-func anchorMask(w uint64) uint64 {
-	const l = 0x0101010101010101
-	const h = 0x8080808080808080
-	x := w &^ h
-	r1 := (x + (0x80-'-')*l) &^ (x + (0x7F-'.')*l)
-	r2 := (x + (0x80-':')*l) &^ (x + (0x7F-'=')*l)
-	r3 := (x + (0x80-'A')*l) &^ (x + (0x7F-'_')*l)
-	z := x ^ ('b' * l)
-	eb := ^((z + 0x7F*l) | z)
-	return (r1 | r2 | r3 | eb) & h &^ w
+// letter reports whether c is an ASCII letter.
+func letter(c byte) bool { return lowerTab[c]-'a' < 26 }
+
+var earLE = binary.LittleEndian.Uint32([]byte("earer"))
+
+// dashLetterQuiet reports whether shapeAt finds nothing at the '-' b[j]
+// after a lower-case letter, b[j+1] being neither '-' nor 'u' (no PEM
+// block, no Mailchimp key): no prefix ends with the two bytes before it,
+// and no "gl" starts a GitLab prefix in the eight before.
+func dashLetterQuiet(b []byte, j int) bool {
+	if dashPairs[b[j-1]][b[j-2]>>6]&(1<<(b[j-2]&63)) != 0 {
+		return false
+	}
+	for k := max(0, j-8); k < j-2; k++ {
+		if b[k] == 'g' && b[k+1] == 'l' {
+			return false
+		}
+	}
+	return true
+}
+
+// quietName reports whether the four bytes before b[k] (k >= 5) are
+// letters that end no name a rule looks at: nameMayMatch's first test,
+// on one load.
+func quietName(b []byte, k int) bool {
+	y := binary.LittleEndian.Uint32(b[k-4:k]) | 0x20202020
+	x := y & 0x7f7f7f7f
+	h := uint16((bits.ReverseBytes32(y) * 0x9E3779B1) >> 16)
+	return (x+0x1f1f1f1f)&^(x+0x05050505)&^y&0x80808080 == 0x80808080 && loudSigs[h>>6]&(1<<(h&63)) == 0
+}
+
+// The first tests at makes of the bytes before and after an anchor, as
+// tables: dashQuiet, dotQuiet and underQuiet hold the bytes that end no
+// prefix before a '-', '.' or '_' (nor, for '-', a GitLab prefix's
+// letters; for '_', the capability path's '/'), shapeSecond the second
+// bytes of the prefixes that start with an upper-case letter.
+var (
+	dashQuiet, dotQuiet, underQuiet [256]bool
+	shapeSecond, dashPairs          [256][4]uint64
+)
+
+// loudSigs is nameSigs with the four letters that end in one of the short
+// names nameMayMatch checks by hand (key, jwt, pwd, sig, pw).
+var loudSigs = func() [1 << 16 / 64]uint64 {
+	t := nameSigs
+	for a := byte('a'); a <= 'z'; a++ {
+		for _, w := range []string{"key", "jwt", "pwd", "sig"} {
+			h := sig4([4]byte{w[2], w[1], w[0], a})
+			t[h>>6] |= 1 << (h & 63)
+		}
+		for b := byte('a'); b <= 'z'; b++ {
+			h := sig4([4]byte{'w', 'p', b, a})
+			t[h>>6] |= 1 << (h & 63)
+		}
+	}
+	return t
+}()
+
+// initQuiet fills them from the shapes (tokens.go's init).
+func initQuiet() {
+	for c := range 256 {
+		p := byte(c)
+		dashQuiet[c] = shapePrev['-'][p>>6]&(1<<(p&63)) == 0 && !(p >= 'a' && p <= 'z')
+		dotQuiet[c] = shapePrev['.'][p>>6]&(1<<(p&63)) == 0
+		underQuiet[c] = shapePrev['_'][p>>6]&(1<<(p&63)) == 0 && p != '/'
+	}
+	for _, shs := range shapesAfter['-'] {
+		for _, sh := range shs {
+			p, p2 := sh.prefix[sh.anchor-1], sh.prefix[sh.anchor-2]
+			dashPairs[p][p2>>6] |= 1 << (p2 & 63)
+		}
+	}
+	for c, shs := range anchorShapes {
+		for _, sh := range shs {
+			n := sh.prefix[1]
+			shapeSecond[c][n>>6] |= 1 << (n & 63)
+		}
+	}
 }
 
 // at looks at the anchor b[i]: hit, or where the next anchor may be.

@@ -1,6 +1,9 @@
 package redact
 
-import "bytes"
+import (
+	"bytes"
+	"encoding/binary"
+)
 
 // textCache remembers the streamed texts the pre-scan found clean lately.
 // A streamed frame carries the whole reply so far (agent data.text, chat
@@ -24,35 +27,38 @@ const (
 	textCacheMax = 8 << 20 // longer ones are not kept
 )
 
-var textKey = []byte(`"text":"`)
+var textLE = binary.LittleEndian.Uint32([]byte("text"))
 
 // frameScan is the pre-scan of a frame with the cache: the frame's first
 // "text" string is skipped as far as a remembered text covers it, and
 // remembered in turn when the frame is clean.
 func (c *textCache) frameScan(b []byte) (hit, credKey bool) {
-	rs := rawScan{b: b, frame: true}
-	ts, te := -1, -1
-	if k := bytes.Index(b, textKey); k >= 0 {
-		ts = k + len(textKey)
-		te = stringEnd(b, ts)
-	}
-	if te-ts >= textCacheMin {
-		t := b[ts:te]
-		for i := range c.ents {
-			e := &c.ents[i]
-			if e.safe > 0 && len(t) >= e.safe && string(t[:e.safe]) == string(e.text[:e.safe]) {
-				rs.skipFrom, rs.skipTo = ts, ts+e.safe
-				break
-			}
-		}
-	}
+	rs := rawScan{b: b, frame: true, cache: c}
 	if rs.scan() {
 		return true, rs.credKey
 	}
-	if te-ts >= textCacheMin && te-ts <= textCacheMax && !rs.credKey && !rs.header && ts+c.covered(b[ts:te]) < te {
+	if ts, te := rs.ts, rs.te; te-ts >= textCacheMin && te-ts <= textCacheMax && !rs.credKey && !rs.header && ts+c.covered(b[ts:te]) < te {
 		c.add(b[ts:te])
 	}
 	return false, rs.credKey
+}
+
+// textAt notes the text string whose content starts at b[ts], and returns
+// where the scan goes on: past what a remembered text covers, else ts.
+func (rs *rawScan) textAt(ts int) int {
+	te := stringEnd(rs.b, ts)
+	rs.ts, rs.te = ts, te
+	if te-ts < textCacheMin {
+		return ts
+	}
+	t := rs.b[ts:te]
+	for i := range rs.cache.ents {
+		e := &rs.cache.ents[i]
+		if e.safe > 0 && len(t) >= e.safe && string(t[:e.safe]) == string(e.text[:e.safe]) {
+			return ts + e.safe
+		}
+	}
+	return ts
 }
 
 // covered is how much of t a remembered text covers already.
