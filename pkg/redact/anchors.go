@@ -14,8 +14,9 @@ const scanChunk = 4096
 // anchorTabs holds the vector code's tables: a bit for each group of
 // anchors by the low four bits of a byte (anchorTabs[0:16]) and by the
 // high four (anchorTabs[16:32]); a byte is an anchor when they share one.
-// anchorTabs[32:48] is the low-nibble mask.
-var anchorTabs = func() (t [48]byte) {
+// anchorTabs[32:48] is the low-nibble mask, then ':' and '"' sixteen
+// times each.
+var anchorTabs = func() (t [80]byte) {
 	var groups [][16]bool // the low nibbles of a group of high nibbles
 	for hi := range 16 {
 		var lows [16]bool
@@ -48,14 +49,17 @@ var anchorTabs = func() (t [48]byte) {
 			}
 		}
 	}
-	for k := 32; k < 48; k++ {
-		t[k] = 0x0F
+	for k := 0; k < 16; k++ {
+		t[32+k], t[48+k], t[64+k] = 0x0F, ':', '"'
 	}
 	return t
 }()
 
-// anchorMasks fills masks with the anchors of b (len(b) <= scanChunk).
-func anchorMasks(b []byte, masks *[scanChunk / 64]uint64) {
+// blockMasks are the anchors, colons and quotes of 64 bytes, a bit a byte.
+type blockMasks struct{ any, colon, quote uint64 }
+
+// anchorMasks fills masks for b (len(b) <= 64*len(masks)).
+func anchorMasks(b []byte, masks []blockMasks) {
 	full := len(b) / 64
 	if !hasAVX2 {
 		anchorMasksGo(b, masks)
@@ -65,27 +69,43 @@ func anchorMasks(b []byte, masks *[scanChunk / 64]uint64) {
 		anchorMasksAVX2(&b[0], full, &masks[0])
 	}
 	if rest := b[full*64:]; len(rest) > 0 {
-		var tail [64]byte // zeros are no anchors
+		var tail [64]byte // zeros are none of them
 		copy(tail[:], rest)
 		anchorMasksAVX2(&tail[0], 1, &masks[full])
 	}
 }
 
-// anchorMasksGo is anchorMasks in integer arithmetic.
-func anchorMasksGo(b []byte, masks *[scanChunk / 64]uint64) {
+// anchorMasksGo is anchorMasks in integer arithmetic, eight bytes at a
+// time.
+func anchorMasksGo(b []byte, masks []blockMasks) {
+	const l, h = 0x0101010101010101, 0x8080808080808080
+	// gather moves the flags (each byte's high bit) to the low eight
+	// bits, by one multiplication none of whose terms collide.
+	gather := func(f uint64) uint64 { return (f >> 7 * 0x0102040810204080) >> 56 }
+	eq := func(w, c uint64) uint64 {
+		z := w ^ c
+		return ^((z&^h + 0x7F*l) | z) & h
+	}
 	for w := 0; w*64 < len(b); w++ {
 		blk := b[w*64 : min(len(b), w*64+64)]
-		var m uint64
+		var m blockMasks
 		k := 0
 		for ; k+8 <= len(blk); k += 8 {
-			// The flags are each byte's high bit: gathered into the top
-			// byte by one multiplication, none of whose terms collide.
-			f := anchorMask(binary.LittleEndian.Uint64(blk[k:])) >> 7
-			m |= (f * 0x0102040810204080) >> 56 << k
+			x := binary.LittleEndian.Uint64(blk[k:])
+			m.any |= gather(anchorMask(x)) << k
+			m.colon |= gather(eq(x, ':'*l)) << k
+			m.quote |= gather(eq(x, '"'*l)) << k
 		}
 		for ; k < len(blk); k++ {
-			if rawAnchors[blk[k]] != anNone {
-				m |= 1 << k
+			c := blk[k]
+			if rawAnchors[c] != anNone {
+				m.any |= 1 << k
+			}
+			if c == ':' {
+				m.colon |= 1 << k
+			}
+			if c == '"' {
+				m.quote |= 1 << k
 			}
 		}
 		masks[w] = m

@@ -2,10 +2,11 @@
 
 #include "textflag.h"
 
-// func anchorMasksAVX2(src *byte, blocks int, dst *uint64)
+// func anchorMasksAVX2(src *byte, blocks int, dst *blockMasks)
 //
 // Each byte is split into its two nibbles, each looked up in its table
 // (VPSHUFB); the byte is an anchor when the two results share a bit.
+// Colons and quotes are compared for.
 TEXT ·anchorMasksAVX2(SB), NOSPLIT, $0-24
 	MOVQ src+0(FP), SI
 	MOVQ blocks+8(FP), CX
@@ -13,6 +14,8 @@ TEXT ·anchorMasksAVX2(SB), NOSPLIT, $0-24
 	VBROADCASTI128 ·anchorTabs+0(SB), Y8
 	VBROADCASTI128 ·anchorTabs+16(SB), Y9
 	VBROADCASTI128 ·anchorTabs+32(SB), Y10
+	VBROADCASTI128 ·anchorTabs+48(SB), Y12
+	VBROADCASTI128 ·anchorTabs+64(SB), Y13
 	VPXOR Y11, Y11, Y11
 	TESTQ CX, CX
 	JZ done
@@ -20,6 +23,20 @@ TEXT ·anchorMasksAVX2(SB), NOSPLIT, $0-24
 loop:
 	VMOVDQU (SI), Y0
 	VMOVDQU 32(SI), Y1
+	VPCMPEQB Y12, Y0, Y4
+	VPCMPEQB Y12, Y1, Y5
+	VPCMPEQB Y13, Y0, Y6
+	VPCMPEQB Y13, Y1, Y7
+	VPMOVMSKB Y4, AX
+	VPMOVMSKB Y5, BX
+	SHLQ $32, BX
+	ORQ BX, AX
+	MOVQ AX, 8(DI)
+	VPMOVMSKB Y6, AX
+	VPMOVMSKB Y7, BX
+	SHLQ $32, BX
+	ORQ BX, AX
+	MOVQ AX, 16(DI)
 	VPSRLW $4, Y0, Y2
 	VPSRLW $4, Y1, Y3
 	VPAND Y10, Y0, Y0
@@ -41,10 +58,43 @@ loop:
 	NOTQ AX
 	MOVQ AX, (DI)
 	ADDQ $64, SI
-	ADDQ $8, DI
+	ADDQ $24, DI
 	DECQ CX
 	JNZ loop
 
 done:
 	VZEROUPPER
+	RET
+
+// func commonPrefixAVX2(a, b *byte, n int) int
+//
+// The length of the common prefix of a[:n] and b[:n], 32 bytes at a time
+// while n allows (the rest is left to the caller: the result is then a
+// multiple of 32 at most n).
+TEXT ·commonPrefixAVX2(SB), NOSPLIT, $0-32
+	MOVQ a+0(FP), SI
+	MOVQ b+8(FP), DI
+	MOVQ n+16(FP), CX
+	XORQ AX, AX
+
+cploop:
+	LEAQ 32(AX), DX
+	CMPQ DX, CX
+	JGT cpdone
+	VMOVDQU (SI)(AX*1), Y0
+	VPCMPEQB (DI)(AX*1), Y0, Y0
+	VPMOVMSKB Y0, BX
+	NOTL BX
+	TESTL BX, BX
+	JNZ cpdiff
+	MOVQ DX, AX
+	JMP cploop
+
+cpdiff:
+	BSFL BX, BX
+	ADDQ BX, AX
+
+cpdone:
+	VZEROUPPER
+	MOVQ AX, ret+24(FP)
 	RET

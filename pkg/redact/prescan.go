@@ -36,6 +36,14 @@ type rawScan struct {
 	// remembered one covers (textcache.go).
 	cache  *textCache
 	ts, te int
+	ent    int // the remembered text the frame's text starts with, or -1
+	// from is where the scan starts (the bytes before are known clean,
+	// textCache.heads); local is the first anchor judged from more than
+	// the bytes next to it (at, the text's cache).
+	from, local int
+	// hs, he: the part of the text a remembered one covers (textAt).
+	hs, he int
+	masks  []blockMasks // reused between frames, when set
 }
 
 // mayHaveCredentials reports whether the frame b could hold anything the
@@ -70,23 +78,40 @@ func prescan(b []byte, frame bool) (hit, credKey bool) {
 // scan reads the bytes, but those known clean.
 func (rs *rawScan) scan() bool {
 	b := rs.b
-	next := 0 // anchors before next are inside an escape, or known clean
-	var masks [scanChunk / 64]uint64
-	for pos := 0; pos < len(b); {
+	next := rs.from // anchors before next are inside an escape, or known clean
+	var own [8]blockMasks
+	masks := rs.masks
+	if masks == nil {
+		masks = own[:]
+	}
+	for pos := rs.from; pos < len(b); {
 		// A chunk at a time: anchorMasks has a bit for each anchor (and,
 		// without the vector code, for a few bytes at turns down), and
-		// only those are looked at.
-		end := min(len(b), pos+scanChunk)
-		anchorMasks(b[pos:end], &masks)
+		// for each colon and quote; only those are looked at.
+		end := min(len(b), pos+len(masks)*64)
+		anchorMasks(b[pos:end], masks)
+		var carry uint64 // a quote right before the block
+		if pos > 0 && b[pos-1] == '"' {
+			carry = 1
+		}
 		nblk := (end - pos + 63) / 64
 		skipTo := end
-	blocks:
 		for w := 0; w < nblk; w++ {
-			m, base := masks[w], pos+w*64
-			for m != 0 {
+			bm, base := &masks[w], pos+w*64
+			keys := bm.colon & (bm.quote<<1 | carry)
+			carry = bm.quote >> 63
+			others := bm.any &^ keys
+			// The colons after a quote first: most are the ends of JSON
+			// keys that no rule reads.
+			if keys != 0 {
+				var hit bool
+				if others, hit = rs.keyColons(keys, base, others); hit {
+					return true
+				}
+			}
+			for m := others; m != 0; m &= m - 1 {
 				j := base + bits.TrailingZeros64(m)
-				m &= m - 1
-				if j < next {
+				if j < next || j >= rs.hs && j < rs.he {
 					continue
 				}
 				// The common anchors are turned down here, by the first
@@ -98,23 +123,9 @@ func (rs *rawScan) scan() bool {
 					case anNone:
 						continue
 					case anColon:
-						if binary.LittleEndian.Uint32(b[j-5:]) == textLE && p == '"' && nb == '"' && b[j-6] == '"' && rs.cache != nil && rs.ts == 0 {
-							// The first "text" string: read it past what
-							// a remembered text covers (at turns a
-							// "text" key down).
-							s := rs.textAt(j + 2)
-							next = max(next, s)
-							if s >= end {
-								skipTo = s
-								break blocks
-							}
-							w = (s-pos)/64 - 1
-							continue blocks
-						}
-						// Neither a URL's "://" nor a Telegram token: the
-						// name before decides (colon).
+						// As for a key's colon.
 						if nb != '/' && nb != '\\' && (nb != 'A' || p < '0' || p > '9') &&
-							(p == '"' && quietName(b, j-1) || letter(p) && quietName(b, j) || !nameMayMatch(b, skipBlankBack(b, j))) {
+							(letter(p) && quietName(b, j) || !nameMayMatch(b, skipBlankBack(b, j))) {
 							continue
 						}
 					case anB:
@@ -154,16 +165,65 @@ func (rs *rawScan) scan() bool {
 				} else if rawAnchors[c] == anNone {
 					continue
 				}
+				rs.local = min(rs.local, j)
 				hit, nx := rs.at(j)
 				if hit {
 					return true
 				}
 				next = nx
 			}
+			if he := rs.he; he > base+64 {
+				// The text goes on past this block: on from its end.
+				if he >= end {
+					skipTo = he
+					break
+				}
+				w = (he-pos)/64 - 1
+				carry = 0
+				if b[pos+(w+1)*64-1] == '"' {
+					carry = 1
+				}
+			}
 		}
 		pos = skipTo
 	}
 	return false
+}
+
+// keyColons judges the colons after a quote, keys, of the block at base:
+// most end JSON keys that no rule reads, turned down by their last
+// letters. A key's colon is never inside an escape. It returns others with
+// the keys it leaves to scan.
+func (rs *rawScan) keyColons(keys uint64, base int, others uint64) (uint64, bool) {
+	b := rs.b
+	for ; keys != 0; keys &= keys - 1 {
+		j := base + bits.TrailingZeros64(keys)
+		if j < 6 || j+5 >= len(b) {
+			others |= keys & -keys
+			continue
+		}
+		if j >= rs.hs && j < rs.he {
+			continue
+		}
+		nb := b[j+1]
+		if binary.LittleEndian.Uint32(b[j-5:]) == textLE && nb == '"' && b[j-6] == '"' && rs.cache != nil && rs.ts == 0 {
+			// The first "text" string: read it past what a remembered
+			// text covers (at turns a "text" key down).
+			rs.local = min(rs.local, j)
+			rs.hs, rs.he = j+2, rs.textAt(j+2)
+			continue
+		}
+		// Neither a URL's "://" nor a Telegram token: the name before
+		// decides (colon).
+		if nb != '/' && nb != '\\' && (quietName(b, j-1) || quietShortKey(b, j) || !nameMayMatch(b, j)) {
+			continue
+		}
+		rs.local = min(rs.local, j)
+		if hit, _ := rs.at(j); hit {
+			return others, true
+		}
+	}
+	return others, false
 }
 
 // letter reports whether c is an ASCII letter.
@@ -194,7 +254,22 @@ func quietName(b []byte, k int) bool {
 	y := binary.LittleEndian.Uint32(b[k-4:k]) | 0x20202020
 	x := y & 0x7f7f7f7f
 	h := uint16((bits.ReverseBytes32(y) * 0x9E3779B1) >> 16)
-	return (x+0x1f1f1f1f)&^(x+0x05050505)&^y&0x80808080 == 0x80808080 && loudSigs[h>>6]&(1<<(h&63)) == 0
+	return (x+0x1f1f1f1f)&^(x+0x05050505)&^y&0x80808080 == 0x80808080 && loudSigs[h>>6]&(1<<(h&63)) == 0 && y>>16 != 'p'|'w'<<8
+}
+
+// quietShortKey reports whether the colon b[j] ends a JSON key of two or
+// three letters ("ts", "seq") that is none of the short names: at's
+// first test of such keys.
+func quietShortKey(b []byte, j int) bool {
+	l0, l1, l2 := lowerTab[b[j-2]], lowerTab[b[j-3]], lowerTab[b[j-4]]
+	if l0-'a' >= 26 || l1-'a' >= 26 {
+		return false
+	}
+	if l2 == '"' {
+		return b[j-5] != '\\' && !(l0 == 'w' && l1 == 'p')
+	}
+	return l2-'a' < 26 && b[j-5] == '"' && b[j-6] != '\\' &&
+		!(l0 == 'y' && l1 == 'e' && l2 == 'k' || l0 == 't' && l1 == 'w' && l2 == 'j' || l0 == 'g' && l1 == 'i' && l2 == 's' || l0 == 'd' && l1 == 'w' && l2 == 'p')
 }
 
 // The first tests at makes of the bytes before and after an anchor, as
@@ -208,16 +283,13 @@ var (
 )
 
 // loudSigs is nameSigs with the four letters that end in one of the short
-// names nameMayMatch checks by hand (key, jwt, pwd, sig, pw).
+// names nameMayMatch checks by hand (key, jwt, pwd, sig; quietName tests
+// pw itself).
 var loudSigs = func() [1 << 16 / 64]uint64 {
 	t := nameSigs
 	for a := byte('a'); a <= 'z'; a++ {
 		for _, w := range []string{"key", "jwt", "pwd", "sig"} {
 			h := sig4([4]byte{w[2], w[1], w[0], a})
-			t[h>>6] |= 1 << (h & 63)
-		}
-		for b := byte('a'); b <= 'z'; b++ {
-			h := sig4([4]byte{'w', 'p', b, a})
 			t[h>>6] |= 1 << (h & 63)
 		}
 	}

@@ -3,6 +3,7 @@ package redact
 import (
 	"bytes"
 	"encoding/binary"
+	"math/bits"
 )
 
 // textCache remembers the streamed texts the pre-scan found clean lately.
@@ -19,9 +20,19 @@ type textCache struct {
 		safe int    // text[:safe] needs no second look
 	}
 	next int
+	// heads are the starts of frames found clean lately, each up to its
+	// first anchor that was judged from more than the bytes next to it.
+	// Streamed frames of one run start alike (type, event, run id,
+	// session key, …): a frame that starts as one does is read from near
+	// where they part, since every anchor before was judged from the
+	// six bytes after it at most, and from what is before it.
+	heads [headN][]byte
+	masks [scanChunk / 64]blockMasks // the scan's, kept to be reused
 }
 
 const (
+	headN, headMin, headMax = 16, 64, 1024 // frames shorter than headMin are not remembered
+
 	textCacheN   = 8       // a few runs streaming at once, each on two streams
 	textCacheMin = 128     // shorter texts are read again, cheaply
 	textCacheMax = 8 << 20 // longer ones are not kept
@@ -33,14 +44,86 @@ var textLE = binary.LittleEndian.Uint32([]byte("text"))
 // "text" string is skipped as far as a remembered text covers it, and
 // remembered in turn when the frame is clean.
 func (c *textCache) frameScan(b []byte) (hit, credKey bool) {
-	rs := rawScan{b: b, frame: true, cache: c}
+	rs := rawScan{b: b, frame: true, cache: c, local: len(b), masks: c.masks[:], ent: -1}
+	h := -1
+	if len(b) >= headMin {
+		h = headSlot(b)
+		if e := c.heads[h]; len(e) > 0 {
+			rs.from = max(0, commonPrefix(b, e)-6)
+		}
+	}
 	if rs.scan() {
 		return true, rs.credKey
 	}
-	if ts, te := rs.ts, rs.te; te-ts >= textCacheMin && te-ts <= textCacheMax && !rs.credKey && !rs.header && ts+c.covered(b[ts:te]) < te {
-		c.add(b[ts:te])
+	if n := min(rs.local, headMax); h >= 0 && n >= headMin {
+		if e := c.heads[h]; rs.from+6 >= n && len(e) >= n {
+			c.heads[h] = e[:n] // the same bytes
+		} else {
+			c.heads[h] = append(e[:0], b[:n]...)
+		}
+	}
+	if ts, te := rs.ts, rs.te; te-ts >= textCacheMin && te-ts <= textCacheMax && !rs.credKey && !rs.header {
+		c.keep(b[ts:te], rs.ent)
 	}
 	return false, rs.credKey
+}
+
+// keep remembers the text t found clean; ent is the remembered text it
+// starts with, if any (-1): a streamed reply's next text extends it, and
+// only what it adds is copied.
+func (c *textCache) keep(t []byte, ent int) {
+	if ent >= 0 {
+		e := &c.ents[ent]
+		switch {
+		case len(t) <= len(e.text) && string(t[e.safe:]) == string(e.text[e.safe:len(t)]):
+			return // covered already
+		case len(t) > len(e.text) && string(t[e.safe:len(e.text)]) == string(e.text[e.safe:]):
+			if safe := safeCut(t); safe > 0 {
+				e.text = append(e.text, t[len(e.text):]...)
+				e.safe = safe
+			}
+			return
+		}
+	}
+	if c.covered(t) < len(t) {
+		c.add(t)
+	}
+}
+
+// headSlot is where a frame's start is remembered: by a hash of its first
+// 64 bytes (len(b) >= 64).
+func headSlot(b []byte) int {
+	var x uint64
+	for k := 0; k < 64; k += 8 {
+		x = (x ^ binary.LittleEndian.Uint64(b[k:])) * 0x9E3779B97F4A7C15
+	}
+	return int(x >> 60)
+}
+
+// commonPrefix is the length of the longest common prefix of a and e.
+func commonPrefix(a, e []byte) int {
+	n := min(len(a), len(e))
+	a, e = a[:n], e[:n]
+	i := 0
+	if hasAVX2 && n >= 32 {
+		// It stops at a difference, or where fewer than 32 bytes are left.
+		if i = commonPrefixAVX2(&a[0], &e[0], n); i+32 <= n {
+			return i
+		}
+		a, e = a[i:], e[i:]
+	}
+	for len(a) >= 8 && len(e) >= 8 {
+		if x := binary.LittleEndian.Uint64(a) ^ binary.LittleEndian.Uint64(e); x != 0 {
+			return i + bits.TrailingZeros64(x)>>3
+		}
+		a, e, i = a[8:], e[8:], i+8
+	}
+	for k := range a {
+		if a[k] != e[k] {
+			return i + k
+		}
+	}
+	return n
 }
 
 // textAt notes the text string whose content starts at b[ts], and returns
@@ -52,9 +135,11 @@ func (rs *rawScan) textAt(ts int) int {
 		return ts
 	}
 	t := rs.b[ts:te]
+	t8 := binary.LittleEndian.Uint64(t)
 	for i := range rs.cache.ents {
 		e := &rs.cache.ents[i]
-		if e.safe > 0 && len(t) >= e.safe && string(t[:e.safe]) == string(e.text[:e.safe]) {
+		if e.safe >= 8 && len(t) >= e.safe && binary.LittleEndian.Uint64(e.text) == t8 && string(t[:e.safe]) == string(e.text[:e.safe]) {
+			rs.ent = i
 			return ts + e.safe
 		}
 	}
@@ -74,7 +159,7 @@ func (c *textCache) covered(t []byte) int {
 
 func (c *textCache) add(t []byte) {
 	safe := safeCut(t)
-	if safe <= 0 {
+	if safe < 8 {
 		return
 	}
 	e := &c.ents[c.next]
