@@ -56,11 +56,13 @@ func (c *textCache) frameScan(b []byte) (hit, credKey bool) {
 		return true, rs.credKey
 	}
 	if n := min(rs.local, headMax); h >= 0 && n >= headMin {
-		if e := c.heads[h]; rs.from+6 >= n && len(e) >= n {
-			c.heads[h] = e[:n] // the same bytes
-		} else {
-			c.heads[h] = append(e[:0], b[:n]...)
+		// The bytes it has in common with the one remembered stay.
+		e := c.heads[h]
+		same := 0
+		if rs.from > 0 {
+			same = min(rs.from+6, len(e), n)
 		}
+		c.heads[h] = append(e[:same], b[same:n]...)
 	}
 	if ts, te := rs.ts, rs.te; te-ts >= textCacheMin && te-ts <= textCacheMax && !rs.credKey && !rs.header {
 		c.keep(b[ts:te], rs.ent)
@@ -90,14 +92,12 @@ func (c *textCache) keep(t []byte, ent int) {
 	}
 }
 
-// headSlot is where a frame's start is remembered: by a hash of its first
-// 64 bytes (len(b) >= 64).
+// headSlot is where a frame's start is remembered: by a hash of three
+// words of its first 64 bytes (len(b) >= 64), where frames of one kind
+// from different runs differ (the run id).
 func headSlot(b []byte) int {
-	var x uint64
-	for k := 0; k < 64; k += 8 {
-		x = (x ^ binary.LittleEndian.Uint64(b[k:])) * 0x9E3779B97F4A7C15
-	}
-	return int(x >> 60)
+	x := binary.LittleEndian.Uint64(b[16:]) ^ binary.LittleEndian.Uint64(b[40:])*0x9E3779B97F4A7C15 ^ binary.LittleEndian.Uint64(b[56:])
+	return int((x * 0xC2B2AE3D27D4EB4F) >> 60)
 }
 
 // commonPrefix is the length of the longest common prefix of a and e.
@@ -180,7 +180,16 @@ func safeCut(t []byte) int {
 		for i > 0 && rawSpaceBefore(t, i) > 0 {
 			i -= rawSpaceBefore(t, i)
 		}
-		for i > 0 && rawSpaceBefore(t, i) == 0 {
+		for i > 0 {
+			// Only a space, a tab or an escape's letter may end white
+			// space: the other bytes are stepped over at once.
+			if c := t[i-1]; c != ' ' && c != '\t' && c != 'n' && c != 't' && c != 'r' {
+				i--
+				continue
+			}
+			if rawSpaceBefore(t, i) > 0 {
+				break
+			}
 			i--
 		}
 	}
