@@ -340,6 +340,26 @@ func (rs *rawScan) container(v int) bool {
 // anyGenerated reports whether a JSON value holds a string (a key or a
 // value) that looks generated, or one with an escape that could hide one.
 func anyGenerated(b []byte) bool {
+	if bytes.IndexByte(b, '\\') < 0 {
+		// No escape: each string ends at the next quote.
+		for i := 0; ; {
+			q := bytes.IndexByte(b[i:], '"')
+			if q < 0 {
+				return false
+			}
+			st := i + q + 1
+			e := bytes.IndexByte(b[st:], '"')
+			if e < 0 {
+				return generatedLike(b[st:])
+			}
+			if e >= 12 && generatedLike(b[st:st+e]) {
+				return true
+			}
+			if i = st + e + 1; i >= len(b) {
+				return false
+			}
+		}
+	}
 	for i := 0; ; {
 		q := bytes.IndexByte(b[i:], '"')
 		if q < 0 {
@@ -378,9 +398,17 @@ func webhookHost(auth []byte) bool {
 	if c := bytes.IndexByte(h, ':'); c >= 0 {
 		h = h[:c]
 	}
-	switch string(bytes.ToLower(h)) {
-	case "hooks.slack.com", "discord.com", "discordapp.com", "ptb.discord.com", "canary.discord.com":
-		return true
+	for _, c := range h {
+		if c >= 0x80 {
+			// Some letters outside ASCII lower to ASCII ones.
+			h = bytes.ToLower(h)
+			break
+		}
+	}
+	for _, w := range [...]string{"hooks.slack.com", "discord.com", "discordapp.com", "ptb.discord.com", "canary.discord.com"} {
+		if len(h) == len(w) && hasFoldExact(h, w) {
+			return true
+		}
 	}
 	return false
 }

@@ -124,8 +124,8 @@ func (rs *rawScan) scan() bool {
 						continue
 					case anColon:
 						// As for a key's colon.
-						if nb != '/' && nb != '\\' && (nb != 'A' || p < '0' || p > '9') &&
-							(letter(p) && quietName(b, j) || !nameMayMatch(b, skipBlankBack(b, j))) {
+						if nb != '/' && (nb != '\\' || b[j+2] == '"') && (nb != 'A' || p < '0' || p > '9') &&
+							(letter(p) && quietName(b, j) || !nameMayMatch(b, skipBlankBack(b, j)) || !mayEndLoud(b, skipBlankBack(b, j))) {
 							continue
 						}
 					case anB:
@@ -133,19 +133,19 @@ func (rs *rawScan) scan() bool {
 							continue // not Bearer
 						}
 					case anDash:
-						if nb != '-' && nb != 'u' && (dashQuiet[p] || p >= 'a' && p <= 'z' && dashLetterQuiet(b, j)) {
+						if nb != 'u' && (nb != '-' || !hasPrefixAt(b, j, "-----BEGIN")) && (dashQuiet[p] || p >= 'a' && p <= 'z' && dashLetterQuiet(b, j)) {
 							continue
 						}
 					case anShape:
 						if c == '.' {
-							if dotQuiet[p] && (j < 12 || !isKeyByte(p) || !isKeyByte(b[j-6]) || !isKeyByte(b[j-12])) {
+							if (dotQuiet[p] || !shapePair(1, p, b[j-2])) && (j < 12 || !isKeyByte(p) || !isKeyByte(b[j-6]) || !isKeyByte(b[j-12]) || !keyRunBefore(b, j)) {
 								continue
 							}
 						} else if shapeSecond[c][nb>>6]&(1<<(nb&63)) == 0 {
 							continue
 						}
 					case anUnder:
-						if underQuiet[p] && !(b[j-3] == 'g' && b[j-2] == 'h') {
+						if (underQuiet[p] || p != '/' && !shapePair(2, p, b[j-2])) && !(b[j-3] == 'g' && b[j-2] == 'h') {
 							continue
 						}
 					case anEsc:
@@ -158,7 +158,7 @@ func (rs *rawScan) scan() bool {
 					case anEq:
 						// As at a ':', the name before decides (assign).
 						if nb == '=' || nb == '>' || p == '=' || p == '!' || p == '<' || p == '>' ||
-							letter(p) && quietName(b, j) || !nameMayMatch(b, skipBlankBack(b, j)) {
+							letter(p) && quietName(b, j) || !nameMayMatch(b, skipBlankBack(b, j)) || !mayEndLoud(b, skipBlankBack(b, j)) {
 							continue
 						}
 					}
@@ -213,9 +213,9 @@ func (rs *rawScan) keyColons(keys uint64, base int, others uint64) (uint64, bool
 			rs.hs, rs.he = j+2, rs.textAt(j+2)
 			continue
 		}
-		// Neither a URL's "://" nor a Telegram token: the name before
-		// decides (colon).
-		if nb != '/' && nb != '\\' && (quietName(b, j-1) || quietShortKey(b, j) || !nameMayMatch(b, j)) {
+		// Neither a URL's "://" (nor, after a quote, a Telegram token):
+		// the name before decides (colon).
+		if nb != '/' && (nb != '\\' || b[j+2] == '"') && (quietName(b, j-1) || quietShortKey(b, j) || !nameMayMatch(b, j) || !mayEndLoud(b, j)) {
 			continue
 		}
 		rs.local = min(rs.local, j)
@@ -231,12 +231,85 @@ func letter(c byte) bool { return lowerTab[c]-'a' < 26 }
 
 var earLE = binary.LittleEndian.Uint32([]byte("earer"))
 
+// keyRunBefore reports whether the twelve bytes before b[j] (j >= 12) are
+// base64url: a JWT's or Discord token's first piece is that long at least
+// (dotTokenAt).
+func keyRunBefore(b []byte, j int) bool {
+	for _, c := range b[j-12 : j] {
+		if !isKeyByte(c) {
+			return false
+		}
+	}
+	return true
+}
+
+// loudWords end every name a rule reads at a ':' or '=' (credClass,
+// isCredListKey, isCapKey, method, assignClass), by their last letter;
+// awsLabel's "key" is judged apart.
+var loudWords = func() (t [26][]string) {
+	for _, w := range [...]string{
+		"token", "secret", "password", "passwd", "passphrase", "pass", "apikey", "privatekey",
+		"secretkey", "secretaccesskey", "credential", "credentials", "authorization", "cookie",
+		"cookies", "signature", "jwt", "nonce", "recoveryscope", "pathenv", "auth", "method",
+		"canvashosturl", "surfaceurl", "surfaceurls", "tokens", "secrets", "sig", "pw", "pwd",
+	} {
+		t[w[len(w)-1]-'a'] = append(t[w[len(w)-1]-'a'], w)
+	}
+	return t
+}()
+
+// mayEndLoud reports whether the name before b[k] (after the quotes or
+// escapes right before k, as nameMayMatch reads it) may be one a rule
+// reads. A name of plain letters that ends in none of loudWords, nor in
+// "key" after "secret" (awsLabel) or "key" alone, is no such name,
+// whatever the signature of its last four letters says ("description" is
+// not "authorization"); one joined to more by '_', '-' or an escape is
+// left to the rules.
+func mayEndLoud(b []byte, k int) bool {
+	for n := 0; k > 0 && (b[k-1] == '"' || b[k-1] == '\'' || b[k-1] == '\\'); n++ {
+		if n == 4 {
+			return true
+		}
+		k--
+	}
+	var buf [16]byte
+	i, n := k, 0
+	for i > 0 && letter(b[i-1]) {
+		i--
+		if n < len(buf) {
+			n++
+			buf[len(buf)-n] = lowerTab[b[i]]
+		}
+	}
+	if n == 0 || i > 0 && (b[i-1] == '_' || b[i-1] == '-' || b[i-1] == '\\') {
+		return true
+	}
+	tail := buf[len(buf)-n:]
+	for _, w := range loudWords[tail[n-1]-'a'] {
+		if len(w) <= n && string(tail[n-len(w):]) == w {
+			return true
+		}
+	}
+	if n >= 3 && string(tail[n-3:]) == "key" {
+		if n == 3 {
+			return true
+		}
+		// awsLabel: "secret" shortly before a name ending in "key".
+		for m := max(0, nameBefore(b, k)-32); m+6 <= k; m++ {
+			if lowerTab[b[m]] == 's' && hasFoldExact(b[m:], "secret") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // dashLetterQuiet reports whether shapeAt finds nothing at the '-' b[j]
 // after a lower-case letter, b[j+1] being neither '-' nor 'u' (no PEM
 // block, no Mailchimp key): no prefix ends with the two bytes before it,
 // and no "gl" starts a GitLab prefix in the eight before.
 func dashLetterQuiet(b []byte, j int) bool {
-	if dashPairs[b[j-1]][b[j-2]>>6]&(1<<(b[j-2]&63)) != 0 {
+	if shapePair(0, b[j-1], b[j-2]) {
 		return false
 	}
 	for k := max(0, j-8); k < j-2; k++ {
@@ -279,8 +352,15 @@ func quietShortKey(b []byte, j int) bool {
 // bytes of the prefixes that start with an upper-case letter.
 var (
 	dashQuiet, dotQuiet, underQuiet [256]bool
-	shapeSecond, dashPairs          [256][4]uint64
+	shapeSecond                     [256][4]uint64
+	// shapePairs has, for '-', '.' and '_', the two bytes before it in
+	// some prefix: the byte right before, then the one before that.
+	shapePairs [3][256][4]uint64
 )
+
+// shapePair reports whether some prefix has p2 and p right before the
+// anchor of kind k (0 '-', 1 '.', 2 '_').
+func shapePair(k int, p, p2 byte) bool { return shapePairs[k][p][p2>>6]&(1<<(p2&63)) != 0 }
 
 // loudSigs is nameSigs with the four letters that end in one of the short
 // names nameMayMatch checks by hand (key, jwt, pwd, sig; quietName tests
@@ -304,10 +384,12 @@ func initQuiet() {
 		dotQuiet[c] = shapePrev['.'][p>>6]&(1<<(p&63)) == 0
 		underQuiet[c] = shapePrev['_'][p>>6]&(1<<(p&63)) == 0 && p != '/'
 	}
-	for _, shs := range shapesAfter['-'] {
-		for _, sh := range shs {
-			p, p2 := sh.prefix[sh.anchor-1], sh.prefix[sh.anchor-2]
-			dashPairs[p][p2>>6] |= 1 << (p2 & 63)
+	for k, a := range []byte{'-', '.', '_'} {
+		for _, shs := range shapesAfter[a] {
+			for _, sh := range shs {
+				p, p2 := sh.prefix[sh.anchor-1], sh.prefix[sh.anchor-2]
+				shapePairs[k][p][p2>>6] |= 1 << (p2 & 63)
+			}
 		}
 	}
 	for c, shs := range anchorShapes {
