@@ -32,11 +32,11 @@ type rawScan struct {
 	checkedTo int  // credential containers are searched up to here
 	header    bool // a header name (Authorization:, Cookie:) was met
 	// cache, when set, holds streamed texts found clean: the frame's first
-	// "text" string (at ts, ending at te) is read only past what a
-	// remembered one covers (textcache.go).
-	cache  *textCache
-	ts, te int
-	ent    int // the remembered text the frame's text starts with, or -1
+	// "text" string is read only past what a remembered one covers
+	// (textcache.go).
+	cache *textCache
+	ts    int // where the first "text" string's content starts, when met
+	ent   int // the remembered text it starts with, or -1
 	// from is where the scan starts (the bytes before are known clean,
 	// textCache.heads); local is the first anchor judged from more than
 	// the bytes next to it (at, the text's cache).
@@ -215,7 +215,11 @@ func (rs *rawScan) keyColons(keys uint64, base int, others uint64) (uint64, bool
 		}
 		// Neither a URL's "://" (nor, after a quote, a Telegram token):
 		// the name before decides (colon).
-		if nb != '/' && (nb != '\\' || b[j+2] == '"') && (quietName(b, j-1) || quietShortKey(b, j) || !nameMayMatch(b, j) || !mayEndLoud(b, j)) {
+		k := j - 1 // the name's end: before the quote, or before \" in JSON inside a string
+		if b[j-2] == '\\' {
+			k--
+		}
+		if nb != '/' && (nb != '\\' || b[j+2] == '"') && (quietName(b, k) || quietShortKey(b, j) || !nameMayMatch(b, j) || !mayEndLoud(b, j)) {
 			continue
 		}
 		rs.local = min(rs.local, j)

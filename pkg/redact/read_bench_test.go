@@ -30,7 +30,8 @@ import (
 // instead, such as the million-frame one `clawtap-bench -generate` writes).
 // The big-frame capture holds frames of about 2 MB: long assistant text
 // (streamed and final), a big tool result and a big config.schema
-// response.
+// response; CLAWTAP_BENCH_BIG names a file to write it to and keep, for
+// `clawtap-bench -read` (bench/README.md).
 
 var (
 	benchCapOnce sync.Once
@@ -82,12 +83,15 @@ func largeBenchCapture(tb testing.TB) string {
 // kind), between ordinary small frames.
 func bigCapture(tb testing.TB) string {
 	bigCapOnce.Do(func() {
-		dir, err := benchDir()
-		if err != nil {
-			bigCapErr = err
-			return
+		bigCapPath = os.Getenv("CLAWTAP_BENCH_BIG")
+		if bigCapPath == "" {
+			dir, err := benchDir()
+			if err != nil {
+				bigCapErr = err
+				return
+			}
+			bigCapPath = filepath.Join(dir, "big.jsonl.zst")
 		}
-		bigCapPath = filepath.Join(dir, "big.jsonl.zst")
 		w, err := capture.Create(bigCapPath)
 		if err != nil {
 			bigCapErr = err

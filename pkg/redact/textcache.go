@@ -64,8 +64,10 @@ func (c *textCache) frameScan(b []byte) (hit, credKey bool) {
 		}
 		c.heads[h] = append(e[:same], b[same:n]...)
 	}
-	if ts, te := rs.ts, rs.te; te-ts >= textCacheMin && te-ts <= textCacheMax && !rs.credKey && !rs.header {
-		c.keep(b[ts:te], rs.ent)
+	if ts := rs.ts; ts > 0 && !rs.credKey && !rs.header {
+		if te := stringEnd(b, ts); te-ts >= textCacheMin && te-ts <= textCacheMax {
+			c.keep(b[ts:te], rs.ent)
+		}
 	}
 	return false, rs.credKey
 }
@@ -128,17 +130,18 @@ func commonPrefix(a, e []byte) int {
 
 // textAt notes the text string whose content starts at b[ts], and returns
 // where the scan goes on: past what a remembered text covers, else ts.
+// The string's end is not looked for: bytes equal to a remembered text's
+// are the same string's content as far.
 func (rs *rawScan) textAt(ts int) int {
-	te := stringEnd(rs.b, ts)
-	rs.ts, rs.te = ts, te
-	if te-ts < textCacheMin {
+	rs.ts = ts
+	b := rs.b
+	if len(b)-ts < textCacheMin {
 		return ts
 	}
-	t := rs.b[ts:te]
-	t8 := binary.LittleEndian.Uint64(t)
+	t8 := binary.LittleEndian.Uint64(b[ts:])
 	for i := range rs.cache.ents {
 		e := &rs.cache.ents[i]
-		if e.safe >= 8 && len(t) >= e.safe && binary.LittleEndian.Uint64(e.text) == t8 && string(t[:e.safe]) == string(e.text[:e.safe]) {
+		if e.safe >= 8 && len(b)-ts >= e.safe && binary.LittleEndian.Uint64(e.text) == t8 && string(b[ts:ts+e.safe]) == string(e.text[:e.safe]) {
 			rs.ent = i
 			return ts + e.safe
 		}
