@@ -14,9 +14,9 @@ const scanChunk = 4096
 // anchorTabs holds the vector code's tables: a bit for each group of
 // anchors by the low four bits of a byte (anchorTabs[0:16]) and by the
 // high four (anchorTabs[16:32]); a byte is an anchor when they share one.
-// anchorTabs[32:48] is the low-nibble mask, then ':' and '"' sixteen
-// times each.
-var anchorTabs = func() (t [80]byte) {
+// anchorTabs[32:48] is the low-nibble mask, then ':', '"', '\\', 'u' and
+// 'b' sixteen times each.
+var anchorTabs = func() (t [128]byte) {
 	var groups [][16]bool // the low nibbles of a group of high nibbles
 	for hi := range 16 {
 		var lows [16]bool
@@ -50,13 +50,14 @@ var anchorTabs = func() (t [80]byte) {
 		}
 	}
 	for k := 0; k < 16; k++ {
-		t[32+k], t[48+k], t[64+k] = 0x0F, ':', '"'
+		t[32+k], t[48+k], t[64+k], t[80+k], t[96+k], t[112+k] = 0x0F, ':', '"', '\\', 'u', 'b'
 	}
 	return t
 }()
 
-// blockMasks are the anchors, colons and quotes of 64 bytes, a bit a byte.
-type blockMasks struct{ any, colon, quote uint64 }
+// blockMasks are the anchors, colons, quotes, backslashes, 'u's and 'b's
+// of 64 bytes, a bit a byte.
+type blockMasks struct{ any, colon, quote, bslash, u, b uint64 }
 
 // anchorMasks fills masks for b (len(b) <= 64*len(masks)).
 func anchorMasks(b []byte, masks []blockMasks) {
@@ -95,17 +96,22 @@ func anchorMasksGo(b []byte, masks []blockMasks) {
 			m.any |= gather(anchorMask(x)) << k
 			m.colon |= gather(eq(x, ':'*l)) << k
 			m.quote |= gather(eq(x, '"'*l)) << k
+			m.bslash |= gather(eq(x, '\\'*l)) << k
+			m.u |= gather(eq(x, 'u'*l)) << k
+			m.b |= gather(eq(x, 'b'*l)) << k
 		}
 		for ; k < len(blk); k++ {
 			c := blk[k]
 			if rawAnchors[c] != anNone {
 				m.any |= 1 << k
 			}
-			if c == ':' {
-				m.colon |= 1 << k
-			}
-			if c == '"' {
-				m.quote |= 1 << k
+			for _, f := range [...]struct {
+				c    byte
+				mask *uint64
+			}{{':', &m.colon}, {'"', &m.quote}, {'\\', &m.bslash}, {'u', &m.u}, {'b', &m.b}} {
+				if c == f.c {
+					*f.mask |= 1 << k
+				}
 			}
 		}
 		masks[w] = m

@@ -6,7 +6,7 @@
 //
 // Each byte is split into its two nibbles, each looked up in its table
 // (VPSHUFB); the byte is an anchor when the two results share a bit.
-// Colons and quotes are compared for.
+// Colons, quotes, backslashes, 'u's and 'b's are compared for.
 TEXT ·anchorMasksAVX2(SB), NOSPLIT, $0-24
 	MOVQ src+0(FP), SI
 	MOVQ blocks+8(FP), CX
@@ -16,6 +16,8 @@ TEXT ·anchorMasksAVX2(SB), NOSPLIT, $0-24
 	VBROADCASTI128 ·anchorTabs+32(SB), Y10
 	VBROADCASTI128 ·anchorTabs+48(SB), Y12
 	VBROADCASTI128 ·anchorTabs+64(SB), Y13
+	VBROADCASTI128 ·anchorTabs+80(SB), Y14
+	VBROADCASTI128 ·anchorTabs+96(SB), Y15
 	VPXOR Y11, Y11, Y11
 	TESTQ CX, CX
 	JZ done
@@ -37,6 +39,28 @@ loop:
 	SHLQ $32, BX
 	ORQ BX, AX
 	MOVQ AX, 16(DI)
+	VPCMPEQB Y14, Y0, Y4
+	VPCMPEQB Y14, Y1, Y5
+	VPCMPEQB Y15, Y0, Y6
+	VPCMPEQB Y15, Y1, Y7
+	VPMOVMSKB Y4, AX
+	VPMOVMSKB Y5, BX
+	SHLQ $32, BX
+	ORQ BX, AX
+	MOVQ AX, 24(DI)
+	VPMOVMSKB Y6, AX
+	VPMOVMSKB Y7, BX
+	SHLQ $32, BX
+	ORQ BX, AX
+	MOVQ AX, 32(DI)
+	VPBROADCASTB ·anchorTabs+112(SB), Y4
+	VPCMPEQB Y4, Y0, Y5
+	VPCMPEQB Y4, Y1, Y6
+	VPMOVMSKB Y5, AX
+	VPMOVMSKB Y6, BX
+	SHLQ $32, BX
+	ORQ BX, AX
+	MOVQ AX, 40(DI)
 	VPSRLW $4, Y0, Y2
 	VPSRLW $4, Y1, Y3
 	VPAND Y10, Y0, Y0
@@ -58,7 +82,7 @@ loop:
 	NOTQ AX
 	MOVQ AX, (DI)
 	ADDQ $64, SI
-	ADDQ $24, DI
+	ADDQ $48, DI
 	DECQ CX
 	JNZ loop
 

@@ -44,8 +44,19 @@ func TestAnchorMasks(t *testing.T) {
 				if c == '"' {
 					exact.quote |= 1 << k
 				}
+				if c == '\\' {
+					exact.bslash |= 1 << k
+				}
+				if c == 'u' {
+					exact.u |= 1 << k
+				}
+				if c == 'b' {
+					exact.b |= 1 << k
+				}
 			}
-			if vec[w] != exact || ints[w].any&exact.any != exact.any || ints[w].colon != exact.colon || ints[w].quote != exact.quote {
+			got := ints[w]
+			got.any = exact.any // the integer code's anchors may be more
+			if vec[w] != exact || ints[w].any&exact.any != exact.any || got != exact {
 				t.Fatalf("block %d of %q:\nvector %+v\nints   %+v\nexact  %+v", w, b[w*64:min(len(b), w*64+64)], vec[w], ints[w], exact)
 			}
 		}
@@ -74,6 +85,66 @@ func TestCommonPrefix(t *testing.T) {
 				t.Fatalf("commonPrefix(%q, %q) = %d, want %d (vector %v)", a, e, got, want, vec)
 			}
 		}
+	}
+}
+
+// oneByOne is the pre-scan as it was first written: at on every anchor in
+// turn, escapes skipped as at says.
+func oneByOne(b []byte, frame bool) bool {
+	rs := rawScan{b: b, frame: frame}
+	for j, next := 0, 0; j < len(b); j++ {
+		if j < next || rawAnchors[b[j]] == anNone {
+			continue
+		}
+		hit, nx := rs.at(j)
+		if hit {
+			return true
+		}
+		next = nx
+	}
+	return false
+}
+
+// The pre-scan's masks, first tests and caches say what at on every anchor
+// in turn says, on text dense with escapes, names, shapes and keys.
+func TestPrescanAsOneByOne(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	pieces := []string{`\\`, `\u0041`, `\u00e9`, `\b`, `\n`, `\"`, "u", "b", "earer abcdefgh1234", "Bearer ", "token", "password", "description", "apiKey",
+		"sessionKey", ":", "=", " ", `"`, `":`, `":"`, "-", "--", ".", "_", "sk-", "ghp_", "AKIA", "0123456789abcdef", "https://", "u:p@h", "method", "secret",
+		"a", "Z", "9", "{", "}", ",", "seq", "ts", "gl", "xox", "eyJhbGciOi", "-----BEGIN ", "PRIVATE KEY-----", "/__openclaw__/cap/"}
+	diff, hits := 0, 0
+	for range 30000 {
+		var b []byte
+		for n := rng.IntN(40); n > 0; n-- {
+			b = append(b, pieces[rng.IntN(len(pieces))]...)
+		}
+		for _, frame := range []bool{true, false} {
+			for _, vec := range []bool{true, false} {
+				if vec && !hasAVX2 {
+					continue
+				}
+				old := hasAVX2
+				hasAVX2 = vec
+				got, _ := prescan(b, frame)
+				hasAVX2 = old
+				want := oneByOne(b, frame)
+				if want && !got {
+					t.Fatalf("%q (frame %v, vector %v): at says yes, the pre-scan no", b, frame, vec)
+				}
+				if got != want {
+					diff++
+				}
+				if want {
+					hits++
+				}
+			}
+		}
+	}
+	if diff > 0 {
+		t.Errorf("%d verdicts differ (the pre-scan says yes, at no)", diff)
+	}
+	if hits < 10000 || hits > 100000 {
+		t.Errorf("%d verdicts of yes: the inputs test too little", hits)
 	}
 }
 

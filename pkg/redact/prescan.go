@@ -94,6 +94,7 @@ func (rs *rawScan) scan() bool {
 		if pos > 0 && b[pos-1] == '"' {
 			carry = 1
 		}
+		escIn := escapedAt(b, pos) // the block's first byte is escaped
 		nblk := (end - pos + 63) / 64
 		skipTo := end
 		for w := 0; w < nblk; w++ {
@@ -108,6 +109,27 @@ func (rs *rawScan) scan() bool {
 				if others, hit = rs.keyColons(keys, base, others); hit {
 					return true
 				}
+			}
+			// Escapes: only a \u one can hide what a rule reads (at); the
+			// letter after another is no anchor (an escaped 'b', '\\').
+			if bs := bm.bslash; bs|escIn != 0 {
+				const even = 0x5555555555555555
+				// A run of backslashes alternates escape and escaped,
+				// from its first unless that one is escaped: the runs
+				// starting on even bits are found by carrying their
+				// first bit through them.
+				evenStarts := bs &^ (bs << 1) & even &^ escIn
+				runsEven := ((bs + evenStarts) ^ bs) & bs
+				starts := runsEven&even | bs&^runsEven&^even
+				escaped := starts<<1 | escIn
+				escIn = starts >> 63
+				uNext := bm.u >> 1
+				if w+1 < nblk {
+					uNext |= masks[w+1].u << 63
+				} else if base+64 < len(b) && b[base+64] == 'u' {
+					uNext |= 1 << 63
+				}
+				others &^= bs&^(starts&uNext) | escaped&bm.b
 			}
 			for m := others; m != 0; m &= m - 1 {
 				j := base + bits.TrailingZeros64(m)
@@ -183,11 +205,22 @@ func (rs *rawScan) scan() bool {
 				if b[pos+(w+1)*64-1] == '"' {
 					carry = 1
 				}
+				escIn = escapedAt(b, pos+(w+1)*64)
 			}
 		}
 		pos = skipTo
 	}
 	return false
+}
+
+// escapedAt is 1 when b[i] follows an odd run of backslashes: the letter
+// of an escape.
+func escapedAt(b []byte, i int) uint64 {
+	n := 0
+	for i-n > 0 && b[i-n-1] == '\\' {
+		n++
+	}
+	return uint64(n & 1)
 }
 
 // keyColons judges the colons after a quote, keys, of the block at base:
@@ -215,11 +248,7 @@ func (rs *rawScan) keyColons(keys uint64, base int, others uint64) (uint64, bool
 		}
 		// Neither a URL's "://" (nor, after a quote, a Telegram token):
 		// the name before decides (colon).
-		k := j - 1 // the name's end: before the quote, or before \" in JSON inside a string
-		if b[j-2] == '\\' {
-			k--
-		}
-		if nb != '/' && (nb != '\\' || b[j+2] == '"') && (quietName(b, k) || quietShortKey(b, j) || !nameMayMatch(b, j) || !mayEndLoud(b, j)) {
+		if nb != '/' && (nb != '\\' || b[j+2] == '"') && (quietName(b, j-1) || quietShortKey(b, j) || !nameMayMatch(b, j) || !mayEndLoud(b, j)) {
 			continue
 		}
 		rs.local = min(rs.local, j)
