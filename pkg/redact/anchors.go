@@ -56,7 +56,8 @@ var anchorTabs = func() (t [128]byte) {
 }()
 
 // blockMasks are the anchors, colons, quotes, backslashes, 'u's and 'b's
-// of 64 bytes, a bit a byte.
+// of 64 bytes, a bit a byte; the 'u's and 'b's may be left out of a block
+// without a backslash.
 type blockMasks struct{ any, colon, quote, bslash, u, b uint64 }
 
 // anchorMasks fills masks for b (len(b) <= 64*len(masks)).

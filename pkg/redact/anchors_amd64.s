@@ -41,13 +41,19 @@ loop:
 	MOVQ AX, 16(DI)
 	VPCMPEQB Y14, Y0, Y4
 	VPCMPEQB Y14, Y1, Y5
-	VPCMPEQB Y15, Y0, Y6
-	VPCMPEQB Y15, Y1, Y7
 	VPMOVMSKB Y4, AX
 	VPMOVMSKB Y5, BX
 	SHLQ $32, BX
 	ORQ BX, AX
 	MOVQ AX, 24(DI)
+	MOVQ $0, 32(DI)
+	MOVQ $0, 40(DI)
+	TESTQ AX, AX
+	JZ noescape
+
+	// Only where there are backslashes: the 'u's and 'b's.
+	VPCMPEQB Y15, Y0, Y6
+	VPCMPEQB Y15, Y1, Y7
 	VPMOVMSKB Y6, AX
 	VPMOVMSKB Y7, BX
 	SHLQ $32, BX
@@ -61,6 +67,8 @@ loop:
 	SHLQ $32, BX
 	ORQ BX, AX
 	MOVQ AX, 40(DI)
+
+noescape:
 	VPSRLW $4, Y0, Y2
 	VPSRLW $4, Y1, Y3
 	VPAND Y10, Y0, Y0

@@ -123,13 +123,16 @@ func (rs *rawScan) scan() bool {
 				starts := runsEven&even | bs&^runsEven&^even
 				escaped := starts<<1 | escIn
 				escIn = starts >> 63
+				// (The masks have 'u's only where there are backslashes.)
 				uNext := bm.u >> 1
-				if w+1 < nblk {
-					uNext |= masks[w+1].u << 63
-				} else if base+64 < len(b) && b[base+64] == 'u' {
+				if base+64 < len(b) && b[base+64] == 'u' {
 					uNext |= 1 << 63
 				}
-				others &^= bs&^(starts&uNext) | escaped&bm.b
+				lowB := bm.b
+				if bs == 0 && b[base] == 'b' {
+					lowB = 1 // escaped by the block before
+				}
+				others &^= bs&^(starts&uNext) | escaped&lowB
 			}
 			for m := others; m != 0; m &= m - 1 {
 				j := base + bits.TrailingZeros64(m)

@@ -180,8 +180,12 @@ func (c *textCache) add(t []byte) {
 func safeCut(t []byte) int {
 	i := len(t)
 	for w := 0; w < 2; w++ {
-		for i > 0 && rawSpaceBefore(t, i) > 0 {
-			i -= rawSpaceBefore(t, i)
+		for i > 0 {
+			if n := rawSpaceBefore(t, i); n > 0 {
+				i -= n
+				continue
+			}
+			break
 		}
 		for i > 0 {
 			// Only a space, a tab or an escape's letter may end white
