@@ -84,7 +84,11 @@ func (rs *rawScan) scan() bool {
 	if masks == nil {
 		masks = own[:]
 	}
-	for pos := rs.from; pos < len(b); {
+	escIn := escapedAt(b, rs.from) // the next block's first byte is escaped
+	for pos, last := rs.from, rs.from; pos < len(b); {
+		if pos != last {
+			escIn = escapedAt(b, pos) // after a jump; else carried on
+		}
 		// A chunk at a time: anchorMasks has a bit for each anchor (and,
 		// without the vector code, for a few bytes at turns down), and
 		// for each colon and quote; only those are looked at.
@@ -94,7 +98,6 @@ func (rs *rawScan) scan() bool {
 		if pos > 0 && b[pos-1] == '"' {
 			carry = 1
 		}
-		escIn := escapedAt(b, pos) // the block's first byte is escaped
 		nblk := (end - pos + 63) / 64
 		skipTo := end
 		for w := 0; w < nblk; w++ {
@@ -211,7 +214,7 @@ func (rs *rawScan) scan() bool {
 				escIn = escapedAt(b, pos+(w+1)*64)
 			}
 		}
-		pos = skipTo
+		pos, last = skipTo, end
 	}
 	return false
 }
