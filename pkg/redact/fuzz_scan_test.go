@@ -60,6 +60,15 @@ func FuzzPrescan(f *testing.F) {
 				}
 			}
 		}
+		// The frames' starts remembered: a, then a's first half and b.
+		{
+			r := New(Options{})
+			r.Frame("in", a)
+			f := append(append([]byte(nil), a[:len(a)/2]...), b...)
+			if got, want := r.Frame("in", f), New(Options{}).Frame("in", f); !bytes.Equal(got, want) {
+				t.Fatalf("a remembered start let a credential through:\n got %q\nwant %q", got, want)
+			}
+		}
 		// The cache: a reply streamed as a, then a+b.
 		if len(a) > 0 {
 			agent := func(text []byte) []byte {

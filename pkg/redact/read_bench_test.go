@@ -30,7 +30,9 @@ import (
 // instead, such as the million-frame one `clawtap-bench -generate` writes).
 // The big-frame capture holds frames of about 2 MB: long assistant text
 // (streamed and final), a big tool result and a big config.schema
-// response.
+// response; CLAWTAP_BENCH_BIG names a file to write it to and keep (or to
+// read it from, when it exists), for `clawtap-bench -read`
+// (bench/README.md).
 
 var (
 	benchCapOnce sync.Once
@@ -82,12 +84,18 @@ func largeBenchCapture(tb testing.TB) string {
 // kind), between ordinary small frames.
 func bigCapture(tb testing.TB) string {
 	bigCapOnce.Do(func() {
-		dir, err := benchDir()
-		if err != nil {
-			bigCapErr = err
-			return
+		bigCapPath = os.Getenv("CLAWTAP_BENCH_BIG")
+		if _, err := os.Stat(bigCapPath); bigCapPath != "" && err == nil {
+			return // written by an earlier run
 		}
-		bigCapPath = filepath.Join(dir, "big.jsonl.zst")
+		if bigCapPath == "" {
+			dir, err := benchDir()
+			if err != nil {
+				bigCapErr = err
+				return
+			}
+			bigCapPath = filepath.Join(dir, "big.jsonl.zst")
+		}
 		w, err := capture.Create(bigCapPath)
 		if err != nil {
 			bigCapErr = err

@@ -161,6 +161,7 @@ func init() {
 		}
 		shapesAfter[a][p] = append(shapesAfter[a][p], sh)
 	}
+	initQuiet()
 }
 
 // randomish reports whether a body looks generated rather than written: it
