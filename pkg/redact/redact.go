@@ -110,19 +110,24 @@ func (r *Redactor) FrameConn(conn int, dir string, frame []byte) []byte {
 // When nothing changes it returns rec itself; otherwise a copy that shares
 // no changed memory with rec (rec is never modified).
 func (r *Redactor) Record(rec *capture.Record) *capture.Record {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	switch {
-	case rec.Mark != "":
-		return r.mark(rec)
-	case rec.Frame != nil:
+	if rec.Mark == "" && rec.Frame != nil {
+		// Every record of a capture read unredacted comes here: no
+		// deferred unlock (nothing recovers from a panic).
+		r.mu.Lock()
 		f := r.frame(rec.Conn, rec.Frame)
+		r.mu.Unlock()
 		if sameSlice(f, rec.Frame) {
 			return rec
 		}
 		c := *rec
 		c.Frame = f
 		return &c
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch {
+	case rec.Mark != "":
+		return r.mark(rec)
 	default:
 		r.stats.Raw++
 		t := r.rawText(rec.Raw)
