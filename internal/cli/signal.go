@@ -16,8 +16,14 @@ import (
 var ErrSignal = errors.New("signal")
 
 // handling counts the Interrupts in force: while one is, a signal is the
-// command's to handle, not ExitOnSignal's.
-var handling atomic.Int32
+// command's to handle, not ExitOnSignal's. handled says a command took a
+// signal: ExitOnSignal may read its own copy of it only after the command
+// has returned and released its Interrupts, and must not end the process
+// by a signal the command answered (exit 130).
+var (
+	handling atomic.Int32
+	handled  atomic.Bool
+)
 
 // Interrupts stops work on the first SIGINT or SIGTERM (ctx ends with
 // cause ErrSignal, after onFirst, which may be nil) and closes aborted on
@@ -32,6 +38,7 @@ func Interrupts(parent context.Context, onFirst func(os.Signal)) (ctx context.Co
 	go func() {
 		select {
 		case s := <-sigc:
+			handled.Store(true)
 			if onFirst != nil {
 				onFirst(s)
 			}
@@ -67,7 +74,7 @@ func ExitOnSignal() (release func()) {
 		for {
 			select {
 			case s := <-sigc:
-				if handling.Load() > 0 {
+				if handling.Load() > 0 || handled.Load() {
 					continue
 				}
 				output.RemoveTemporaries()
