@@ -49,6 +49,7 @@ type wireState struct {
 	followed   int                // the connection the replay follows
 	shown      map[string]*uiSnap // the followed connection's live runs, by run id
 	shownOrder []string           // their ids, oldest first
+	shownSnaps []*uiSnap          // shown[shownOrder[k]]: the loops of every step read them without a lookup
 	stepI      int                // the record of the step in hand
 	stepT      int64              // its time
 	watchAfter bool               // a record step to watch once the record is in the wire's text

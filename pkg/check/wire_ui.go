@@ -128,7 +128,7 @@ func (a *Analyzer) wireStep(s *replay.Step) {
 	if s.Conn != w.followed {
 		w.followed = s.Conn
 		clear(w.shown)
-		w.shownOrder = w.shownOrder[:0]
+		w.shownOrder, w.shownSnaps = w.shownOrder[:0], w.shownSnaps[:0]
 	}
 	runStep := false // a run's event: the step changed its session's and agent's stores only
 	if ev := s.Event; s.Timer == "" && ev != nil && ev.RunID != "" && s.Rec != nil && s.Rec.Conn == s.Conn &&
@@ -143,14 +143,15 @@ func (a *Analyzer) wireStep(s *replay.Step) {
 		if w.shown[ev.RunID] == nil {
 			if len(w.shownOrder) >= maxPendingUI {
 				delete(w.shown, w.shownOrder[0])
-				w.shownOrder = w.shownOrder[1:]
+				w.shownOrder, w.shownSnaps = w.shownOrder[1:], w.shownSnaps[1:]
 			}
-			w.shown[ev.RunID] = &uiSnap{}
-			w.shownOrder = append(w.shownOrder, ev.RunID)
+			sn := &uiSnap{}
+			w.shown[ev.RunID] = sn
+			w.shownOrder, w.shownSnaps = append(w.shownOrder, ev.RunID), append(w.shownSnaps, sn)
 		}
 	}
-	for _, id := range w.shownOrder {
-		sn := w.shown[id]
+	for k, id := range w.shownOrder {
+		sn := w.shownSnaps[k]
 		ag, ses := sn.agent, sn.session
 		if w.step.seen && w.step.run == id && s.Timer == "" {
 			ag, ses = w.step.after.agent, w.step.after.session
@@ -176,7 +177,9 @@ func (a *Analyzer) untrack(id string) {
 		return
 	}
 	delete(w.shown, id)
-	w.shownOrder = slices.DeleteFunc(w.shownOrder, func(s string) bool { return s == id })
+	if k := slices.Index(w.shownOrder, id); k >= 0 {
+		w.shownOrder, w.shownSnaps = slices.Delete(w.shownOrder, k, k+1), slices.Delete(w.shownSnaps, k, k+1)
+	}
 }
 
 // seen is what the UI showed of a run before and after the record in
@@ -274,14 +277,14 @@ func (a *Analyzer) watch(timer bool) {
 	if c == nil {
 		return
 	}
-	for _, id := range w.shownOrder {
-		r := c.runs[id]
-		if r == nil {
-			continue
-		}
-		sn := w.shown[id]
+	for k, id := range w.shownOrder {
+		sn := w.shownSnaps[k]
 		text, bubble, has := sn.live()
 		if !has {
+			continue
+		}
+		r := c.runs[id]
+		if r == nil {
 			continue
 		}
 		if strings.TrimSpace(text) != "" {
