@@ -196,6 +196,16 @@ func AbortRun() *Session {
 	c := s.Open(cliTools)
 	s.Advance(700)
 	r := c.ChatSend(mainKey, "Write a long poem about the sea (SLOW)")
+	seaPoem(s, r)
+	r.Abort(c)
+	s.Advance(1500)
+	s.Tick()
+	return s
+}
+
+// seaPoem streams the first words of the slow sea poem the abort fixtures
+// stop, 249 ms apart, and waits 90 ms: the reply that is then aborted.
+func seaPoem(s *Session, r *Run) {
 	r.Prepare()
 	s.Advance(300)
 	for _, w := range []string{"The", " sea", " is", " a", " slow", " grey", " animal"} {
@@ -203,10 +213,6 @@ func AbortRun() *Session {
 		s.Advance(249)
 	}
 	s.Advance(90)
-	r.Abort(c)
-	s.Advance(1500)
-	s.Tick()
-	return s
 }
 
 // ErrorRun builds the error-run fixture.

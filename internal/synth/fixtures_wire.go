@@ -95,13 +95,7 @@ func AbortNotSaved() *Session {
 	c := s.Open(cliTools)
 	s.Advance(500)
 	r := c.ChatSend(mainKey, "Write a long poem about the sea.")
-	r.Prepare()
-	s.Advance(300)
-	for _, w := range []string{"The", " sea", " is", " a", " slow", " grey", " animal"} {
-		r.Say(w)
-		s.Advance(249)
-	}
-	s.Advance(90)
+	seaPoem(s, r)
 	r.AbortNotSaved(c)
 	s.Advance(1500)
 	s.Tick()
