@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/clawtap/clawtap/pkg/bridge"
 	"github.com/clawtap/clawtap/pkg/capture"
@@ -46,16 +47,17 @@ const (
 type wireState struct {
 	conns map[int]*wireConn
 	// the UI's replay, as its steps showed it (wire_ui.go)
-	followed   int                // the connection the replay follows
-	shown      map[string]*uiSnap // the followed connection's live runs, by run id
-	shownOrder []string           // their ids, oldest first
-	shownSnaps []*uiSnap          // shown[shownOrder[k]]: the loops of every step read them without a lookup
-	stepI      int                // the record of the step in hand
-	stepT      int64              // its time
-	watchAfter bool               // a record step to watch once the record is in the wire's text
-	step       stepObs            // what the record step in hand did
-	judge      bool               // the replay runs: hazards are judged per UI
-	ui         replay.UI          // the UI the replay models
+	followed   int         // the connection the replay follows
+	shown      shownRuns   // the followed connection's live runs (shown.go)
+	steps      int         // the replay's steps so far
+	touched    []*shownRun // the runs whose snapshot the step in hand took again
+	everyStep  bool        // tests: take every run's snapshot at every step, as if every store changed
+	stepI      int         // the record of the step in hand
+	stepT      int64       // its time
+	watchAfter bool        // a record step to watch once the record is in the wire's text
+	step       stepObs     // what the record step in hand did
+	judge      bool        // the replay runs: hazards are judged per UI
+	ui         replay.UI   // the UI the replay models
 	// chat.send and announce runs across the capture (wire_sends.go)
 	sends     map[string]*sendInfo // by idempotency key
 	sendOrder []string
@@ -70,6 +72,9 @@ type wireConn struct {
 	runs  map[string]*wireRun
 	order []string
 	reqs  map[string]reqParams // chat.send requests waiting for their response, by id
+	// the runs with a retraction waiting for the UI's verdict, which the
+	// watch looks at every step (the verdict waits on the clock)
+	retracting []string
 }
 
 // wireRun is one run on one connection, as its client would rebuild it.
@@ -121,7 +126,7 @@ type uiObs struct {
 }
 
 func newWireState() *wireState {
-	return &wireState{conns: map[int]*wireConn{}, shown: map[string]*uiSnap{}, sends: map[string]*sendInfo{},
+	return &wireState{conns: map[int]*wireConn{}, shown: newShownRuns(), sends: map[string]*sendInfo{},
 		announce: map[string]announceRun{}, mismatch: map[string]bool{}, followed: -1}
 }
 
@@ -138,8 +143,10 @@ func (c *wireConn) run(id, agent, session string) *wireRun {
 	r := c.runs[id]
 	if r == nil {
 		if len(c.runs) >= maxWireRuns && len(c.order) > 0 {
-			delete(c.runs, c.order[0])
+			old := c.order[0]
+			delete(c.runs, old)
 			c.order = c.order[1:]
+			c.retracting = slices.DeleteFunc(c.retracting, func(o string) bool { return o == old })
 		}
 		r = &wireRun{agent: agent, session: session}
 		c.runs[id] = r
@@ -159,6 +166,7 @@ func (c *wireConn) forget(id string) {
 		return
 	}
 	delete(c.runs, id)
+	c.retracting = slices.DeleteFunc(c.retracting, func(o string) bool { return o == id })
 	for k, o := range c.order {
 		if o == id {
 			c.order = append(c.order[:k], c.order[k+1:]...)
@@ -266,8 +274,10 @@ func (a *Analyzer) wireChat(cs *connState, rec *capture.Record, ev *bridge.Event
 		return
 	}
 	msg, hasMsg := ev.Member("message")
-	dt, dtOK := jsonx.Str(mustGet(p, "deltaText"))
-	replace := jsonx.Truthy(mustGet(p, "replace"))
+	dtRaw, _ := ev.Member("deltaText")
+	dt, dtOK := jsonx.Str(dtRaw)
+	replaceRaw, _ := ev.Member("replace")
+	replace := jsonx.Truthy(replaceRaw)
 	before, had := r.text, r.hasText
 	switch {
 	case hasMsg:
@@ -314,6 +324,9 @@ func (a *Analyzer) wireChat(cs *connState, rec *capture.Record, ev *bridge.Event
 			a.retractionVerdict(rec, ev, r)
 		}
 		r.retraction = &retraction{i: rec.Index, t: rec.T, text: before}
+		if !slices.Contains(c.retracting, ev.RunID) {
+			c.retracting = append(c.retracting, ev.RunID)
+		}
 	}
 }
 
@@ -325,16 +338,15 @@ func (a *Analyzer) wireAgent(cs *connState, rec *capture.Record, ev *bridge.Even
 	}
 	c := a.wire.conn(rec.Conn)
 	r := c.run(ev.RunID, ev.AgentID, ev.SessionKey)
-	data, _ := ev.Member("data")
 	switch ev.Stream {
 	case "assistant":
-		d, dOK := jsonx.Str(mustGet(data, "delta"))
 		r.agentPrev = r.agentText
-		if t, ok := jsonx.Str(mustGet(data, "text")); ok {
+		textRaw, _ := ev.DataMember("text")
+		if t, ok := jsonx.Str(textRaw); ok {
 			r.agentText = t
-		} else if dOK {
+		} else if d, dOK := jsonx.Str(dataMember(ev, "delta")); dOK {
 			a.mismatch(cs, rec, release.AppendOnly, "an agent assistant event without data.text (append-only live text)")
-			if jsonx.Truthy(mustGet(data, "replace")) {
+			if rv, _ := ev.DataMember("replace"); jsonx.Truthy(rv) {
 				r.agentText = d
 			} else {
 				r.agentText += d
@@ -355,6 +367,13 @@ func (a *Analyzer) wireAgent(cs *connState, rec *capture.Record, ev *bridge.Even
 			r.started = false
 		}
 	}
+}
+
+// dataMember is the payload's data.name (data.text and data.replace come
+// from the bridge's walk: DataMember).
+func dataMember(ev *bridge.Event, name string) []byte {
+	data, _ := ev.Member("data")
+	return mustGet(data, name)
 }
 
 // wireTerminal follows a chat terminal: the second terminal of 2026.9.7

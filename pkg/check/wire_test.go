@@ -3,30 +3,23 @@ package check
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/clawtap/clawtap/internal/synth"
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/models"
 	"github.com/clawtap/clawtap/pkg/pipeline"
+	"github.com/clawtap/clawtap/pkg/reshape"
 )
 
 // lines reads capture records from JSON lines.
 func lines(t *testing.T, s string) []capture.Record {
 	t.Helper()
-	r, err := capture.NewReader(bytes.NewReader([]byte(s)), capture.Options{Serial: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	var recs []capture.Record
-	for {
-		rec, err := r.Next()
-		if err != nil {
-			return recs
-		}
-		recs = append(recs, *rec.Clone())
-	}
+	return readAll(t, []byte(s))
 }
 
 const hello97 = `{"t":1000,"conn":1,"mark":"hello","protocol":4,"server":"2026.9.7"}` + "\n"
@@ -213,4 +206,76 @@ func TestReleaseFromHeaderAndNarration(t *testing.T) {
 	}
 	expect(t, run(head("2026.9.6")+body), RuleReleaseMismatch, RuleReleaseMismatch)
 	expect(t, run(head("2026.9.7")+body))
+}
+
+// A step takes again only the snapshots of the runs whose stores it wrote
+// (wireStep): the verdicts are the ones taking every run's snapshot at
+// every step gives, on every fixture, on the wire it was recorded on and
+// reshaped to each later release, for every UI version.
+func TestWatchTakesOnlyWrittenStores(t *testing.T) {
+	hazards := 0
+	for _, fx := range synth.Fixtures() {
+		raw, err := os.ReadFile(filepath.Join("..", "..", "fixtures", fx.File))
+		if err != nil {
+			t.Fatal(err)
+		}
+		wires := map[string][]capture.Record{"as recorded": readAll(t, raw)}
+		for _, to := range reshape.Targets() {
+			var out bytes.Buffer
+			w, _ := capture.NewWriter(&out, false)
+			src, err := capture.NewReader(bytes.NewReader(raw), capture.Options{Serial: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = reshape.Copy(w, src, reshape.Options{Target: to, Force: true})
+			src.Close()
+			if err != nil {
+				continue // a capture reshape refuses (already on the newer wire)
+			}
+			w.Close()
+			wires[to.String()] = readAll(t, out.Bytes())
+		}
+		for wire, recs := range wires {
+			for _, u := range models.All() {
+				run := func(every bool) []Finding {
+					a, err := New(Options{})
+					if err != nil {
+						t.Fatal(err)
+					}
+					a.wire.everyStep = every
+					return collect(t, a, pipeline.Slice(nil, recs), u)
+				}
+				got, want := run(false), run(true)
+				if !slices.EqualFunc(got, want, func(a, b Finding) bool { return bytes.Equal(a.AppendJSON(nil), b.AppendJSON(nil)) }) {
+					t.Errorf("%s, %s, %s: taking the written stores' runs\n%v\nwant every run's\n%v", fx.Name, wire, u, got, want)
+				}
+				for _, f := range got {
+					if f.Hazard != 0 {
+						hazards++
+					}
+				}
+			}
+		}
+	}
+	if hazards == 0 {
+		t.Fatal("no UI judged a hazard on any fixture: the test compares nothing")
+	}
+}
+
+// readAll reads every record of a capture's bytes (compressed or not).
+func readAll(t *testing.T, b []byte) []capture.Record {
+	t.Helper()
+	r, err := capture.NewReader(bytes.NewReader(b), capture.Options{Serial: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var recs []capture.Record
+	for {
+		rec, err := r.Next()
+		if err != nil {
+			return recs
+		}
+		recs = append(recs, *rec.Clone())
+	}
 }

@@ -25,15 +25,19 @@ import (
 // uiSnap is what a UI shows of one run.
 type uiSnap struct {
 	agent, session string
-	bubble         string // the streaming bubble: the chat store's, or the pane's while it follows the run
-	hasBubble      bool
-	inChat         bool   // the session has a chat store: the bubble's path is bubblePath
-	text           string // the agent store's live text, while the agent runs the run
-	hasText        bool
-	status         string
-	banner         string
-	lines          int
-	lastLine       string // the transcript's last line
+	// their stores, once the UI made them (a store is never removed: the
+	// next snapshot reads it without a look-up)
+	agentStore *replay.Agent
+	chatStore  *replay.ChatSession
+	bubble     string // the streaming bubble: the chat store's, or the pane's while it follows the run
+	hasBubble  bool
+	inChat     bool   // the session has a chat store: the bubble's path is bubblePath
+	text       string // the agent store's live text, while the agent runs the run
+	hasText    bool
+	status     string
+	banner     string
+	lines      int
+	lastLine   string // the transcript's last line
 }
 
 // live is the text the UI shows for the run, and whether it is the
@@ -85,9 +89,24 @@ func shownValue(s string, ok bool) string {
 	return clipQuote(s, 40)
 }
 
-func snapOf(st *replay.State, run, agent, session string) uiSnap {
+// snapOf is what the UI shows of run, whose stores are agent's and
+// session's; prev, when it is a snapshot of the same stores, lends the
+// stores it found.
+func snapOf(st *replay.State, run, agent, session string, prev *uiSnap) uiSnap {
 	s := uiSnap{agent: agent, session: session}
-	if c := st.Chat(session); c != nil {
+	if prev != nil && prev.agent == agent {
+		s.agentStore = prev.agentStore
+	}
+	if prev != nil && prev.session == session {
+		s.chatStore = prev.chatStore
+	}
+	if s.chatStore == nil {
+		s.chatStore = st.Chat(session)
+	}
+	if s.agentStore == nil {
+		s.agentStore = st.Agent(agent)
+	}
+	if c := s.chatStore; c != nil {
 		if st.Layout().Panes {
 			s.banner = c.RunError.V
 			if c.RunID.Valid && c.RunID.V == run {
@@ -98,7 +117,7 @@ func snapOf(st *replay.State, run, agent, session string) uiSnap {
 		}
 		s.inChat = true
 	}
-	if ag := st.Agent(agent); ag != nil {
+	if ag := s.agentStore; ag != nil {
 		s.status, s.lines = ag.Status.V, ag.NumLines()
 		if s.lines > 0 {
 			s.lastLine = ag.Line(s.lines - 1).Text
@@ -118,47 +137,56 @@ type stepObs struct {
 	before, after uiSnap
 }
 
-// wireStep watches a replay step.
+// wireStep watches a replay step. A run's snapshot is taken again only
+// when the step wrote a store it reads (the step's diff names them).
 func (a *Analyzer) wireStep(s *replay.Step) {
 	w := a.wire
 	if s.State == nil {
 		return
 	}
 	w.ui = s.State.UI()
+	w.steps++
 	if s.Conn != w.followed {
 		w.followed = s.Conn
-		clear(w.shown)
-		w.shownOrder, w.shownSnaps = w.shownOrder[:0], w.shownSnaps[:0]
+		w.shown.reset()
 	}
-	runStep := false // a run's event: the step changed its session's and agent's stores only
+	w.touched = w.touched[:0]
 	if ev := s.Event; s.Timer == "" && ev != nil && ev.RunID != "" && s.Rec != nil && s.Rec.Conn == s.Conn &&
 		(ev.Kind == bridge.RuntimeChat || ev.Kind == bridge.RuntimeAgent) {
-		runStep = true
+		// a run's event: its snapshot is taken whatever the step wrote
 		obs := stepObs{i: s.I, run: ev.RunID, seen: true}
-		if sn := w.shown[ev.RunID]; sn != nil {
-			obs.before = *sn
+		r := w.shown.get(ev.RunID)
+		if r != nil {
+			obs.before = r.snap
+		} else {
+			r = w.shown.add(ev.RunID)
 		}
-		obs.after = snapOf(s.State, ev.RunID, ev.AgentID, ev.SessionKey)
+		obs.after = snapOf(s.State, ev.RunID, ev.AgentID, ev.SessionKey, &r.snap)
+		w.shown.set(r, obs.after)
 		w.step = obs
-		if w.shown[ev.RunID] == nil {
-			if len(w.shownOrder) >= maxPendingUI {
-				delete(w.shown, w.shownOrder[0])
-				w.shownOrder, w.shownSnaps = w.shownOrder[1:], w.shownSnaps[1:]
+		a.took(r)
+	}
+	for k := range s.Diff {
+		var rs []*shownRun
+		if id, ok := s.Diff[k].Path.Agent(); ok {
+			rs = w.shown.byAgent[id]
+		} else if key, ok := s.Diff[k].Path.ChatSession(); ok {
+			rs = w.shown.byChat[key]
+		}
+		for _, r := range rs {
+			if r.step != w.steps {
+				r.snap = snapOf(s.State, r.id, r.snap.agent, r.snap.session, &r.snap)
+				a.took(r)
 			}
-			sn := &uiSnap{}
-			w.shown[ev.RunID] = sn
-			w.shownOrder, w.shownSnaps = append(w.shownOrder, ev.RunID), append(w.shownSnaps, sn)
 		}
 	}
-	for k, id := range w.shownOrder {
-		sn := w.shownSnaps[k]
-		ag, ses := sn.agent, sn.session
-		if w.step.seen && w.step.run == id && s.Timer == "" {
-			ag, ses = w.step.after.agent, w.step.after.session
-		} else if runStep && ag != w.step.after.agent && ses != w.step.after.session {
-			continue // stores the step did not touch: the snapshot stands
+	if w.everyStep {
+		for _, r := range w.shown.order {
+			if r.step != w.steps {
+				r.snap = snapOf(s.State, r.id, r.snap.agent, r.snap.session, nil)
+				a.took(r)
+			}
 		}
-		*sn = snapOf(s.State, id, ag, ses)
 	}
 	w.stepI, w.stepT = s.I, s.T
 	if s.Timer != "" {
@@ -170,17 +198,14 @@ func (a *Analyzer) wireStep(s *replay.Step) {
 	w.watchAfter = true
 }
 
-// untrack stops watching a run that ended.
-func (a *Analyzer) untrack(id string) {
-	w := a.wire
-	if w.shown[id] == nil {
-		return
-	}
-	delete(w.shown, id)
-	if k := slices.Index(w.shownOrder, id); k >= 0 {
-		w.shownOrder, w.shownSnaps = slices.Delete(w.shownOrder, k, k+1), slices.Delete(w.shownSnaps, k, k+1)
-	}
+// took notes that the step in hand took a run's snapshot.
+func (a *Analyzer) took(r *shownRun) {
+	r.step = a.wire.steps
+	a.wire.touched = append(a.wire.touched, r)
 }
+
+// untrack stops watching a run that ended.
+func (a *Analyzer) untrack(id string) { a.wire.shown.remove(id) }
 
 // seen is what the UI showed of a run before and after the record in
 // hand; ok is false when the UI's replay did not take it (another
@@ -277,27 +302,46 @@ func (a *Analyzer) watch(timer bool) {
 	if c == nil {
 		return
 	}
-	for k, id := range w.shownOrder {
-		sn := w.shownSnaps[k]
-		text, bubble, has := sn.live()
-		if !has {
+	// What the UI shows changed only for the runs the step wrote, and the
+	// text the connection rebuilt only for the record's run (one of them);
+	// a retraction's verdict also waits on the clock.
+	for _, r := range w.touched {
+		if !r.gone {
+			a.watchRun(c, r.id, &r.snap, timer)
+		}
+	}
+	for _, id := range c.retracting {
+		if wr := c.runs[id]; wr == nil || wr.retraction == nil {
 			continue
 		}
-		r := c.runs[id]
-		if r == nil {
-			continue
+		if r := w.shown.get(id); r != nil && r.step != w.steps {
+			a.watchRun(c, id, &r.snap, timer)
 		}
-		if strings.TrimSpace(text) != "" {
-			r.uiShown = true
-		}
-		if r.frozen == nil && r.appends >= 2 && !follows(text, r) {
-			r.frozen = &uiObs{i: w.stepI, text: text, at: sn.at(bubble), want: r.text, frozen: text == r.snap}
-		}
-		// What a timer step (a UI's frame) shows is on screen; a record
-		// step may show a store its frame has not flushed yet.
-		if rt := r.retraction; rt != nil && rt.seen == nil && (timer || w.stepT-rt.t >= retractLagMs) && text != "" && strings.Contains(text, rt.text) && !same(text, r.text) && !same(text, r.agentText) {
-			rt.seen = &uiObs{i: w.stepI, text: text, at: sn.at(bubble)}
-		}
+	}
+}
+
+// watchRun compares what the UI shows of one run with the text its
+// connection rebuilt.
+func (a *Analyzer) watchRun(c *wireConn, id string, sn *uiSnap, timer bool) {
+	w := a.wire
+	text, bubble, has := sn.live()
+	if !has {
+		return
+	}
+	r := c.runs[id]
+	if r == nil {
+		return
+	}
+	if strings.TrimSpace(text) != "" {
+		r.uiShown = true
+	}
+	if r.frozen == nil && r.appends >= 2 && !follows(text, r) {
+		r.frozen = &uiObs{i: w.stepI, text: text, at: sn.at(bubble), want: r.text, frozen: text == r.snap}
+	}
+	// What a timer step (a UI's frame) shows is on screen; a record
+	// step may show a store its frame has not flushed yet.
+	if rt := r.retraction; rt != nil && rt.seen == nil && (timer || w.stepT-rt.t >= retractLagMs) && text != "" && strings.Contains(text, rt.text) && !same(text, r.text) && !same(text, r.agentText) {
+		rt.seen = &uiObs{i: w.stepI, text: text, at: sn.at(bubble)}
 	}
 }
 

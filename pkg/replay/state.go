@@ -396,6 +396,13 @@ func comparePath(a, b Path) int {
 	return 0
 }
 
+// Agent says whether the path is in an agent's store, and whose.
+func (p Path) Agent() (id string, ok bool) { return p.key, p.sec == secAgents }
+
+// ChatSession says whether the path is in a chat session's store, and
+// whose.
+func (p Path) ChatSession() (key string, ok bool) { return p.key, p.sec == secChat }
+
 // String renders the path: agents.main.status, agents.main.outputLines.3,
 // approvals.<id>, cost.main.<model>.turns, requests.summaryReload.count.
 // A key that is not a plain identifier is written as ["key"].
