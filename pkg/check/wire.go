@@ -341,8 +341,7 @@ func (a *Analyzer) wireAgent(cs *connState, rec *capture.Record, ev *bridge.Even
 	switch ev.Stream {
 	case "assistant":
 		r.agentPrev = r.agentText
-		textRaw, _ := ev.DataMember("text")
-		if t, ok := jsonx.Str(textRaw); ok {
+		if t, ok := ev.DataTextString(&a.texts); ok {
 			r.agentText = t
 		} else if d, dOK := jsonx.Str(dataMember(ev, "delta")); dOK {
 			a.mismatch(cs, rec, release.AppendOnly, "an agent assistant event without data.text (append-only live text)")

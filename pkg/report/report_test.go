@@ -734,7 +734,9 @@ func TestTranscriptElidedNoteCountsEveryRun(t *testing.T) {
 	defer b.Report().Close()
 	run := &Run{ID: "r1"}
 	b.skel = 2 * MinMaxBytes
-	b.addLines(run, []replay.Line{{Kind: "assistant", Text: "one"}, {Kind: "assistant", Text: "two"}}, "")
+	for _, l := range []replay.Line{{Kind: "assistant", Text: "one"}, {Kind: "assistant", Text: "two"}} {
+		b.addLine(run, &l, "")
+	}
 	if got := run.TranscriptElided; got != 2 || b.linesCut != 2 {
 		t.Errorf("2 lines refused: the run counts %d, the note's sum %d", got, b.linesCut)
 	}

@@ -164,10 +164,10 @@ func (b *Builder) transcripts(effects []replay.Effect, run *Run) {
 		if a == nil {
 			continue
 		}
-		lines := a.Lines()
-		from := len(lines) - total[e.AgentID] + seen[e.AgentID]
+		n := a.NumLines()
+		from := n - total[e.AgentID] + seen[e.AgentID]
 		seen[e.AgentID] += int(e.Count)
-		to := min(from+int(e.Count), len(lines))
+		to := min(from+int(e.Count), n)
 		from = max(from, 0)
 		r := run
 		if e.Type == replay.EffHistory {
@@ -183,22 +183,24 @@ func (b *Builder) transcripts(effects []replay.Effect, run *Run) {
 		if e.Type == replay.EffHistory {
 			via = "history"
 		}
-		b.addLines(r, lines[from:to], via)
+		for k := from; k < to; k++ { // read in place: a transcript holds up to the UI's cap
+			l := a.Line(k)
+			b.addLine(r, &l, via)
+		}
 	}
 }
 
-func (b *Builder) addLines(r *Run, lines []replay.Line, via string) {
-	for _, l := range lines {
-		text := cut(l.Text, MaxLineText)
-		size := len(text) + 48
-		if !b.room(size, prioKey) {
-			r.TranscriptElided++
-			b.linesCut++
-			continue
-		}
-		b.bodyBytes += size
-		r.transcript = append(r.transcript, spooledLine{Kind: l.Kind, T: b.rel(l.TS), Via: via, text: b.text(text)})
+// addLine copies a transcript line into r, or counts it elided.
+func (b *Builder) addLine(r *Run, l *replay.Line, via string) {
+	text := cut(l.Text, MaxLineText)
+	size := len(text) + 48
+	if !b.room(size, prioKey) {
+		r.TranscriptElided++
+		b.linesCut++
+		return
 	}
+	b.bodyBytes += size
+	r.transcript = append(r.transcript, spooledLine{Kind: l.Kind, T: b.rel(l.TS), Via: via, text: b.text(text)})
 }
 
 // runOutput keeps the output lines of the run's first commitChat: what the

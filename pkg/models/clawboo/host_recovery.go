@@ -29,11 +29,10 @@ func (c *host) recover(in *Intent) {
 	if cs := c.st.Chat(k); cs != nil && cs.StreamText.Valid {
 		live = cs.StreamText.V
 	}
-	recent := c.recent(in.AgentID, in.SessionKey)
 	run, _ := in.RunID.Value()
 	if !said && jsstr.Trim(live) != "" {
 		said = true
-		if hasEntry(recent, func(l replay.Line) bool { return l.Kind == replay.LineAssistant && l.Text == live }) {
+		if c.recentHas(in.AgentID, in.SessionKey, func(l *replay.Line) bool { return l.Kind == replay.LineAssistant && l.Text == live }) {
 			c.h.Effect(replay.Effect{Type: replay.EffDuplicate, AgentID: in.AgentID, Text: live, Reason: "prose recovery: the transcript shows it already"})
 		} else {
 			c.appendEntries(in.AgentID, []string{live}, in.SessionKey, entry{kind: replay.LineAssistant, runID: run, reason: "prose recovery"})
@@ -42,7 +41,9 @@ func (c *host) recover(in *Intent) {
 	if status, _ := in.Patch.Status.Value(); status != StatusError || said {
 		return
 	}
-	if run != "" && hasEntry(recent, func(l replay.Line) bool { return l.Kind == replay.LineAssistant && l.RunID == run }) {
+	// (the transcript as it was before the commit: a recovered reply
+	// returned above)
+	if run != "" && c.recentHas(in.AgentID, in.SessionKey, func(l *replay.Line) bool { return l.Kind == replay.LineAssistant && l.RunID == run }) {
 		return // the run spoke already
 	}
 	reason, has := in.Patch.StreamText.Value()
@@ -50,27 +51,22 @@ func (c *host) recover(in *Intent) {
 		entry{kind: replay.LineMeta, role: "system", runID: run, reason: "failure notice"})
 }
 
-// recent is the session's newest recentWindow transcript entries, newest
-// first: the agent's lines of that session (clawboo keeps a transcript a
-// session; clawtap one an agent, each line saying its session).
-func (c *host) recent(agentID, sessionKey string) []replay.Line {
+// recentHas reports whether one of the session's newest recentWindow
+// transcript entries, newest first, is as f says: the agent's lines of
+// that session (clawboo keeps a transcript a session; clawtap one an
+// agent, each line saying its session), read in place.
+func (c *host) recentHas(agentID, sessionKey string, f func(*replay.Line) bool) bool {
 	a := c.st.Agent(agentID)
 	if a == nil {
-		return nil
+		return false
 	}
-	var out []replay.Line
-	for i := a.NumLines() - 1; i >= 0 && len(out) < recentWindow; i-- {
+	n := 0
+	for i := a.NumLines() - 1; i >= 0 && n < recentWindow; i-- {
 		if l := a.Line(i); l.SessionKey == sessionKey {
-			out = append(out, l)
-		}
-	}
-	return out
-}
-
-func hasEntry(lines []replay.Line, f func(replay.Line) bool) bool {
-	for _, l := range lines {
-		if f(l) {
-			return true
+			if f(&l) {
+				return true
+			}
+			n++
 		}
 	}
 	return false
