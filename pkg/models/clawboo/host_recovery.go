@@ -32,7 +32,7 @@ func (c *host) recover(in *Intent) {
 	run, _ := in.RunID.Value()
 	if !said && jsstr.Trim(live) != "" {
 		said = true
-		if c.recentHas(in.AgentID, in.SessionKey, func(l *replay.Line) bool { return l.Kind == replay.LineAssistant && l.Text == live }) {
+		if c.recentHas(in.AgentID, in.SessionKey, func(l replay.Line) bool { return l.Kind == replay.LineAssistant && l.Text == live }) {
 			c.h.Effect(replay.Effect{Type: replay.EffDuplicate, AgentID: in.AgentID, Text: live, Reason: "prose recovery: the transcript shows it already"})
 		} else {
 			c.appendEntries(in.AgentID, []string{live}, in.SessionKey, entry{kind: replay.LineAssistant, runID: run, reason: "prose recovery"})
@@ -43,7 +43,7 @@ func (c *host) recover(in *Intent) {
 	}
 	// (the transcript as it was before the commit: a recovered reply
 	// returned above)
-	if run != "" && c.recentHas(in.AgentID, in.SessionKey, func(l *replay.Line) bool { return l.Kind == replay.LineAssistant && l.RunID == run }) {
+	if run != "" && c.recentHas(in.AgentID, in.SessionKey, func(l replay.Line) bool { return l.Kind == replay.LineAssistant && l.RunID == run }) {
 		return // the run spoke already
 	}
 	reason, has := in.Patch.StreamText.Value()
@@ -55,7 +55,7 @@ func (c *host) recover(in *Intent) {
 // transcript entries, newest first, is as f says: the agent's lines of
 // that session (clawboo keeps a transcript a session; clawtap one an
 // agent, each line saying its session), read in place.
-func (c *host) recentHas(agentID, sessionKey string, f func(*replay.Line) bool) bool {
+func (c *host) recentHas(agentID, sessionKey string, f func(replay.Line) bool) bool {
 	a := c.st.Agent(agentID)
 	if a == nil {
 		return false
@@ -63,7 +63,7 @@ func (c *host) recentHas(agentID, sessionKey string, f func(*replay.Line) bool) 
 	n := 0
 	for i := a.NumLines() - 1; i >= 0 && n < recentWindow; i-- {
 		if l := a.Line(i); l.SessionKey == sessionKey {
-			if f(&l) {
+			if f(l) {
 				return true
 			}
 			n++
