@@ -53,7 +53,13 @@ type ident struct {
 
 // optStr is O(): a string member, trimmed, "" when blank or absent.
 func optStr(obj []byte, key string) string {
-	s, ok := jsonx.GetStr(obj, key)
+	v, _ := jsonx.Get(obj, key)
+	return trimmedStr(v)
+}
+
+// trimmedStr is optStr of a member's raw value (nil: absent).
+func trimmedStr(v []byte) string {
+	s, ok := jsonx.Str(v)
 	if !ok {
 		return ""
 	}
@@ -62,10 +68,12 @@ func optStr(obj []byte, key string) string {
 
 // seqOf is Ce(): a positive safe integer member, else 0.
 func seqOf(obj []byte, key string) int64 {
-	v, ok := jsonx.Get(obj, key)
-	if !ok {
-		return 0
-	}
+	v, _ := jsonx.Get(obj, key)
+	return positiveSeq(v)
+}
+
+// positiveSeq is seqOf of a member's raw value (nil: absent).
+func positiveSeq(v []byte) int64 {
 	f, ok := jsonx.Num(v)
 	if !ok || f <= 0 || f != math.Trunc(f) || f > 1<<53-1 {
 		return 0

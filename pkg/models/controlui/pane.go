@@ -31,11 +31,12 @@ const maxRuns = 256
 
 // projRun is what the pane's projection knows of a run.
 type projRun struct {
-	status     string
-	accepted   []string // identities of the finals it accepted
-	errText    string   // the banner text its error set
-	text       string   // its projected message's text, trimmed
-	contentKey string   // and content key
+	status   string
+	accepted []string // identities of the finals it accepted
+	errText  string   // the banner text its error set
+	text     string   // its projected message's text, trimmed
+	msg      []byte   // the message, whose content key (key) is worked out when a row asks
+	hasMsg   bool
 }
 
 // pane is one session's chat pane.
@@ -53,8 +54,13 @@ type pane struct {
 	toolOrder  []string
 	history    func()   // cancels the chat.history reloads armed
 	entries    []*entry // the messages it shows, in its list's order
-	persisted  string   // the stream's start the run's transcript rows hold
-	reload     bool     // a session.message's reload waits for the run's end
+	entriesGen uint64   // counts the changes of entries (rowsFor's cache)
+	rows       []string // rowsFor's answer for rowsRun at rowsGen
+	rowsRun    string
+	rowsGen    uint64
+	rowsOK     bool
+	persisted  string // the stream's start the run's transcript rows hold
+	reload     bool   // a session.message's reload waits for the run's end
 }
 
 func newPane(key, agent string) *pane {
@@ -78,11 +84,20 @@ func (p *pane) run(id string) *projRun {
 // noteMessage makes a frame's message the run's projected message (what a
 // transcript row without a run id is matched against).
 func (r *projRun) noteMessage(f *chatFrame) {
-	r.text, r.contentKey = "", ""
+	r.text, r.hasMsg = "", f.msg.ok
+	r.msg = r.msg[:0]
 	if f.msg.ok {
 		r.text = jsstr.Trim(f.msg.text)
-		r.contentKey = contentKey(f.raw, "assistant")
+		r.msg = append(r.msg, f.raw...) // a copy: every delta brings one, few are asked for
 	}
+}
+
+// key is the projected message's content key, "" with none.
+func (r *projRun) key() string {
+	if !r.hasMsg {
+		return ""
+	}
+	return contentKey(r.msg, "assistant")
 }
 
 func terminal(status string) bool { return status != "" && status != runStreaming }
@@ -119,8 +134,16 @@ func readChat(ev *bridge.Event) chatFrame {
 		f.msg = readMessage(v)
 		f.raw, f.hasRaw = v, true
 	}
-	f.messageID = optStr(ev.Payload, "messageId")
-	f.messageSeq = seqOf(ev.Payload, "messageSeq")
+	// the members the bridge did not capture, in one walk
+	var more [4][]byte
+	jsonx.Members(ev.Payload, chatMembers, more[:])
+	f.messageID = trimmedStr(more[0])
+	f.messageSeq = positiveSeq(more[1])
+	f.errorKind, _ = jsonx.Str(more[2])
+	f.yielded = string(more[3]) == "true"
+	if f.state == "final" && f.msg.ok {
+		f.msg.id = identity(f.raw) // what tells one final from another
+	}
 	if v, ok := ev.Member("deltaText"); ok {
 		f.deltaText, f.hasDelta = jsonx.Str(v)
 	}
@@ -133,12 +156,11 @@ func readChat(ev *bridge.Event) chatFrame {
 	if v, ok := ev.Member("stopReason"); ok {
 		f.stopReason, _ = jsonx.Str(v)
 	}
-	f.errorKind, _ = jsonx.GetStr(ev.Payload, "errorKind")
-	if v, ok := jsonx.Get(ev.Payload, "yielded"); ok {
-		f.yielded = string(v) == "true"
-	}
 	return f
 }
+
+// chatMembers are the chat payload's members readChat reads in one walk.
+var chatMembers = []string{"messageId", "messageSeq", "errorKind", "yielded"}
 
 // projected is the run status a frame of state gives (reduceSessionProjectionRunEvent);
 // "" for a state that gives none.
@@ -193,4 +215,27 @@ func streamShown(text string, f *chatFrame) bool {
 		return false
 	}
 	return !(f.msg.ok && f.msg.hidden)
+}
+
+// setEntries makes next the list the pane shows.
+func (p *pane) setEntries(next []*entry) {
+	p.entries = next
+	p.entriesGen++
+}
+
+// rowsFor is the texts of the run's durable assistant rows the pane shows,
+// in order: worked out again only when the list changed (a stream's every
+// delta asks, and the list holds up to the transcript's cap).
+func (p *pane) rowsFor(run string) []string {
+	if p.rowsOK && p.rowsRun == run && p.rowsGen == p.entriesGen {
+		return p.rows
+	}
+	p.rows = p.rows[:0]
+	for _, e := range p.entries {
+		if e.role == "assistant" && e.id != "" && !e.imported && e.runID == run {
+			p.rows = append(p.rows, e.text)
+		}
+	}
+	p.rowsRun, p.rowsGen, p.rowsOK = run, p.entriesGen, true
+	return p.rows
 }

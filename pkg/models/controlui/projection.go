@@ -194,7 +194,7 @@ func inferredTerminal(t, d *entry, run *projRun, entries []*entry) bool {
 		return false
 	}
 	key := t.contentKey
-	if key == "" || run.contentKey != key || d.contentKey != key {
+	if key == "" || d.contentKey != key || run.key() != key {
 		return false
 	}
 	if d.terminal {
@@ -238,7 +238,7 @@ func (c *host) publish(p *pane, next []*entry, reason string) int {
 	for i := len(p.entries) - 1; i >= 0; i-- {
 		if e := p.entries[i]; !keep[e] {
 			c.removeLine(a, e.line)
-			p.entries = append(p.entries[:i], p.entries[i+1:]...)
+			p.setEntries(append(p.entries[:i], p.entries[i+1:]...))
 		}
 	}
 	k := 0
@@ -267,7 +267,7 @@ func (c *host) publish(p *pane, next []*entry, reason string) int {
 		c.h.Effect(replay.Effect{Type: replay.EffAppend, AgentID: p.agent, SessionKey: p.key, Count: 1, At: replay.NInt{Valid: true, V: e.ts}, Reason: reason})
 		pushed++
 	}
-	p.entries = next
+	p.setEntries(next)
 	if pushed > 0 {
 		c.forgetDropped(p.agent, a.LinesDropped())
 	}
@@ -304,7 +304,7 @@ func (c *host) forgetDropped(agent string, dropped int64) {
 			i++
 		}
 		if i > 0 {
-			q.entries = append([]*entry(nil), q.entries[i:]...)
+			q.setEntries(append([]*entry(nil), q.entries[i:]...))
 		}
 	}
 }

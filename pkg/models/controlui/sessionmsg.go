@@ -226,12 +226,7 @@ func (c *host) reconcilePersisted(p *pane) {
 		return
 	}
 	stream := *p.stream
-	var texts []string
-	for _, e := range p.entries {
-		if e.role == "assistant" && e.id != "" && !e.imported && e.runID == p.runID {
-			texts = append(texts, e.text)
-		}
-	}
+	texts := p.rowsFor(p.runID)
 	covered := stream
 	if rest, ok := unpersisted(texts, stream); ok {
 		covered = stream[:len(stream)-len(rest)]

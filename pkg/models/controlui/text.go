@@ -73,7 +73,6 @@ func readMessage(raw []byte) message {
 	}
 	m.ok = true
 	m.hidden = isHidden(m.text)
-	m.id = identity(raw, content)
 	return m
 }
 
@@ -103,13 +102,14 @@ func arrayText(content []byte) string {
 
 // identity is what tells two finals of a run apart: the message's
 // __openclaw.id, else its seq, else its role and content.
-func identity(raw, content []byte) string {
+func identity(raw []byte) string {
 	if id, ok := jsonx.GetPath(raw, "__openclaw", "id"); ok {
 		return "id:" + string(id)
 	}
 	if seq, ok := jsonx.GetPath(raw, "__openclaw", "seq"); ok {
 		return "seq:" + string(seq)
 	}
+	content, _ := jsonx.Get(raw, "content")
 	return "content:" + string(content)
 }
 
