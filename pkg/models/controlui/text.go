@@ -53,13 +53,15 @@ func readMessage(raw []byte) message {
 	if jsonx.KindOf(raw) != jsonx.Object {
 		return m
 	}
-	role, hasRole := jsonx.GetStr(raw, "role")
+	var mem [3][]byte
+	jsonx.Members(raw, messageMembers, mem[:])
+	role, hasRole := jsonx.Str(mem[0])
 	if hasRole && role != "assistant" {
 		return m // a user-role final is no message
 	}
 	m.role = "assistant"
-	content, hasContent := jsonx.Get(raw, "content")
-	text, hasText := jsonx.Get(raw, "text")
+	content, hasContent := mem[1], mem[1] != nil
+	text, hasText := mem[2], mem[2] != nil
 	switch {
 	case hasContent && jsonx.KindOf(content) == jsonx.String:
 		m.text, _ = jsonx.Str(content)
@@ -76,20 +78,28 @@ func readMessage(raw []byte) message {
 	return m
 }
 
+// The members readMessage and arrayText read, each object in one walk.
+var (
+	messageMembers = []string{"role", "content", "text"}
+	blockMembers   = []string{"type", "text", "phase"}
+)
+
 // arrayText joins the non-blank text blocks with "\n", those whose phase
 // is final_answer alone when there are any.
 func arrayText(content []byte) string {
 	var all, final []string
 	_ = jsonx.ArrayEach(content, func(b []byte) bool {
-		if t, _ := jsonx.GetStr(b, "type"); t != "text" {
+		var mem [3][]byte
+		jsonx.Members(b, blockMembers, mem[:])
+		if t, _ := jsonx.Str(mem[0]); t != "text" {
 			return true
 		}
-		s, ok := jsonx.GetStr(b, "text")
+		s, ok := jsonx.Str(mem[1])
 		if !ok || jsstr.Trim(s) == "" {
 			return true
 		}
 		all = append(all, s)
-		if p, _ := jsonx.GetStr(b, "phase"); p == "final_answer" {
+		if p, _ := jsonx.Str(mem[2]); p == "final_answer" {
 			final = append(final, s)
 		}
 		return true
