@@ -329,12 +329,26 @@ func (rs *rawScan) container(v int) bool {
 	if v < rs.checkedTo {
 		return false // within a container searched already
 	}
+	var cc *contCache
+	if rs.cache != nil {
+		cc = &rs.cache.conts
+		if n := cc.known(rs.b[v:]); n > 0 {
+			rs.checkedTo = v + n
+			return false
+		}
+	}
 	_, n, err := jsonx.Value(rs.b[v:])
 	if err != nil {
 		return true
 	}
 	rs.checkedTo = v + n
-	return anyGenerated(rs.b[v : v+n])
+	if anyGenerated(rs.b[v : v+n]) {
+		return true
+	}
+	if cc != nil {
+		cc.add(rs.b[v : v+n])
+	}
+	return false
 }
 
 // anyGenerated reports whether a JSON value holds a string (a key or a

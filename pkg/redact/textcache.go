@@ -28,6 +28,7 @@ type textCache struct {
 	// six bytes after it at most, and from what is before it.
 	heads [headN][]byte
 	masks [scanChunk / 64]blockMasks // the scan's, kept to be reused
+	conts contCache                  // credential containers found clean
 }
 
 const (
