@@ -36,6 +36,7 @@ type rawScan struct {
 	// (textcache.go).
 	cache *textCache
 	ts    int // where the first "text" string's content starts, when met
+	te    int // the quote that ends it, once the scan has passed it (else 0)
 	ent   int // the remembered text it starts with, or -1
 	// from is where the scan starts (the bytes before are known clean,
 	// textCache.heads); local is the first anchor judged from more than
@@ -115,6 +116,7 @@ func (rs *rawScan) scan() bool {
 			}
 			// Escapes: only a \u one can hide what a rule reads (at); the
 			// letter after another is no anchor (an escaped 'b', '\\').
+			var escaped uint64
 			if bs := bm.bslash; bs|escIn != 0 {
 				const even = 0x5555555555555555
 				// A run of backslashes alternates escape and escaped,
@@ -124,7 +126,7 @@ func (rs *rawScan) scan() bool {
 				evenStarts := bs &^ (bs << 1) & even &^ escIn
 				runsEven := ((bs + evenStarts) ^ bs) & bs
 				starts := runsEven&even | bs&^runsEven&^even
-				escaped := starts<<1 | escIn
+				escaped = starts<<1 | escIn
 				escIn = starts >> 63
 				// (The masks have 'u's only where there are backslashes.)
 				uNext := bm.u >> 1
@@ -136,6 +138,18 @@ func (rs *rawScan) scan() bool {
 					lowB = 1 // escaped by the block before
 				}
 				others &^= bs&^(starts&uNext) | escaped&lowB
+			}
+			if rs.ts > 0 && rs.te == 0 {
+				// The text's closing quote, from the masks at hand:
+				// frameScan needs it to remember the text, and looking
+				// for it apart costs a call per escaped quote.
+				q := bm.quote &^ escaped
+				if base < rs.ts {
+					q &= ^uint64(0) << (rs.ts - base)
+				}
+				if q != 0 {
+					rs.te = base + bits.TrailingZeros64(q)
+				}
 			}
 			for m := others; m != 0; m &= m - 1 {
 				j := base + bits.TrailingZeros64(m)

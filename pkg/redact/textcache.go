@@ -66,7 +66,11 @@ func (c *textCache) frameScan(b []byte) (hit, credKey bool) {
 		c.heads[h] = append(e[:same], b[same:n]...)
 	}
 	if ts := rs.ts; ts > 0 && !rs.credKey && !rs.header {
-		if te := stringEnd(b, ts); te-ts >= textCacheMin && te-ts <= textCacheMax {
+		te := rs.te
+		if te == 0 {
+			te = stringEnd(b, ts) // not passed (a frame cut short)
+		}
+		if te-ts >= textCacheMin && te-ts <= textCacheMax {
 			c.keep(b[ts:te], rs.ent)
 		}
 	}
