@@ -325,25 +325,22 @@ func mayEndLoud(b []byte, k int) bool {
 		}
 		k--
 	}
-	var buf [16]byte
-	i, n := k, 0
+	i := k
 	for i > 0 && letter(b[i-1]) {
 		i--
-		if n < len(buf) {
-			n++
-			buf[len(buf)-n] = lowerTab[b[i]]
-		}
 	}
+	n := k - i
 	if n == 0 || i > 0 && (b[i-1] == '_' || b[i-1] == '-' || b[i-1] == '\\') {
 		return true
 	}
-	tail := buf[len(buf)-n:]
-	for _, w := range loudWords[tail[n-1]-'a'] {
-		if len(w) <= n && string(tail[n-len(w):]) == w {
+	// The words are compared with the name's end in place, from their
+	// last letters, where most differ.
+	for _, w := range loudWords[lowerTab[b[k-1]]-'a'] {
+		if len(w) <= n && foldEndsWith(b[:k], w) {
 			return true
 		}
 	}
-	if n >= 3 && string(tail[n-3:]) == "key" {
+	if n >= 3 && foldEndsWith(b[:k], "key") {
 		if n == 3 {
 			return true
 		}
@@ -355,6 +352,18 @@ func mayEndLoud(b []byte, k int) bool {
 		}
 	}
 	return false
+}
+
+// foldEndsWith reports whether b ends with the lower-case word w, ASCII
+// letters in either case (len(b) >= len(w)).
+func foldEndsWith(b []byte, w string) bool {
+	b = b[len(b)-len(w):]
+	for x := len(w) - 1; x >= 0; x-- {
+		if lowerTab[b[x]] != w[x] {
+			return false
+		}
+	}
+	return true
 }
 
 // dashLetterQuiet reports whether shapeAt finds nothing at the '-' b[j]
