@@ -164,9 +164,9 @@ func (rs *rawScan) colon(i int) bool {
 		if a, ok := slashesAfter(b, i); ok {
 			// The authority, \u escapes included (they decode to what
 			// may go on).
-			end := tokenEnd(b, a, "/?#\"'<>\\`")
+			end := tokenEnd(b, a, urlStop)
 			for end+6 <= len(b) && b[end] == '\\' && b[end+1] == 'u' {
-				end = tokenEnd(b, end+6, "/?#\"'<>\\`")
+				end = tokenEnd(b, end+6, urlStop)
 			}
 			if bytes.IndexByte(b[a:end], '@') >= 0 || webhookHost(b[a:end]) {
 				return true
