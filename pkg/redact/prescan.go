@@ -80,9 +80,11 @@ func prescan(b []byte, frame bool) (hit, credKey bool) {
 func (rs *rawScan) scan() bool {
 	b := rs.b
 	next := rs.from // anchors before next are inside an escape, or known clean
-	var own [8]blockMasks
 	masks := rs.masks
 	if masks == nil {
+		// Declared here, it is zeroed only for scans that bring none
+		// (frameScan brings the cache's).
+		var own [8]blockMasks
 		masks = own[:]
 	}
 	escIn := escapedAt(b, rs.from) // the next block's first byte is escaped
