@@ -179,7 +179,7 @@ func (rs *rawScan) colon(i int) bool {
 		}
 	}
 	j := skipBlankBack(b, i)
-	if j == 0 || !nameMayMatch(b, j) {
+	if j == 0 || rs.named != i && !nameMayMatch(b, j) {
 		return false
 	}
 	name, ns, quoted := rawName(b, j)
@@ -434,7 +434,7 @@ func (rs *rawScan) assign(i int) bool {
 	}
 	j := skipBlankBack(b, i)
 	spaced := j < i
-	if j == 0 || !nameMayMatch(b, j) {
+	if j == 0 || rs.named != i && !nameMayMatch(b, j) {
 		return false
 	}
 	ns := nameBefore(b, j)

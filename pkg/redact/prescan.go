@@ -44,7 +44,10 @@ type rawScan struct {
 	from, local int
 	// hs, he: the part of the text a remembered one covers (textAt).
 	hs, he int
-	masks  []blockMasks // reused between frames, when set
+	// named is the ':' or '=' whose name nameMayMatch passed already (on
+	// the way to at): colon and assign do not test it again.
+	named int
+	masks []blockMasks // reused between frames, when set
 }
 
 // mayHaveCredentials reports whether the frame b could hold anything the
@@ -168,9 +171,14 @@ func (rs *rawScan) scan() bool {
 						continue
 					case anColon:
 						// As for a key's colon.
-						if nb != '/' && (nb != '\\' || b[j+2] == '"') && (nb != 'A' || p < '0' || p > '9') &&
-							(letter(p) && quietName(b, j) || !nameMayMatch(b, skipBlankBack(b, j)) || !mayEndLoud(b, skipBlankBack(b, j))) {
-							continue
+						if nb != '/' && (nb != '\\' || b[j+2] == '"') && (nb != 'A' || p < '0' || p > '9') {
+							if letter(p) && quietName(b, j) {
+								continue
+							}
+							if k := skipBlankBack(b, j); !nameMayMatch(b, k) || !mayEndLoud(b, k) {
+								continue
+							}
+							rs.named = j
 						}
 					case anB:
 						if binary.LittleEndian.Uint32(b[j+1:])|0x20202020 != earLE || b[j+5]|0x20 != 'r' {
@@ -202,9 +210,13 @@ func (rs *rawScan) scan() bool {
 					case anEq:
 						// As at a ':', the name before decides (assign).
 						if nb == '=' || nb == '>' || p == '=' || p == '!' || p == '<' || p == '>' ||
-							letter(p) && quietName(b, j) || !nameMayMatch(b, skipBlankBack(b, j)) || !mayEndLoud(b, skipBlankBack(b, j)) {
+							letter(p) && quietName(b, j) {
 							continue
 						}
+						if k := skipBlankBack(b, j); !nameMayMatch(b, k) || !mayEndLoud(b, k) {
+							continue
+						}
+						rs.named = j
 					}
 				} else if rawAnchors[c] == anNone {
 					continue
@@ -270,8 +282,11 @@ func (rs *rawScan) keyColons(keys uint64, base int, others uint64) (uint64, bool
 		}
 		// Neither a URL's "://" (nor, after a quote, a Telegram token):
 		// the name before decides (colon).
-		if nb != '/' && (nb != '\\' || b[j+2] == '"') && (quietName(b, j-1) || quietShortKey(b, j) || !nameMayMatch(b, j) || !mayEndLoud(b, j)) {
-			continue
+		if nb != '/' && (nb != '\\' || b[j+2] == '"') {
+			if quietName(b, j-1) || quietShortKey(b, j) || !nameMayMatch(b, j) || !mayEndLoud(b, j) {
+				continue
+			}
+			rs.named = j // a key's name ends at its colon
 		}
 		rs.local = min(rs.local, j)
 		if hit, _ := rs.at(j); hit {
