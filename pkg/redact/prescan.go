@@ -283,7 +283,8 @@ func (rs *rawScan) keyColons(keys uint64, base int, others uint64) (uint64, bool
 		// Neither a URL's "://" (nor, after a quote, a Telegram token):
 		// the name before decides (colon).
 		if nb != '/' && (nb != '\\' || b[j+2] == '"') {
-			if quietName(b, j-1) || quietShortKey(b, j) || !nameMayMatch(b, j) || !mayEndLoud(b, j) {
+			// (A key in JSON text, \"level\":, is read before its escape.)
+			if quietName(b, j-1) || b[j-2] == '\\' && quietName(b, j-2) || quietShortKey(b, j) || !nameMayMatch(b, j) || !mayEndLoud(b, j) {
 				continue
 			}
 			rs.named = j // a key's name ends at its colon
