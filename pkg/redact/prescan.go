@@ -343,11 +343,8 @@ func mayEndLoud(b []byte, k int) bool {
 		}
 		k--
 	}
-	i := k
-	for i > 0 && letter(b[i-1]) {
-		i--
-	}
-	n := k - i
+	n := lettersBefore(b, k)
+	i := k - n
 	if n == 0 || i > 0 && (b[i-1] == '_' || b[i-1] == '-' || b[i-1] == '\\') {
 		return true
 	}
@@ -370,6 +367,26 @@ func mayEndLoud(b []byte, k int) bool {
 		}
 	}
 	return false
+}
+
+// lettersBefore is the number of ASCII letters right before b[k], read
+// eight at a time (the names of a config schema are long).
+func lettersBefore(b []byte, k int) int {
+	const l, h = 0x0101010101010101, 0x8080808080808080
+	n := 0
+	for k-n >= 8 {
+		// As quietName, a byte at a time: high bits on the letters.
+		y := binary.LittleEndian.Uint64(b[k-n-8:]) | 0x20*l
+		x := y &^ h
+		if other := ^((x + 0x1f*l) &^ (x + 0x05*l) &^ y) & h; other != 0 {
+			return n + bits.LeadingZeros64(other)/8
+		}
+		n += 8
+	}
+	for k-n > 0 && letter(b[k-n-1]) {
+		n++
+	}
+	return n
 }
 
 // foldEndsWith reports whether b ends with the lower-case word w, ASCII
