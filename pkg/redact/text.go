@@ -79,10 +79,19 @@ func hasFoldExact(b []byte, t string) bool {
 
 func isNameByte(c byte) bool { return isAlnum(c) || c == '_' || c == '-' || c == '.' }
 
+// nameBytes is isNameByte as a table: nameBefore walks back over every
+// name a rule reads (a config schema's keys are long).
+var nameBytes = func() (t [256]bool) {
+	for c := range t {
+		t[c] = isNameByte(byte(c))
+	}
+	return t
+}()
+
 // nameBefore returns the start of the NAME that ends at i.
 func nameBefore(s []byte, i int) int {
 	j := i
-	for j > 0 && i-j < 128 && isNameByte(s[j-1]) {
+	for j > 0 && i-j < 128 && nameBytes[s[j-1]] {
 		j--
 	}
 	return j
