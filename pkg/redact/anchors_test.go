@@ -214,35 +214,3 @@ func TestFrameHeads(t *testing.T) {
 		t.Fatalf("only %d frames changed: the test finds too few credentials", changed)
 	}
 }
-
-// anyGenerated's search of strings without escapes says what a byte by
-// byte reading says.
-func TestAnyGeneratedFast(t *testing.T) {
-	slow := func(b []byte) bool {
-		for i := 0; i < len(b); i++ {
-			if b[i] != '"' {
-				continue
-			}
-			e := i + 1
-			for e < len(b) && b[e] != '"' {
-				e++
-			}
-			if generatedLike(b[i+1 : e]) {
-				return true
-			}
-			i = e
-		}
-		return false
-	}
-	rng := rand.New(rand.NewPCG(9, 10))
-	const alphabet = `ab01"xyz9_-` + "AQ "
-	for range 20000 {
-		b := make([]byte, rng.IntN(120))
-		for i := range b {
-			b[i] = alphabet[rng.IntN(len(alphabet))]
-		}
-		if got, want := anyGenerated(b), slow(b); got != want {
-			t.Fatalf("anyGenerated(%q) = %v, want %v", b, got, want)
-		}
-	}
-}

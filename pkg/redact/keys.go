@@ -52,33 +52,39 @@ func hasSuffixStr(n []byte, s string) bool {
 }
 
 // isCredKey is the credential key rule: a normalized key equal to one of
-// the words in its switch (pass, nonce, jwt, cookie, credential, token,
-// secret, signature, password, OpenClaw's recoveryScope and pathEnv, …)
-// or ending in one of credSuffix. Keys that merely contain the words
-// (tokenCount, maxTokens, sessionKey, idempotencyKey, authMode) do not
-// match.
+// the words pass, nonce, jwt, cookie, credential, token, secret, signature,
+// password, OpenClaw's recoveryScope and pathEnv, …, or ending in one of
+// credSuffix (credClass). Keys that merely contain the words (tokenCount,
+// maxTokens, sessionKey, idempotencyKey, authMode) do not match.
 func isCredKey(n []byte) bool {
-	switch string(n) {
-	case "pass", "nonce", "jwt", "cookie", "cookies", "credential", "credentials", "authorization",
-		"secret", "secrets", "token", "signature", "passphrase", "password", "passwd",
-		"recoveryscope", "pathenv":
-		return true
-	}
-	if len(n) < 3 {
-		return false
-	}
-	switch n[len(n)-1] { // the last letter of every suffix
-	case 'n', 't', 's', 'd', 'e', 'y', 'l':
-	default:
-		return false
-	}
-	for _, s := range credSuffix {
-		if hasSuffixStr(n, s) {
-			return true
-		}
-	}
-	return false
+	c := credClass(n)
+	return c != kcNone && c != kcWeak
 }
+
+// credSuffixes are credSuffix by their last letter, each with the class
+// its names get (credClass): a name is compared with the two or three
+// that end as it does, not all seventeen (a tool result repeats
+// inputTokens and tokens= thousands of times). No suffix ends another, so
+// at most one matches.
+var credSuffixes = func() (t [26][]struct {
+	s   string
+	cls keyClass
+}) {
+	for _, s := range credSuffix {
+		cls := kcToken
+		switch s {
+		case "password", "passwd", "passphrase", "privatekey":
+			cls = kcPhrase
+		case "authorization", "cookie", "cookies":
+			cls = kcHeader
+		}
+		t[s[len(s)-1]-'a'] = append(t[s[len(s)-1]-'a'], struct {
+			s   string
+			cls keyClass
+		}{s, cls})
+	}
+	return t
+}()
 
 // isCredListKey matches keys whose string values, and the string elements of
 // whose arrays, are credentials but whose objects are not wholly secret:

@@ -1,10 +1,6 @@
 package redact
 
-import (
-	"bytes"
-
-	"github.com/clawtap/clawtap/pkg/jsonx"
-)
+import "bytes"
 
 // The pre-scan's judgements of names (prescan.go finds the anchors): at a
 // ':' or '=', is the name before it one a rule looks at, and could its
@@ -164,9 +160,9 @@ func (rs *rawScan) colon(i int) bool {
 		if a, ok := slashesAfter(b, i); ok {
 			// The authority, \u escapes included (they decode to what
 			// may go on).
-			end := tokenEnd(b, a, "/?#\"'<>\\`")
+			end := tokenEnd(b, a, urlStop)
 			for end+6 <= len(b) && b[end] == '\\' && b[end+1] == 'u' {
-				end = tokenEnd(b, end+6, "/?#\"'<>\\`")
+				end = tokenEnd(b, end+6, urlStop)
 			}
 			if bytes.IndexByte(b[a:end], '@') >= 0 || webhookHost(b[a:end]) {
 				return true
@@ -179,7 +175,7 @@ func (rs *rawScan) colon(i int) bool {
 		}
 	}
 	j := skipBlankBack(b, i)
-	if j == 0 || !nameMayMatch(b, j) {
+	if j == 0 || rs.named != i && !nameMayMatch(b, j) {
 		return false
 	}
 	name, ns, quoted := rawName(b, j)
@@ -329,65 +325,66 @@ func (rs *rawScan) container(v int) bool {
 	if v < rs.checkedTo {
 		return false // within a container searched already
 	}
-	_, n, err := jsonx.Value(rs.b[v:])
-	if err != nil {
+	var cc *contCache
+	if rs.cache != nil {
+		cc = &rs.cache.conts
+		if n := cc.known(rs.b[v:]); n > 0 {
+			rs.checkedTo = v + n
+			return false
+		}
+	}
+	n, gen, ok := containerScan(rs.b[v:])
+	if !ok || gen {
 		return true
 	}
 	rs.checkedTo = v + n
-	return anyGenerated(rs.b[v : v+n])
+	if cc != nil {
+		cc.add(rs.b[v : v+n])
+	}
+	return false
 }
 
-// anyGenerated reports whether a JSON value holds a string (a key or a
-// value) that looks generated, or one with an escape that could hide one.
-func anyGenerated(b []byte) bool {
-	if bytes.IndexByte(b, '\\') < 0 {
-		// No escape: each string ends at the next quote.
-		for i := 0; ; {
-			q := bytes.IndexByte(b[i:], '"')
-			if q < 0 {
-				return false
-			}
-			st := i + q + 1
-			e := bytes.IndexByte(b[st:], '"')
-			if e < 0 {
-				return generatedLike(b[st:])
-			}
-			if e >= 12 && generatedLike(b[st:st+e]) {
-				return true
-			}
-			if i = st + e + 1; i >= len(b) {
-				return false
-			}
-		}
-	}
-	for i := 0; ; {
-		q := bytes.IndexByte(b[i:], '"')
-		if q < 0 {
-			return false
-		}
-		st := i + q + 1
-		e := st
-		for e < len(b) && b[e] != '"' {
-			if b[e] == '\\' {
-				if e+1 < len(b) && (b[e+1] == '/' || b[e+1] == 'u') {
-					return true
+// containerScan reads the JSON object or array at b[0] in one pass, as
+// jsonx.Value and then anyGenerated would: n is its length, gen whether a
+// string in it (a key or a value) looks generated or has an escape that
+// could hide one (then n is not read on). ok is false when it does not
+// end. Brackets are counted between the strings, not checked: in a frame
+// that is not JSON the walk replaces nothing by this rule (it reads the
+// frame as text), so only a JSON value's length matters, and for one this
+// is it.
+func containerScan(b []byte) (n int, gen, ok bool) {
+	depth := 0
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case '"':
+			st := i + 1
+			e := st
+			for e < len(b) && b[e] != '"' {
+				if b[e] == '\\' {
+					if e+1 < len(b) && (b[e+1] == '/' || b[e+1] == 'u') {
+						return 0, true, true
+					}
+					e += 2
+					continue
 				}
-				e += 2
-				continue
+				e++
 			}
-			e++
-		}
-		if e > len(b) {
-			return false
-		}
-		if generatedLike(b[st:min(e, len(b))]) {
-			return true
-		}
-		i = e + 1
-		if i >= len(b) {
-			return false
+			if e >= len(b) {
+				return 0, false, false
+			}
+			if generatedLike(b[st:e]) {
+				return 0, true, true
+			}
+			i = e
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth--; depth == 0 {
+				return i + 1, false, true
+			}
 		}
 	}
+	return 0, false, false
 }
 
 func webhookHost(auth []byte) bool {
@@ -420,7 +417,7 @@ func (rs *rawScan) assign(i int) bool {
 	}
 	j := skipBlankBack(b, i)
 	spaced := j < i
-	if j == 0 || !nameMayMatch(b, j) {
+	if j == 0 || rs.named != i && !nameMayMatch(b, j) {
 		return false
 	}
 	ns := nameBefore(b, j)

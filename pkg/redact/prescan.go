@@ -36,6 +36,7 @@ type rawScan struct {
 	// (textcache.go).
 	cache *textCache
 	ts    int // where the first "text" string's content starts, when met
+	te    int // the quote that ends it, once the scan has passed it (else 0)
 	ent   int // the remembered text it starts with, or -1
 	// from is where the scan starts (the bytes before are known clean,
 	// textCache.heads); local is the first anchor judged from more than
@@ -43,7 +44,10 @@ type rawScan struct {
 	from, local int
 	// hs, he: the part of the text a remembered one covers (textAt).
 	hs, he int
-	masks  []blockMasks // reused between frames, when set
+	// named is the ':' or '=' whose name nameMayMatch passed already (on
+	// the way to at): colon and assign do not test it again.
+	named int
+	masks []blockMasks // reused between frames, when set
 }
 
 // mayHaveCredentials reports whether the frame b could hold anything the
@@ -79,9 +83,11 @@ func prescan(b []byte, frame bool) (hit, credKey bool) {
 func (rs *rawScan) scan() bool {
 	b := rs.b
 	next := rs.from // anchors before next are inside an escape, or known clean
-	var own [8]blockMasks
 	masks := rs.masks
 	if masks == nil {
+		// Declared here, it is zeroed only for scans that bring none
+		// (frameScan brings the cache's).
+		var own [8]blockMasks
 		masks = own[:]
 	}
 	escIn := escapedAt(b, rs.from) // the next block's first byte is escaped
@@ -115,6 +121,7 @@ func (rs *rawScan) scan() bool {
 			}
 			// Escapes: only a \u one can hide what a rule reads (at); the
 			// letter after another is no anchor (an escaped 'b', '\\').
+			var escaped uint64
 			if bs := bm.bslash; bs|escIn != 0 {
 				const even = 0x5555555555555555
 				// A run of backslashes alternates escape and escaped,
@@ -124,7 +131,7 @@ func (rs *rawScan) scan() bool {
 				evenStarts := bs &^ (bs << 1) & even &^ escIn
 				runsEven := ((bs + evenStarts) ^ bs) & bs
 				starts := runsEven&even | bs&^runsEven&^even
-				escaped := starts<<1 | escIn
+				escaped = starts<<1 | escIn
 				escIn = starts >> 63
 				// (The masks have 'u's only where there are backslashes.)
 				uNext := bm.u >> 1
@@ -136,6 +143,18 @@ func (rs *rawScan) scan() bool {
 					lowB = 1 // escaped by the block before
 				}
 				others &^= bs&^(starts&uNext) | escaped&lowB
+			}
+			if rs.ts > 0 && rs.te == 0 {
+				// The text's closing quote, from the masks at hand:
+				// frameScan needs it to remember the text, and looking
+				// for it apart costs a call per escaped quote.
+				q := bm.quote &^ escaped
+				if base < rs.ts {
+					q &= ^uint64(0) << (rs.ts - base)
+				}
+				if q != 0 {
+					rs.te = base + bits.TrailingZeros64(q)
+				}
 			}
 			for m := others; m != 0; m &= m - 1 {
 				j := base + bits.TrailingZeros64(m)
@@ -152,9 +171,14 @@ func (rs *rawScan) scan() bool {
 						continue
 					case anColon:
 						// As for a key's colon.
-						if nb != '/' && (nb != '\\' || b[j+2] == '"') && (nb != 'A' || p < '0' || p > '9') &&
-							(letter(p) && quietName(b, j) || !nameMayMatch(b, skipBlankBack(b, j)) || !mayEndLoud(b, skipBlankBack(b, j))) {
-							continue
+						if nb != '/' && (nb != '\\' || b[j+2] == '"') && (nb != 'A' || p < '0' || p > '9') {
+							if letter(p) && quietName(b, j) {
+								continue
+							}
+							if k := skipBlankBack(b, j); !nameMayMatch(b, k) || !mayEndLoud(b, k) {
+								continue
+							}
+							rs.named = j
 						}
 					case anB:
 						if binary.LittleEndian.Uint32(b[j+1:])|0x20202020 != earLE || b[j+5]|0x20 != 'r' {
@@ -186,9 +210,13 @@ func (rs *rawScan) scan() bool {
 					case anEq:
 						// As at a ':', the name before decides (assign).
 						if nb == '=' || nb == '>' || p == '=' || p == '!' || p == '<' || p == '>' ||
-							letter(p) && quietName(b, j) || !nameMayMatch(b, skipBlankBack(b, j)) || !mayEndLoud(b, skipBlankBack(b, j)) {
+							letter(p) && quietName(b, j) {
 							continue
 						}
+						if k := skipBlankBack(b, j); !nameMayMatch(b, k) || !mayEndLoud(b, k) {
+							continue
+						}
+						rs.named = j
 					}
 				} else if rawAnchors[c] == anNone {
 					continue
@@ -254,8 +282,12 @@ func (rs *rawScan) keyColons(keys uint64, base int, others uint64) (uint64, bool
 		}
 		// Neither a URL's "://" (nor, after a quote, a Telegram token):
 		// the name before decides (colon).
-		if nb != '/' && (nb != '\\' || b[j+2] == '"') && (quietName(b, j-1) || quietShortKey(b, j) || !nameMayMatch(b, j) || !mayEndLoud(b, j)) {
-			continue
+		if nb != '/' && (nb != '\\' || b[j+2] == '"') {
+			// (A key in JSON text, \"level\":, is read before its escape.)
+			if quietName(b, j-1) || b[j-2] == '\\' && quietName(b, j-2) || quietShortKey(b, j) || !nameMayMatch(b, j) || !mayEndLoud(b, j) {
+				continue
+			}
+			rs.named = j // a key's name ends at its colon
 		}
 		rs.local = min(rs.local, j)
 		if hit, _ := rs.at(j); hit {
@@ -311,25 +343,19 @@ func mayEndLoud(b []byte, k int) bool {
 		}
 		k--
 	}
-	var buf [16]byte
-	i, n := k, 0
-	for i > 0 && letter(b[i-1]) {
-		i--
-		if n < len(buf) {
-			n++
-			buf[len(buf)-n] = lowerTab[b[i]]
-		}
-	}
+	n := lettersBefore(b, k)
+	i := k - n
 	if n == 0 || i > 0 && (b[i-1] == '_' || b[i-1] == '-' || b[i-1] == '\\') {
 		return true
 	}
-	tail := buf[len(buf)-n:]
-	for _, w := range loudWords[tail[n-1]-'a'] {
-		if len(w) <= n && string(tail[n-len(w):]) == w {
+	// The words are compared with the name's end in place, from their
+	// last letters, where most differ.
+	for _, w := range loudWords[lowerTab[b[k-1]]-'a'] {
+		if len(w) <= n && foldEndsWith(b[:k], w) {
 			return true
 		}
 	}
-	if n >= 3 && string(tail[n-3:]) == "key" {
+	if n >= 3 && foldEndsWith(b[:k], "key") {
 		if n == 3 {
 			return true
 		}
@@ -341,6 +367,38 @@ func mayEndLoud(b []byte, k int) bool {
 		}
 	}
 	return false
+}
+
+// lettersBefore is the number of ASCII letters right before b[k], read
+// eight at a time (the names of a config schema are long).
+func lettersBefore(b []byte, k int) int {
+	const l, h = 0x0101010101010101, 0x8080808080808080
+	n := 0
+	for k-n >= 8 {
+		// As quietName, a byte at a time: high bits on the letters.
+		y := binary.LittleEndian.Uint64(b[k-n-8:]) | 0x20*l
+		x := y &^ h
+		if other := ^((x + 0x1f*l) &^ (x + 0x05*l) &^ y) & h; other != 0 {
+			return n + bits.LeadingZeros64(other)/8
+		}
+		n += 8
+	}
+	for k-n > 0 && letter(b[k-n-1]) {
+		n++
+	}
+	return n
+}
+
+// foldEndsWith reports whether b ends with the lower-case word w, ASCII
+// letters in either case (len(b) >= len(w)).
+func foldEndsWith(b []byte, w string) bool {
+	b = b[len(b)-len(w):]
+	for x := len(w) - 1; x >= 0; x-- {
+		if lowerTab[b[x]] != w[x] {
+			return false
+		}
+	}
+	return true
 }
 
 // dashLetterQuiet reports whether shapeAt finds nothing at the '-' b[j]

@@ -90,8 +90,6 @@ func scanText(s []byte, spans []span) []span {
 	return sc.spans
 }
 
-const capStop = "/?#\"'\\&)<>]`,;"
-
 func (sc *textScan) add(start, end int) { sc.spans = append(sc.spans, span{start, end}) }
 
 func (sc *textScan) shape(i int) {
@@ -471,7 +469,7 @@ func (sc *textScan) url(i int) (int, bool) {
 	if !ok {
 		return 0, false
 	}
-	end := tokenEnd(s, a, "/?#\"'<>\\`")
+	end := tokenEnd(s, a, urlStop)
 	host := a
 	if at := bytes.LastIndexByte(s[a:end], '@'); at >= 0 {
 		at += a
@@ -522,7 +520,7 @@ func webhookToken(s []byte, host, end int) (int, int, bool) {
 		}
 		q++
 		starts = append(starts, q)
-		p = tokenEnd(s, q, "/?#\"'<>\\`")
+		p = tokenEnd(s, q, urlStop)
 	}
 	if len(starts) == 0 {
 		return 0, 0, false

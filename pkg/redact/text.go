@@ -18,17 +18,35 @@ func isAlnum(c byte) bool {
 func isSpaceByte(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 // tokenEnd returns the end of a run of bytes that can make up a token in a
-// URL path segment or header.
-func tokenEnd(s []byte, i int, stop string) int {
-	for i < len(s) {
-		c := s[i]
-		if c <= ' ' || c == 0x7f || strings.IndexByte(stop, c) >= 0 {
-			break
-		}
+// URL path segment or header: up to white space, a control byte or one of
+// the set (a table: a URL in prose costs a look-up a byte, not a search
+// of the set).
+func tokenEnd(s []byte, i int, stop *stopSet) int {
+	for i < len(s) && !stop[s[i]] {
 		i++
 	}
 	return i
 }
+
+// stopSet is the bytes that end a token: those up to ' ', DEL and more.
+type stopSet [256]bool
+
+func newStopSet(more string) *stopSet {
+	var t stopSet
+	for c := 0; c <= ' '; c++ {
+		t[c] = true
+	}
+	t[0x7f] = true
+	for i := 0; i < len(more); i++ {
+		t[more[i]] = true
+	}
+	return &t
+}
+
+var (
+	urlStop = newStopSet("/?#\"'<>\\`") // a URL's authority or path segment
+	capStop = newStopSet("/?#\"'\\&)<>]`,;")
+)
 
 func scanCap(s []byte, spans []span) []span {
 	for from := 0; ; {
@@ -37,7 +55,7 @@ func scanCap(s []byte, spans []span) []span {
 			return spans
 		}
 		start := from + k + len(capPath)
-		end := tokenEnd(s, start, "/?#\"'\\&)<>]`,;")
+		end := tokenEnd(s, start, capStop)
 		if end > start {
 			spans = append(spans, span{start, end})
 		}
@@ -61,10 +79,19 @@ func hasFoldExact(b []byte, t string) bool {
 
 func isNameByte(c byte) bool { return isAlnum(c) || c == '_' || c == '-' || c == '.' }
 
+// nameBytes is isNameByte as a table: nameBefore walks back over every
+// name a rule reads (a config schema's keys are long).
+var nameBytes = func() (t [256]bool) {
+	for c := range t {
+		t[c] = isNameByte(byte(c))
+	}
+	return t
+}()
+
 // nameBefore returns the start of the NAME that ends at i.
 func nameBefore(s []byte, i int) int {
 	j := i
-	for j > 0 && i-j < 128 && isNameByte(s[j-1]) {
+	for j > 0 && i-j < 128 && nameBytes[s[j-1]] {
 		j--
 	}
 	return j

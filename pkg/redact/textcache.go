@@ -28,6 +28,7 @@ type textCache struct {
 	// six bytes after it at most, and from what is before it.
 	heads [headN][]byte
 	masks [scanChunk / 64]blockMasks // the scan's, kept to be reused
+	conts contCache                  // credential containers found clean
 }
 
 const (
@@ -65,7 +66,11 @@ func (c *textCache) frameScan(b []byte) (hit, credKey bool) {
 		c.heads[h] = append(e[:same], b[same:n]...)
 	}
 	if ts := rs.ts; ts > 0 && !rs.credKey && !rs.header {
-		if te := stringEnd(b, ts); te-ts >= textCacheMin && te-ts <= textCacheMax {
+		te := rs.te
+		if te == 0 {
+			te = stringEnd(b, ts) // not passed (a frame cut short)
+		}
+		if te-ts >= textCacheMin && te-ts <= textCacheMax {
 			c.keep(b[ts:te], rs.ent)
 		}
 	}

@@ -28,20 +28,27 @@ const (
 // credClass classifies a normalized name (normKey): kcNone when it is not a
 // credential name, kcWeak for "auth".
 func credClass(n []byte) keyClass {
-	if string(n) == "auth" {
-		return kcWeak
-	}
-	if !isCredKey(n) {
+	if len(n) < 3 {
 		return kcNone
 	}
-	switch {
-	case hasSuffixStr(n, "password"), hasSuffixStr(n, "passwd"), hasSuffixStr(n, "passphrase"),
-		string(n) == "pass", hasSuffixStr(n, "privatekey"):
+	// The words that end no longer credential name; every other one is
+	// a suffix as well.
+	switch string(n) {
+	case "auth":
+		return kcWeak
+	case "pass":
 		return kcPhrase
-	case hasSuffixStr(n, "authorization"), hasSuffixStr(n, "cookie"), hasSuffixStr(n, "cookies"):
-		return kcHeader
+	case "nonce", "recoveryscope", "pathenv":
+		return kcToken
 	}
-	return kcToken
+	if c := n[len(n)-1] - 'a'; c < 26 {
+		for _, e := range credSuffixes[c] {
+			if hasSuffixStr(n, e.s) {
+				return e.cls
+			}
+		}
+	}
+	return kcNone
 }
 
 // credValue reports whether v, the value of a name of class kc, could be
