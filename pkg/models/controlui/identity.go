@@ -1,6 +1,7 @@
 package controlui
 
 import (
+	"crypto/sha256"
 	"math"
 	"strings"
 
@@ -42,13 +43,13 @@ type ident struct {
 	idemKey    string
 	runID      string
 	imported   bool
-	external   string // import source, for an imported message with all three ids
-	mirror     bool   // __openclaw.mirrorOrigin is set
-	terminal   bool   // __openclaw.runTerminal is true
-	toolCall   bool   // ze: a tool call, or a tool-use stop with nothing to show
-	toolUse    bool   // Re: a tool-use stop without a tool call
-	stopEnd    bool   // Ue: it stopped for good (stop, length, error, aborted, end_turn)
-	contentKey string // He: role, text and non-text content
+	external   string  // import source, for an imported message with all three ids
+	mirror     bool    // __openclaw.mirrorOrigin is set
+	terminal   bool    // __openclaw.runTerminal is true
+	toolCall   bool    // ze: a tool call, or a tool-use stop with nothing to show
+	toolUse    bool    // Re: a tool-use stop without a tool call
+	stopEnd    bool    // Ue: it stopped for good (stop, length, error, aborted, end_turn)
+	contentKey textKey // He: role, text and non-text content
 }
 
 // optStr is O(): a string member, trimmed, "" when blank or absent.
@@ -240,12 +241,20 @@ func displayOf(msg []byte) (text string, nonText bool) {
 	return strings.Join(parts, "\n"), nonText
 }
 
-// contentKey is He: "" for a message with nothing to show, else its role,
-// text and (when it has non-text blocks) its content.
-func contentKey(msg []byte, role string) string {
+// textKey stands for a content key: only compared, so its digest is kept
+// (the key holds a message's whole text, and every entry a pane shows
+// has one); the zero key is a message with nothing to show.
+type textKey struct {
+	set bool
+	sum [16]byte
+}
+
+// contentKey is He: none for a message with nothing to show, else its
+// role, text and (when it has non-text blocks) its content.
+func contentKey(msg []byte, role string) textKey {
 	text, nonText := displayOf(msg)
 	if text == "" && !nonText {
-		return ""
+		return textKey{}
 	}
 	b := jsonx.AppendString(nil, role)
 	b = jsonx.AppendString(append(b, ','), text)
@@ -253,7 +262,10 @@ func contentKey(msg []byte, role string) string {
 		content, _ := jsonx.Get(msg, "content")
 		b = append(append(b, ','), jsonx.TrimSpace(content)...)
 	}
-	return string(b)
+	sum := sha256.Sum256(b)
+	k := textKey{set: true}
+	copy(k.sum[:], sum[:])
+	return k
 }
 
 // sameIdent is sameTranscriptIdentity (ke): the same role and, for an

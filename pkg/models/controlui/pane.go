@@ -35,8 +35,13 @@ type projRun struct {
 	accepted []string // identities of the finals it accepted
 	errText  string   // the banner text its error set
 	text     string   // its projected message's text, trimmed
-	msg      []byte   // the message, whose content key (key) is worked out when a row asks
-	hasMsg   bool
+	// its projected message's content key (key): while the run streams, a
+	// copy of the message, worked out when a row asks (every delta brings
+	// a message, few are asked for); the key itself once a terminal's
+	// message is noted
+	msg    []byte
+	sum    textKey
+	summed bool
 }
 
 // pane is one session's chat pane.
@@ -84,20 +89,24 @@ func (p *pane) run(id string) *projRun {
 // noteMessage makes a frame's message the run's projected message (what a
 // transcript row without a run id is matched against).
 func (r *projRun) noteMessage(f *chatFrame) {
-	r.text, r.hasMsg = "", f.msg.ok
-	r.msg = r.msg[:0]
-	if f.msg.ok {
-		r.text = jsstr.Trim(f.msg.text)
-		r.msg = append(r.msg, f.raw...) // a copy: every delta brings one, few are asked for
+	r.text, r.msg, r.sum, r.summed = "", r.msg[:0], textKey{}, true
+	if !f.msg.ok {
+		return
 	}
+	r.text = jsstr.Trim(f.msg.text)
+	if terminal(r.status) {
+		r.sum, r.msg = contentKey(f.raw, "assistant"), nil
+		return
+	}
+	r.msg, r.summed = append(r.msg, f.raw...), false
 }
 
-// key is the projected message's content key, "" with none.
-func (r *projRun) key() string {
-	if !r.hasMsg {
-		return ""
+// key is the projected message's content key, the zero key with none.
+func (r *projRun) key() textKey {
+	if !r.summed {
+		r.sum, r.summed, r.msg = contentKey(r.msg, "assistant"), true, nil
 	}
-	return contentKey(r.msg, "assistant")
+	return r.sum
 }
 
 func terminal(status string) bool { return status != "" && status != runStreaming }

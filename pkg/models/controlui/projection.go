@@ -194,7 +194,7 @@ func inferredTerminal(t, d *entry, run *projRun, entries []*entry) bool {
 		return false
 	}
 	key := t.contentKey
-	if key == "" || d.contentKey != key || run.key() != key {
+	if !key.set || d.contentKey != key || run.key() != key {
 		return false
 	}
 	if d.terminal {
