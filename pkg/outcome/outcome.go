@@ -118,8 +118,9 @@ type Ledger struct {
 // waiting is a run whose reply waits for the transcript line that
 // commits it, with the reply as the transcript would show it.
 type waiting struct {
-	run  *Run
-	norm string
+	run     *Run
+	norm    string
+	clipped bool // the reply was longer than its clip: a line that starts with it is it
 }
 
 type closing struct {
@@ -240,7 +241,7 @@ func (t *Ledger) frame(r *Run, s *replay.Step, ev *bridge.Event) {
 			t.commit(r, s.I)
 		} else {
 			r.Reply = clip(text)
-			t.wait(r)
+			t.wait(r, len(r.Reply) < len(text))
 		}
 		t.dropCause(r, s)
 	}
@@ -318,7 +319,7 @@ func (t *Ledger) appended(s *replay.Step, e *replay.Effect) {
 		t.remember(e.AgentID, text)
 		list := t.pending[e.AgentID]
 		for k := 0; k < len(list); k++ {
-			if w := list[k]; w.norm == text || strings.HasPrefix(text, w.norm) && len(w.run.Reply) >= MaxText {
+			if w := list[k]; w.norm == text || w.clipped && strings.HasPrefix(text, w.norm) {
 				t.commit(w.run, s.I)
 				list = slices.Delete(list, k, k+1)
 				k--
@@ -331,7 +332,7 @@ func (t *Ledger) appended(s *replay.Step, e *replay.Effect) {
 // wait has a run's reply wait for the transcript line that commits it.
 // An agent's oldest waiting reply gives way past maxPending: a reply not
 // committed that many finals later stays lost.
-func (t *Ledger) wait(r *Run) {
+func (t *Ledger) wait(r *Run, clipped bool) {
 	list := t.pending[r.AgentID]
 	if len(list) >= maxPending {
 		// Drop the oldest from the front: append moves the list to a new
@@ -339,7 +340,7 @@ func (t *Ledger) wait(r *Run) {
 		list[0] = waiting{} // the array holds nothing of a run let go
 		list = list[1:]
 	}
-	t.pending[r.AgentID] = append(list, waiting{r, norm(r.Reply)})
+	t.pending[r.AgentID] = append(list, waiting{r, norm(r.Reply), clipped})
 }
 
 // commit notes that the run's reply reached the transcript, which holds

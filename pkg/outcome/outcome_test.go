@@ -215,3 +215,29 @@ func FuzzNorm(f *testing.F) {
 		}
 	})
 }
+
+// A reply longer than the clip is matched by its start: also when the clip
+// ends before a character of several bytes, short of MaxText (the /status
+// reply of the e2e session, whose "·" fell there at some times of day).
+func TestClippedReplyCommits(t *testing.T) {
+	for _, pad := range []int{outcome.MaxText - 2, outcome.MaxText - 1, outcome.MaxText} {
+		text := strings.Repeat("a", pad) + "· and the rest of a long reply"
+		line := `{"t":1000,"conn":1,"dir":"in","frame":{"type":"event","event":"chat","payload":{"runId":"r1","sessionKey":"agent:main:main","seq":1,"state":"final",` +
+			`"message":{"role":"assistant","content":[{"type":"text","text":"` + text + `"}]}},"seq":1}}` + "\n"
+		for _, ui := range models.All() {
+			r, err := capture.NewReader(strings.NewReader(line), capture.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []*outcome.Run
+			p := pipeline.New(pipeline.Options{Replay: replay.Options{UI: ui}}, runs{done: func(_ *rt.Run, o *outcome.Run) { got = append(got, o) }})
+			if err := p.Run(pipeline.Records(r)); err != nil {
+				t.Fatal(err)
+			}
+			r.Close()
+			if len(got) != 1 || !got[0].HasReply || !got[0].Committed {
+				t.Errorf("%s, the \"·\" at byte %d: the reply is committed: %+v", ui, pad, got)
+			}
+		}
+	}
+}
