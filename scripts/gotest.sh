@@ -49,9 +49,14 @@ fi
 
 race() {
   local json=${GOTEST_SKIPPED}.json rc
-  # A line per package as it finishes ("ok  pkg  12.3s"), as go test
-  # prints without -json.
-  $GO test -race -short -count=1 -json ./... | tee "$json" |
+  # A race-built process sleeps a second as it exits (atexit_sleep_ms),
+  # for goroutines still running then to be caught racing: a second of
+  # wall time for each package's test binary and each clawtap process
+  # the tests start. Not here (GORACE set beforehand adds to or overrides
+  # this). A line per package as it finishes ("ok  pkg  12.3s"), as go
+  # test prints without -json.
+  GORACE="atexit_sleep_ms=0${GORACE:+ $GORACE}" \
+    $GO test -race -short -count=1 -json ./... | tee "$json" |
     jq -rj --unbuffered 'select(.Action == "output" and .Test == null and (.Output | test("^(ok|FAIL|\\?)\\s"))) | .Output'
   rc=${PIPESTATUS[0]}
   # Each skipped test, as "package test" (a skipped subtest: its test).
