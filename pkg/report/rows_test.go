@@ -12,6 +12,7 @@ import (
 // row on the run's lane and a patched run, whether its chunks stay on the
 // heap or wait in a spool (on file or in memory), patched there.
 func TestRowsRoundTrip(t *testing.T) {
+	skipLarge(t) // 200,000 rows, three times, on one goroutine
 	for _, where := range []string{"heap", "file", "memory"} {
 		t.Run(where, func(t *testing.T) {
 			var sp *spool
