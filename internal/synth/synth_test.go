@@ -422,6 +422,9 @@ func TestIDsDifferAcrossSeeds(t *testing.T) {
 }
 
 func TestLargeReadBack(t *testing.T) {
+	if testing.Short() { // the generator runs on one goroutine; make test's long stage runs it, without the race detector
+		t.Skip("large")
+	}
 	const n = 20_000
 	var buf bytes.Buffer
 	w, err := capture.NewWriter(&buf, true)
