@@ -3,9 +3,12 @@
 # race and long stages):
 #
 #   race  go test -race -short ./...: every package under the race
-#         detector. -short skips only the tests that measure memory or
+#         detector. -short skips the tests that measure memory or
 #         throughput on large generated captures (the detector multiplies
-#         both), and the ones that build clawtap and run its examples.
+#         both), the ones whose code runs on one goroutine over a large
+#         capture or every fixture (skipLarge: nothing there for the
+#         detector to find, at 10-60 times the cost), and the ones that
+#         build clawtap and run its examples.
 #   long  the tests the race stage skipped, run once more without the
 #         detector and without -short (whatever skipped them: a test that
 #         skips for another reason skips again, at no cost).
@@ -14,20 +17,20 @@
 # stage's tests are the ones the race stage reported as skipped.
 #
 # Measured on a two-core machine (go test -count=1, the build cache warm;
-# other work ran beside it, load average 4-8, so the wall times are long:
-# user+sys CPU in brackets, of which an idle two-core machine would take
-# about half in wall time):
-#   go test ./...                1m38s-1m53s  (1m26s-1m45s CPU)  no race
-#   go test -race ./...         12m35s       (11m53s CPU)  the memory tests
-#                                                  alone take 8 minutes
-#   race: go test -race -short   5m27s-5m45s  (4m05s-5m03s CPU)
-#   long: what -short skipped      42s-54s    (36s CPU)
-#   both (make unit)             5m21s-6m09s  (5m02s-5m04s CPU)
-# Running ./... twice instead (plain, then race -short) runs every test
-# but the skipped ones twice, for 1m30s more CPU. Under the race detector
-# the byte-at-a-time JSON scanning (pkg/jsonx) costs 10-60 times its plain
-# time: pkg/report's tests take 13s plain and 2m40s raced, the race
-# stage's longest package.
+# another job's tests ran beside it, load average 3.5-5.8, so the wall
+# times are long: user+sys CPU in brackets):
+#   go test ./...                1m44s        (2m40s CPU)  no race
+#   race: go test -race -short   1m38s        (2m21s CPU)
+#   long: what -short skipped    1m22s        (1m49s CPU)  bench's memory
+#                                                  tests alone take 45-70s
+#   both (make unit)             2m57s        (4m18s CPU)
+# (3m41s, 6m09s CPU, idle, before: the race stage ran more of the large
+# one-goroutine tests, some tests read larger captures than they needed,
+# and each race-built process slept a second as it exited.) Running ./...
+# twice instead (plain, then race -short) runs every test but the skipped
+# ones twice. Under the race detector the byte-at-a-time JSON scanning
+# (pkg/jsonx) costs 10-60 times its plain time: the race stage keeps the
+# tests where goroutines meet.
 #
 # usage: scripts/gotest.sh [race|long]   (none: both)
 # The race stage writes the tests it skipped to $GOTEST_SKIPPED (a
