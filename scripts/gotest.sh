@@ -17,13 +17,13 @@
 # stage's tests are the ones the race stage reported as skipped.
 #
 # Measured on a two-core machine (go test -count=1, the build cache warm;
-# another job's tests ran beside it, load average 3.5-5.8, so the wall
-# times are long: user+sys CPU in brackets):
+# another job's tests ran beside it, load average 2-6, so the wall times
+# are long: user+sys CPU in brackets):
 #   go test ./...                1m44s        (2m40s CPU)  no race
-#   race: go test -race -short   1m38s        (2m21s CPU)
-#   long: what -short skipped    1m22s        (1m49s CPU)  bench's memory
-#                                                  tests alone take 45-70s
-#   both (make unit)             2m57s        (4m18s CPU)
+#   race: go test -race -short   1m34s        (2m14s CPU)
+#   long: what -short skipped    1m03s        (2m01s CPU)  bench's memory
+#                                                  tests alone take 45-60s
+#   both (make unit)             2m44s-2m57s  (3m58s-4m24s CPU)
 # (3m41s, 6m09s CPU, idle, before: the race stage ran more of the large
 # one-goroutine tests, some tests read larger captures than they needed,
 # and each race-built process slept a second as it exited.) Running ./...
