@@ -22,8 +22,9 @@
 #   go test ./...                1m44s        (2m40s CPU)  no race
 #   race: go test -race -short   1m34s        (2m14s CPU)
 #   long: what -short skipped    1m03s        (2m01s CPU)  bench's memory
-#                                                  tests alone take 45-60s
+#                                                  tests alone take 39-60s
 #   both (make unit)             2m44s-2m57s  (3m58s-4m24s CPU)
+#   both, nothing else running   2m05s        (3m44s CPU)
 # (3m41s, 6m09s CPU, idle, before: the race stage ran more of the large
 # one-goroutine tests, some tests read larger captures than they needed,
 # and each race-built process slept a second as it exited.) Running ./...
