@@ -1,8 +1,11 @@
 package bench
 
 import (
+	"fmt"
+	"os"
 	"path/filepath"
 	"runtime"
+	"sync"
 	"testing"
 
 	"github.com/clawtap/clawtap/pkg/models"
@@ -56,24 +59,80 @@ func writeCapture(t *testing.T, gen func(*capture.Writer) error) string {
 		t.Skip("generates a large capture")
 	}
 	path := filepath.Join(t.TempDir(), "m.jsonl.zst")
-	w, err := capture.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := gen(w); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
+	if err := createCapture(path, gen); err != nil {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// createCapture writes the capture gen makes to path.
+func createCapture(path string, gen func(*capture.Writer) error) error {
+	w, err := capture.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := gen(w); err != nil {
+		w.Close()
+		return err
+	}
+	return w.Close()
+}
+
+// manyRunsCaptures holds manyRuns's captures, each written once per
+// process (two tests read each), in a directory TestMain removes.
+var manyRunsCaptures struct {
+	sync.Mutex
+	dir   string
+	paths map[[2]int64]string
+}
+
+// manyRunsCapture returns the path of manyRuns(runs, seed)'s capture,
+// written on first use; in -short mode the test is skipped instead.
+func manyRunsCapture(t *testing.T, runs int, seed int64) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("generates a large capture")
+	}
+	c := &manyRunsCaptures
+	c.Lock()
+	defer c.Unlock()
+	key := [2]int64{int64(runs), seed}
+	if p, ok := c.paths[key]; ok {
+		return p
+	}
+	if c.dir == "" {
+		dir, err := os.MkdirTemp("", "clawtap-bench-runs-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.dir, c.paths = dir, map[[2]int64]string{}
+	}
+	p := filepath.Join(c.dir, fmt.Sprintf("runs%d-seed%d.jsonl.zst", runs, seed))
+	if err := createCapture(p, manyRuns(runs, seed)); err != nil {
+		t.Fatal(err)
+	}
+	c.paths[key] = p
+	return p
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if manyRunsCaptures.dir != "" {
+		os.RemoveAll(manyRunsCaptures.dir)
+	}
+	os.Exit(code)
 }
 
 // memoryRunOf is memoryRun over the capture gen writes, sampling the heap
 // at record third as well.
 func memoryRunOf(t *testing.T, gen func(*capture.Writer) error, third int, fn func(*capture.Record), done func()) heapProfile {
 	t.Helper()
-	path := writeCapture(t, gen)
+	return memoryRunFile(t, writeCapture(t, gen), third, fn, done)
+}
+
+// memoryRunFile is memoryRunOf over the capture at path.
+func memoryRunFile(t *testing.T, path string, third int, fn func(*capture.Record), done func()) heapProfile {
+	t.Helper()
 	r, err := capture.Open(path, capture.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -114,7 +173,7 @@ func TestCheckMemoryFlatOverManyRuns(t *testing.T) {
 	a, _ := check.New(check.Options{})
 	a.OnFinding = func(*check.Finding) error { return nil } // printed and gone, as in clawtap check
 	p := pipeline.New(pipeline.Options{}, a)
-	h := memoryRunOf(t, manyRuns(30_000, 5), 90_000, func(rec *capture.Record) {
+	h := memoryRunFile(t, manyRunsCapture(t, 30_000, 5), 90_000, func(rec *capture.Record) {
 		if _, err := p.Push(rec, nil); err != nil {
 			t.Fatal(err)
 		}
@@ -131,7 +190,7 @@ func TestCheckMemoryFlatOverManyRuns(t *testing.T) {
 // TestDiffUIsMemoryFlatOverManyRuns: diff --ui compares each run once both
 // replays let it go, so its heap stays flat over 30,000 runs.
 func TestDiffUIsMemoryFlatOverManyRuns(t *testing.T) {
-	path := writeCapture(t, manyRuns(30_000, 5))
+	path := manyRunsCapture(t, 30_000, 5)
 	open := func() pipeline.AheadSource {
 		r, err := capture.Open(path, capture.Options{})
 		if err != nil {
@@ -196,7 +255,7 @@ func TestReportMemoryOverManyRuns(t *testing.T) {
 	rep := b.Report()
 	defer rep.Close()
 	p := pipeline.New(pipeline.Options{}, an, b)
-	h := memoryRunOf(t, manyRuns(60_000, 5), 240_000, func(rec *capture.Record) {
+	h := memoryRunFile(t, manyRunsCapture(t, 60_000, 5), 240_000, func(rec *capture.Record) {
 		if _, err := p.Push(rec, nil); err != nil {
 			t.Fatal(err)
 		}

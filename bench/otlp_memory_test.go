@@ -33,7 +33,7 @@ func otlpPass(t *testing.T, sink otlp.Sink) (*pipeline.Pass, *otlp.Exporter) {
 func TestOTLPMemoryOverManyRuns(t *testing.T) {
 	sink := &countSink{}
 	p, e := otlpPass(t, sink)
-	h := memoryRunOf(t, manyRuns(60_000, 5), 240_000, func(rec *capture.Record) {
+	h := memoryRunFile(t, manyRunsCapture(t, 60_000, 5), 240_000, func(rec *capture.Record) {
 		if _, err := p.Push(rec, nil); err != nil {
 			t.Fatal(err)
 		}

@@ -3,9 +3,12 @@
 # race and long stages):
 #
 #   race  go test -race -short ./...: every package under the race
-#         detector. -short skips only the tests that measure memory or
+#         detector. -short skips the tests that measure memory or
 #         throughput on large generated captures (the detector multiplies
-#         both), and the ones that build clawtap and run its examples.
+#         both), the ones whose code runs on one goroutine over a large
+#         capture or every fixture (skipLarge: nothing there for the
+#         detector to find, at 10-60 times the cost), and the ones that
+#         build clawtap and run its examples.
 #   long  the tests the race stage skipped, run once more without the
 #         detector and without -short (whatever skipped them: a test that
 #         skips for another reason skips again, at no cost).
@@ -14,20 +17,21 @@
 # stage's tests are the ones the race stage reported as skipped.
 #
 # Measured on a two-core machine (go test -count=1, the build cache warm;
-# other work ran beside it, load average 4-8, so the wall times are long:
-# user+sys CPU in brackets, of which an idle two-core machine would take
-# about half in wall time):
-#   go test ./...                1m38s-1m53s  (1m26s-1m45s CPU)  no race
-#   go test -race ./...         12m35s       (11m53s CPU)  the memory tests
-#                                                  alone take 8 minutes
-#   race: go test -race -short   5m27s-5m45s  (4m05s-5m03s CPU)
-#   long: what -short skipped      42s-54s    (36s CPU)
-#   both (make unit)             5m21s-6m09s  (5m02s-5m04s CPU)
-# Running ./... twice instead (plain, then race -short) runs every test
-# but the skipped ones twice, for 1m30s more CPU. Under the race detector
-# the byte-at-a-time JSON scanning (pkg/jsonx) costs 10-60 times its plain
-# time: pkg/report's tests take 13s plain and 2m40s raced, the race
-# stage's longest package.
+# another job's tests ran beside it, load average 2-6, so the wall times
+# are long: user+sys CPU in brackets):
+#   go test ./...                1m44s        (2m40s CPU)  no race
+#   race: go test -race -short   1m34s        (2m14s CPU)
+#   long: what -short skipped    1m03s        (2m01s CPU)  bench's memory
+#                                                  tests alone take 39-60s
+#   both (make unit)             2m44s-2m57s  (3m58s-4m24s CPU)
+#   both, nothing else running   2m05s        (3m44s CPU)
+# (3m41s, 6m09s CPU, idle, before: the race stage ran more of the large
+# one-goroutine tests, some tests read larger captures than they needed,
+# and each race-built process slept a second as it exited.) Running ./...
+# twice instead (plain, then race -short) runs every test but the skipped
+# ones twice. Under the race detector the byte-at-a-time JSON scanning
+# (pkg/jsonx) costs 10-60 times its plain time: the race stage keeps the
+# tests where goroutines meet.
 #
 # usage: scripts/gotest.sh [race|long]   (none: both)
 # The race stage writes the tests it skipped to $GOTEST_SKIPPED (a
@@ -36,6 +40,11 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
 what=${1:-all}
+# Test binaries linked without DWARF (-w): a quarter less link time for
+# each of the 60 or so the two stages link. Panics, and the race
+# detector's reports, still name functions, files and lines (from the
+# binary's own tables); only a debugger wants DWARF.
+ldflags=-ldflags=-w
 tmp=
 if [ -z "${GOTEST_SKIPPED:-}" ]; then
   tmp=$(mktemp -d "${TMPDIR:-/tmp}/clawtap-gotest.XXXXXX")
@@ -49,9 +58,14 @@ fi
 
 race() {
   local json=${GOTEST_SKIPPED}.json rc
-  # A line per package as it finishes ("ok  pkg  12.3s"), as go test
-  # prints without -json.
-  $GO test -race -short -count=1 -json ./... | tee "$json" |
+  # A race-built process sleeps a second as it exits (atexit_sleep_ms),
+  # for goroutines still running then to be caught racing: a second of
+  # wall time for each package's test binary and each clawtap process
+  # the tests start. Not here (GORACE set beforehand adds to or overrides
+  # this). A line per package as it finishes ("ok  pkg  12.3s"), as go
+  # test prints without -json.
+  GORACE="atexit_sleep_ms=0${GORACE:+ $GORACE}" \
+    $GO test -race -short -count=1 "$ldflags" -json ./... | tee "$json" |
     jq -rj --unbuffered 'select(.Action == "output" and .Test == null and (.Output | test("^(ok|FAIL|\\?)\\s"))) | .Output'
   rc=${PIPESTATUS[0]}
   # Each skipped test, as "package test" (a skipped subtest: its test).
@@ -78,7 +92,7 @@ long() {
   pkgs=$(cut -d' ' -f1 "$GOTEST_SKIPPED" | sort -u | tr '\n' ' ')
   tests=$(cut -d' ' -f2 "$GOTEST_SKIPPED" | sort -u | paste -sd'|')
   # shellcheck disable=SC2086
-  $GO test -count=1 -run "^($tests)\$" $pkgs
+  $GO test -count=1 "$ldflags" -run "^($tests)\$" $pkgs
 }
 
 case $what in

@@ -133,7 +133,7 @@ func TestReportMaxBytes(t *testing.T) {
 	}
 	// A timeline larger than the limit is said to be, on stderr too.
 	big := filepath.Join(dir, "large.jsonl.zst")
-	writeLarge(t, big, 20_000)
+	writeLarge(t, big, 6_000) // a timeline of about 94 kB
 	r = run(t, "", "report", "--max-bytes", "64KiB", big, "-o", filepath.Join(dir, "large.html"))
 	if r.code != 0 || !strings.Contains(r.stderr, "the timeline alone takes") || !strings.Contains(r.stderr, "more than --max-bytes 65.5 kB") {
 		t.Errorf("exit %d, no word of the timeline over the limit: %s", r.code, r.stderr)

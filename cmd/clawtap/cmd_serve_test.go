@@ -459,8 +459,8 @@ func TestServeCLIListen(t *testing.T) {
 	}
 	stderr := newServeStderr()
 	exited := make(chan int, 1)
-	go func() {
-		exited <- Main([]string{"serve", "--listen", "0.0.0.0:0", "--once", "--as-fast-as-possible", p}, strings.NewReader(""), io.Discard, stderr)
+	go func() { // --grace 0, as startServe gives: TestServeOnceGrace tests the grace period
+		exited <- Main([]string{"serve", "--listen", "0.0.0.0:0", "--once", "--grace", "0", "--as-fast-as-possible", p}, strings.NewReader(""), io.Discard, stderr)
 	}()
 	port := regexp.MustCompile(`serving \S+ on ws://\S+:(\d+)/`)
 	deadline := time.Now().Add(10 * time.Second)

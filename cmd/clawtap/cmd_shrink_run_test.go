@@ -47,7 +47,7 @@ func TestRunShrink(t *testing.T) {
 func TestRunShrinkWindowed(t *testing.T) {
 	in := filepath.Join(t.TempDir(), "session.jsonl.zst")
 	writeSession(t, in)
-	inMemory := int64(4 << 20) // of about 10 MB
+	inMemory := int64(3 << 20) // of 4.7 MiB of frames; the first window (4096 records, 2 MB) starts mid-capture
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
 	target := shrink.Target{Rule: "seq-gap", SlowMs: check.DefaultSlowMs, IdleMs: check.DefaultIdleMs}
@@ -55,7 +55,7 @@ func TestRunShrinkWindowed(t *testing.T) {
 	if !strings.Contains(stderr, "searching a window of ") || !strings.Contains(stderr, "shrink: seq-gap at record ") {
 		t.Errorf("stderr %s", stderr)
 	}
-	if !regexp.MustCompile(`to \d of 2000\d records that still show seq-gap`).MatchString(windowed) {
+	if !regexp.MustCompile(`to \d of 1000\d records that still show seq-gap`).MatchString(windowed) {
 		t.Errorf("the note should count the input's records:\n%.300s", windowed)
 	}
 	if n := strings.Count(windowed, "\n"); n > 12 {
@@ -107,8 +107,8 @@ func shrunk(t *testing.T, path string, stdin []byte, target shrink.Target, inMem
 	return string(b), stderr.String()
 }
 
-// writeSession writes a generated session of 20,000 frames with one lost
-// in the middle (a seq-gap there) to path.
+// writeSession writes a generated session of 10,000 frames with one lost
+// at the 6,000th (a seq-gap there) to path.
 func writeSession(t *testing.T, path string) {
 	t.Helper()
 	f, err := os.Create(path)
@@ -121,8 +121,8 @@ func writeSession(t *testing.T, path string) {
 	}
 	n := 0
 	if err == nil {
-		err = synth.LargeEach(20_001, 1, func(r *capture.Record) error {
-			if n++; n == 10_000 {
+		err = synth.LargeEach(10_001, 1, func(r *capture.Record) error {
+			if n++; n == 6_000 {
 				return nil // lost
 			}
 			return w.Write(r)

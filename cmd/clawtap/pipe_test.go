@@ -44,7 +44,12 @@ func writeLarge(t *testing.T, path string, n int) {
 // must not kill it, a write error must not be reported.
 func TestClosedPipeEndsQuietly(t *testing.T) {
 	big := filepath.Join(t.TempDir(), "big.jsonl.zst")
-	writeLarge(t, big, 10_000) // far more output than a pipe holds
+	// 1,000 frames: the commands whose output streams (classify, intents,
+	// replay, report, redact, import) write from 400 KB to 1.4 MB of it,
+	// several times what a pipe holds; the others write a few KB whatever
+	// the capture's size. Each runs under the race detector in a process
+	// of its own, where every frame costs.
+	writeLarge(t, big, 1_000)
 	for _, args := range [][]string{
 		{"classify", big}, {"intents", big}, {"gaps", big}, {"check", big}, {"stats", big},
 		{"replay", "--all", big}, {"diff", big, fixture(t, "demo.jsonl.zst")}, {"validate", big},

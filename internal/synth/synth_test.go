@@ -363,6 +363,9 @@ func TestTruncated(t *testing.T) {
 }
 
 func TestDeterministic(t *testing.T) {
+	if testing.Short() { // the generators run on one goroutine; make test's long stage runs it, without the race detector
+		t.Skip("large")
+	}
 	for _, f := range Fixtures() {
 		a, err := f.Bytes()
 		if err != nil {
@@ -422,6 +425,9 @@ func TestIDsDifferAcrossSeeds(t *testing.T) {
 }
 
 func TestLargeReadBack(t *testing.T) {
+	if testing.Short() { // the generator runs on one goroutine; make test's long stage runs it, without the race detector
+		t.Skip("large")
+	}
 	const n = 20_000
 	var buf bytes.Buffer
 	w, err := capture.NewWriter(&buf, true)

@@ -567,6 +567,7 @@ func TestCleanRealBehaviour(t *testing.T) {
 // A long synthetic session of clean gateway behaviour: only failures,
 // aborts and the runs live at the end are reported.
 func TestLargeSessionHasNoSpuriousFindings(t *testing.T) {
+	skipLarge(t)
 	var recs []capture.Record
 	if err := synth.LargeEach(60_000, 3, func(rec *capture.Record) error {
 		recs = append(recs, *rec.Clone())

@@ -80,6 +80,12 @@ func sharedTimestampHAR(entries int) []byte {
 // held every entry until the end and looked through all of them for every
 // record (80,000 entries: minutes and hundreds of MB).
 func TestHARSharedTimestamp(t *testing.T) {
+	if testing.Short() {
+		// The import runs on one goroutine, and the race detector leaves
+		// the time and memory unchecked: make test's long stage runs it,
+		// without the detector, with both checked.
+		t.Skip("large")
+	}
 	var peaks [2]uint64
 	sizes := []int{5000, 40000}
 	if raceEnabled {

@@ -118,6 +118,7 @@ func trackLarge(t *testing.T, opts pipeline.Options, o runs, frames int, pass **
 // everything else it kept about them: memory follows the bound, not the
 // capture's length.
 func TestForgottenRunsLeaveNothingBehind(t *testing.T) {
+	skipLarge(t)
 	const bound = 16
 	done, doneLost, unbilled, crowded, kept, keptLost := 0, 0, 0, 0, 0, 0
 	var last *rt.Run // the run let go last; runs go in the order they were born

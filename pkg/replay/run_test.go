@@ -79,6 +79,7 @@ func runFileWith(t testing.TB, u replay.UI, path string, json, outside bool) str
 // A caller that classifies the records itself (check does) gets the same
 // replay as the engine classifying them, under every UI.
 func TestRecordEventIsRecord(t *testing.T) {
+	skipLarge(t) // four replays of every fixture under every UI, each read afresh
 	files, _ := filepath.Glob("../../fixtures/*.jsonl*")
 	if len(files) == 0 {
 		t.Fatal("no fixtures")

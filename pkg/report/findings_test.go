@@ -110,6 +110,7 @@ func scattered(f *pipeline.Frame) []finding.Finding {
 // merged as they are read back, give the page and trace that one block
 // gives.
 func TestFindingBlocksMergeTheSame(t *testing.T) {
+	skipLarge(t) // eight passes over 3,000 frames; the blocks are sorted and merged on one goroutine
 	data := large(t, 3000)
 	write := func(block int, trace bool) ([]byte, *Report) {
 		defer func(n int) { findBlock = n }(findBlock)

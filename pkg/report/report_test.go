@@ -408,7 +408,7 @@ func large(t testing.TB, n int) []byte {
 // A timeline that alone outgrows the limit is kept whole, and the report
 // says so instead of quietly being larger than asked.
 func TestSkeletonOverTheLimit(t *testing.T) {
-	r := buildBytes(t, large(t, 20_000), Options{Name: "large", MaxBytes: MinMaxBytes})
+	r := buildBytes(t, large(t, 6_000), Options{Name: "large", MaxBytes: MinMaxBytes}) // a timeline of about 94 kB
 	data := AppendData(nil, r)
 	if len(data) <= MinMaxBytes {
 		t.Fatalf("data is %d bytes: the test needs a timeline over %d", len(data), MinMaxBytes)

@@ -12,6 +12,7 @@ import (
 // row on the run's lane and a patched run, whether its chunks stay on the
 // heap or wait in a spool (on file or in memory), patched there.
 func TestRowsRoundTrip(t *testing.T) {
+	skipLarge(t) // 200,000 rows, three times, on one goroutine
 	for _, where := range []string{"heap", "file", "memory"} {
 		t.Run(where, func(t *testing.T) {
 			var sp *spool
@@ -171,13 +172,17 @@ func TestViewRange(t *testing.T) {
 
 // The rows' text made ahead at the end of the pass, on a goroutine of its
 // own, is the text the rows read back make, and the data that holds it is
-// the data written without it.
+// the data written without it. 12,000 frames: rows in three chunks, two
+// of them in the spool, their text in several pieces.
 func TestRowsRenderedAhead(t *testing.T) {
-	rep := buildBytes(t, large(t, 30000), Options{Name: "large"})
+	rep := buildBytes(t, large(t, 12_000), Options{Name: "large"})
 	defer rep.Close()
 	spans, ok := rep.Rows.rendered()
 	if !ok || len(rep.Rows.spans) == 0 {
 		t.Fatalf("%d rows in %d chunks (%d in the spool): their text was not made ahead", rep.Rows.Len(), len(rep.Rows.chunks), len(rep.Rows.spans))
+	}
+	if len(rep.Rows.spans) < 2 || len(spans) < 2 {
+		t.Fatalf("%d chunks in the spool, text in %d pieces: the test needs several of each", len(rep.Rows.spans), len(spans))
 	}
 	var got, want []byte
 	for _, sp := range spans {

@@ -82,6 +82,7 @@ func TestReopenedRunIsABarOfItsOwn(t *testing.T) {
 // However small the pass's run table, the report has a bar for every run
 // it was born, once, in order, and the same capture gives the same page.
 func TestEveryRunBornIsWrittenOnce(t *testing.T) {
+	skipLarge(t) // five passes over 6,000 frames; the pass runs no goroutine of its own
 	data := large(t, 6000)
 	build := func(maxRuns int) (*Report, []byte) {
 		r, err := capture.NewReader(bytes.NewReader(data), capture.Options{})

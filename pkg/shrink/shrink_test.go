@@ -191,6 +191,7 @@ func rulesFired(t *testing.T, ui replay.UI) map[string][]string {
 // coherent, and is 1-minimal: dropping any one of its units loses the
 // finding.
 func TestEveryFiringRuleShrinks(t *testing.T) {
+	skipLarge(t)
 	cases := 0
 	for _, ui := range models.All() {
 		fired := rulesFired(t, ui) // the rules that fire under this UI

@@ -45,6 +45,7 @@ func fileOpener(path string) Opener {
 // shows it (the fixtures hold no finding judged against a later record,
 // which would need the whole capture).
 func TestLocateFindsTheSearchAnchor(t *testing.T) {
+	skipLarge(t)
 	cases, windowed := 0, 0
 	for _, ui := range models.All() {
 		fired := rulesFired(t, ui)
@@ -137,6 +138,7 @@ func session(t *testing.T, n, lost, dupAt int) []byte {
 // before it, which the search then shrinks to the few records that show
 // it, 1-minimal.
 func TestWindowBeforeTheFinding(t *testing.T) {
+	skipLarge(t)
 	data := session(t, 20_000, 10_000, 0)
 	opens := 0
 	target := Target{Rule: check.RuleSeqGap}
@@ -175,6 +177,7 @@ func TestWindowBeforeTheFinding(t *testing.T) {
 // A finding that needs a record long before it (a final repeated 6,000
 // records after the first) makes the window grow until it holds both.
 func TestWindowGrowsUntilItShowsTheFinding(t *testing.T) {
+	skipLarge(t)
 	data := session(t, 20_000, 100, 8_000)
 	opens := 0
 	target := Target{Rule: check.RuleDuplicateTerminal}
@@ -235,6 +238,7 @@ func assertMinimalAt(t *testing.T, h *capture.Header, recs []capture.Record, tar
 // and all: kept, it would look open, and the replay, which follows one
 // connection at a time, would skip the one the finding is on.
 func TestWindowLeavesClosedConnectionsOut(t *testing.T) {
+	skipLarge(t)
 	recs := generated(t, 12_000)
 	// Connection 1 closes at record 2000 and the session goes on as
 	// connection 2, which opens with a handshake of its own.
@@ -295,6 +299,7 @@ func TestWindowLeavesClosedConnectionsOut(t *testing.T) {
 // silence before it): the window ends with the capture's last record, so
 // the first window shows it, and the shrunk capture keeps that record.
 func TestWindowEndsWhenTheCaptureDoes(t *testing.T) {
+	skipLarge(t)
 	recs := generated(t, 20_000)
 	cls := bridge.NewClassifier()
 	evs := make([]bridge.Event, len(recs))
