@@ -3,6 +3,7 @@
 package capturetest
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -31,6 +32,28 @@ func Read(t testing.TB, path string) (*capture.Header, []*capture.Record, captur
 		recs = append(recs, rec.Clone())
 	}
 	return r.Header(), recs, r.Stats()
+}
+
+// Parse reads every record of a capture's bytes, compressed or not
+// (copies, in order), serially.
+func Parse(t testing.TB, b []byte) (*capture.Header, []capture.Record) {
+	t.Helper()
+	r, err := capture.NewReader(bytes.NewReader(b), capture.Options{Serial: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var recs []capture.Record
+	for {
+		rec, err := r.Next()
+		if err == io.EOF {
+			return r.Header(), recs
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs = append(recs, *rec.Clone())
+	}
 }
 
 // CountFrames counts the frames a capture holds so far; -1 when it cannot

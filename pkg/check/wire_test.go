@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clawtap/clawtap/internal/capturetest"
 	"github.com/clawtap/clawtap/internal/synth"
 	"github.com/clawtap/clawtap/pkg/capture"
 	"github.com/clawtap/clawtap/pkg/models"
@@ -19,7 +20,8 @@ import (
 // lines reads capture records from JSON lines.
 func lines(t *testing.T, s string) []capture.Record {
 	t.Helper()
-	return readAll(t, []byte(s))
+	_, recs := capturetest.Parse(t, []byte(s))
+	return recs
 }
 
 const hello97 = `{"t":1000,"conn":1,"mark":"hello","protocol":4,"server":"2026.9.7"}` + "\n"
@@ -219,7 +221,8 @@ func TestWatchTakesOnlyWrittenStores(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		wires := map[string][]capture.Record{"as recorded": readAll(t, raw)}
+		parse := func(b []byte) []capture.Record { _, recs := capturetest.Parse(t, b); return recs }
+		wires := map[string][]capture.Record{"as recorded": parse(raw)}
 		for _, to := range reshape.Targets() {
 			var out bytes.Buffer
 			w, _ := capture.NewWriter(&out, false)
@@ -233,7 +236,7 @@ func TestWatchTakesOnlyWrittenStores(t *testing.T) {
 				continue // a capture reshape refuses (already on the newer wire)
 			}
 			w.Close()
-			wires[to.String()] = readAll(t, out.Bytes())
+			wires[to.String()] = parse(out.Bytes())
 		}
 		for wire, recs := range wires {
 			for _, u := range models.All() {
@@ -259,23 +262,5 @@ func TestWatchTakesOnlyWrittenStores(t *testing.T) {
 	}
 	if hazards == 0 {
 		t.Fatal("no UI judged a hazard on any fixture: the test compares nothing")
-	}
-}
-
-// readAll reads every record of a capture's bytes (compressed or not).
-func readAll(t *testing.T, b []byte) []capture.Record {
-	t.Helper()
-	r, err := capture.NewReader(bytes.NewReader(b), capture.Options{Serial: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	var recs []capture.Record
-	for {
-		rec, err := r.Next()
-		if err != nil {
-			return recs
-		}
-		recs = append(recs, *rec.Clone())
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clawtap/clawtap/internal/capturetest"
 	"github.com/clawtap/clawtap/internal/synth"
 	"github.com/clawtap/clawtap/pkg/bridge"
 	"github.com/clawtap/clawtap/pkg/capture"
@@ -45,22 +46,7 @@ func run(t testing.TB, in []byte, opts reshape.Options) ([]byte, *reshape.Result
 
 func read(t testing.TB, b []byte) (*capture.Header, []capture.Record) {
 	t.Helper()
-	r, err := capture.NewReader(bytes.NewReader(b), capture.Options{Serial: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	var recs []capture.Record
-	for {
-		rec, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			return r.Header(), recs
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		recs = append(recs, *rec.Clone())
-	}
+	return capturetest.Parse(t, b)
 }
 
 func fixtureBytes(t testing.TB, name string) []byte {
