@@ -147,3 +147,17 @@ func (l *StepLog) Lacks(t testing.TB, sub string) {
 		}
 	}
 }
+
+// Transcript is the texts of an agent's committed transcript lines, oldest
+// first (nil for an agent the replay never wrote).
+func Transcript(e *replay.Engine, agent string) []string {
+	a := e.State().Agent(agent)
+	if a == nil {
+		return nil
+	}
+	var out []string
+	for _, l := range a.Lines() {
+		out = append(out, l.Text)
+	}
+	return out
+}

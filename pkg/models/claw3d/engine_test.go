@@ -17,18 +17,6 @@ func replayAll(t *testing.T, opts replay.Options, recs ...*capture.Record) *uite
 	return uitest.Replay(t, opts, 0, recs...)
 }
 
-func lines(e *replay.Engine, agent string) []string {
-	a := e.State().Agent(agent)
-	if a == nil {
-		return nil
-	}
-	var out []string
-	for _, l := range a.Lines() {
-		out = append(out, l.Text)
-	}
-	return out
-}
-
 // TestClaw3DTranscriptCap: Claw3D keeps 600 transcript entries, and the
 // transcript says so.
 func TestClaw3DTranscriptCap(t *testing.T) {

@@ -25,18 +25,6 @@ func replayAll(t *testing.T, opts replay.Options, recs ...*capture.Record) *uite
 	return uitest.Replay(t, opts, 40, recs...)
 }
 
-func lines(e *replay.Engine, agent string) []string {
-	a := e.State().Agent(agent)
-	if a == nil {
-		return nil
-	}
-	var out []string
-	for _, l := range a.Lines() {
-		out = append(out, l.Text)
-	}
-	return out
-}
-
 // TestFramesCoalesce: deltas within one frame make one store write.
 func TestFramesCoalesce(t *testing.T) {
 	l := replayAll(t, replay.Options{},
@@ -80,7 +68,7 @@ func TestClearFlushesEverything(t *testing.T) {
 	if got := e.State().Agent("other").StreamText; !got.Valid || got.V != "other text" {
 		t.Fatalf("other agent's patch not flushed: %+v", got)
 	}
-	if got := lines(e, "main"); !slices.Equal(got, []string{"hello world"}) {
+	if got := uitest.Transcript(e, "main"); !slices.Equal(got, []string{"hello world"}) {
 		t.Fatalf("lines %q", got)
 	}
 }
@@ -133,7 +121,7 @@ func TestApprovalContinuation(t *testing.T) {
 	if c := e.State().Cost("main", "m1"); c == nil || c.Turns != 2 || c.InputTokens != 20 || c.OutputTokens != 10 {
 		t.Fatalf("cost %+v", c)
 	}
-	if got := lines(e, "main"); !slices.Equal(got, []string{"I need approval", "Done."}) {
+	if got := uitest.Transcript(e, "main"); !slices.Equal(got, []string{"I need approval", "Done."}) {
 		t.Fatalf("lines %q", got)
 	}
 }
@@ -173,12 +161,12 @@ func TestTTLThroughEngine(t *testing.T) {
 			l := replayAll(t, replay.Options{}, uitest.Start(0, "r1"), uitest.Final(100, "r1", "x"), uitest.Final(100+tc.after, "r1", "x"))
 			if tc.dropped {
 				l.Has(t, "#2@30100: guard:dropped-closed-run")
-				if n := len(lines(l.E, "main")); n != 1 {
+				if n := len(uitest.Transcript(l.E, "main")); n != 1 {
 					t.Fatalf("%d lines", n)
 				}
 			} else {
 				l.Has(t, "#2@30101: guard:closed-run-expired append bill write")
-				if n := len(lines(l.E, "main")); n != 2 {
+				if n := len(uitest.Transcript(l.E, "main")); n != 2 {
 					t.Fatalf("%d lines", n)
 				}
 			}
@@ -198,14 +186,14 @@ func TestHazardInEngine(t *testing.T) {
 	l.Has(t, "#2@200: append bill write guard:closed-run-recorded guard:hazard")
 	l.Has(t, "#3@300: guard:dropped-closed-run")
 	l.Lacks(t, "history:merged")
-	if got := lines(l.E, "main"); !slices.Equal(got, []string{"late r1"}) {
+	if got := uitest.Transcript(l.E, "main"); !slices.Equal(got, []string{"late r1"}) {
 		t.Fatalf("lines %q: r2's answer should be lost", got)
 	}
 	// Answered from the capture, the history refresh r2's final asks for
 	// brings it back.
 	l = replayAll(t, replay.Options{HistorySync: true}, recs...)
 	l.Has(t, "#3@300: guard:dropped-closed-run request:historyRefresh history:merged")
-	if got := lines(l.E, "main"); !slices.Equal(got, []string{"late r1", "r2 answer"}) {
+	if got := uitest.Transcript(l.E, "main"); !slices.Equal(got, []string{"late r1", "r2 answer"}) {
 		t.Fatalf("lines %q: the history refresh should merge r2's answer", got)
 	}
 }
@@ -224,7 +212,7 @@ func TestHistorySync(t *testing.T) {
 	l.Has(t, "#3@102: guard:dropped-closed-run request:historyRefresh")
 	l.Lacks(t, "#3@102: guard:dropped-closed-run request:historyRefresh history")
 	l.Lacks(t, "#6@301: guard:dropped-closed-run request:historyRefresh history")
-	if got := lines(l.E, "main"); !slices.Equal(got, []string{"one", "two"}) {
+	if got := uitest.Transcript(l.E, "main"); !slices.Equal(got, []string{"one", "two"}) {
 		t.Fatalf("lines %q", got)
 	}
 }
@@ -245,7 +233,7 @@ func TestReconnectDispose(t *testing.T) {
 	l.Lacks(t, "summaryRefresh@762")
 	l.Lacks(t, "frame@17")
 	l.Has(t, "#5@5000: append bill write request:historyRefresh")
-	if got := lines(l.E, "main"); !slices.Equal(got, []string{"answer", "answer"}) {
+	if got := uitest.Transcript(l.E, "main"); !slices.Equal(got, []string{"answer", "answer"}) {
 		t.Fatalf("lines %q", got)
 	}
 	if l.E.Conn() != 2 {
