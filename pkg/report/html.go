@@ -2,19 +2,43 @@ package report
 
 import (
 	"crypto/sha256"
-	_ "embed"
+	"embed"
 	"encoding/base64"
 	"encoding/binary"
 	"html"
 	"io"
+	"io/fs"
 	"math/bits"
+	"sort"
+	"strings"
 )
 
 //go:embed assets/report.css
 var assetCSS string
 
-//go:embed assets/report.js
-var assetJS string
+// The viewer is one script in a few files, each a part of its one
+// function body (assets/viewer/README.md): joined in the order of their
+// names, they are the script the page runs and its CSP hash covers.
+//
+//go:embed assets/viewer/*.js
+var viewerFS embed.FS
+
+var assetJS = func() string {
+	parts, err := fs.Glob(viewerFS, "assets/viewer/*.js")
+	if err != nil || len(parts) == 0 {
+		panic("report: no viewer script embedded")
+	}
+	sort.Strings(parts)
+	var js strings.Builder
+	for _, name := range parts {
+		b, err := viewerFS.ReadFile(name)
+		if err != nil {
+			panic("report: " + err.Error())
+		}
+		js.Write(b)
+	}
+	return js.String()
+}()
 
 // Assets returns the report page's stylesheet and script (for tests that
 // check them by hash, and for people who want to read them).
