@@ -1,8 +1,10 @@
 package jsonx
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
+	"math/bits"
 	"strings"
 )
 
@@ -288,9 +290,17 @@ func (x *indexer) object(data []byte, i, depth int, node int16) (int, error) {
 		if i >= len(data) || data[i] != '"' {
 			return 0, ErrSyntax
 		}
-		// A key: short, read byte by byte; an escape (or anything
+		// A key: most end within a word of eight bytes, found at once;
+		// a longer one is read on byte by byte. An escape (or anything
 		// unusual) is left to skipString, and the index to the reader.
 		j := i + 1
+		if j+8 <= len(data) {
+			if m := stringStops(binary.LittleEndian.Uint64(data[j:])); m != 0 {
+				j += bits.TrailingZeros64(m) >> 3
+			} else {
+				j += 8
+			}
+		}
 		for j < len(data) && data[j] != '"' && data[j] != '\\' && data[j] >= 0x20 {
 			j++
 		}

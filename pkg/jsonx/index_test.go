@@ -1,6 +1,7 @@
 package jsonx
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -115,4 +116,34 @@ func TestSchemaSlots(t *testing.T) {
 		many = append(many, strings.Repeat("k", i+1))
 	}
 	NewSchema(many...)
+}
+
+// Keys of every length up to three words, with a byte that ends or
+// interrupts them at every place in and around the word the walk reads a
+// key's end from at once: IndexValue refuses what encoding/json refuses,
+// and indexes what Get reads.
+func TestIndexKeysEveryPosition(t *testing.T) {
+	for n := 0; n <= 24; n++ {
+		for _, ins := range []string{`\"`, `\\`, `\n`, `\u0041`, `\x`, "\x01", "\x1f", `"`, "é", ":", "a"} {
+			for at := 0; at <= n; at++ {
+				key := strings.Repeat("k", at) + ins + strings.Repeat("y", n-at)
+				for _, doc := range []string{
+					`{"` + key + `":1,"type":"event"}`,
+					`{"payload":{"` + key + `":{"x":1},"runId":"r"}}`,
+					`{"type":"e","` + key + `":"v"}`,
+				} {
+					var idx Index
+					ok := IndexValue([]byte(doc), testSchema, &idx)
+					if want := json.Valid([]byte(doc)); ok != want {
+						t.Fatalf("IndexValue(%q) = %v, encoding/json says %v", doc, ok, want)
+					}
+					if ok {
+						checkIndex(t, doc)
+					}
+				}
+			}
+		}
+	}
+	// Schema keys themselves, found from the word.
+	checkIndex(t, `{"id":1,"type":"x","error":{"code":2},"payload":{"message":{},"runId":"r","data":{"n":3,"text":"t"}}}`)
 }

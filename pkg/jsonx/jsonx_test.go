@@ -379,16 +379,21 @@ func BenchmarkValidFrame(b *testing.B) {
 	}
 }
 
-// Every ASCII byte, at every place in and around the eight bytes the
-// writer checks at once, is escaped as encoding/json escapes it (with and
-// without its HTML escaping).
+// Every ASCII byte, and characters of two to four bytes, at every place
+// in and around the words of eight bytes the writer checks at once (in a
+// string long enough for it to), is escaped as encoding/json escapes it
+// (with and without its HTML escaping).
 func TestAppendStringEveryByte(t *testing.T) {
+	var ins []string
 	for c := 0; c < utf8.RuneSelf; c++ {
-		for n := 1; n <= 20; n++ {
+		ins = append(ins, string(rune(c)))
+	}
+	ins = append(ins, "é", "\u2028", "\u2029", "😀", "\xff", "\xe2\x80")
+	for _, in := range ins {
+		for n := 1; n <= 56; n++ {
 			for at := 0; at < n; at++ {
 				b := bytes.Repeat([]byte("a"), n)
-				b[at] = byte(c)
-				s := string(b)
+				s := string(b[:at]) + in + string(b[at+1:])
 				want, _ := json.Marshal(s)
 				if got := AppendString(nil, s); !bytes.Equal(got, want) {
 					t.Fatalf("AppendString(%q) = %s, encoding/json gives %s", s, got, want)
@@ -397,7 +402,9 @@ func TestAppendStringEveryByte(t *testing.T) {
 				enc := json.NewEncoder(&min)
 				enc.SetEscapeHTML(false)
 				_ = enc.Encode(s)
-				if got := AppendStringMinimal(nil, s); !bytes.Equal(got, bytes.TrimSuffix(min.Bytes(), []byte("\n"))) {
+				// JSON.stringify leaves U+2028 and U+2029 as they are.
+				wantMin := strings.NewReplacer(`\u2028`, "\u2028", `\u2029`, "\u2029").Replace(strings.TrimSuffix(min.String(), "\n"))
+				if got := AppendStringMinimal(nil, s); string(got) != wantMin {
 					t.Fatalf("AppendStringMinimal(%q) = %s, encoding/json gives %s", s, got, min.Bytes())
 				}
 			}
@@ -413,5 +420,21 @@ func BenchmarkAppendString(b *testing.B) {
 	dst := make([]byte, 0, 1024)
 	for b.Loop() {
 		dst = AppendString(dst[:0], s)
+	}
+}
+
+// Integers of every length up to three words, followed by every ASCII
+// byte: Valid agrees with encoding/json (the walk reads digits eight at a
+// time).
+func TestNumbersEveryLength(t *testing.T) {
+	for n := 1; n <= 24; n++ {
+		digits := strings.Repeat("7", n)
+		for c := 0; c < utf8.RuneSelf; c++ {
+			for _, doc := range []string{`[` + digits + string(rune(c)) + `]`, `{"k":-` + digits + string(rune(c)) + `}`, digits + string(rune(c))} {
+				if got, want := Valid([]byte(doc)), json.Valid([]byte(doc)); got != want {
+					t.Fatalf("Valid(%q) = %v, encoding/json says %v", doc, got, want)
+				}
+			}
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package jsonx
 
 import (
+	"math/bits"
 	"strconv"
 	"unicode/utf8"
 
@@ -60,8 +61,11 @@ func appendString[S ~string | ~[]byte](dst []byte, s S, html bool) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		if len(s)-i >= 32 { // a text, not a name or an id
+			i = plainRun(s, i, html)
+		}
 		for i < len(s) && safe[s[i]] {
-			i++
+			i++ // the last few bytes
 		}
 		if i >= len(s) {
 			break
@@ -111,6 +115,38 @@ func appendString[S ~string | ~[]byte](dst []byte, s S, html bool) []byte {
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
+}
+
+// plainRun returns the offset of the first byte at or after i, among
+// those that begin a whole word of eight, that appendString must look at:
+// a quote, a backslash, a control character, a byte of a multi-byte
+// character, and with html <, > and &.
+func plainRun[S ~string | ~[]byte](s S, i int, html bool) int {
+	if html {
+		for ; i+8 <= len(s); i += 8 {
+			w := word(s[i : i+8])
+			// '<' and '>' differ only in bit 1; '&' alone.
+			lt := (w | 2*lsb) ^ '>'*lsb
+			amp := w ^ '&'*lsb
+			if m := stringStops(w) | w&msb | ((lt-lsb)&^lt|(amp-lsb)&^amp)&msb; m != 0 {
+				return i + bits.TrailingZeros64(m)>>3
+			}
+		}
+		return i
+	}
+	for ; i+8 <= len(s); i += 8 {
+		if m := stringStops(word(s[i:i+8])) | word(s[i:i+8])&msb; m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+	}
+	return i
+}
+
+// word reads eight bytes, little endian, in one load.
+func word[S ~string | ~[]byte](t S) uint64 {
+	_ = t[7]
+	return uint64(t[0]) | uint64(t[1])<<8 | uint64(t[2])<<16 | uint64(t[3])<<24 |
+		uint64(t[4])<<32 | uint64(t[5])<<40 | uint64(t[6])<<48 | uint64(t[7])<<56
 }
 
 // appendSurrogate writes what JSON.stringify writes for the WTF-8 code
