@@ -331,9 +331,9 @@ func skipString(data []byte, i int) (int, error) {
 // of bytes after it (a borrow), never of one before: the lowest set bit is
 // exact.
 func stringStops(w uint64) uint64 {
-	q := w ^ quote
-	b := w ^ bslash
-	return ((q-lsb)&^q | (b-lsb)&^b | (w-0x20*lsb)&^w) & msb
+	// Each test is (x-lsb)&^x&msb, a zero byte of x; the quote and the
+	// backslash have no high bit, so ^x&msb is ^w&msb for all three.
+	return (((w ^ quote) - lsb) | ((w ^ bslash) - lsb) | (w - 0x20*lsb)) &^ w & msb
 }
 
 func isHex4(b []byte) bool {

@@ -2,8 +2,11 @@ package jsonx
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"math/bits"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"testing"
@@ -435,6 +438,35 @@ func TestNumbersEveryLength(t *testing.T) {
 					t.Fatalf("Valid(%q) = %v, encoding/json says %v", doc, got, want)
 				}
 			}
+		}
+	}
+}
+
+// stringStops marks exactly the first byte of a word that a string scan
+// must stop at (bytes after it may be marked too), for words of the bytes
+// around each boundary the masks test.
+func TestStringStopsFirstByte(t *testing.T) {
+	near := []byte{0, 0x1f, 0x20, 0x21, '"', 0x23, '[', '\\', ']', 0x7f, 0x80, 0x81, 0xa2, 0xdc, 0xff, 'a'}
+	rng := rand.New(rand.NewPCG(38, 34))
+	for range 200000 {
+		var b [8]byte
+		for k := range b {
+			b[k] = near[rng.IntN(len(near))]
+		}
+		want := 8
+		for k, c := range b {
+			if c == '"' || c == '\\' || c < 0x20 {
+				want = k
+				break
+			}
+		}
+		m := stringStops(binary.LittleEndian.Uint64(b[:]))
+		got := 8
+		if m != 0 {
+			got = bits.TrailingZeros64(m) >> 3
+		}
+		if got != want || (m != 0 && m&^msb != 0) {
+			t.Fatalf("stringStops(% x) = %#x: first stop %d, want %d", b, m, got, want)
 		}
 	}
 }
