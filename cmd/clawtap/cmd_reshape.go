@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/clawtap/clawtap/internal/cli"
@@ -102,7 +103,7 @@ func (o *reshapeOptions) check() error {
 	switch v, ok := release.Parse(o.gateway); {
 	case o.gateway == "":
 		return cli.Usage("add --gateway "+targetNames()[0], "no --gateway given: which release's wire to write")
-	case !ok || !slicesContains(targetNames(), v.String()):
+	case !ok || !slices.Contains(targetNames(), v.String()):
 		return cli.Usage("reshape writes "+strings.Join(targetNames(), " or "), "--gateway %s: not a release reshape writes", o.gateway)
 	default:
 		o.target = v
@@ -111,15 +112,6 @@ func (o *reshapeOptions) check() error {
 		return cli.Usage("add -o OUT.jsonl.zst, or -o - for stdout", "no output given")
 	}
 	return nil
-}
-
-func slicesContains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // reshapeSource is the capture as reshape reads it: its header says it

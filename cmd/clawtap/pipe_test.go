@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -47,8 +48,9 @@ func TestClosedPipeEndsQuietly(t *testing.T) {
 	// 1,000 frames: the commands whose output streams (classify, intents,
 	// replay, report, redact, import) write from 400 KB to 1.4 MB of it,
 	// several times what a pipe holds; the others write a few KB whatever
-	// the capture's size. Each runs under the race detector in a process
-	// of its own, where every frame costs.
+	// the capture's size, so they meet the closed pipe in
+	// TestPipeClosedBeforeOutput. Each runs under the race detector in a
+	// process of its own, where every frame costs.
 	writeLarge(t, big, 1_000)
 	for _, args := range [][]string{
 		{"classify", big}, {"intents", big}, {"gaps", big}, {"check", big}, {"stats", big},
@@ -87,5 +89,49 @@ func TestClosedPipeEndsQuietly(t *testing.T) {
 				t.Fatalf("%v did not end after its reader left", args)
 			}
 		})
+	}
+}
+
+// TestPipeClosedBeforeOutput: `clawtap CMD … | true` — the reader is gone
+// before the command writes its first byte, so even the commands whose
+// whole output fits in a pipe meet the closed pipe: every one ends
+// quietly, in every format, with the status of what it found (0 or 1),
+// never killed by SIGPIPE, never with an error message.
+func TestPipeClosedBeforeOutput(t *testing.T) {
+	demo := fixture(t, "demo.jsonl.zst")
+	for _, args := range [][]string{
+		{"classify", demo}, {"intents", demo}, {"gaps", demo}, {"check", demo}, {"stats", demo},
+		{"replay", demo}, {"diff", demo, fixture(t, "streamed-run.jsonl.zst")}, {"validate", demo},
+		{"diff", "--ui", "clawboo,claw3d", demo}, {"test", "--ui", "all", demo},
+		{"report", demo, "-o", "-"}, {"redact", demo, "-o", "-"}, {"import", demo, "-o", "-"},
+		{"reshape", "--gateway", "2026.9.7", demo, "-o", "-"}, {"shrink", "--rule", "lost-reply", "--ui", "clawboo@1211c16", demo, "-o", "-"},
+	} {
+		formats := []string{"json", "text", "table"}
+		if slices.Contains(args, "-o") {
+			formats = []string{""}
+		}
+		for _, format := range formats {
+			t.Run(args[0]+"/"+format, func(t *testing.T) {
+				full := args
+				if format != "" {
+					full = append(append([]string{}, args...), "--format", format)
+				}
+				r, w, err := os.Pipe()
+				if err != nil {
+					t.Fatal(err)
+				}
+				r.Close() // the reader has left already
+				cmd := exec.Command(os.Args[0], "-test.run=^TestMainHelperProcess$")
+				cmd.Env = append(os.Environ(), "CLAWTAP_MAIN_HELPER_ARGS="+strings.Join(full, "\x1f"))
+				var stderr bytes.Buffer
+				cmd.Stdout, cmd.Stderr = w, &stderr
+				err = cmd.Run()
+				w.Close()
+				code := cmd.ProcessState.ExitCode()
+				if code != 0 && code != 1 || strings.Contains(stderr.String(), "error") {
+					t.Errorf("%v: %v (%s)\n%s", full, err, cmd.ProcessState, stderr.String())
+				}
+			})
+		}
 	}
 }
