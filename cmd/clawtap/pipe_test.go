@@ -98,6 +98,11 @@ func TestClosedPipeEndsQuietly(t *testing.T) {
 // quietly, in every format, with the status of what it found (0 or 1),
 // never killed by SIGPIPE, never with an error message.
 func TestPipeClosedBeforeOutput(t *testing.T) {
+	if testing.Short() {
+		// Forty-five child processes and nothing in this one for the race
+		// detector to see: make unit's long stage runs it, without it.
+		t.Skip("child processes only: run without -short")
+	}
 	demo := fixture(t, "demo.jsonl.zst")
 	for _, args := range [][]string{
 		{"classify", demo}, {"intents", demo}, {"gaps", demo}, {"check", demo}, {"stats", demo},
