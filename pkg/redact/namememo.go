@@ -90,18 +90,26 @@ func assignName(b []byte, i int, named bool) nameVerdict {
 
 // nameMemo holds the verdicts of names met lately, each under its window:
 // the bytes from the last one before the name that is no part of it (nor
-// a quote or backslash) to the ':' or '=' itself.
+// a quote or backslash) to the ':' or '=' itself. A window is found again
+// without being looked for: the 32 bytes that end at a ':' or '=' are
+// compared with each remembered one's where its window lies, four at a
+// time, in the set their last eight pick.
 type nameMemo struct {
-	ents [nameMemoN]struct {
-		key [nameWindowMax]byte
-		n   uint8 // 0: empty
-		v   nameVerdict
-	}
+	sets [nameMemoSets][nameMemoWays]memoEnt
+	hand [nameMemoSets]uint8 // the way to replace next
+}
+
+type memoEnt struct {
+	// key is the 32 bytes that ended at the ':' or '=', as little-endian
+	// words; mask has the bits of its window's bytes.
+	key, mask [4]uint64
+	n         int // the window's length; 0: empty
+	v         nameVerdict
 }
 
 const (
-	nameMemoN     = 128
-	nameWindowMax = 32
+	nameMemoSets, nameMemoWays = 32, 4
+	nameWindowMax              = 32
 )
 
 // nameSoft are the bytes a window goes back over: a name's, quotes and
@@ -134,24 +142,46 @@ func nameWindow(b []byte, i int) int {
 // when its window was met before. It is nil when the memo is not used
 // there; then the caller judges as without it.
 func (m *nameMemo) verdict(b []byte, i int) *nameVerdict {
+	if i < nameWindowMax-1 {
+		return nil
+	}
+	w3 := binary.LittleEndian.Uint64(b[i-7:])
+	set := &m.sets[(w3*0x9E3779B97F4A7C15)>>59]
+	for k := range set {
+		e := &set[k]
+		if e.n == 0 || (w3^e.key[3])&e.mask[3] != 0 || i+1-e.n < 8 {
+			continue
+		}
+		if (binary.LittleEndian.Uint64(b[i-15:])^e.key[2])&e.mask[2] == 0 &&
+			(binary.LittleEndian.Uint64(b[i-23:])^e.key[1])&e.mask[1] == 0 &&
+			(binary.LittleEndian.Uint64(b[i-31:])^e.key[0])&e.mask[0] == 0 {
+			return &e.v
+		}
+	}
 	h := nameWindow(b, i)
 	if h < 0 {
 		return nil
-	}
-	w := b[h : i+1]
-	// By its last eight bytes and its first four: names that end alike
-	// ("webhookSecret", "signingSecret") are often met in turn.
-	x := binary.LittleEndian.Uint64(b[i-7:])*0x9E3779B97F4A7C15 ^ uint64(binary.LittleEndian.Uint32(b[h:]))*0xC2B2AE3D27D4EB4F
-	e := &m.ents[(x>>32+uint64(len(w)))%nameMemoN]
-	if int(e.n) == len(w) && string(e.key[:len(w)]) == string(w) {
-		return &e.v
 	}
 	v, ok := judgeName(b, i, h)
 	if !ok {
 		return nil
 	}
-	e.n = uint8(copy(e.key[:], w))
-	e.v = v
+	hand := &m.hand[(w3*0x9E3779B97F4A7C15)>>59]
+	e := &set[*hand]
+	*hand = (*hand + 1) % nameMemoWays
+	e.n, e.v = i+1-h, v
+	for k := range 4 {
+		e.key[k] = binary.LittleEndian.Uint64(b[i-31+8*k:])
+		// The window's bytes are the last n of the 32.
+		switch lo := nameWindowMax - e.n - 8*k; {
+		case lo <= 0:
+			e.mask[k] = ^uint64(0)
+		case lo >= 8:
+			e.mask[k] = 0
+		default:
+			e.mask[k] = ^uint64(0) << (8 * lo)
+		}
+	}
 	return &e.v
 }
 
