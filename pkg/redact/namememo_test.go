@@ -120,3 +120,39 @@ func TestNameMemoFrames(t *testing.T) {
 		t.Fatalf("%d frames hit: the inputs test too little", diff)
 	}
 }
+
+// nameMayMatch turns down a name that ends in a digit at once: the name's
+// full verdict turns each down too.
+func TestNamesEndingInDigits(t *testing.T) {
+	rng := rand.New(rand.NewPCG(27, 28))
+	n := 0
+	for range 20000 {
+		b := randomNames(rng)
+		// Names that end in a digit, after each credential word.
+		for _, w := range []string{"token", "password", "secret", "key", "sig", "pw", "auth", "method"} {
+			b = append(b, " "+w+string(rune('0'+rng.IntN(10)))+[]string{":", "=", `":`, " = "}[rng.IntN(4)]+"abcdefgh12345678"...)
+		}
+		for i := range b {
+			if b[i] != ':' && b[i] != '=' {
+				continue
+			}
+			k := skipBlankBack(b, i)
+			for k > 0 && (b[k-1] == '"' || b[k-1] == '\'' || b[k-1] == '\\') {
+				k--
+			}
+			if k == 0 || b[k-1] < '0' || b[k-1] > '9' {
+				continue
+			}
+			n++
+			if v := colonName(b, i, true, true); !v.reject {
+				t.Fatalf("%q at %d: as a ':', %+v", b, i, v)
+			}
+			if v := assignName(b, i, true); !v.reject {
+				t.Fatalf("%q at %d: as an '=', %+v", b, i, v)
+			}
+		}
+	}
+	if n < 5000 {
+		t.Fatalf("%d names ending in a digit: the inputs test too little", n)
+	}
+}

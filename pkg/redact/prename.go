@@ -95,6 +95,11 @@ func nameMayMatch(b []byte, k int) bool {
 	if k > 0 && b[k-1] == ']' {
 		return true // a prompt: AWS Secret Access Key [None]:
 	}
+	if k > 0 && b[k-1]-'0' < 10 {
+		// No name a rule reads ends in a digit (a time's 03:23 is
+		// turned down here, without the loop below).
+		return false
+	}
 	var l [4]byte // the last letters, last first
 	if k >= 5 {
 		// The common case: a name of plain letters.
