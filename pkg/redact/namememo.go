@@ -22,7 +22,6 @@ type nameVerdict struct {
 	pwd             bool // pw or pwd ('=')
 	credKey, header bool // the scan's flags, set once the value is read
 	method, capKey  bool // "method", a capability path's name (':', in frames)
-	credName        bool // isCredKey: an object value is a credential container (':')
 }
 
 // colonName is the verdict of the name before the ':' b[i] (colon's name
@@ -52,7 +51,6 @@ func colonName(b []byte, i int, named, frame bool) nameVerdict {
 		nv.capKey = !nv.method && isCapKey(n)
 	}
 	nv.aws = cls == kcNone && awsLabel(b, ns, n)
-	nv.credName = isCredKey(n)
 	nv.reject = cls == kcNone && !nv.aws && !nv.method && !nv.capKey
 	return nv
 }

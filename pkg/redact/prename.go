@@ -212,7 +212,9 @@ func (rs *rawScan) colonWith(i int, nv *nameVerdict) bool {
 	}
 	switch b[v] {
 	case '{':
-		if rs.frame && cls != kcWeak && nv.credName {
+		// (isCredKey of the name is credKey: rawClass's class is the
+		// name's credClass.)
+		if rs.frame && cls != kcWeak && nv.credKey {
 			return rs.container(v)
 		}
 		return false
