@@ -95,6 +95,11 @@ func nameMayMatch(b []byte, k int) bool {
 	if k > 0 && b[k-1] == ']' {
 		return true // a prompt: AWS Secret Access Key [None]:
 	}
+	if k > 0 && b[k-1]-'0' < 10 {
+		// No name a rule reads ends in a digit (a time's 03:23 is
+		// turned down here, without the loop below).
+		return false
+	}
 	var l [4]byte // the last letters, last first
 	if k >= 5 {
 		// The common case: a name of plain letters.
@@ -154,7 +159,11 @@ func nameMayMatch(b []byte, k int) bool {
 	return false
 }
 
-func (rs *rawScan) colon(i int) bool {
+func (rs *rawScan) colon(i int) bool { return rs.colonWith(i, nil) }
+
+// colonWith is colon with the verdict of the name before b[i] given (from
+// the memo, namememo.go), or found here when nv is nil.
+func (rs *rawScan) colonWith(i int, nv *nameVerdict) bool {
 	b := rs.b
 	if i+1 < len(b) && (b[i+1] == '/' || b[i+1] == '\\') {
 		if a, ok := slashesAfter(b, i); ok {
@@ -174,45 +183,38 @@ func (rs *rawScan) colon(i int) bool {
 			return true
 		}
 	}
-	j := skipBlankBack(b, i)
-	if j == 0 || rs.named != i && !nameMayMatch(b, j) {
+	var own nameVerdict
+	if nv == nil {
+		own = colonName(b, i, rs.named == i, rs.frame)
+		nv = &own
+	}
+	if nv.reject {
 		return false
 	}
-	name, ns, quoted := rawName(b, j)
-	if len(name) == 0 || len(name) > 128 {
-		return false
-	}
-	var buf [128]byte
-	cls, n := rawClass(b, ns, name, buf[:0])
-	if cls != kcNone && cls != kcWeak {
-		rs.credKey = true
-	}
-	if cls == kcHeader {
-		rs.header = true
-	}
-	if cls == kcNone && quoted && isCredListKey(n) {
-		cls = kcToken // "outputTokens": "12" is a string under a list name
-	}
+	rs.credKey = rs.credKey || nv.credKey
+	rs.header = rs.header || nv.header
+	cls, aws := nv.cls, nv.aws
 	v := skipBlankFwd(b, i+1)
 	if v >= len(b) {
 		return false
 	}
 	if rs.frame {
 		switch {
-		case string(n) == "method":
+		case nv.method:
 			m, ok := rawQuoted(b, v)
 			return !ok || string(m) == "connect" || methodKind(string(m)) != mkNone
-		case isCapKey(n):
+		case nv.capKey:
 			return true
 		}
 	}
-	aws := cls == kcNone && awsLabel(b, ns, n)
 	if cls == kcNone && !aws {
 		return false
 	}
 	switch b[v] {
 	case '{':
-		if rs.frame && cls != kcWeak && isCredKey(n) {
+		// (isCredKey of the name is credKey: rawClass's class is the
+		// name's credClass.)
+		if rs.frame && cls != kcWeak && nv.credKey {
 			return rs.container(v)
 		}
 		return false
@@ -245,7 +247,7 @@ func (rs *rawScan) colon(i int) bool {
 		return true // an escape in the value: the walk decides
 	}
 	w := b[v:end]
-	if quoted && isNumber(w) || end == v || cls != kcPhrase && isNumber(w) && len(w) < 16 {
+	if nv.quoted && isNumber(w) || end == v || cls != kcPhrase && isNumber(w) && len(w) < 16 {
 		return false
 	}
 	return aws && awsSecret(w) || !aws && credValue(cls, w)
@@ -410,47 +412,32 @@ func webhookHost(auth []byte) bool {
 	return false
 }
 
-func (rs *rawScan) assign(i int) bool {
+func (rs *rawScan) assign(i int) bool { return rs.assignWith(i, nil) }
+
+// assignWith is assign with the verdict of the name before b[i] given, or
+// found here when nv is nil.
+func (rs *rawScan) assignWith(i int, nv *nameVerdict) bool {
 	b := rs.b
 	if i+1 >= len(b) || b[i+1] == '=' || b[i+1] == '>' || (i > 0 && (b[i-1] == '=' || b[i-1] == '!' || b[i-1] == '<' || b[i-1] == '>')) {
 		return false
 	}
-	j := skipBlankBack(b, i)
-	spaced := j < i
-	if j == 0 || rs.named != i && !nameMayMatch(b, j) {
+	var own nameVerdict
+	if nv == nil {
+		own = assignName(b, i, rs.named == i)
+		nv = &own
+	}
+	if nv.reject {
 		return false
 	}
-	ns := nameBefore(b, j)
-	if ns == j {
-		return false
-	}
-	name := b[ns:j]
-	esc := ns > 0 && b[ns-1] == '\\'
-	var buf [128]byte
-	n := normBytes(name, buf[:0])
-	cls, pwd := assignClass(b, ns, name, n, spaced)
-	if alt := unescapedName(b, ns, name); cls == kcNone && alt != nil {
-		var abuf [128]byte
-		an := normBytes(alt, abuf[:0])
-		if c, p := assignClass(b, ns, alt, an, spaced); c != kcNone {
-			cls, pwd, name, n = c, p, alt, append(buf[:0], an...)
-		}
-	}
-	if cls == kcNone && !spaced && (string(n) == "key" || string(n) == "sig") && (esc || escapedBefore(b, ns)) {
-		cls = kcToken // after an escaped '?' or '&'
-	}
-	aws := cls == kcNone && awsLabel(b, ns, n)
-	if cls == kcNone && !aws {
-		return false
-	}
+	cls, aws := nv.cls, nv.aws
 	v := i + 1
-	if spaced {
+	if nv.spaced {
 		v = skipBlankFwd(b, v)
 	}
 	if v >= len(b) {
 		return false
 	}
-	if pwd {
+	if nv.pwd {
 		w := v
 		if w < len(b) && (b[w] == '"' || b[w] == '\'') {
 			w++
@@ -481,7 +468,7 @@ func (rs *rawScan) assign(i int) bool {
 	switch {
 	case aws:
 		return awsSecret(w)
-	case spaced:
+	case nv.spaced:
 		return spacedValue(cls, w)
 	}
 	return credValue(cls, w)

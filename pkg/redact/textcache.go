@@ -29,6 +29,7 @@ type textCache struct {
 	heads [headN][]byte
 	masks [scanChunk / 64]blockMasks // the scan's, kept to be reused
 	conts contCache                  // credential containers found clean
+	names nameMemo                   // the verdicts of names met (namememo.go)
 }
 
 const (
