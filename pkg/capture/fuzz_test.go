@@ -45,8 +45,12 @@ func FuzzReader(f *testing.F) {
 		r, err := NewReader(bytes.NewReader(data), Options{MaxLine: 1 << 16})
 		if err != nil {
 			var se *StreamError
-			if !errors.Is(err, ErrNotCapture) && !(compress && errors.As(err, &se)) {
-				t.Fatalf("the only errors for bytes in memory are ErrNotCapture and, for a cut zstd stream, a StreamError; got %v", err)
+			stream := errors.As(err, &se)
+			// A JSON array of frames (a foreign log) cut off or broken
+			// before its first element is a StreamError too.
+			array := stream && se.Stream == "JSON array" && bytes.HasPrefix(bytes.TrimLeft(plain, " \t\r\n\ufeff"), []byte("["))
+			if !errors.Is(err, ErrNotCapture) && !(compress && stream) && !array {
+				t.Fatalf("the only errors for bytes in memory are ErrNotCapture and, for a cut zstd stream or JSON array, a StreamError; got %v", err)
 			}
 			if !compress && firstLineIsHeader(plain, 1<<16) {
 				t.Fatalf("an input that starts with a header is a capture: %v", err)
