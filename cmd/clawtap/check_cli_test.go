@@ -7,32 +7,6 @@ import (
 	"testing"
 )
 
-// goldenCase is one CLI run compared with a golden file.
-type goldenCase struct {
-	name string
-	args []string
-	code int
-}
-
-func runGoldenCases(t *testing.T, cases []goldenCase) {
-	t.Helper()
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			args := append([]string{}, c.args...)
-			for i, a := range args {
-				if strings.HasPrefix(a, "fixtures/") {
-					args[i] = fixture(t, strings.TrimPrefix(a, "fixtures/"))
-				}
-			}
-			r := run(t, "", args...)
-			if r.code != c.code {
-				t.Fatalf("exit %d, want %d; stderr:\n%s", r.code, c.code, r.stderr)
-			}
-			golden(t, c.name, r.stdout)
-		})
-	}
-}
-
 func TestCheckGolden(t *testing.T) {
 	runGoldenCases(t, []goldenCase{
 		// clawboo@1211c16's findings, as they were before clawtap modelled versions.

@@ -10,30 +10,15 @@ import (
 	"github.com/clawtap/clawtap/internal/cli"
 )
 
-// Golden CLI cases: args → stdout (golden file), exit code. Stderr is
-// compared too when it matters. Add a case by adding a line.
-func TestCLIGolden(t *testing.T) {
-	cases := []struct {
-		name string
-		args []string
-		code int
-	}{
-		{"classify-demo.ndjson", []string{"classify", "fixtures/demo.jsonl.zst"}, 0},
-		{"classify-demo.table", []string{"classify", "--format", "table", "--color", "never", "fixtures/demo.jsonl.zst"}, 0},
-		{"classify-demo.text", []string{"classify", "--format", "text", "fixtures/demo.jsonl.zst"}, 0},
-		{"classify-junk.ndjson", []string{"classify", "fixtures/junk.jsonl"}, 0},
-		{"classify-bare.ndjson", []string{"classify", "fixtures/bare-frames.jsonl"}, 0},
-		{"classify-chat-main.ndjson", []string{"classify", "--kind", "runtime-chat", "--agent", "main", "fixtures/streamed-run.jsonl.zst"}, 0},
-		{"intents-demo.ndjson", []string{"intents", "fixtures/demo.jsonl.zst"}, 0},
-		{"intents-streamed.ndjson", []string{"intents", "--skip-ignore", "fixtures/streamed-run.jsonl.zst"}, 0},
-		{"intents-junk.ndjson", []string{"intents", "fixtures/junk.jsonl"}, 0},
-		{"intents-approval.ndjson", []string{"intents", "--skip-ignore", "fixtures/exec-approval.jsonl.zst"}, 0},
-		{"gaps-seq-gap.ndjson", []string{"gaps", "fixtures/seq-gap.jsonl.zst"}, 1},
-		{"gaps-reconnect.ndjson", []string{"gaps", "fixtures/reconnect.jsonl.zst"}, 0},
-		{"gaps-seq-gap.table", []string{"gaps", "--format", "table", "--color", "never", "fixtures/seq-gap.jsonl.zst"}, 1},
-		{"gaps-demo.ndjson", []string{"gaps", "--frame-only", "fixtures/demo.jsonl.zst"}, 0},
-	}
-	root := repoRoot(t)
+// goldenCase is one CLI run compared with a golden file.
+type goldenCase struct {
+	name string
+	args []string
+	code int
+}
+
+func runGoldenCases(t *testing.T, cases []goldenCase) {
+	t.Helper()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			args := append([]string{}, c.args...)
@@ -49,7 +34,27 @@ func TestCLIGolden(t *testing.T) {
 			golden(t, c.name, r.stdout)
 		})
 	}
-	_ = root
+}
+
+// Golden CLI cases: args → stdout (golden file), exit code. Stderr is
+// compared too when it matters. Add a case by adding a line.
+func TestCLIGolden(t *testing.T) {
+	runGoldenCases(t, []goldenCase{
+		{"classify-demo.ndjson", []string{"classify", "fixtures/demo.jsonl.zst"}, 0},
+		{"classify-demo.table", []string{"classify", "--format", "table", "--color", "never", "fixtures/demo.jsonl.zst"}, 0},
+		{"classify-demo.text", []string{"classify", "--format", "text", "fixtures/demo.jsonl.zst"}, 0},
+		{"classify-junk.ndjson", []string{"classify", "fixtures/junk.jsonl"}, 0},
+		{"classify-bare.ndjson", []string{"classify", "fixtures/bare-frames.jsonl"}, 0},
+		{"classify-chat-main.ndjson", []string{"classify", "--kind", "runtime-chat", "--agent", "main", "fixtures/streamed-run.jsonl.zst"}, 0},
+		{"intents-demo.ndjson", []string{"intents", "fixtures/demo.jsonl.zst"}, 0},
+		{"intents-streamed.ndjson", []string{"intents", "--skip-ignore", "fixtures/streamed-run.jsonl.zst"}, 0},
+		{"intents-junk.ndjson", []string{"intents", "fixtures/junk.jsonl"}, 0},
+		{"intents-approval.ndjson", []string{"intents", "--skip-ignore", "fixtures/exec-approval.jsonl.zst"}, 0},
+		{"gaps-seq-gap.ndjson", []string{"gaps", "fixtures/seq-gap.jsonl.zst"}, 1},
+		{"gaps-reconnect.ndjson", []string{"gaps", "fixtures/reconnect.jsonl.zst"}, 0},
+		{"gaps-seq-gap.table", []string{"gaps", "--format", "table", "--color", "never", "fixtures/seq-gap.jsonl.zst"}, 1},
+		{"gaps-demo.ndjson", []string{"gaps", "--frame-only", "fixtures/demo.jsonl.zst"}, 0},
+	})
 }
 
 func TestClassifyJSONShape(t *testing.T) {
