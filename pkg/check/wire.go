@@ -286,10 +286,15 @@ func (a *Analyzer) wireChat(cs *connState, rec *capture.Record, ev *bridge.Event
 		return
 	}
 	msg, hasMsg := ev.Member("message")
-	dtRaw, _ := ev.Member("deltaText")
-	dt, dtOK := jsonx.Str(dtRaw)
 	replaceRaw, _ := ev.Member("replace")
 	replace := jsonx.Truthy(replaceRaw)
+	// deltaText is read only when it counts: a delta with message (every
+	// delta before 2026.9.7) uses it only as a retraction's empty text.
+	dt, dtOK := "", false
+	if !hasMsg || replace {
+		dtRaw, _ := ev.Member("deltaText")
+		dt, dtOK = jsonx.Str(dtRaw)
+	}
 	before, had := r.text, r.hasText
 	switch {
 	case hasMsg:
