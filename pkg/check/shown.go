@@ -67,20 +67,35 @@ func (p *storesShown) of(run string) uiSnap {
 	return s
 }
 
-// take reads the stores again; fresh looks their stores up again instead
-// of reusing the ones found before (tests: the reference).
+// take reads the stores again: storesSnap, written in place (this runs
+// for every store a step writes); fresh looks the stores up again
+// instead of keeping the ones found before (tests: the reference).
 func (p *storesShown) take(st *replay.State, step int, fresh bool) {
-	prev := &p.snap
+	s := &p.snap
 	if fresh {
-		prev = nil
+		s.chatStore, s.agentStore = nil, nil
 	}
-	p.snap = storesSnap(st, p.snap.agent, p.snap.session, prev)
+	if s.chatStore == nil {
+		s.chatStore = st.Chat(s.session)
+	}
+	if s.agentStore == nil {
+		s.agentStore = st.Agent(s.agent)
+	}
 	p.panes = st.Layout().Panes
-	p.chatRun, p.chatStream, p.agentRun, p.agentStream = replay.NStr{}, replay.NStr{}, replay.NStr{}, replay.NStr{}
-	if c := p.snap.chatStore; c != nil {
+	if c := s.chatStore; c != nil {
+		if p.panes {
+			s.banner = c.RunError.V
+		} else {
+			s.bubble, s.hasBubble = c.StreamText.V, c.StreamText.Valid
+		}
+		s.inChat = true
 		p.chatRun, p.chatStream = c.RunID, c.StreamText
 	}
-	if ag := p.snap.agentStore; ag != nil {
+	if ag := s.agentStore; ag != nil {
+		s.status, s.lines, s.lastLine = ag.Status.V, ag.NumLines(), ""
+		if s.lines > 0 {
+			s.lastLine = ag.Line(s.lines - 1).Text
+		}
 		p.agentRun, p.agentStream = ag.RunID, ag.StreamText
 	}
 	p.step = step
