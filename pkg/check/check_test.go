@@ -701,3 +701,34 @@ func TestAgentTextStartsOverAtANewModelCall(t *testing.T) {
 		t.Fatalf("a bug after the new call's start: want info, then a warning\n%s", dump(fs))
 	}
 }
+
+// A seq finding of a rule that is off is not worded (gapFinding): with a
+// seq rule off, the findings are the ones all rules on give, less that
+// rule's, on every fixture.
+func TestGapRulesOffAreSkipped(t *testing.T) {
+	var all, seq []string
+	for _, r := range Rules() {
+		all = append(all, r.ID)
+		if r.Group == "seq" {
+			seq = append(seq, r.ID)
+		}
+	}
+	seqFindings := 0
+	for _, fx := range synth.Fixtures() {
+		path := filepath.Join("..", "..", "fixtures", fx.File)
+		for _, u := range models.All() {
+			on := analyzeFile(t, path, Options{Only: all}, u)
+			for _, rule := range seq {
+				off := analyzeFile(t, path, Options{Only: all, Skip: []string{rule}}, u)
+				want := slices.DeleteFunc(slices.Clone(on), func(f Finding) bool { return f.Rule == rule })
+				seqFindings += len(on) - len(want)
+				if !slices.EqualFunc(off, want, func(a, b Finding) bool { return bytes.Equal(a.AppendJSON(nil), b.AppendJSON(nil)) }) {
+					t.Errorf("%s, %s: with %s off\n%v\nwant all rules' less its\n%v", fx.Name, u, rule, off, want)
+				}
+			}
+		}
+	}
+	if seqFindings == 0 {
+		t.Fatal("no seq finding on any fixture: the test compares nothing")
+	}
+}

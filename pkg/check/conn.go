@@ -12,7 +12,31 @@ import (
 	"github.com/clawtap/clawtap/pkg/jsonx"
 )
 
+// gapRule is the rule of a seq detector's finding of kind.
+func gapRule(kind string) string {
+	switch kind {
+	case gaps.Gap:
+		return RuleSeqGap
+	case gaps.Duplicate:
+		return RuleSeqDuplicate
+	case gaps.Backwards:
+		return RuleSeqBackwards
+	case gaps.FirstSeq:
+		return RuleSeqNotRestarted
+	case gaps.GatewayGap:
+		return RuleGatewaySeqGap
+	case gaps.RunSeqJump:
+		return RuleRunSeqJump
+	}
+	return ""
+}
+
 func (a *Analyzer) gapFinding(cs *connState, g *gaps.Finding) {
+	// A finding of a rule that is off is not worded: run-seq-jump, off by
+	// default, comes at most merged deltas.
+	if !a.enabled[gapRule(g.Kind)] {
+		return
+	}
 	known, perConn := cs.perConnSeq()
 	switch g.Kind {
 	case gaps.Gap:

@@ -51,7 +51,8 @@ type wireState struct {
 	shown      shownRuns   // the followed connection's live runs (shown.go)
 	steps      int         // the replay's steps so far
 	touched    []*shownRun // the runs whose snapshot the step in hand took again
-	everyStep  bool        // tests: take every run's snapshot at every step, as if every store changed
+	everyStep  bool        // tests: take every run's snapshot at every step, as if every store changed (everyStep)
+	verify     bool        // tests: hold each step's snapshots and watched runs to their definition (shownRuns.verify)
 	stepI      int         // the record of the step in hand
 	stepT      int64       // its time
 	watchAfter bool        // a record step to watch once the record is in the wire's text
@@ -79,6 +80,7 @@ type wireConn struct {
 
 // wireRun is one run on one connection, as its client would rebuild it.
 type wireRun struct {
+	gone           bool // forgotten (shownRun.wire: look the id up again)
 	agent, session string
 	text           string // the live chat text the connection rebuilt
 	agentText      string // the assistant item's text the connection rebuilt
@@ -144,6 +146,9 @@ func (c *wireConn) run(id, agent, session string) *wireRun {
 	if r == nil {
 		if len(c.runs) >= maxWireRuns && len(c.order) > 0 {
 			old := c.order[0]
+			if o := c.runs[old]; o != nil {
+				o.gone = true
+			}
 			delete(c.runs, old)
 			c.order = c.order[1:]
 			c.retracting = slices.DeleteFunc(c.retracting, func(o string) bool { return o == old })
@@ -162,9 +167,11 @@ func (c *wireConn) run(id, agent, session string) *wireRun {
 }
 
 func (c *wireConn) forget(id string) {
-	if _, ok := c.runs[id]; !ok {
+	r, ok := c.runs[id]
+	if !ok {
 		return
 	}
+	r.gone = true
 	delete(c.runs, id)
 	c.retracting = slices.DeleteFunc(c.retracting, func(o string) bool { return o == id })
 	for k, o := range c.order {
@@ -187,6 +194,11 @@ func (a *Analyzer) wireAfter(cs *connState, rec *capture.Record, ev *bridge.Even
 	switch ev.Kind {
 	case bridge.Marker:
 		if rec.Mark == capture.MarkOpen || rec.Mark == capture.MarkClose {
+			if c := w.conns[rec.Conn]; c != nil {
+				for _, r := range c.runs {
+					r.gone = true
+				}
+			}
 			delete(w.conns, rec.Conn)
 		}
 		return
@@ -274,10 +286,15 @@ func (a *Analyzer) wireChat(cs *connState, rec *capture.Record, ev *bridge.Event
 		return
 	}
 	msg, hasMsg := ev.Member("message")
-	dtRaw, _ := ev.Member("deltaText")
-	dt, dtOK := jsonx.Str(dtRaw)
 	replaceRaw, _ := ev.Member("replace")
 	replace := jsonx.Truthy(replaceRaw)
+	// deltaText is read only when it counts: a delta with message (every
+	// delta before 2026.9.7) uses it only as a retraction's empty text.
+	dt, dtOK := "", false
+	if !hasMsg || replace {
+		dtRaw, _ := ev.Member("deltaText")
+		dt, dtOK = jsonx.Str(dtRaw)
+	}
 	before, had := r.text, r.hasText
 	switch {
 	case hasMsg:

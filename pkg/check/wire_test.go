@@ -210,10 +210,13 @@ func TestReleaseFromHeaderAndNarration(t *testing.T) {
 	expect(t, run(head("2026.9.7")+body))
 }
 
-// A step takes again only the snapshots of the runs whose stores it wrote
-// (wireStep): the verdicts are the ones taking every run's snapshot at
-// every step gives, on every fixture, on the wire it was recorded on and
-// reshaped to each later release, for every UI version.
+// A step takes again only the snapshots of the stores it wrote, once for
+// all their runs, and watches a run only while something is left to see
+// (wireStep, watchRun): the verdicts are the ones taking every run's
+// snapshot and watching it at every step gives, and every step's run views
+// and watched runs are their definition's (shownRuns.verify), on every
+// fixture, on the wire it was recorded on and reshaped to each later
+// release, for every UI version.
 func TestWatchTakesOnlyWrittenStores(t *testing.T) {
 	hazards := 0
 	for _, fx := range synth.Fixtures() {
@@ -246,6 +249,7 @@ func TestWatchTakesOnlyWrittenStores(t *testing.T) {
 						t.Fatal(err)
 					}
 					a.wire.everyStep = every
+					a.wire.verify = !every
 					return collect(t, a, pipeline.Slice(nil, recs), u)
 				}
 				got, want := run(false), run(true)

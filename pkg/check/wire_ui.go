@@ -93,6 +93,14 @@ func shownValue(s string, ok bool) string {
 // session's; prev, when it is a snapshot of the same stores, lends the
 // stores it found.
 func snapOf(st *replay.State, run, agent, session string, prev *uiSnap) uiSnap {
+	s := storesSnap(st, agent, session, prev)
+	s.ofRun(st.Layout().Panes, run)
+	return s
+}
+
+// storesSnap is what the UI shows of agent's and session's stores, for
+// no run: the part of a snapshot every run of those stores shares.
+func storesSnap(st *replay.State, agent, session string, prev *uiSnap) uiSnap {
 	s := uiSnap{agent: agent, session: session}
 	if prev != nil && prev.agent == agent {
 		s.agentStore = prev.agentStore
@@ -109,9 +117,6 @@ func snapOf(st *replay.State, run, agent, session string, prev *uiSnap) uiSnap {
 	if c := s.chatStore; c != nil {
 		if st.Layout().Panes {
 			s.banner = c.RunError.V
-			if c.RunID.Valid && c.RunID.V == run {
-				s.bubble, s.hasBubble = c.StreamText.V, c.StreamText.Valid
-			}
 		} else {
 			s.bubble, s.hasBubble = c.StreamText.V, c.StreamText.Valid
 		}
@@ -122,11 +127,20 @@ func snapOf(st *replay.State, run, agent, session string, prev *uiSnap) uiSnap {
 		if s.lines > 0 {
 			s.lastLine = ag.Line(s.lines - 1).Text
 		}
-		if ag.RunID.Valid && ag.RunID.V == run {
-			s.text, s.hasText = ag.StreamText.V, ag.StreamText.Valid
-		}
 	}
 	return s
+}
+
+// ofRun adds to a stores' snapshot what they show of run: the pane's
+// bubble while the pane follows it, the agent's live text while the agent
+// runs it.
+func (s *uiSnap) ofRun(panes bool, run string) {
+	if c := s.chatStore; c != nil && panes && c.RunID.Valid && c.RunID.V == run {
+		s.bubble, s.hasBubble = c.StreamText.V, c.StreamText.Valid
+	}
+	if ag := s.agentStore; ag != nil && ag.RunID.Valid && ag.RunID.V == run {
+		s.text, s.hasText = ag.StreamText.V, ag.StreamText.Valid
+	}
 }
 
 // stepObs is what the UI showed of a record's run around its step.
@@ -137,8 +151,9 @@ type stepObs struct {
 	before, after uiSnap
 }
 
-// wireStep watches a replay step. A run's snapshot is taken again only
-// when the step wrote a store it reads (the step's diff names them).
+// wireStep watches a replay step. The snapshot of a run's stores is
+// taken again only when the step wrote them (the step's diff names them),
+// once for all the runs they hold.
 func (a *Analyzer) wireStep(s *replay.Step) {
 	w := a.wire
 	if s.State == nil {
@@ -157,36 +172,45 @@ func (a *Analyzer) wireStep(s *replay.Step) {
 		obs := stepObs{i: s.I, run: ev.RunID, seen: true}
 		r := w.shown.get(ev.RunID)
 		if r != nil {
-			obs.before = r.snap
+			obs.before = r.snap()
 		} else {
 			r = w.shown.add(ev.RunID)
 		}
-		obs.after = snapOf(s.State, ev.RunID, ev.AgentID, ev.SessionKey, &r.snap)
-		w.shown.set(r, obs.after)
+		p := w.shown.place(r, ev.AgentID, ev.SessionKey, s.State, w.steps)
+		if p.step != w.steps {
+			p.take(s.State, w.steps, w.everyStep)
+		}
+		obs.after = p.of(ev.RunID)
 		w.step = obs
 		a.took(r)
 	}
 	for k := range s.Diff {
-		var rs []*shownRun
+		var ps []*storesShown
 		if id, ok := s.Diff[k].Path.Agent(); ok {
-			rs = w.shown.byAgent[id]
+			ps = w.shown.byAgent[id]
 		} else if key, ok := s.Diff[k].Path.ChatSession(); ok {
-			rs = w.shown.byChat[key]
+			ps = w.shown.byChat[key]
 		}
-		for _, r := range rs {
-			if r.step != w.steps {
-				r.snap = snapOf(s.State, r.id, r.snap.agent, r.snap.session, &r.snap)
-				a.took(r)
+		for _, p := range ps {
+			if p.written == w.steps {
+				continue
+			}
+			p.written = w.steps
+			if p.step != w.steps { // not taken for the record's run
+				p.take(s.State, w.steps, false)
+			}
+			for _, r := range p.runs {
+				if r.step != w.steps {
+					a.took(r)
+				}
 			}
 		}
 	}
 	if w.everyStep {
-		for _, r := range w.shown.order {
-			if r.step != w.steps {
-				r.snap = snapOf(s.State, r.id, r.snap.agent, r.snap.session, nil)
-				a.took(r)
-			}
-		}
+		a.everyStep(s.State)
+	}
+	if w.verify {
+		w.shown.verify(s, w.touched, w.steps)
 	}
 	w.stepI, w.stepT = s.I, s.T
 	if s.Timer != "" {
@@ -196,6 +220,22 @@ func (a *Analyzer) wireStep(s *replay.Step) {
 	// The record in hand is not in the wire's text yet: watch after it is
 	// (wireAfter).
 	w.watchAfter = true
+}
+
+// everyStep (tests) takes every run's snapshot at every step, as if every
+// store changed.
+func (a *Analyzer) everyStep(st *replay.State) {
+	w := a.wire
+	for _, p := range w.shown.stores {
+		if p.step != w.steps {
+			p.take(st, w.steps, true)
+		}
+	}
+	for _, r := range w.shown.order {
+		if r.stores != nil && r.step != w.steps {
+			a.took(r)
+		}
+	}
 }
 
 // took notes that the step in hand took a run's snapshot.
@@ -307,7 +347,7 @@ func (a *Analyzer) watch(timer bool) {
 	// a retraction's verdict also waits on the clock.
 	for _, r := range w.touched {
 		if !r.gone {
-			a.watchRun(c, r.id, &r.snap, timer)
+			a.watchRun(c, r, timer)
 		}
 	}
 	for _, id := range c.retracting {
@@ -315,21 +355,31 @@ func (a *Analyzer) watch(timer bool) {
 			continue
 		}
 		if r := w.shown.get(id); r != nil && r.step != w.steps {
-			a.watchRun(c, id, &r.snap, timer)
+			a.watchRun(c, r, timer)
 		}
 	}
 }
 
 // watchRun compares what the UI shows of one run with the text its
 // connection rebuilt.
-func (a *Analyzer) watchRun(c *wireConn, id string, sn *uiSnap, timer bool) {
+func (a *Analyzer) watchRun(c *wireConn, sr *shownRun, timer bool) {
 	w := a.wire
-	text, bubble, has := sn.live()
-	if !has {
+	r := sr.wire
+	if r == nil || r.gone || w.everyStep { // tests: the reference looks it up every time
+		r = c.runs[sr.id]
+		sr.wire = r
+		if r == nil {
+			return
+		}
+	}
+	// Nothing left to see of the run: it showed text, its frozen text is
+	// known or it has no appends to freeze, and no retraction waits.
+	if r.uiShown && (r.frozen != nil || r.appends < 2) && (r.retraction == nil || r.retraction.seen != nil) && !w.everyStep { // tests: the reference looks
 		return
 	}
-	r := c.runs[id]
-	if r == nil {
+	sn := sr.snap()
+	text, bubble, has := sn.live()
+	if !has {
 		return
 	}
 	if strings.TrimSpace(text) != "" {

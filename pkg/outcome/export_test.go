@@ -14,3 +14,11 @@ var Norm = norm
 
 // MaxPending is maxPending, for tests.
 const MaxPending = maxPending
+
+// Normed is a ledger's normed (its buffer used by another text first),
+// for tests.
+func Normed(s string) string {
+	var t Ledger
+	t.normed("\u2003an  earlier\n text ")
+	return string(t.normed(s))
+}

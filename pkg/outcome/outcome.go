@@ -113,6 +113,9 @@ type Ledger struct {
 	closer map[string]closing
 	// stepRuns: the runs whose terminal this step was.
 	stepRuns []*Run
+	// buf holds a text normalised for a comparison (normed): most texts
+	// are not normal already, and most comparisons keep nothing.
+	buf []byte
 }
 
 // waiting is a run whose reply waits for the transcript line that
@@ -237,7 +240,7 @@ func (t *Ledger) frame(r *Run, s *replay.Step, ev *bridge.Event) {
 	// The text the Policy read for this final, derived once per event.
 	if text, ok := ev.MessageText(nil); ok && strings.TrimSpace(text) != "" {
 		r.HasReply = true
-		if len(t.recent[r.AgentID]) > 0 && t.recentHas(r.AgentID, norm(text)) {
+		if len(t.recent[r.AgentID]) > 0 && t.recentHas(r.AgentID, t.normed(text)) {
 			t.commit(r, s.I)
 		} else {
 			r.Reply = clip(text)
@@ -315,17 +318,30 @@ func (t *Ledger) appended(s *replay.Step, e *replay.Effect) {
 		}
 	}
 	for i := max(from, 0); i < n; i++ {
-		text := norm(a.Line(i).Text)
-		t.remember(e.AgentID, text)
+		raw := a.Line(i).Text
+		text := t.normed(raw)
+		kept := "" // text as a string of its own, when a waiting reply is it
 		list := t.pending[e.AgentID]
 		for k := 0; k < len(list); k++ {
-			if w := list[k]; w.norm == text || w.clipped && strings.HasPrefix(text, w.norm) {
+			w := list[k]
+			if string(text) == w.norm || w.clipped && len(text) >= len(w.norm) && string(text[:len(w.norm)]) == w.norm {
+				if len(w.norm) == len(text) {
+					kept = w.norm
+				}
 				t.commit(w.run, s.I)
 				list = slices.Delete(list, k, k+1)
 				k--
 			}
 		}
 		t.pending[e.AgentID] = list
+		switch {
+		case kept != "":
+		case string(text) == raw: // normal already
+			kept = raw
+		default:
+			kept = string(text)
+		}
+		t.remember(e.AgentID, kept)
 	}
 }
 
@@ -360,9 +376,9 @@ func (t *Ledger) remember(agent, text string) {
 	t.recent[agent] = append(list, text)
 }
 
-func (t *Ledger) recentHas(agent, text string) bool {
+func (t *Ledger) recentHas(agent string, text []byte) bool {
 	for _, x := range t.recent[agent] {
-		if x == text {
+		if x == string(text) {
 			return true
 		}
 	}
@@ -465,13 +481,28 @@ func norm(s string) string {
 	if isNorm(s) {
 		return s
 	}
-	// strings.Join(strings.Fields(s), " "), in one copy.
-	b := make([]byte, 0, len(s))
+	return string(appendNorm(make([]byte, 0, len(s)), s))
+}
+
+// normed is norm(s) for a comparison, in t.buf until the next call: no
+// copy is made for a text nobody keeps.
+func (t *Ledger) normed(s string) []byte {
+	if isNorm(s) {
+		t.buf = append(t.buf[:0], s...)
+	} else {
+		t.buf = appendNorm(t.buf[:0], s)
+	}
+	return t.buf
+}
+
+// appendNorm appends strings.Join(strings.Fields(s), " ") to b.
+func appendNorm(b []byte, s string) []byte {
+	start := len(b)
 	gap := false
 	for i := 0; i < len(s); {
 		if c := s[i]; c < utf8.RuneSelf { // ASCII: most of any text
 			if c == ' ' || asciiBlank(c) {
-				gap = len(b) > 0
+				gap = len(b) > start
 			} else {
 				if gap {
 					b = append(b, ' ')
@@ -484,7 +515,7 @@ func norm(s string) string {
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		if unicode.IsSpace(r) {
-			gap = len(b) > 0
+			gap = len(b) > start
 		} else {
 			if gap {
 				b = append(b, ' ')
@@ -494,7 +525,7 @@ func norm(s string) string {
 		}
 		i += size
 	}
-	return string(b)
+	return b
 }
 
 // isNorm: s has no blank space but single spaces between words (the

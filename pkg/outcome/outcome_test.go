@@ -202,10 +202,14 @@ func TestNorm(t *testing.T) {
 		if got, want := outcome.Norm(s), strings.Join(strings.Fields(s), " "); got != want {
 			t.Errorf("Norm(%q) = %q, want %q", s, got, want)
 		}
+		if got, want := outcome.Normed(s), strings.Join(strings.Fields(s), " "); got != want {
+			t.Errorf("normed(%q) = %q, want %q", s, got, want)
+		}
 	}
 }
 
-// FuzzNorm holds norm to what it stands for on any text, UTF-8 or not.
+// FuzzNorm holds norm, and the ledger's normed (in its reused buffer), to
+// what they stand for on any text, UTF-8 or not.
 func FuzzNorm(f *testing.F) {
 	for _, s := range []string{"a  b", "\xff \u2003x", " \u0085 "} {
 		f.Add(s)
@@ -213,6 +217,9 @@ func FuzzNorm(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		if got, want := outcome.Norm(s), strings.Join(strings.Fields(s), " "); got != want {
 			t.Errorf("Norm(%q) = %q, want %q", s, got, want)
+		}
+		if got, want := outcome.Normed(s), strings.Join(strings.Fields(s), " "); got != want {
+			t.Errorf("normed(%q) = %q, want %q", s, got, want)
 		}
 	})
 }
