@@ -57,7 +57,7 @@ func TestParseOrigin(t *testing.T) {
 			t.Errorf("ParseOrigin(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
-	for _, bad := range []string{"", "null", "*", "localhost:5173", "ws://localhost", "file:///tmp/x", "http://", "http://a/b", "http://a?x=1", "http://u:p@a", "http://a:99999"} {
+	for _, bad := range []string{"", "null", "*", "localhost:5173", "ws://localhost", "file:///tmp/x", "http://", "http://:", "https://:8080", "http://a/b", "http://a?x=1", "http://u:p@a", "http://a:99999"} {
 		if got, err := ParseOrigin(bad); err == nil {
 			t.Errorf("ParseOrigin(%q) = %q, want an error", bad, got)
 		}

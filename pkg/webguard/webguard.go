@@ -122,6 +122,9 @@ func NormalizeOrigin(s string) (string, bool) {
 		return "", false
 	}
 	host, port := strings.ToLower(u.Hostname()), u.Port()
+	if host == "" { // "http://:" has a host part of a colon alone
+		return "", false
+	}
 	if port != "" && !IsPort(port) {
 		return "", false
 	}
