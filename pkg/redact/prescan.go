@@ -175,20 +175,12 @@ func (rs *rawScan) scan() bool {
 							if letter(p) && quietName(b, j) {
 								continue
 							}
-							k := skipBlankBack(b, j)
-							if !nameMayMatch(b, k) {
+							switch rs.judgeName(j, &next) {
+							case nameQuiet:
 								continue
+							case nameHit:
+								return true
 							}
-							if hit, known := rs.memoJudge(j, &next); known {
-								if hit {
-									return true
-								}
-								continue
-							}
-							if !mayEndLoud(b, k) {
-								continue
-							}
-							rs.named = j
 						}
 					case anB:
 						if binary.LittleEndian.Uint32(b[j+1:])|0x20202020 != earLE || b[j+5]|0x20 != 'r' {
@@ -223,20 +215,12 @@ func (rs *rawScan) scan() bool {
 							letter(p) && quietName(b, j) {
 							continue
 						}
-						k := skipBlankBack(b, j)
-						if !nameMayMatch(b, k) {
+						switch rs.judgeName(j, &next) {
+						case nameQuiet:
 							continue
+						case nameHit:
+							return true
 						}
-						if hit, known := rs.memoJudge(j, &next); known {
-							if hit {
-								return true
-							}
-							continue
-						}
-						if !mayEndLoud(b, k) {
-							continue
-						}
-						rs.named = j
 					}
 				} else if rawAnchors[c] == anNone {
 					continue
@@ -275,6 +259,36 @@ func escapedAt(b []byte, i int) uint64 {
 		n++
 	}
 	return uint64(n & 1)
+}
+
+// The verdicts of judgeName on the name before a ':' or '=' anchor.
+const (
+	nameQuiet = iota // no rule reads it: go on
+	nameHit          // the memo knows it holds a credential
+	nameJudge        // the full judgement reads it (rs.named is set)
+)
+
+// judgeName judges the name before the anchor at j, a ':' or an '=', as
+// far as it can without the full judgement: a name no rule reads, or a
+// verdict the names' memo holds; else it marks the anchor for the full
+// judgement.
+func (rs *rawScan) judgeName(j int, next *int) int {
+	b := rs.b
+	k := skipBlankBack(b, j)
+	if !nameMayMatch(b, k) {
+		return nameQuiet
+	}
+	if hit, known := rs.memoJudge(j, next); known {
+		if hit {
+			return nameHit
+		}
+		return nameQuiet
+	}
+	if !mayEndLoud(b, k) {
+		return nameQuiet
+	}
+	rs.named = j
+	return nameJudge
 }
 
 // keyColons judges the colons after a quote, keys, of the block at base:
