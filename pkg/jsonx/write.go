@@ -135,7 +135,8 @@ func plainRun[S ~string | ~[]byte](s S, i int, html bool) int {
 		return i
 	}
 	for ; i+8 <= len(s); i += 8 {
-		if m := stringStops(word(s[i:i+8])) | word(s[i:i+8])&msb; m != 0 {
+		w := word(s[i : i+8])
+		if m := stringStops(w) | w&msb; m != 0 {
 			return i + bits.TrailingZeros64(m)>>3
 		}
 	}

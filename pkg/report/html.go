@@ -11,6 +11,7 @@ import (
 	"math/bits"
 	"sort"
 	"strings"
+	"sync"
 )
 
 //go:embed assets/report.css
@@ -23,7 +24,9 @@ var assetCSS string
 //go:embed assets/viewer/*.js
 var viewerFS embed.FS
 
-var assetJS = func() string {
+// assetJS joins them once, when a page is first written, not as every
+// command starts.
+var assetJS = sync.OnceValue(func() string {
 	parts, err := fs.Glob(viewerFS, "assets/viewer/*.js")
 	if err != nil || len(parts) == 0 {
 		panic("report: no viewer script embedded")
@@ -38,11 +41,11 @@ var assetJS = func() string {
 		js.Write(b)
 	}
 	return js.String()
-}()
+})
 
 // Assets returns the report page's stylesheet and script (for tests that
 // check them by hash, and for people who want to read them).
-func Assets() (css, js string) { return assetCSS, assetJS }
+func Assets() (css, js string) { return assetCSS, assetJS() }
 
 func cspHash(s string) string {
 	h := sha256.Sum256([]byte(s))
@@ -138,7 +141,7 @@ func appendHead(dst []byte, r *Report) []byte {
 	dst = append(dst, `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src `...)
 	dst = append(dst, cspHash(assetCSS)...)
 	dst = append(dst, `; script-src `...)
-	dst = append(dst, cspHash(assetJS)...)
+	dst = append(dst, cspHash(assetJS())...)
 	dst = append(dst, `; img-src data:; base-uri 'none'; form-action 'none'">`+"\n"...)
 	dst = append(dst, "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"...)
 	dst = append(dst, "<meta name=\"generator\" content=\"clawtap report\">\n<title>"...)
@@ -152,7 +155,7 @@ func appendHead(dst []byte, r *Report) []byte {
 // appendTail appends the page after its data.
 func appendTail(dst []byte) []byte {
 	dst = append(dst, "</script>\n<script>"...)
-	dst = append(dst, assetJS...)
+	dst = append(dst, assetJS()...)
 	return append(dst, "</script>\n</body>\n</html>\n"...)
 }
 
