@@ -166,22 +166,13 @@ func (rs *rawScan) scan() bool {
 				c := b[j]
 				if j >= 6 && j+5 < len(b) {
 					nb, p := b[j+1], b[j-1]
+					named := false
 					switch rawAnchors[c] {
 					case anNone:
 						continue
 					case anColon:
 						// As for a key's colon.
-						if nb != '/' && (nb != '\\' || b[j+2] == '"') && (nb != 'A' || p < '0' || p > '9') {
-							if letter(p) && quietName(b, j) {
-								continue
-							}
-							switch rs.judgeName(j, &next) {
-							case nameQuiet:
-								continue
-							case nameHit:
-								return true
-							}
-						}
+						named = nb != '/' && (nb != '\\' || b[j+2] == '"') && (nb != 'A' || p < '0' || p > '9')
 					case anB:
 						if binary.LittleEndian.Uint32(b[j+1:])|0x20202020 != earLE || b[j+5]|0x20 != 'r' {
 							continue // not Bearer
@@ -211,8 +202,13 @@ func (rs *rawScan) scan() bool {
 						}
 					case anEq:
 						// As at a ':', the name before decides (assign).
-						if nb == '=' || nb == '>' || p == '=' || p == '!' || p == '<' || p == '>' ||
-							letter(p) && quietName(b, j) {
+						if nb == '=' || nb == '>' || p == '=' || p == '!' || p == '<' || p == '>' {
+							continue
+						}
+						named = true
+					}
+					if named { // a ':' or '=': the name before it decides
+						if letter(p) && quietName(b, j) {
 							continue
 						}
 						switch rs.judgeName(j, &next) {
