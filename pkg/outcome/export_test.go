@@ -20,5 +20,6 @@ const MaxPending = maxPending
 func Normed(s string) string {
 	var t Ledger
 	t.normed("\u2003an  earlier\n text ")
-	return string(t.normed(s))
+	n, _ := t.normed(s)
+	return string(n)
 }

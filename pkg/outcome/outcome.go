@@ -240,7 +240,7 @@ func (t *Ledger) frame(r *Run, s *replay.Step, ev *bridge.Event) {
 	// The text the Policy read for this final, derived once per event.
 	if text, ok := ev.MessageText(nil); ok && strings.TrimSpace(text) != "" {
 		r.HasReply = true
-		if len(t.recent[r.AgentID]) > 0 && t.recentHas(r.AgentID, t.normed(text)) {
+		if len(t.recent[r.AgentID]) > 0 && t.recentHas(r.AgentID, text) {
 			t.commit(r, s.I)
 		} else {
 			r.Reply = clip(text)
@@ -319,7 +319,7 @@ func (t *Ledger) appended(s *replay.Step, e *replay.Effect) {
 	}
 	for i := max(from, 0); i < n; i++ {
 		raw := a.Line(i).Text
-		text := t.normed(raw)
+		text, already := t.normed(raw)
 		kept := "" // text as a string of its own, when a waiting reply is it
 		list := t.pending[e.AgentID]
 		for k := 0; k < len(list); k++ {
@@ -336,7 +336,7 @@ func (t *Ledger) appended(s *replay.Step, e *replay.Effect) {
 		t.pending[e.AgentID] = list
 		switch {
 		case kept != "":
-		case string(text) == raw: // normal already
+		case already:
 			kept = raw
 		default:
 			kept = string(text)
@@ -376,9 +376,12 @@ func (t *Ledger) remember(agent, text string) {
 	t.recent[agent] = append(list, text)
 }
 
-func (t *Ledger) recentHas(agent string, text []byte) bool {
+// recentHas reports whether the agent's recent transcript lines hold text,
+// normalised.
+func (t *Ledger) recentHas(agent, text string) bool {
+	n, _ := t.normed(text)
 	for _, x := range t.recent[agent] {
-		if x == string(text) {
+		if x == string(n) {
 			return true
 		}
 	}
@@ -485,14 +488,15 @@ func norm(s string) string {
 }
 
 // normed is norm(s) for a comparison, in t.buf until the next call: no
-// copy is made for a text nobody keeps.
-func (t *Ledger) normed(s string) []byte {
+// copy is made for a text nobody keeps. already reports that s was
+// normal as it was (so s itself can be kept).
+func (t *Ledger) normed(s string) (b []byte, already bool) {
 	if isNorm(s) {
 		t.buf = append(t.buf[:0], s...)
-	} else {
-		t.buf = appendNorm(t.buf[:0], s)
+		return t.buf, true
 	}
-	return t.buf
+	t.buf = appendNorm(t.buf[:0], s)
+	return t.buf, false
 }
 
 // appendNorm appends strings.Join(strings.Fields(s), " ") to b.
