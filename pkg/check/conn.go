@@ -34,7 +34,8 @@ func gapRule(kind string) string {
 func (a *Analyzer) gapFinding(cs *connState, g *gaps.Finding) {
 	// A finding of a rule that is off is not worded: run-seq-jump, off by
 	// default, comes at most merged deltas.
-	if !a.enabled[gapRule(g.Kind)] {
+	rule := gapRule(g.Kind)
+	if !a.enabled[rule] {
 		return
 	}
 	known, perConn := cs.perConnSeq()
@@ -46,11 +47,11 @@ func (a *Analyzer) gapFinding(cs *connState, g *gaps.Finding) {
 			sev = Warn
 			msg = fmt.Sprintf("Frame seq jumped from %d to %d on connection %d (%d number(s) unseen); gateway %s shares one seq counter, so events this client may not see also leave holes.", g.Expected-1, g.Received, g.Conn, g.Missing(), cs.version)
 		}
-		a.add(RuleSeqGap, sev, g.I, g.T, g.Conn, nil, "", "", "", msg)
+		a.add(rule, sev, g.I, g.T, g.Conn, nil, "", "", "", msg)
 	case gaps.Duplicate:
-		a.add(RuleSeqDuplicate, 0, g.I, g.T, g.Conn, nil, "", "", "", fmt.Sprintf("Frame seq %d arrived twice on connection %d.", g.Received, g.Conn))
+		a.add(rule, 0, g.I, g.T, g.Conn, nil, "", "", "", fmt.Sprintf("Frame seq %d arrived twice on connection %d.", g.Received, g.Conn))
 	case gaps.Backwards:
-		a.add(RuleSeqBackwards, 0, g.I, g.T, g.Conn, nil, "", "", "", fmt.Sprintf("Frame seq went back from %d to %d on connection %d.", g.Expected-1, g.Received, g.Conn))
+		a.add(rule, 0, g.I, g.T, g.Conn, nil, "", "", "", fmt.Sprintf("Frame seq went back from %d to %d on connection %d.", g.Expected-1, g.Received, g.Conn))
 	case gaps.FirstSeq:
 		sev := Warn
 		msg := fmt.Sprintf("Connection %d started at frame seq %d, not 1: the seq did not restart with the connection.", g.Conn, g.Received)
@@ -65,15 +66,15 @@ func (a *Analyzer) gapFinding(cs *connState, g *gaps.Finding) {
 			sev = Info
 			msg = fmt.Sprintf("Connection %d started at frame seq %d: gateway %s shares one seq counter across connections.", g.Conn, g.Received, cs.version)
 		}
-		a.add(RuleSeqNotRestarted, sev, g.I, g.T, g.Conn, nil, "", "", "", msg)
+		a.add(rule, sev, g.I, g.T, g.Conn, nil, "", "", "", msg)
 	case gaps.GatewayGap:
-		a.add(RuleGatewaySeqGap, 0, g.I, g.T, g.Conn, a.lookupRun(g.Conn, g.RunID), g.RunID, "", "", fmt.Sprintf("The gateway reported a seq gap for run %s: expected payload seq %d, received %d.", g.RunID, g.Expected, g.Received))
+		a.add(rule, 0, g.I, g.T, g.Conn, a.lookupRun(g.Conn, g.RunID), g.RunID, "", "", fmt.Sprintf("The gateway reported a seq gap for run %s: expected payload seq %d, received %d.", g.RunID, g.Expected, g.Received))
 	case gaps.RunSeqJump:
 		msg := fmt.Sprintf("Payload seq of run %s jumped from %d to %d.", g.RunID, g.Expected-1, g.Received)
 		if g.Coalesced {
 			msg = fmt.Sprintf("Payload seq of run %s jumped from %d to %d at a merged delta (pacing, or 2026.9.2+ coalescing for a busy connection): the merged frame carries what the skipped seqs did, nothing was lost.", g.RunID, g.Expected-1, g.Received)
 		}
-		a.add(RuleRunSeqJump, 0, g.I, g.T, g.Conn, a.lookupRun(g.Conn, g.RunID), g.RunID, "", "", msg)
+		a.add(rule, 0, g.I, g.T, g.Conn, a.lookupRun(g.Conn, g.RunID), g.RunID, "", "", msg)
 	}
 }
 
