@@ -28,8 +28,8 @@ type shownRuns struct {
 // storesShown is what the UI showed of one agent's and one chat session's
 // stores, and the runs of theirs followed.
 type storesShown struct {
-	snap uiSnap // for no run (storesSnap)
-	// what a run's view reads (ofRun), as the snapshot found it
+	snap uiSnap // for no run
+	// what a run's view reads (of), as the snapshot found it
 	panes                 bool
 	chatRun, chatStream   replay.NStr
 	agentRun, agentStream replay.NStr
@@ -55,7 +55,9 @@ func (r *shownRun) snap() uiSnap {
 	return r.stores.of(r.id)
 }
 
-// of is what the stores showed of run: snapOf at the step that took them.
+// of is what the stores showed of run at the step that took them: the
+// pane's bubble while the pane followed it, the agent's live text while
+// the agent ran it.
 func (p *storesShown) of(run string) uiSnap {
 	s := p.snap
 	if p.panes && p.chatRun.Valid && p.chatRun.V == run {
@@ -67,9 +69,9 @@ func (p *storesShown) of(run string) uiSnap {
 	return s
 }
 
-// take reads the stores again: storesSnap, written in place (this runs
-// for every store a step writes); fresh looks the stores up again
-// instead of keeping the ones found before (tests: the reference).
+// take reads the stores again, in place (this runs for every store a
+// step writes); fresh looks the stores up again instead of keeping the
+// ones found before (tests: the reference).
 func (p *storesShown) take(st *replay.State, step int, fresh bool) {
 	s := &p.snap
 	if fresh {
@@ -203,7 +205,7 @@ func (s *shownRuns) verify(st *replay.Step, touched []*shownRun, step int) {
 		if r.stores == nil {
 			continue
 		}
-		if got, want := r.snap(), snapOf(st.State, r.id, r.stores.snap.agent, r.stores.snap.session, nil); got != want {
+		if got, want := r.snap(), snapOf(st.State, r.id, r.stores.snap.agent, r.stores.snap.session); got != want {
 			panic(fmt.Sprintf("check: step %d: run %s's view of its stores %+v is not snapOf's %+v", step, r.id, got, want))
 		}
 		for k := range st.Diff {

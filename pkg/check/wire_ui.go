@@ -90,57 +90,12 @@ func shownValue(s string, ok bool) string {
 }
 
 // snapOf is what the UI shows of run, whose stores are agent's and
-// session's; prev, when it is a snapshot of the same stores, lends the
-// stores it found.
-func snapOf(st *replay.State, run, agent, session string, prev *uiSnap) uiSnap {
-	s := storesSnap(st, agent, session, prev)
-	s.ofRun(st.Layout().Panes, run)
-	return s
-}
-
-// storesSnap is what the UI shows of agent's and session's stores, for
-// no run: the part of a snapshot every run of those stores shares.
-func storesSnap(st *replay.State, agent, session string, prev *uiSnap) uiSnap {
-	s := uiSnap{agent: agent, session: session}
-	if prev != nil && prev.agent == agent {
-		s.agentStore = prev.agentStore
-	}
-	if prev != nil && prev.session == session {
-		s.chatStore = prev.chatStore
-	}
-	if s.chatStore == nil {
-		s.chatStore = st.Chat(session)
-	}
-	if s.agentStore == nil {
-		s.agentStore = st.Agent(agent)
-	}
-	if c := s.chatStore; c != nil {
-		if st.Layout().Panes {
-			s.banner = c.RunError.V
-		} else {
-			s.bubble, s.hasBubble = c.StreamText.V, c.StreamText.Valid
-		}
-		s.inChat = true
-	}
-	if ag := s.agentStore; ag != nil {
-		s.status, s.lines = ag.Status.V, ag.NumLines()
-		if s.lines > 0 {
-			s.lastLine = ag.Line(s.lines - 1).Text
-		}
-	}
-	return s
-}
-
-// ofRun adds to a stores' snapshot what they show of run: the pane's
-// bubble while the pane follows it, the agent's live text while the agent
-// runs it.
-func (s *uiSnap) ofRun(panes bool, run string) {
-	if c := s.chatStore; c != nil && panes && c.RunID.Valid && c.RunID.V == run {
-		s.bubble, s.hasBubble = c.StreamText.V, c.StreamText.Valid
-	}
-	if ag := s.agentStore; ag != nil && ag.RunID.Valid && ag.RunID.V == run {
-		s.text, s.hasText = ag.StreamText.V, ag.StreamText.Valid
-	}
+// session's, read afresh (tests: the reference a step's kept snapshots are
+// held to).
+func snapOf(st *replay.State, run, agent, session string) uiSnap {
+	p := storesShown{snap: uiSnap{agent: agent, session: session}}
+	p.take(st, 0, true)
+	return p.of(run)
 }
 
 // stepObs is what the UI showed of a record's run around its step.
