@@ -144,7 +144,8 @@ func (m *nameMemo) verdict(b []byte, i int) *nameVerdict {
 		return nil
 	}
 	w3 := binary.LittleEndian.Uint64(b[i-7:])
-	set := &m.sets[(w3*0x9E3779B97F4A7C15)>>59]
+	si := (w3 * 0x9E3779B97F4A7C15) >> 59 // the set the last eight bytes pick
+	set := &m.sets[si]
 	for k := range set {
 		e := &set[k]
 		if e.n == 0 || (w3^e.key[3])&e.mask[3] != 0 || i+1-e.n < 8 {
@@ -164,7 +165,7 @@ func (m *nameMemo) verdict(b []byte, i int) *nameVerdict {
 	if !ok {
 		return nil
 	}
-	hand := &m.hand[(w3*0x9E3779B97F4A7C15)>>59]
+	hand := &m.hand[si]
 	e := &set[*hand]
 	*hand = (*hand + 1) % nameMemoWays
 	e.n, e.v = i+1-h, v

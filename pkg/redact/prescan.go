@@ -211,7 +211,7 @@ func (rs *rawScan) scan() bool {
 						if letter(p) && quietName(b, j) {
 							continue
 						}
-						switch rs.judgeName(j, &next) {
+						switch rs.screenName(j, &next) {
 						case nameQuiet:
 							continue
 						case nameHit:
@@ -257,18 +257,18 @@ func escapedAt(b []byte, i int) uint64 {
 	return uint64(n & 1)
 }
 
-// The verdicts of judgeName on the name before a ':' or '=' anchor.
+// The verdicts of screenName on the name before a ':' or '=' anchor.
 const (
 	nameQuiet = iota // no rule reads it: go on
 	nameHit          // the memo knows it holds a credential
 	nameJudge        // the full judgement reads it (rs.named is set)
 )
 
-// judgeName judges the name before the anchor at j, a ':' or an '=', as
+// screenName judges the name before the anchor at j, a ':' or an '=', as
 // far as it can without the full judgement: a name no rule reads, or a
 // verdict the names' memo holds; else it marks the anchor for the full
 // judgement.
-func (rs *rawScan) judgeName(j int, next *int) int {
+func (rs *rawScan) screenName(j int, next *int) int {
 	b := rs.b
 	k := skipBlankBack(b, j)
 	if !nameMayMatch(b, k) {
