@@ -159,6 +159,82 @@ func nameMayMatch(b []byte, k int) bool {
 	return false
 }
 
+// nameVerdict is what the name before a ':' or '=' decides, before its
+// value is read (colonWith, assignWith read on from it).
+type nameVerdict struct {
+	reject          bool // no rule reads the value (or the first tests turn the name down)
+	judged          bool // the first tests passed it: the scan judged it from more than the bytes next to it
+	cls             keyClass
+	aws             bool // an AWS secret key's label (awsLabel)
+	quoted          bool // a quoted name (':')
+	spaced          bool // blanks before the '=' ('=')
+	pwd             bool // pw or pwd ('=')
+	credKey, header bool // the scan's flags, set once the value is read
+	method, capKey  bool // "method", a capability path's name (':', in frames)
+}
+
+// colonName is the verdict of the name before the ':' b[i] (colon's name
+// part); named says nameMayMatch passed it already.
+func colonName(b []byte, i int, named, frame bool) nameVerdict {
+	j := skipBlankBack(b, i)
+	if j == 0 || !named && !nameMayMatch(b, j) {
+		return nameVerdict{reject: true}
+	}
+	name, ns, quoted := rawName(b, j)
+	if len(name) == 0 || len(name) > 128 {
+		return nameVerdict{reject: true}
+	}
+	var buf [128]byte
+	cls, n := rawClass(b, ns, name, buf[:0])
+	nv := nameVerdict{
+		quoted:  quoted,
+		credKey: cls != kcNone && cls != kcWeak,
+		header:  cls == kcHeader,
+	}
+	if cls == kcNone && quoted && isCredListKey(n) {
+		cls = kcToken // "outputTokens": "12" is a string under a list name
+	}
+	nv.cls = cls
+	if frame {
+		nv.method = string(n) == "method"
+		nv.capKey = !nv.method && isCapKey(n)
+	}
+	nv.aws = cls == kcNone && awsLabel(b, ns, n)
+	nv.reject = cls == kcNone && !nv.aws && !nv.method && !nv.capKey
+	return nv
+}
+
+// assignName is the verdict of the name before the '=' b[i] (assign's
+// name part).
+func assignName(b []byte, i int, named bool) nameVerdict {
+	j := skipBlankBack(b, i)
+	spaced := j < i
+	if j == 0 || !named && !nameMayMatch(b, j) {
+		return nameVerdict{reject: true}
+	}
+	ns := nameBefore(b, j)
+	if ns == j {
+		return nameVerdict{reject: true}
+	}
+	name := b[ns:j]
+	esc := ns > 0 && b[ns-1] == '\\'
+	var buf [128]byte
+	n := normBytes(name, buf[:0])
+	cls, pwd := assignClass(b, ns, name, n, spaced)
+	if alt := unescapedName(b, ns, name); cls == kcNone && alt != nil {
+		var abuf [128]byte
+		an := normBytes(alt, abuf[:0])
+		if c, p := assignClass(b, ns, alt, an, spaced); c != kcNone {
+			cls, pwd, n = c, p, append(buf[:0], an...)
+		}
+	}
+	if cls == kcNone && !spaced && (string(n) == "key" || string(n) == "sig") && (esc || escapedBefore(b, ns)) {
+		cls = kcToken // after an escaped '?' or '&'
+	}
+	aws := cls == kcNone && awsLabel(b, ns, n)
+	return nameVerdict{reject: cls == kcNone && !aws, cls: cls, aws: aws, spaced: spaced, pwd: pwd}
+}
+
 func (rs *rawScan) colon(i int) bool { return rs.colonWith(i, nil) }
 
 // colonWith is colon with the verdict of the name before b[i] given (from
