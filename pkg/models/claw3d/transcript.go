@@ -287,7 +287,11 @@ func (t *Transcript) Replace(entries []Entry) {
 	t.capEntries()
 }
 
-// capEntries drops the oldest entries beyond MaxTranscriptEntries.
+// capEntries drops the oldest entries beyond MaxTranscriptEntries. The
+// kept ones are not moved down: the slice starts later instead, and the
+// dropped entries' room is given back when append next runs out of it and
+// copies only the kept ones. Moving 600 entries down at every line past
+// the cap was most of what a long session's transcript cost.
 func (t *Transcript) capEntries() {
 	over := len(t.entries) - MaxTranscriptEntries
 	if over <= 0 {
@@ -296,8 +300,7 @@ func (t *Transcript) capEntries() {
 	for i := 0; i < over; i++ {
 		t.count(&t.entries[i], -1)
 	}
-	n := copy(t.entries, t.entries[over:])
-	clear(t.entries[n:])
-	t.entries = t.entries[:n]
+	clear(t.entries[:over]) // let their strings go
+	t.entries = t.entries[over:]
 	t.dropped += over
 }

@@ -243,3 +243,29 @@ func TestSortEntries(t *testing.T) {
 		t.Fatalf("order %v", ids)
 	}
 }
+
+// TestTranscriptCapKeepsTheLatest runs a transcript far past its cap: it
+// always holds the latest MaxTranscriptEntries lines in order, and its
+// room stays within a few caps however long the session.
+func TestTranscriptCapKeepsTheLatest(t *testing.T) {
+	var tr Transcript
+	const lines = 7*MaxTranscriptEntries + 13
+	for i := range lines {
+		tr.Append(fmt.Sprintf("line %d", i), &EntryMeta{Source: SourceRuntimeChat})
+		if i%97 == 0 || i == lines-1 {
+			got := tr.Lines()
+			first := max(0, i+1-MaxTranscriptEntries)
+			if len(got) != i+1-first || tr.Dropped() != first {
+				t.Fatalf("after line %d: %d lines, %d dropped", i, len(got), tr.Dropped())
+			}
+			for j, l := range got {
+				if l != fmt.Sprintf("line %d", first+j) {
+					t.Fatalf("after line %d: line %d is %q", i, j, l)
+				}
+			}
+		}
+		if c := cap(tr.Entries()); c > 3*MaxTranscriptEntries {
+			t.Fatalf("after line %d: room for %d entries", i, c)
+		}
+	}
+}
