@@ -51,6 +51,31 @@ func (ev *Event) DataTextString(memo *jsonx.StrMemo) (string, bool) {
 	return d.dataText, d.dataTextOK
 }
 
+// Derive derives ahead what the Policy and the observers read of a chat
+// or an agent event (the payload parsed, the message's text and thinking,
+// the agent's data.text), so that the pass, one goroutine that the
+// Policy, the UI model and every observer share, finds it done: the
+// classifying stage calls it (pipeline.Records). texts is the stage's own
+// memo; a memo gives the same text whichever decodes it, and one that
+// sees every text of a stream in turn decodes each only by what it adds.
+func (ev *Event) Derive(texts *jsonx.StrMemo) {
+	if ev.Type != "event" || ev.captured() == nil {
+		return
+	}
+	switch ev.Event {
+	case "chat":
+		var p ChatPayload
+		if ev.Chat(&p) {
+			ev.MessageTextAndThinking(texts)
+		}
+	case "agent":
+		var a AgentPayload
+		if ev.Agent(&a) {
+			ev.DataTextString(texts)
+		}
+	}
+}
+
 // MessageTextAndThinking is message.TextAndThinking of the payload's
 // message (Member("message")) through texts, derived once per event when
 // the classifier captured the payload's members.

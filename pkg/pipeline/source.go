@@ -5,6 +5,7 @@ import (
 
 	"github.com/clawtap/clawtap/pkg/bridge"
 	"github.com/clawtap/clawtap/pkg/capture"
+	"github.com/clawtap/clawtap/pkg/jsonx"
 )
 
 // Records is a capture reader as a Source. The reader indexes each frame's
@@ -16,7 +17,9 @@ import (
 // so that the three share the work, in order; otherwise, or when the
 // reader is serial or was read from already, each record is classified
 // as Next returns it (classifying is then cheaper than handing records
-// over once more).
+// over once more). The stage also derives what the Policy and the
+// observers read of chat and agent events (bridge.Event.Derive): the pass
+// is the one goroutine they all share.
 func Records(r *capture.Reader) AheadSource {
 	r.IndexMembers(bridge.Schema) // refused once reading began: the frames are walked then
 	return &records{r: r, cls: bridge.NewClassifier()}
@@ -34,7 +37,8 @@ type records struct {
 	r     *capture.Reader
 	cls   *bridge.Classifier // the stage's own, or Next's
 	ahead bool
-	ev    bridge.Event // Next's, without a stage
+	ev    bridge.Event  // Next's, without a stage
+	texts jsonx.StrMemo // the stage's, for Event.Derive
 }
 
 // ClassifyAhead classifies the records on the reader's stage.
@@ -64,6 +68,7 @@ func (s *records) classify(b *capture.Batch) {
 	c.events, c.scratch = c.events[:n], c.scratch[:n]
 	for i := range n {
 		c.events[i] = s.cls.RecordInto(b.Record(i), b.Index(i), &c.scratch[i])
+		c.events[i].Derive(&s.texts)
 	}
 }
 

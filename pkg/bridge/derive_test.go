@@ -1,0 +1,75 @@
+package bridge
+
+import (
+	"testing"
+
+	"github.com/clawtap/clawtap/pkg/capture"
+	"github.com/clawtap/clawtap/pkg/jsonx"
+)
+
+// TestDeriveAheadIsDerivedOnDemand holds what Derive works out ahead, on
+// the classifying stage with its own memo, to what the pass works out
+// when it asks: the same payload, texts and thinking, event by event.
+func TestDeriveAheadIsDerivedOnDemand(t *testing.T) {
+	frames := []string{
+		`{"type":"event","event":"chat","payload":{"runId":"r1","sessionKey":"agent:main:main","state":"delta","seq":1,"message":{"role":"assistant","content":[{"type":"thinking","thinking":"hm"},{"type":"text","text":"` + long("a") + `"}]}}}`,
+		`{"type":"event","event":"chat","payload":{"runId":"r1","sessionKey":"agent:main:main","state":"delta","seq":2,"message":{"role":"assistant","content":[{"type":"text","text":"` + long("a") + ` more \u00e9"}]}}}`,
+		`{"type":"event","event":"chat","payload":{"runId":"r1","sessionKey":"agent:main:main","state":"final","message":{"role":"assistant","content":"<think>x</think>done"}}}`,
+		`{"type":"event","event":"chat","payload":{"sessionKey":"agent:main:main","state":"error","errorMessage":"boom"}}`,
+		`{"type":"event","event":"agent","payload":{"runId":"r1","sessionKey":"agent:main:main","stream":"assistant","seq":3,"data":{"text":"` + long("b") + `","delta":"b"}}}`,
+		`{"type":"event","event":"agent","payload":{"stream":"assistant","data":{"text":"no run"}}}`,
+		`{"type":"event","event":"agent","payload":"not an object"}`,
+		`{"type":"res","id":"r2","ok":true,"payload":{"message":{"content":"x"}}}`,
+	}
+	var memo jsonx.StrMemo
+	for _, f := range frames {
+		for _, indexed := range []bool{false, true} {
+			rec := &capture.Record{Line: 1, Frame: []byte(f)}
+			var idx *jsonx.Index
+			if indexed {
+				idx = new(jsonx.Index)
+				if !jsonx.IndexValue(rec.Frame, Schema, idx) {
+					t.Fatalf("%s: not valid", f)
+				}
+			}
+			var sa, sb Scratch
+			ahead := NewClassifier().RecordInto(rec, idx, &sa)
+			ahead.Derive(&memo)
+			onDemand := NewClassifier().RecordInto(rec, idx, &sb)
+			var ca, cb ChatPayload
+			var aa, ab AgentPayload
+			okA, okB := ahead.Chat(&ca), onDemand.Chat(&cb)
+			if okA != okB || !sameChat(&ca, &cb) {
+				t.Errorf("%s: chat %v %+v, on demand %v %+v", f, okA, ca, okB, cb)
+			}
+			okA, okB = ahead.Agent(&aa), onDemand.Agent(&ab)
+			if okA != okB || aa.RunID != ab.RunID || string(aa.DataText) != string(ab.DataText) {
+				t.Errorf("%s: agent %v %+v, on demand %v %+v", f, okA, aa, okB, ab)
+			}
+			t1, h1, th1, hth1 := ahead.MessageTextAndThinking(nil)
+			t2, h2, th2, hth2 := onDemand.MessageTextAndThinking(nil)
+			if t1 != t2 || h1 != h2 || th1 != th2 || hth1 != hth2 {
+				t.Errorf("%s: text %q %v thinking %q %v, on demand %q %v %q %v", f, t1, h1, th1, hth1, t2, h2, th2, hth2)
+			}
+			d1, o1 := ahead.DataTextString(nil)
+			d2, o2 := onDemand.DataTextString(nil)
+			if d1 != d2 || o1 != o2 {
+				t.Errorf("%s: data.text %q %v, on demand %q %v", f, d1, o1, d2, o2)
+			}
+		}
+	}
+}
+
+func long(s string) string {
+	b := make([]byte, 0, 100)
+	for len(b) < 100 {
+		b = append(b, s...)
+	}
+	return string(b)
+}
+
+func sameChat(a, b *ChatPayload) bool {
+	return a.RunID == b.RunID && a.SessionKey == b.SessionKey && a.State == b.State &&
+		string(a.Message) == string(b.Message) && (a.ErrorMsg == nil) == (b.ErrorMsg == nil) &&
+		(a.ErrorMsg == nil || *a.ErrorMsg == *b.ErrorMsg)
+}
