@@ -178,7 +178,8 @@ func (m *Index) Reset() { *m = Index{} }
 type indexer struct {
 	s    *Schema
 	m    *Index
-	base int // offset of the indexed value in the data being validated
+	base int  // offset of the indexed value in the data being validated
+	esc  bool // (the walk by tokens) a backslash is somewhere in the data
 }
 
 // ObjectEachEndIndexed is ObjectEachEnd that also indexes the value of
@@ -190,6 +191,11 @@ func ObjectEachEndIndexed(obj []byte, key string, s *Schema, m *Index, fn func(k
 		return objectEachEnd(obj, fn)
 	}
 	m.Reset()
+	if useTape && len(obj) <= maxTapeLine {
+		if end, err, ok := objectEachEndTape(obj, key, s, m, fn); ok {
+			return end, err
+		}
+	}
 	return objectEachEndIdx(obj, key, &indexer{s: s, m: m}, fn)
 }
 

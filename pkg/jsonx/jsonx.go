@@ -306,20 +306,11 @@ func skipString(data []byte, i int) (int, error) {
 		case '"':
 			return i + 1, nil
 		case '\\':
-			if i+1 >= len(data) {
+			n := escapeLen(data, i)
+			if n == 0 {
 				return 0, ErrSyntax
 			}
-			switch data[i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				i += 2
-			case 'u':
-				if i+6 > len(data) || !isHex4(data[i+2:i+6]) {
-					return 0, ErrSyntax
-				}
-				i += 6
-			default:
-				return 0, ErrSyntax
-			}
+			i += n
 		default: // a control character
 			return 0, ErrSyntax
 		}
@@ -334,6 +325,23 @@ func stringStops(w uint64) uint64 {
 	// Each test is (x-lsb)&^x&msb, a zero byte of x; the quote and the
 	// backslash have no high bit, so ^x&msb is ^w&msb for all three.
 	return (((w ^ quote) - lsb) | ((w ^ bslash) - lsb) | (w - 0x20*lsb)) &^ w & msb
+}
+
+// escapeLen is the length of the escape whose backslash is data[i], or 0
+// when it is none.
+func escapeLen(data []byte, i int) int {
+	if i+1 >= len(data) {
+		return 0
+	}
+	switch data[i+1] {
+	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		return 2
+	case 'u':
+		if i+6 <= len(data) && isHex4(data[i+2:i+6]) {
+			return 6
+		}
+	}
+	return 0
 }
 
 func isHex4(b []byte) bool {

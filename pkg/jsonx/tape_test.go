@@ -1,0 +1,301 @@
+package jsonx
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// walkResult is what a validating, indexing walk of a line reports.
+type walkResult struct {
+	end     int
+	err     error
+	members []string // key=value, in order (compared only on valid lines)
+	index   Index
+}
+
+func (r walkResult) String() string {
+	return fmt.Sprintf("end %d, err %v, members %q, exact %v", r.end, r.err, r.members, r.index.Exact)
+}
+
+// stopAfter is how many members a walk's fn accepts before it stops the
+// walk; -1 for all of them.
+func walkBytes(line []byte, stopAfter int) walkResult {
+	var r walkResult
+	r.index.Reset()
+	r.end, r.err = objectEachEndIdx(line, "frame", &indexer{s: testSchema, m: &r.index}, r.collect(stopAfter))
+	return r
+}
+
+// walkTape walks line by tokens, classified by the vector code when vector
+// is set; ok is false when stage one left the line to the byte walk.
+func walkTape(line []byte, stopAfter int, vector bool) (r walkResult, ok bool) {
+	saved := useTape
+	useTape = vector
+	defer func() { useTape = saved }()
+	r.end, r.err, ok = objectEachEndTape(line, "frame", testSchema, &r.index, r.collect(stopAfter))
+	return r, ok
+}
+
+func (r *walkResult) collect(stopAfter int) func(k, v []byte) bool {
+	return func(k, v []byte) bool {
+		r.members = append(r.members, string(k)+"="+string(v))
+		return stopAfter < 0 || len(r.members) < stopAfter
+	}
+}
+
+// sameWalk fails t unless the token walk of line, where it does not leave
+// the line to the byte walk, agrees with the byte walk: on the line's
+// validity, its end and, for a valid line, every member handed out and
+// the index.
+func sameWalk(t *testing.T, line []byte, stopAfter int) {
+	t.Helper()
+	want := walkBytes(line, stopAfter)
+	classifiers := []bool{false}
+	if useTape {
+		classifiers = append(classifiers, true)
+	}
+	for _, vector := range classifiers {
+		got, ok := walkTape(line, stopAfter, vector)
+		if !ok {
+			// Giving up is always safe (the byte walk reads the line),
+			// but a valid line read whole should never need it.
+			if stopAfter < 0 && Valid(line) {
+				t.Fatalf("vector %v: stage one gave up on a valid line (%v): %q", vector, want, line)
+			}
+			continue
+		}
+		if (got.err == nil) != (want.err == nil) || (want.err == nil && (got.end != want.end ||
+			strings.Join(got.members, "\n") != strings.Join(want.members, "\n") || got.index != want.index)) {
+			t.Fatalf("vector %v, stop after %d: the token walk gives\n%v\nthe byte walk\n%v\nline %q", vector, stopAfter, got, want, line)
+		}
+	}
+}
+
+// TestVectorMasksMatchBytes holds the vector code's masks of a block to
+// classifyGo's: it leaves them for a block with a backslash (the blocks
+// without one are held to the Go path by the walks below).
+func TestVectorMasksMatchBytes(t *testing.T) {
+	if !useTape {
+		t.Skip("no vector code on this machine: classifyGo is stage one's classifier")
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	alphabet := []byte(" \t\n\r\x00\x1f\x20\x7f\x80\xff\"\\{}[]:,/0-eEtu\x0b\x0c\x2a\x2b\x2d\x3b\x5c\x7c\x7e")
+	check := func(block []byte) {
+		t.Helper()
+		var st tapeCarry
+		dst := make([]uint32, 64+tapeEnds)
+		if done, _ := tapeVector(block, dst, &st); done != 0 || st.bad != 0 {
+			t.Fatalf("block %q: done %d, bad %d", block, done, st.bad)
+		}
+		if want := classifyGo(block); st.raw != want {
+			t.Fatalf("block %q:\nvector %+v\nbytes  %+v", block, st.raw, want)
+		}
+	}
+	block := make([]byte, 64)
+	for round := range 20000 {
+		for i := range block {
+			if round%2 == 0 {
+				block[i] = alphabet[rng.IntN(len(alphabet))]
+			} else {
+				block[i] = byte(rng.IntN(256))
+			}
+		}
+		block[rng.IntN(64)] = '\\'
+		check(block)
+	}
+	for c := range 256 {
+		block := bytes.Repeat([]byte{byte(c)}, 64)
+		block[17] = '\\'
+		check(block)
+	}
+}
+
+// randomJSON writes a random value to b: strings long and short, with
+// escapes and runs of backslashes, numbers, literals, nesting, and white
+// space, so that every kind of token meets every place in a block.
+func randomJSON(b *bytes.Buffer, rng *rand.Rand, depth int) {
+	ws := func() {
+		if rng.IntN(6) == 0 {
+			b.WriteString([]string{" ", "\n", "\t ", "\r\n  "}[rng.IntN(4)])
+		}
+	}
+	ws()
+	switch k := rng.IntN(10); {
+	case k < 3 && depth < 6:
+		b.WriteByte('{')
+		n := rng.IntN(5)
+		keys := []string{"type", "id", "payload", "runId", "data", "text", "n", "message", "error", "code", "frame", `ty\u0070e`, `i\"d`, "x"}
+		for i := range n {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			ws()
+			b.WriteString(`"` + keys[rng.IntN(len(keys))] + `"`) // JSON already
+			ws()
+			b.WriteByte(':')
+			randomJSON(b, rng, depth+1)
+		}
+		ws()
+		b.WriteByte('}')
+	case k < 5 && depth < 6:
+		b.WriteByte('[')
+		for i := range rng.IntN(5) {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			randomJSON(b, rng, depth+1)
+		}
+		b.WriteByte(']')
+	case k < 8:
+		b.WriteByte('"')
+		for range rng.IntN(90) {
+			switch r := rng.IntN(20); {
+			case r == 0:
+				b.WriteString(strings.Repeat(`\\`, rng.IntN(4)))
+			case r == 1:
+				b.WriteString([]string{`\"`, `\n`, `\u00e9`, `\/`, `\t`}[rng.IntN(5)])
+			case r == 2:
+				b.WriteString("é{}[]:,")
+			default:
+				b.WriteByte(byte('a' + rng.IntN(26)))
+			}
+		}
+		b.WriteByte('"')
+	case k == 8:
+		b.WriteString([]string{"0", "-1", "1795317864577", "3.25", "1e9", "-0.5E-3", "12"}[rng.IntN(7)])
+	default:
+		b.WriteString([]string{"true", "false", "null"}[rng.IntN(3)])
+	}
+	ws()
+}
+
+func TestTapeMatchesByteWalkOnRandomLines(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var b bytes.Buffer
+	rounds := 20000
+	if testing.Short() {
+		rounds = 3000
+	}
+	for round := range rounds {
+		b.Reset()
+		b.WriteString(`{"t":1,`)
+		b.WriteString(strings.Repeat(" ", rng.IntN(64)))
+		b.WriteString(`"frame":`)
+		randomJSON(&b, rng, 0)
+		b.WriteString(`,"after":`)
+		randomJSON(&b, rng, 4)
+		b.WriteString("}")
+		line := b.Bytes()
+		stop := -1
+		if round%7 == 0 {
+			stop = rng.IntN(4)
+		}
+		sameWalk(t, line, stop)
+		// The same line mutated: a byte changed, dropped or doubled.
+		for range 4 {
+			m := bytes.Clone(line)
+			i := rng.IntN(len(m))
+			switch rng.IntN(3) {
+			case 0:
+				alphabet := []byte("\"\\{}[],: \x01x0e-")
+				m[i] = alphabet[rng.IntN(len(alphabet))]
+			case 1:
+				m = append(m[:i], m[i+1:]...)
+			default:
+				m = append(m[:i+1], m[i:]...)
+			}
+			sameWalk(t, m, stop)
+		}
+	}
+}
+
+func TestTapeEdges(t *testing.T) {
+	long := strings.Repeat("a", 61)
+	for _, line := range []string{
+		`{}`, ` { } `, `{"frame":{}}`, `{"frame":1x}`, `{"frame":truex}`, `{"frame":[1x]}`, `{"frame":"a"x}`,
+		`{"frame":"` + long + `\"","x":1}`, // an escaped quote across a block's edge
+		`{"frame":"` + long + `\\","x":1}`,
+		`{"frame":"` + long + `ab\\\"","x":1}`,
+		`{"frame":"` + long + `a\u00e9\u12G4"}`,
+		`{"frame":"` + strings.Repeat("a", 62) + `\`,
+		`{"frame":"` + long + "\x01" + `"}`,
+		`{"frame":"open}`, `{"frame":1}"`, `{"frame":1}x`, `{"frame":\"x"}`, `{"a":1\"b":2}`,
+		`{"frame":{"type":"a","type":"b"}}`, `{"frame":{"ty\u0070e":"a"}}`,
+		`{"frame":` + strings.Repeat("[", 200) + strings.Repeat("]", 200) + `}`,
+		"{\"frame\":\x00}", "{\"frame\":1\x00}", `{"frame":-}`, `{"frame":01}`, `{"frame":1.}`,
+		`{"frame":{"payload":{"data":{"text":"` + strings.Repeat("é", 3000) + `"}}}}`,
+		`{"frame":{"payload":{"data":{"text":"` + strings.Repeat(`\n`, 3000) + `"}}},"t":2}`,
+	} {
+		for stop := -1; stop < 3; stop++ {
+			sameWalk(t, []byte(line), stop)
+		}
+	}
+	deep := strings.Repeat("[", maxDepth+1) + strings.Repeat("]", maxDepth+1)
+	sameWalk(t, []byte(`{"frame":`+deep+`}`), -1)
+}
+
+// TestLongLinesWalkedByBytes: a line past maxTapeLine is not walked by
+// tokens (they could take four times its length), and reads the same.
+func TestLongLinesWalkedByBytes(t *testing.T) {
+	ones := strings.Repeat("1,", maxTapeLine/2) // a token every two bytes
+	line := []byte(`{"t":1,"frame":{"type":"event","payload":{"data":{"text":[` + ones + `1]}}}}`)
+	var idx Index
+	end, err := ObjectEachEndIndexed(line, "frame", testSchema, &idx, func(k, v []byte) bool { return true })
+	want := walkBytes(line, -1)
+	if err != nil || end != len(line) || idx != want.index || !idx.Exact {
+		t.Fatalf("end %d of %d, err %v, index %+v (the byte walk: %+v)", end, len(line), err, idx, want.index)
+	}
+	buf := tapePool.Get().(*[]uint32)
+	defer tapePool.Put(buf)
+	if cap(*buf) > maxTapeLine/4 {
+		t.Fatalf("a pooled tape of %d tokens after a line of %d bytes", cap(*buf), len(line))
+	}
+}
+
+// TestTapeMatchesByteWalkOnCaptures walks every line of the repository's
+// captures both ways.
+func TestTapeMatchesByteWalkOnCaptures(t *testing.T) {
+	files, _ := filepath.Glob("../../fixtures/*/*.jsonl*")
+	more, _ := filepath.Glob("../../fixtures/*.jsonl*")
+	files = append(files, more...)
+	if len(files) < 10 {
+		t.Fatalf("found %d captures under fixtures/", len(files))
+	}
+	lines := 0
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasSuffix(f, ".zst") {
+			d, _ := zstd.NewReader(bytes.NewReader(data))
+			data, _ = io.ReadAll(d) // a capture cut short is read as far as it goes
+			d.Close()
+		}
+		for _, line := range bytes.Split(data, []byte("\n")) {
+			if line = TrimSpace(line); len(line) > 0 {
+				sameWalk(t, line, -1)
+				lines++
+			}
+		}
+	}
+	t.Logf("%d lines of %d captures", lines, len(files))
+}
+
+func FuzzTapeMatchesByteWalk(f *testing.F) {
+	for _, s := range []string{`{"frame":{"type":"event","payload":{"runId":"r","data":{"text":"a\"b"}}}}`,
+		`{"t":1,"frame":[1,2,{"a":null}]}`, `{"frame":"` + strings.Repeat(`\\`, 40) + `"}`} {
+		f.Add([]byte(s), int8(-1))
+	}
+	f.Fuzz(func(t *testing.T, line []byte, stop int8) {
+		sameWalk(t, line, int(stop))
+	})
+}
