@@ -194,6 +194,15 @@ func TestJSONRoundTrip(t *testing.T) {
 		string(back.Payload) != string(ev.Payload) || back.Seq != 4 || back.State != "final" || back.Timestamp != 99 {
 		t.Fatalf("round trip: %s → %+v %+v %v", line, back, m, err)
 	}
+	// The event's timestamp is written as its own, also when it is not
+	// the record's t (whose digits are reused when it is).
+	for _, ts := range []int64{99, 1795317864614, 0, -7} {
+		ev.Timestamp = ts
+		line := ev.AppendJSON(nil, Meta{I: 3, T: 1795317864615, Conn: 2})
+		if back, m, _, _, err := ParseJSON(line); err != nil || back.Timestamp != ts || m.T != 1795317864615 {
+			t.Fatalf("timestamp %d beside t 1795317864615: %s → %d, t %d, %v", ts, line, back.Timestamp, m.T, err)
+		}
+	}
 	if _, _, _, _, err := ParseJSON([]byte(`{"event":"chat"}`)); err != ErrNotClassified {
 		t.Fatalf("a line without kind: %v", err)
 	}

@@ -22,7 +22,9 @@ func (ev *Event) AppendJSON(dst []byte, m Meta) []byte {
 	dst = append(dst, `{"i":`...)
 	dst = jsonx.AppendInt(dst, int64(m.I))
 	dst = append(dst, `,"t":`...)
+	t0 := len(dst)
 	dst = jsonx.AppendInt(dst, m.T)
+	t1 := len(dst)
 	dst = append(dst, `,"conn":`...)
 	dst = jsonx.AppendInt(dst, int64(m.Conn))
 	dst = jsonx.AppendOptStr(dst, "dir", m.Dir)
@@ -38,7 +40,11 @@ func (ev *Event) AppendJSON(dst []byte, m Meta) []byte {
 		dst = jsonx.AppendString(dst, ev.SessionKey)
 	}
 	dst = append(dst, `,"timestamp":`...)
-	dst = jsonx.AppendInt(dst, ev.Timestamp)
+	if ev.Timestamp == m.T { // the record's t, as a rule: its digits again
+		dst = append(dst, dst[t0:t1]...)
+	} else {
+		dst = jsonx.AppendInt(dst, ev.Timestamp)
+	}
 	dst = jsonx.AppendOptStr(dst, "runId", ev.RunID)
 	dst = jsonx.AppendOptStr(dst, "state", ev.State)
 	dst = jsonx.AppendOptStr(dst, "stream", ev.Stream)
