@@ -191,7 +191,7 @@ func ObjectEachEndIndexed(obj []byte, key string, s *Schema, m *Index, fn func(k
 		return objectEachEnd(obj, fn)
 	}
 	m.Reset()
-	if useTape && len(obj) <= maxTapeLine {
+	if useTape {
 		if end, err, ok := objectEachEndTape(obj, key, s, m, fn); ok {
 			return end, err
 		}

@@ -328,18 +328,29 @@ func stringStops(w uint64) uint64 {
 }
 
 // escapeLen is the length of the escape whose backslash is data[i], or 0
-// when it is none.
+// when it is none; small enough to be inlined where strings are read.
 func escapeLen(data []byte, i int) int {
-	if i+1 >= len(data) {
-		return 0
-	}
-	switch data[i+1] {
-	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+	if i+1 < len(data) && shortEscape[data[i+1]] {
 		return 2
-	case 'u':
-		if i+6 <= len(data) && isHex4(data[i+2:i+6]) {
-			return 6
-		}
+	}
+	return unicodeEscapeLen(data, i)
+}
+
+// shortEscape marks the bytes that make an escape of two bytes.
+var shortEscape = func() (t [256]bool) {
+	for _, c := range []byte(`"\/bfnrt`) {
+		t[c] = true
+	}
+	return
+}()
+
+// unicodeEscapeLen is escapeLen for \uXXXX: 6, or 0 when it is not one.
+// Kept out of line, so that escapeLen is inlined.
+//
+//go:noinline
+func unicodeEscapeLen(data []byte, i int) int {
+	if i+6 <= len(data) && data[i+1] == 'u' && isHex4(data[i+2:i+6]) {
+		return 6
 	}
 	return 0
 }

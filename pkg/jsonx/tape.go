@@ -33,10 +33,11 @@ type tape struct {
 	esc  bool // a backslash is somewhere in the line
 }
 
-// maxTapeLine is the longest line walked by tokens: its tokens take up to
-// four bytes a byte of it (a line of "[[[["), and a longer one is walked
-// byte by byte, in no memory beyond the line.
-const maxTapeLine = 1 << 20
+// maxTapeTokens is the most tokens a line is walked by: they take four
+// bytes each, up to four a byte of the line (a line of "[[[["); stage one
+// gives a line with more to the byte walk, which needs no memory beyond
+// the line.
+const maxTapeTokens = 1 << 20
 
 // tapeEnds is how many times the line's end closes the tokens: stage two
 // reads at most two tokens past one it has found inside the line.
@@ -84,6 +85,9 @@ func (t *tape) build(data []byte) bool {
 			src = pad[:]
 		}
 		src = src[:min(len(src), tapeRun*64)]
+		if n > maxTapeTokens {
+			return false
+		}
 		if room := len(src) + tapeEnds; len(toks)-n < room {
 			toks = slices.Grow(toks[:n], room)
 			toks = toks[:cap(toks)]

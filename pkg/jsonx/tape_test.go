@@ -242,10 +242,11 @@ func TestTapeEdges(t *testing.T) {
 	sameWalk(t, []byte(`{"frame":`+deep+`}`), -1)
 }
 
-// TestLongLinesWalkedByBytes: a line past maxTapeLine is not walked by
-// tokens (they could take four times its length), and reads the same.
-func TestLongLinesWalkedByBytes(t *testing.T) {
-	ones := strings.Repeat("1,", maxTapeLine/2) // a token every two bytes
+// TestManyTokensWalkedByBytes: a line of more than maxTapeTokens tokens
+// is left to the byte walk (its tokens could take four times its length),
+// and reads the same; a long line of few tokens is walked by them.
+func TestManyTokensWalkedByBytes(t *testing.T) {
+	ones := strings.Repeat("1,", maxTapeTokens) // a token every two bytes
 	line := []byte(`{"t":1,"frame":{"type":"event","payload":{"data":{"text":[` + ones + `1]}}}}`)
 	var idx Index
 	end, err := ObjectEachEndIndexed(line, "frame", testSchema, &idx, func(k, v []byte) bool { return true })
@@ -255,9 +256,11 @@ func TestLongLinesWalkedByBytes(t *testing.T) {
 	}
 	buf := tapePool.Get().(*[]uint32)
 	defer tapePool.Put(buf)
-	if cap(*buf) > maxTapeLine/4 {
-		t.Fatalf("a pooled tape of %d tokens after a line of %d bytes", cap(*buf), len(line))
+	if c := cap(*buf); c > 2*maxTapeTokens {
+		t.Fatalf("a pooled tape of %d tokens after a line of %d bytes", c, len(line))
 	}
+	text := strings.Repeat("a few words, \\\"quoted\\\" and \\n. ", 2*maxTapeTokens/32)
+	sameWalk(t, []byte(`{"t":1,"frame":{"type":"event","payload":{"data":{"text":"`+text+`"}}}}`), -1)
 }
 
 // TestTapeMatchesByteWalkOnCaptures walks every line of the repository's
