@@ -55,14 +55,10 @@ type carries struct {
 	other uint64 // 1 when the block ended in a scalar's byte
 }
 
-// tapeCarry is what the vector code takes and leaves: the carries but
-// escapes (it stops at a backslash), the offset of its first block,
-// whether it met a control byte inside a string, and the masks of the
-// block with a backslash it stopped at.
-type tapeCarry struct {
-	base, str, other, bad uint64
-	raw                   rawMasks
-}
+// tapeCarry is what the vector code takes and leaves: the block's offset
+// and the carries, whether it met a control byte inside a string, and
+// whether it met a backslash.
+type tapeCarry struct{ base, str, other, bad, esc, seen uint64 }
 
 // tapeRun is how many blocks stage one does between checks of the room
 // left for tokens (a block has at most 64).
@@ -92,27 +88,24 @@ func (t *tape) build(data []byte) bool {
 			toks = slices.Grow(toks[:n], room)
 			toks = toks[:cap(toks)]
 		}
-		var raw rawMasks
-		if c.esc == 0 && useTape {
-			st := tapeCarry{base: uint64(b * 64), str: c.str, other: c.other}
+		if useTape {
+			st := tapeCarry{base: uint64(b * 64), str: c.str, other: c.other, esc: c.esc}
 			done, m := tapeVector(src, toks[n:], &st)
 			if st.bad != 0 {
 				return false
 			}
 			n += m
 			b += done
-			c.str, c.other = st.str, st.other
+			c.str, c.other, c.esc = st.str, st.other, st.esc
+			t.esc = t.esc || st.seen != 0
 			if done == len(src)/64 {
 				continue
 			}
 			src = src[done*64:]
-			raw = st.raw // it stopped at a block with a backslash
-		} else {
-			// No vector code, or the block after one that ends in a
-			// backslash escaping this one's first byte (rare).
-			raw = classifyGo(src[:64])
 		}
-		// A block with a backslash, or after one: escapes in Go.
+		// Without vector code, or a block with a \u escape (or a bad one),
+		// which the vector code leaves: in Go, a byte at a time.
+		raw := classifyGo(src[:64])
 		s, ok := t.block(&raw, b, data, &c)
 		if !ok {
 			return false
@@ -122,6 +115,10 @@ func (t *tape) build(data []byte) bool {
 			n++
 		}
 		b++
+	}
+	if len(toks)-n < tapeEnds { // no room asked for: an empty line
+		toks = slices.Grow(toks[:n], tapeEnds)
+		toks = toks[:cap(toks)]
 	}
 	for range tapeEnds {
 		toks[n] = uint32(len(data))
@@ -159,6 +156,11 @@ func (t *tape) block(r *rawMasks, b int, data []byte, c *carries) (uint64, bool)
 func escapes(bs uint64, base int, data []byte, carry *uint64) (uint64, bool) {
 	var escaped uint64
 	if *carry != 0 {
+		// The escape began in the block before; checked here again, as
+		// the vector code checks an escape where its second byte is.
+		if escapeLen(data, base-1) == 0 {
+			return 0, false
+		}
 		escaped, bs, *carry = 1, bs&^1, 0
 	}
 	for bs != 0 {

@@ -6,15 +6,21 @@
 //
 // Stage one (tape.go), 64 bytes a block, 32 at a time: quotes and
 // backslashes by comparison, bytes below 0x20 as those equal to their
-// minimum with 0x1F, operators and white space by the classes the two
-// nibble tables share (tapeTabs); a string's bytes as the prefix XOR of
-// its quotes (a carry-less multiply by all ones); each token's offset
-// written to dst, four at a time (dst has room for three past the last).
-// It stops at the first block with a backslash, leaving its masks in
-// st.raw for Go (tape.block resolves escapes), and at a byte below 0x20
+// minimum with 0x1F, operators and white space by the classes two nibble
+// tables share (tapeTabs). The bytes a backslash escapes are found without
+// a branch (the runs of backslashes that start on an odd bit are carried
+// to their ends by an addition, which tells the runs of odd length); each
+// must be one of "\/bfnrt, also found by two nibble tables. A string's
+// bytes are the prefix XOR of its quotes (a carry-less multiply by all
+// ones). Each token's offset is written to dst, four at a time (dst has
+// room for three past the last). The code stops at a block with another
+// escape (\u, or a bad one), leaving it to Go, and at a byte below 0x20
 // inside a string (st.bad); it returns the blocks done and the tokens
 // written.
-TEXT ·tapeAVX2(SB), NOSPLIT, $0-48
+//
+// Locals: esc-8(SP), 1 when the block's first byte is escaped;
+// seen-16(SP), a backslash was met.
+TEXT ·tapeAVX2(SB), NOSPLIT, $16-48
 	MOVQ src+0(FP), SI
 	MOVQ blocks+8(FP), CX
 	MOVQ dst+16(FP), DI
@@ -22,8 +28,13 @@ TEXT ·tapeAVX2(SB), NOSPLIT, $0-48
 	MOVQ 0(BX), R8  // the block's offset in the line
 	MOVQ 8(BX), R9  // all ones while a string is open
 	MOVQ 16(BX), DX // 1 when the last block ended in a scalar's byte
+	MOVQ 32(BX), AX
+	MOVQ AX, esc-8(SP)
+	MOVQ $0, seen-16(SP)
 	VBROADCASTI128 ·tapeTabs+0(SB), Y8
 	VBROADCASTI128 ·tapeTabs+16(SB), Y9
+	VBROADCASTI128 ·tapeTabs+40(SB), Y4
+	VBROADCASTI128 ·tapeTabs+56(SB), Y5
 	VPBROADCASTB ·tapeTabs+32(SB), Y12
 	VPBROADCASTB ·tapeTabs+33(SB), Y13
 	VPBROADCASTB ·tapeTabs+34(SB), Y14
@@ -55,6 +66,57 @@ tloop:
 	SHLQ $32, BX
 	ORQ BX, R13
 
+	MOVQ esc-8(SP), R10
+	MOVQ R13, BX
+	ORQ R10, BX
+	JZ tplain
+	ORQ R13, seen-16(SP)
+
+	// The escaped bytes: BX; the carry out: R10.
+	MOVQ R10, BX
+	NOTQ BX
+	ANDQ BX, R13 // a backslash escaped from before escapes nothing
+	MOVQ R13, R11
+	SHLQ $1, R11
+	ORQ R10, R11 // the bytes after a backslash
+	MOVQ $0x5555555555555555, R12
+	MOVQ R12, BX
+	ORQ R11, BX
+	NOTQ BX
+	ANDQ R13, BX // the runs that start on an odd bit
+	XORL R10, R10
+	ADDQ R13, BX
+	ADCQ $0, R10
+	SHLQ $1, BX
+	XORQ R12, BX
+	ANDQ R11, BX
+
+	// Each escaped byte one of "\/bfnrt, else the block is Go's.
+	VPSRLW $4, Y0, Y2
+	VPAND Y10, Y2, Y2
+	VPAND Y10, Y0, Y3
+	VPSHUFB Y3, Y4, Y3
+	VPSHUFB Y2, Y5, Y2
+	VPAND Y2, Y3, Y2
+	VPCMPEQB Y11, Y2, Y2
+	VPMOVMSKB Y2, R11
+	VPSRLW $4, Y1, Y2
+	VPAND Y10, Y2, Y2
+	VPAND Y10, Y1, Y3
+	VPSHUFB Y3, Y4, Y3
+	VPSHUFB Y2, Y5, Y2
+	VPAND Y2, Y3, Y2
+	VPCMPEQB Y11, Y2, Y2
+	VPMOVMSKB Y2, R12
+	SHLQ $32, R12
+	ORQ R12, R11 // the bytes that are none of them
+	TESTQ BX, R11
+	JNZ tdone
+	MOVQ R10, esc-8(SP)
+	NOTQ BX
+	ANDQ BX, AX // quotes escaped are none
+
+tplain:
 	// bytes below 0x20: R10
 	VPMINUB Y14, Y0, Y2
 	VPCMPEQB Y2, Y0, Y2
@@ -100,10 +162,6 @@ tloop:
 	SHLQ $32, BX
 	ORQ BX, R12
 	NOTQ R12
-
-	// A block with a backslash is left to Go, with its masks.
-	TESTQ R13, R13
-	JNZ tescape
 
 	// a string's bytes: R13; the carry: R9
 	VMOVQ AX, X2
@@ -176,6 +234,10 @@ tdone:
 	MOVQ R8, 0(BX)
 	MOVQ R9, 8(BX)
 	MOVQ DX, 16(BX)
+	MOVQ esc-8(SP), AX
+	MOVQ AX, 32(BX)
+	MOVQ seen-16(SP), AX
+	MOVQ AX, 40(BX)
 	MOVQ blocks+8(FP), AX
 	SUBQ CX, AX
 	MOVQ AX, done+32(FP)
@@ -189,13 +251,4 @@ tdone:
 tbad:
 	MOVQ st+24(FP), BX
 	MOVQ $1, 24(BX)
-	JMP tdone
-
-tescape:
-	MOVQ st+24(FP), BX
-	MOVQ AX, 32(BX)
-	MOVQ R13, 40(BX)
-	MOVQ R11, 48(BX)
-	MOVQ R12, 56(BX)
-	MOVQ R10, 64(BX)
 	JMP tdone

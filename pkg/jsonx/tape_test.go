@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -79,42 +80,64 @@ func sameWalk(t *testing.T, line []byte, stopAfter int) {
 	}
 }
 
-// TestVectorMasksMatchBytes holds the vector code's masks of a block to
-// classifyGo's: it leaves them for a block with a backslash (the blocks
-// without one are held to the Go path by the walks below).
-func TestVectorMasksMatchBytes(t *testing.T) {
+// TestStageOneVectorMatchesBytes holds the vector code's tokens to the
+// Go code's, a byte at a time, on lines of random bytes that run strings,
+// escapes and runs of backslashes across the blocks' edges.
+func TestStageOneVectorMatchesBytes(t *testing.T) {
 	if !useTape {
-		t.Skip("no vector code on this machine: classifyGo is stage one's classifier")
+		t.Skip("no vector code on this machine: stage one is the Go code")
+	}
+	build := func(line []byte, vector bool) (tape, bool) {
+		saved := useTape
+		useTape = vector
+		defer func() { useTape = saved }()
+		var tp tape
+		ok := tp.build(line)
+		return tp, ok
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
-	alphabet := []byte(" \t\n\r\x00\x1f\x20\x7f\x80\xff\"\\{}[]:,/0-eEtu\x0b\x0c\x2a\x2b\x2d\x3b\x5c\x7c\x7e")
-	check := func(block []byte) {
-		t.Helper()
-		var st tapeCarry
-		dst := make([]uint32, 64+tapeEnds)
-		if done, _ := tapeVector(block, dst, &st); done != 0 || st.bad != 0 {
-			t.Fatalf("block %q: done %d, bad %d", block, done, st.bad)
-		}
-		if want := classifyGo(block); st.raw != want {
-			t.Fatalf("block %q:\nvector %+v\nbytes  %+v", block, st.raw, want)
-		}
-	}
-	block := make([]byte, 64)
-	for round := range 20000 {
-		for i := range block {
-			if round%2 == 0 {
-				block[i] = alphabet[rng.IntN(len(alphabet))]
+	// Strings of plain bytes, escapes of two and of six bytes and runs of
+	// backslashes, between operators, numbers and white space; now and
+	// then a byte anywhere that may make the line one to give up.
+	inside := []string{"a", "bc", "é", " ", "{", ":", ",", `\\`, `\"`, `\n`, `\/`, `\u00e9`, `\\\\\\`, `\\\"`}
+	bad := []string{`\\\o`, `\u12G4`} // escapes stage one gives up at
+	outside := []string{"{", "}", "[", "]", ":", ",", " ", "\n", "1", "-2.5e3", "true", "null", "x"}
+	line := make([]byte, 0, 400)
+	built := 0
+	for range 200000 {
+		line = line[:0]
+		for len(line) < 300 && rng.IntN(40) != 0 {
+			if rng.IntN(2) == 0 {
+				line = append(line, '"')
+				for range rng.IntN(12) {
+					if rng.IntN(60) == 0 {
+						line = append(line, bad[rng.IntN(len(bad))]...)
+					} else {
+						line = append(line, inside[rng.IntN(len(inside))]...)
+					}
+				}
+				if rng.IntN(30) != 0 {
+					line = append(line, '"')
+				}
 			} else {
-				block[i] = byte(rng.IntN(256))
+				line = append(line, outside[rng.IntN(len(outside))]...)
+			}
+			if rng.IntN(50) == 0 {
+				line = append(line, byte(rng.IntN(256)))
 			}
 		}
-		block[rng.IntN(64)] = '\\'
-		check(block)
+		got, okV := build(line, true)
+		want, okG := build(line, false)
+		if okV != okG || okV && (!slices.Equal(got.toks, want.toks) || got.esc != want.esc) {
+			t.Fatalf("line %q:\nvector %v %v esc %v\nbytes  %v %v esc %v", line, okV, got.toks, got.esc, okG, want.toks, want.esc)
+		}
+		if okV {
+			built++
+		}
 	}
-	for c := range 256 {
-		block := bytes.Repeat([]byte{byte(c)}, 64)
-		block[17] = '\\'
-		check(block)
+	t.Logf("%d of 200,000 lines built", built)
+	if built < 50000 {
+		t.Fatalf("only %d of 200,000 lines built: the test reads too few", built)
 	}
 }
 
