@@ -206,13 +206,13 @@ func nextStream(cur *string, f *chatFrame) (string, bool) {
 	switch {
 	case f.replace:
 		return f.deltaText, true
+	case hasSnap:
+		// The cumulative message wins where it differs from the text
+		// with the delta appended, and is that text where it does not:
+		// the message, either way, without building the other to compare.
+		return snap, true
 	case cur == nil:
-		if hasSnap {
-			return snap, true
-		}
 		return f.deltaText, true
-	case hasSnap && snap != *cur+f.deltaText:
-		return snap, true // the cumulative message wins
 	}
 	return *cur + f.deltaText, true
 }
