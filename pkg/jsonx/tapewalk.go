@@ -51,14 +51,14 @@ func envelopeT(obj []byte, toks []uint32, index string, x *indexer, fn func(key,
 		vstart := int(toks[k])
 		var end int
 		var err error
-		if string(key) == index && vstart < n && obj[vstart] == '{' {
-			x.m.Reset()
+		indexed := string(key) == index
+		if indexed {
+			x.m.Reset() // the last duplicate wins, as everywhere else
+		}
+		if indexed && vstart < n && obj[vstart] == '{' {
 			x.base, x.m.Exact = vstart, true
 			k, end, err = objectT(obj, toks, k, 1, x, 0)
 		} else {
-			if string(key) == index {
-				x.m.Reset()
-			}
 			k, end, err = skipT(obj, toks, k, 1)
 		}
 		if err != nil {
