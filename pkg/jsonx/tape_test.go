@@ -35,12 +35,17 @@ func walkBytes(line []byte, stopAfter int) walkResult {
 	return r
 }
 
+// vectorCode sets whether stage one uses the vector code, until restore.
+func vectorCode(on bool) (restore func()) {
+	saved := useTape
+	useTape = on
+	return func() { useTape = saved }
+}
+
 // walkTape walks line by tokens, classified by the vector code when vector
 // is set; ok is false when stage one left the line to the byte walk.
 func walkTape(line []byte, stopAfter int, vector bool) (r walkResult, ok bool) {
-	saved := useTape
-	useTape = vector
-	defer func() { useTape = saved }()
+	defer vectorCode(vector)()
 	r.end, r.err, ok = objectEachEndTape(line, "frame", testSchema, &r.index, r.collect(stopAfter))
 	return r, ok
 }
@@ -81,16 +86,14 @@ func sameWalk(t *testing.T, line []byte, stopAfter int) {
 }
 
 // TestStageOneVectorMatchesBytes holds the vector code's tokens to the
-// Go code's, a byte at a time, on lines of random bytes that run strings,
-// escapes and runs of backslashes across the blocks' edges.
+// Go code's, a byte at a time, on generated lines whose strings, escapes
+// and runs of backslashes fall across the blocks' edges.
 func TestStageOneVectorMatchesBytes(t *testing.T) {
 	if !useTape {
 		t.Skip("no vector code on this machine: stage one is the Go code")
 	}
 	build := func(line []byte, vector bool) (tape, bool) {
-		saved := useTape
-		useTape = vector
-		defer func() { useTape = saved }()
+		defer vectorCode(vector)()
 		var tp tape
 		ok := tp.build(line)
 		return tp, ok
