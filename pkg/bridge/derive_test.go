@@ -1,6 +1,8 @@
 package bridge
 
 import (
+	"fmt"
+	"sync"
 	"testing"
 
 	"github.com/clawtap/clawtap/pkg/capture"
@@ -72,4 +74,63 @@ func sameChat(a, b *ChatPayload) bool {
 	return a.RunID == b.RunID && a.SessionKey == b.SessionKey && a.State == b.State &&
 		string(a.Message) == string(b.Message) && (a.ErrorMsg == nil) == (b.ErrorMsg == nil) &&
 		(a.ErrorMsg == nil || *a.ErrorMsg == *b.ErrorMsg)
+}
+
+// A detached event is read by several goroutines at once (the lanes of a
+// check under several UIs): what was not derived before it was detached is
+// derived for each reader, never written into the shared members (the race
+// detector sees such a write), and reads the same as the event's own.
+func TestDetachedEventIsReadBySeveral(t *testing.T) {
+	frames := []string{
+		`{"type":"event","event":"chat","payload":{"runId":"r1","sessionKey":"agent:main:main","state":"final","message":{"role":"assistant","content":[{"type":"thinking","thinking":"hm"},{"type":"text","text":"done"},{"type":"toolCall","name":"exec","arguments":{"command":"ls"}}]}}}`,
+		`{"type":"event","event":"agent","payload":{"runId":"r1","sessionKey":"agent:main:main","stream":"assistant","seq":3,"data":{"text":"` + long("b") + `","delta":"b"}}}`,
+	}
+	type reading struct {
+		chatOK, agentOK     bool
+		chat                ChatPayload
+		agentRun, dataText  string
+		text, thinking      string
+		hasText, hasThought bool
+		msgText             string
+		tools               string
+	}
+	read := func(ev *Event) (r reading) {
+		r.chatOK = ev.Chat(&r.chat)
+		var a AgentPayload
+		r.agentOK = ev.Agent(&a)
+		r.agentRun = a.RunID
+		r.dataText, _ = ev.DataTextString(nil)
+		r.text, r.hasText, r.thinking, r.hasThought = ev.MessageTextAndThinking(nil)
+		r.msgText, _ = ev.MessageText(nil)
+		r.tools = fmt.Sprint(ev.MessageToolLines())
+		return r
+	}
+	for _, f := range frames {
+		rec := &capture.Record{Line: 1, Frame: []byte(f)}
+		var own, shared Scratch
+		ev := NewClassifier().RecordInto(rec, nil, &own)
+		d := ev.Detach(&shared)
+		want := read(&ev)
+		var wg sync.WaitGroup
+		got := make([]reading, 4)
+		for k := range got {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				c := d // each lane's pass copies the event
+				got[k] = read(&c)
+			}()
+		}
+		wg.Wait()
+		for k, g := range got {
+			if g.chatOK != want.chatOK || !sameChat(&g.chat, &want.chat) || g.agentOK != want.agentOK || g.agentRun != want.agentRun ||
+				g.dataText != want.dataText || g.text != want.text || g.thinking != want.thinking || g.hasText != want.hasText ||
+				g.hasThought != want.hasThought || g.msgText != want.msgText || g.tools != want.tools {
+				t.Errorf("%s: reader %d read %+v, the event itself %+v", f, k, g, want)
+			}
+		}
+		if shared.m.derived.has != 0 {
+			t.Errorf("%s: the readers wrote into the shared members (has %b)", f, shared.m.derived.has)
+		}
+	}
 }

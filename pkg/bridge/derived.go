@@ -21,8 +21,11 @@ type derived struct {
 	chatOK     bool
 	agentOK    bool
 	has        uint8 // hasDataText, hasMsgText, hasMsgThinking, hasChat, hasAgent, hasToolLines
-	chat       ChatPayload
-	agent      AgentPayload
+	// shared: several goroutines read these members (Event.Detach), so
+	// what is not derived yet is derived for the reader and not kept.
+	shared bool
+	chat   ChatPayload
+	agent  AgentPayload
 }
 
 const (
@@ -45,6 +48,9 @@ func (ev *Event) DataTextString(memo *jsonx.StrMemo) (string, bool) {
 	}
 	d := &m.derived
 	if d.has&hasDataText == 0 {
+		if d.shared {
+			return memo.Str(m.dataText)
+		}
 		d.dataText, d.dataTextOK = memo.Str(m.dataText)
 		d.has |= hasDataText
 	}
@@ -87,6 +93,9 @@ func (ev *Event) MessageTextAndThinking(texts *jsonx.StrMemo) (text string, hasT
 	}
 	d := &m.derived
 	if d.has&hasMsgThinking == 0 {
+		if d.shared {
+			return message.TextAndThinking(m.message, texts)
+		}
 		d.msgText, d.msgHasText, d.msgThink, d.msgHasTh = message.TextAndThinking(m.message, texts)
 		d.has |= hasMsgText | hasMsgThinking
 	}
@@ -104,6 +113,9 @@ func (ev *Event) MessageText(texts *jsonx.StrMemo) (string, bool) {
 	}
 	d := &m.derived
 	if d.has&hasMsgText == 0 {
+		if d.shared {
+			return message.TextVia(m.message, texts)
+		}
 		d.msgText, d.msgHasText = message.TextVia(m.message, texts)
 		d.has |= hasMsgText
 	}
@@ -121,6 +133,9 @@ func (ev *Event) MessageToolLines() []string {
 	}
 	d := &m.derived
 	if d.has&hasToolLines == 0 {
+		if d.shared {
+			return message.ToolLines(m.message)
+		}
 		d.toolLines = message.ToolLines(m.message)
 		d.has |= hasToolLines
 	}

@@ -182,11 +182,14 @@ func (m *members) agent(a *AgentPayload, ev *Event) bool {
 // Detach returns a copy of the event whose payload members (and what was
 // derived from them so far) are copied into s: the copy stays whole while
 // s is not reused, however the Classifier or the event's Scratch is
-// reused, and another goroutine may read it while the event is read here.
+// reused. Several goroutines may read the copy at once (each lane of a
+// check under several UIs reads the same one): what was not derived
+// before is derived by each reader, not kept (derived.shared).
 func (ev *Event) Detach(s *Scratch) Event {
 	c := *ev
 	if m := ev.captured(); m != nil {
 		s.m = *m
+		s.m.derived.shared = true
 		c.members = &s.m
 	} else {
 		c.members = nil
@@ -209,6 +212,9 @@ func (ev *Event) Chat(c *ChatPayload) bool {
 	if m := ev.captured(); m != nil {
 		d := &m.derived
 		if d.has&hasChat == 0 {
+			if d.shared {
+				return m.chat(c, ev)
+			}
 			d.chatOK = m.chat(&d.chat, ev)
 			d.has |= hasChat
 		}
@@ -224,6 +230,9 @@ func (ev *Event) Agent(a *AgentPayload) bool {
 	if m := ev.captured(); m != nil {
 		d := &m.derived
 		if d.has&hasAgent == 0 {
+			if d.shared {
+				return m.agent(a, ev)
+			}
 			d.agentOK = m.agent(&d.agent, ev)
 			d.has |= hasAgent
 		}

@@ -11,8 +11,8 @@ import (
 
 // The other UIs' passes of a Multi run as lanes, each on a goroutine of
 // its own, a few records behind the first UI's pass: the first pass hands
-// each record, held (pipeline.Pass.Hold) with its event (a copy for each
-// lane, bridge.Event.Detach), to every lane in chunks, and takes back,
+// each record, held (pipeline.Pass.Hold) with its event (one copy every
+// lane reads, bridge.Event.Detach), to the lanes in chunks, and takes back,
 // chunk by chunk, the findings each lane made at each record. A record's
 // findings are merged and reported once every lane has seen it, in record
 // order, the first pass's own first: the findings, their order and their
@@ -33,25 +33,33 @@ type laneItem struct {
 	scratch bridge.Scratch
 }
 
-// laneChunk is records for one lane, and maybe the end of the pass.
+// laneChunk is records for the lanes, and maybe the end of the pass:
+// every lane reads the same chunk, none writes it.
 type laneChunk struct {
-	items  []laneItem
-	end    *pipeline.End // the end, after the items, or nil
-	endSeq int           // the end's place: the count of records
-	done   *chunkDone
+	items    []laneItem
+	end      *pipeline.End // the end, after the items, or nil
+	endSeq   int           // the end's place: the count of records
+	left     atomic.Int32  // the lanes still reading it
+	releases []func()      // the holds of its records
+	free     chan *laneChunk
 }
 
-// chunkDone lets go of a chunk's held records once every lane replayed it.
-type chunkDone struct {
-	left     atomic.Int32
-	releases []func()
-}
-
-func (d *chunkDone) done() {
-	if d.left.Add(-1) == 0 {
-		for _, r := range d.releases {
-			r()
-		}
+// done is a lane's last look at the chunk: the last lane lets go of its
+// held records and puts it back for reuse.
+func (c *laneChunk) done() {
+	if c.left.Add(-1) != 0 {
+		return
+	}
+	for _, r := range c.releases {
+		r()
+	}
+	clear(c.releases)
+	c.releases = c.releases[:0]
+	clear(c.items)
+	c.items = c.items[:0]
+	select {
+	case c.free <- c:
+	default:
 	}
 }
 
@@ -75,15 +83,13 @@ type lane struct {
 	pass  *pipeline.Pass
 	in    chan *laneChunk
 	out   chan laneResult
-	free  chan *laneChunk // chunks the lane is done with
-	seq   int             // the record being replayed (the lane's side)
-	found []laneFound     // since the last result (the lane's side)
-	err   error           // the lane's pass failed (the lane's side)
+	seq   int         // the record being replayed (the lane's side)
+	found []laneFound // since the last result (the lane's side)
+	err   error       // the lane's pass failed (the lane's side)
 
 	// The first pass's side.
-	upTo   int         // the records the results so far cover
-	queue  []laneFound // findings not merged yet, in order
-	filled *laneChunk  // the chunk being filled
+	upTo  int         // the records the results so far cover
+	queue []laneFound // findings not merged yet, in order
 }
 
 // onFinding takes a finding of the lane's analyzer, at the record in hand.
@@ -124,16 +130,11 @@ func (l *lane) run() {
 			l.push(it.seq, &it.rec, &it.ev)
 			upTo = it.seq + 1
 		}
-		c.done.done()
-		if c.end != nil {
-			l.end(c.endSeq, c.end)
-			upTo = c.endSeq + 1
-		}
-		clear(c.items)
-		c.items = c.items[:0]
-		select {
-		case l.free <- c:
-		default:
+		end, endSeq := c.end, c.endSeq
+		c.done() // (the chunk may be reused from here on)
+		if end != nil {
+			l.end(endSeq, end)
+			upTo = endSeq + 1
 		}
 		l.out <- l.result(upTo)
 	}
@@ -141,13 +142,13 @@ func (l *lane) run() {
 }
 
 // chunk returns an empty chunk, a used one when there is one.
-func (l *lane) chunk() *laneChunk {
+func (m *Multi) chunk() *laneChunk {
 	select {
-	case c := <-l.free:
-		c.end, c.done = nil, nil
+	case c := <-m.free:
+		c.end = nil
 		return c
 	default:
-		return &laneChunk{items: make([]laneItem, 0, chunkLen)}
+		return &laneChunk{items: make([]laneItem, 0, chunkLen), free: m.free}
 	}
 }
 
@@ -193,8 +194,9 @@ func (m *Multi) start() {
 		return
 	}
 	release()
+	m.free = make(chan *laneChunk, lanesAhead+2)
 	for _, l := range m.lanes {
-		l.in, l.out, l.free = make(chan *laneChunk, lanesAhead), make(chan laneResult, lanesAhead+2), make(chan *laneChunk, lanesAhead+2)
+		l.in, l.out = make(chan *laneChunk, lanesAhead), make(chan laneResult, lanesAhead+2)
 		go l.run()
 	}
 }
@@ -218,42 +220,32 @@ func (m *Multi) record(f *pipeline.Frame) error {
 		}
 		return m.merge()
 	}
-	if m.done == nil {
-		m.done = &chunkDone{}
+	if m.filled == nil {
+		m.filled = m.chunk()
 	}
-	m.done.releases = append(m.done.releases, m.pass.Hold())
-	for _, l := range m.lanes {
-		if l.filled == nil {
-			l.filled = l.chunk()
-		}
-		c := l.filled
-		c.items = append(c.items, laneItem{seq: seq, rec: *f.Rec})
-		it := &c.items[len(c.items)-1]
-		it.ev = f.Event.Detach(&it.scratch)
-	}
-	if len(m.lanes[0].filled.items) == chunkLen {
-		m.handChunks(nil)
+	c := m.filled
+	c.releases = append(c.releases, m.pass.Hold())
+	c.items = append(c.items, laneItem{seq: seq, rec: *f.Rec})
+	it := &c.items[len(c.items)-1]
+	it.ev = f.Event.Detach(&it.scratch)
+	if len(c.items) == chunkLen {
+		m.handChunk(nil)
 	}
 	m.poll()
 	return m.merge()
 }
 
-// handChunks hands the chunks being filled to the lanes, with the end of
+// handChunk hands the chunk being filled to every lane, with the end of
 // the pass when e is set.
-func (m *Multi) handChunks(e *pipeline.End) {
-	d := m.done
-	if d == nil {
-		d = &chunkDone{}
+func (m *Multi) handChunk(e *pipeline.End) {
+	c := m.filled
+	if c == nil {
+		c = m.chunk()
 	}
-	m.done = nil
-	d.left.Store(int32(len(m.lanes)))
+	m.filled = nil
+	c.end, c.endSeq = e, m.seq
+	c.left.Store(int32(len(m.lanes)))
 	for _, l := range m.lanes {
-		c := l.filled
-		if c == nil {
-			c = l.chunk()
-		}
-		l.filled = nil
-		c.done, c.end, c.endSeq = d, e, m.seq
 		for sent := false; !sent; {
 			select {
 			case l.in <- c:
@@ -311,7 +303,7 @@ func (m *Multi) end(e *pipeline.End) error {
 		}
 		return m.merge()
 	}
-	m.handChunks(e)
+	m.handChunk(e)
 	for _, l := range m.lanes {
 		close(l.in)
 		for r := range l.out {

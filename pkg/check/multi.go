@@ -29,12 +29,13 @@ type Multi struct {
 	pass    *pipeline.Pass // the first UI's
 	inline  bool           // the lanes run on the first pass's goroutine: the records cannot be held, or InlinePass
 	started bool
-	seq     int          // records the first pass handed on
-	cur     []firstFound // the first pass's findings since its last record
-	firstQ  []firstFound // the first pass's findings not merged yet
-	done    *chunkDone   // the holds of the chunks being filled
-	pending []Finding    // the UI rules' findings of the record being merged, each with its UI
-	merged  Summary      // the findings merged so far, by severity and rule
+	seq     int             // records the first pass handed on
+	cur     []firstFound    // the first pass's findings since its last record
+	firstQ  []firstFound    // the first pass's findings not merged yet
+	filled  *laneChunk      // the chunk being filled
+	free    chan *laneChunk // chunks every lane is done with
+	pending []Finding       // the UI rules' findings of the record being merged, each with its UI
+	merged  Summary         // the findings merged so far, by severity and rule
 
 	report func(f *Finding) error // the first pass's (SetReport): the merged findings go on to its FindingObservers
 	err    error
