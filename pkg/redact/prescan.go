@@ -293,6 +293,10 @@ func (rs *rawScan) screenName(j int, next *int) int {
 // the keys it leaves to scan.
 func (rs *rawScan) keyColons(keys uint64, base int, others uint64) (uint64, bool) {
 	b := rs.b
+	var quiet *[quietKeysN]uint64
+	if rs.cache != nil {
+		quiet = &rs.cache.quietKeys
+	}
 	for ; keys != 0; keys &= keys - 1 {
 		j := base + bits.TrailingZeros64(keys)
 		if j < 6 || j+5 >= len(b) {
@@ -301,6 +305,12 @@ func (rs *rawScan) keyColons(keys uint64, base int, others uint64) (uint64, bool
 		}
 		if j >= rs.hs && j < rs.he {
 			continue
+		}
+		// The six bytes before the colon, the colon and the byte after:
+		// all that the first tests below read of a key they turn down.
+		tail := binary.LittleEndian.Uint64(b[j-6 : j+2])
+		if quiet != nil && quiet[quietKeySlot(tail)] == tail {
+			continue // a key that ends so was found quiet before (quietKeys)
 		}
 		nb := b[j+1]
 		// (Its last letter first: one byte to turn down most keys.)
@@ -316,6 +326,9 @@ func (rs *rawScan) keyColons(keys uint64, base int, others uint64) (uint64, bool
 		if nb != '/' && (nb != '\\' || b[j+2] == '"') {
 			// (A key in JSON text, \"level\":, is read before its escape.)
 			if quietName(b, j-1) || b[j-2] == '\\' && quietName(b, j-2) || quietShortKey(b, j) {
+				if quiet != nil && nb != '\\' && !isTextKey(tail) {
+					quiet[quietKeySlot(tail)] = tail
+				}
 				continue
 			}
 			if !nameMayMatch(b, j) {

@@ -30,6 +30,24 @@ type textCache struct {
 	masks [scanChunk / 64]blockMasks // the scan's, kept to be reused
 	conts contCache                  // credential containers found clean
 	names nameMemo                   // the verdicts of names met (namememo.go)
+	// quietKeys are JSON keys found quiet by their last letters
+	// (keyColons), each as the six bytes before its colon, the colon and
+	// the byte after: those tests read no more, so a key that ends alike
+	// is as quiet. A frame holds ten keys or so, out of a small
+	// vocabulary; one load and compare turns each down.
+	quietKeys [quietKeysN]uint64
+}
+
+const quietKeysN = 128
+
+// quietKeySlot is where quietKeys keeps tail.
+func quietKeySlot(tail uint64) uint64 { return tail * 0x9E3779B97F4A7C15 >> 57 }
+
+// isTextKey reports whether tail (as quietKeys keeps it) is the key
+// "text": it is kept out of quietKeys, since a frame's first one starts
+// the remembered text (keyColons) whatever its letters say.
+func isTextKey(tail uint64) bool {
+	return byte(tail) == '"' && uint32(tail>>8) == textLE && byte(tail>>40) == '"'
 }
 
 const (

@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"encoding/binary"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -42,5 +43,47 @@ func TestTextEndFromMasks(t *testing.T) {
 	}
 	if checked < 1000 {
 		t.Fatalf("only %d frames scanned to their end", checked)
+	}
+}
+
+// TestQuietKeys: a JSON key turned down by its last letters is
+// remembered and turned down by its tail in the frames after, as the tests
+// would; but "text" never is, though a frame's second one is turned down
+// so: the next frame's first "text" string is still remembered.
+func TestQuietKeys(t *testing.T) {
+	var c textCache
+	long := strings.Repeat("a clean streamed reply ", 10)
+	first := []byte(`{"type":"event","payload":{"data":{"text":"x"},"message":{"text":"y"}}}`)
+	if hit, _ := c.frameScan(first); hit {
+		t.Fatalf("%s: a hit", first)
+	}
+	n := 0
+	for _, k := range c.quietKeys {
+		if k != 0 {
+			n++
+			if isTextKey(k) {
+				t.Errorf("the key %q is remembered", binary.LittleEndian.AppendUint64(nil, k))
+			}
+		}
+	}
+	if n < 3 { // "type", "payload", "data", "message"
+		t.Errorf("%d keys remembered, want 3 or more", n)
+	}
+	second := []byte(`{"text":"` + long + `"}`)
+	if hit, _ := c.frameScan(second); hit {
+		t.Fatalf("%s: a hit", second)
+	}
+	kept := false
+	for _, e := range c.ents {
+		kept = kept || string(e.text) == long
+	}
+	if !kept {
+		t.Errorf("the text of %s is not remembered", second)
+	}
+	// A remembered tail turns its key down, and only its key.
+	for _, frame := range []string{`{"type":"event","password":"hunter2xyz"}`, `{"type":"event","x":{"token":"hunter2xyz"}}`} {
+		if hit, _ := c.frameScan([]byte(frame)); !hit {
+			t.Errorf("%s: no hit after the quiet keys", frame)
+		}
 	}
 }
