@@ -347,7 +347,8 @@ func (f *fields) readPayload(it *jsonx.Iter) {
 		case "replace":
 			m.replace = it.Skip()
 		case "agentId":
-			f.agentID, f.hasAgentID = f.strOK(it.Skip(), slotAgentID)
+			m.agentID = it.Skip()
+			f.agentID, f.hasAgentID = f.strOK(m.agentID, slotAgentID)
 		case "state":
 			m.state = it.Skip()
 			f.state = f.in.str(m.state, slotState)

@@ -134,3 +134,47 @@ func TestDetachedEventIsReadBySeveral(t *testing.T) {
 		}
 	}
 }
+
+// MemberStr reads what jsonx.GetStr reads of the payload, whichever way the
+// event was classified (walked, from the reader's index, members not
+// captured): escapes, values that are no string, repeated and missing
+// members, and strings that differ from the event's own copy.
+func TestMemberStrAsGetStr(t *testing.T) {
+	frames := []string{
+		`{"type":"event","event":"chat","payload":{"runId":"r1","sessionKey":"agent:main:main","agentId":"main","state":"delta"}}`,
+		`{"type":"event","event":"chat","payload":{"runId":"r\u0031","sessionKey":"agent:ops:main","agentId":"other","state":"fin\u0061l"}}`,
+		`{"type":"event","event":"agent","payload":{"runId":"r1","stream":"assistant","agentId":7,"sessionKey":null}}`,
+		`{"type":"event","event":"agent","payload":{"agentId":"a","agentId":"b","runId":"x","runId":5}}`,
+		`{"type":"event","event":"agent","payload":{"stream":"lifecycle","data":{"phase":"end"}}}`,
+		`{"type":"event","event":"exec.approval.requested","payload":{"id":"ap1","agentId":"main","request":{"agentId":"x"}}}`,
+		`{"type":"event","event":"presence","payload":["not","an","object"]}`,
+	}
+	names := []string{"runId", "sessionKey", "state", "stream", "agentId", "id", "missing"}
+	for _, f := range frames {
+		payload, _ := jsonx.Get([]byte(f), "payload")
+		for _, how := range []string{"walked", "indexed", "not captured"} {
+			rec := &capture.Record{Line: 1, Frame: []byte(f)}
+			var ev Event
+			switch how {
+			case "walked":
+				ev = NewClassifier().RecordInto(rec, nil, new(Scratch))
+			case "indexed":
+				idx := new(jsonx.Index)
+				if !jsonx.IndexValue(rec.Frame, Schema, idx) {
+					t.Fatalf("%s: not valid", f)
+				}
+				ev = NewClassifier().RecordInto(rec, idx, new(Scratch))
+			default:
+				c := NewClassifier()
+				ev = c.Record(rec)
+				c.Record(&capture.Record{Line: 1, Frame: []byte(`{"type":"event","event":"chat","payload":{}}`)}) // ev's members are gone
+			}
+			for _, name := range names {
+				want, wantOK := jsonx.GetStr(payload, name)
+				if got, ok := ev.MemberStr(name); got != want || ok != wantOK {
+					t.Errorf("%s (%s): MemberStr(%q) = %q, %v; GetStr %q, %v", f, how, name, got, ok, want, wantOK)
+				}
+			}
+		}
+	}
+}

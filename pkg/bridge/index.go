@@ -84,6 +84,7 @@ func (f *fields) readIndexed(frame []byte, idx *jsonx.Index) {
 	m.deltaText = get(sDeltaText)
 	m.replace = get(sReplace)
 	if v := get(sAgentID); v != nil {
+		m.agentID = v
 		f.agentID, f.hasAgentID = f.strOK(v, slotAgentID)
 	}
 	if v := get(sState); v != nil {

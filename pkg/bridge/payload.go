@@ -55,6 +55,7 @@ type members struct {
 	runID, sessionKey, state, seq, stream []byte
 	stopReason, errorMessage, model       []byte
 	message, deltaText, replace, data     []byte
+	agentID                               []byte
 	dataText, dataReplace                 []byte // data.text and data.replace, when data is an object
 	derived                               derived
 }
@@ -90,6 +91,8 @@ func (m *members) read(p []byte) {
 			m.deltaText = v
 		case "replace":
 			m.replace = v
+		case "agentId":
+			m.agentID = v
 		case "data":
 			m.data, m.dataText, m.dataReplace = v, nil, nil
 			if jsonx.KindOf(v) == jsonx.Object {
@@ -276,7 +279,7 @@ func ReadAgentPayload(p []byte, a *AgentPayload) bool {
 // jsonx.Get(ev.Payload, name) does: from the members captured while
 // classifying when it is one of them (runId, sessionKey, state, seq,
 // stream, stopReason, errorMessage, model, message, deltaText, replace,
-// data), so the payload is not walked again.
+// data, agentId), so the payload is not walked again.
 func (ev *Event) Member(name string) ([]byte, bool) {
 	m := ev.captured()
 	if m == nil {
@@ -308,10 +311,38 @@ func (ev *Event) Member(name string) ([]byte, bool) {
 		v = m.replace
 	case "data":
 		v = m.data
+	case "agentId":
+		v = m.agentID
 	default:
 		return jsonx.Get(ev.Payload, name)
 	}
 	return v, v != nil
+}
+
+// MemberStr returns the payload's member name decoded as a string, as
+// jsonx.GetStr(ev.Payload, name) does: from the members captured while
+// classifying when it is one of them (Member), and, for the run id,
+// session key, state, stream and agent id, the event's own copy when the
+// member is the same string (no allocation on the hot path).
+func (ev *Event) MemberStr(name string) (string, bool) {
+	v, ok := ev.Member(name)
+	if !ok {
+		return "", false
+	}
+	var known string
+	switch name {
+	case "runId":
+		known = ev.RunID
+	case "sessionKey":
+		known = ev.SessionKey
+	case "state":
+		known = ev.State
+	case "stream":
+		known = ev.Stream
+	case "agentId":
+		known = ev.AgentID
+	}
+	return knownStr(v, known)
 }
 
 // DataMember returns the raw value of the payload's data.name, as

@@ -104,9 +104,8 @@ func (c *host) Record(rec *capture.Record, ev *bridge.Event) {
 // paneFor is the pane of a chat or agent frame's session, made when first
 // met; nil when no pane takes the frame.
 func (c *host) paneFor(ev *bridge.Event) *pane {
-	sk, _ := ev.Member("sessionKey")
-	key, _ := jsonx.Str(sk)
-	agent, hasAgent := jsonx.GetStr(ev.Payload, "agentId")
+	key, _ := ev.MemberStr("sessionKey")
+	agent, hasAgent := ev.MemberStr("agentId")
 	k, a, ok := c.def.match(key, agent, hasAgent)
 	if !ok {
 		return nil

@@ -133,12 +133,8 @@ type chatFrame struct {
 
 func readChat(ev *bridge.Event) chatFrame {
 	var f chatFrame
-	if v, ok := ev.Member("runId"); ok {
-		f.runID, f.hasRun = jsonx.Str(v)
-	}
-	if v, ok := ev.Member("state"); ok {
-		f.state, _ = jsonx.Str(v)
-	}
+	f.runID, f.hasRun = ev.MemberStr("runId")
+	f.state, _ = ev.MemberStr("state")
 	if v, ok := ev.Member("message"); ok {
 		f.msg = readMessage(v)
 		f.raw, f.hasRaw = v, true
