@@ -12,7 +12,7 @@ import (
 // chat handles a chat frame in its pane, in the order the pane's
 // handleChatEvent does (docs/ui-controlui.md, "Chat frames").
 func (h *host) chat(ev *bridge.Event) {
-	f := readChat(ev)
+	f := readChat(ev, &h.texts)
 	p := h.paneFor(ev)
 	if p == nil {
 		h.ignore(ev, "no pane: the frame's session is not one the UI would show (no sessionKey, or an agentId not the key's)")

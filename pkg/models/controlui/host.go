@@ -42,6 +42,9 @@ type host struct {
 	started bool  // a chat.startup was asked on this connection
 
 	out []Intent // the step's intents, which the step points at
+	// texts decodes the messages' texts: a streamed reply's frames each
+	// carry the text so far, decoded by what it adds.
+	texts jsonx.StrMemo
 }
 
 func newHost(h *replay.Host) *host {

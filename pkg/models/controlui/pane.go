@@ -131,12 +131,12 @@ type chatFrame struct {
 	messageSeq   int64
 }
 
-func readChat(ev *bridge.Event) chatFrame {
+func readChat(ev *bridge.Event, texts *jsonx.StrMemo) chatFrame {
 	var f chatFrame
 	f.runID, f.hasRun = ev.MemberStr("runId")
 	f.state, _ = ev.MemberStr("state")
 	if v, ok := ev.Member("message"); ok {
-		f.msg = readMessage(v)
+		f.msg = readMessage(v, texts)
 		f.raw, f.hasRaw = v, true
 	}
 	// the members the bridge did not capture, in one walk

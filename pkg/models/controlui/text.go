@@ -27,7 +27,7 @@ func rowText(raw []byte) string {
 		s, _ := jsonx.Str(content)
 		return s
 	case hasContent && jsonx.KindOf(content) == jsonx.Array:
-		return arrayText(content)
+		return arrayText(content, nil)
 	}
 	s, _ := jsonx.GetStr(raw, "text")
 	return s
@@ -47,8 +47,9 @@ func textMessage(text string) []byte {
 }
 
 // readMessage reads a payload's message (normalizeFinalAssistantMessage
-// and the text rules, docs/ui-controlui.md).
-func readMessage(raw []byte) message {
+// and the text rules, docs/ui-controlui.md), its texts decoded through
+// texts (nil: none remembered).
+func readMessage(raw []byte, texts *jsonx.StrMemo) message {
 	var m message
 	if jsonx.KindOf(raw) != jsonx.Object {
 		return m
@@ -64,12 +65,12 @@ func readMessage(raw []byte) message {
 	text, hasText := mem[2], mem[2] != nil
 	switch {
 	case hasContent && jsonx.KindOf(content) == jsonx.String:
-		m.text, _ = jsonx.Str(content)
+		m.text, _ = texts.Str(content)
 	case hasContent && jsonx.KindOf(content) == jsonx.Array:
 		m.array = true
-		m.text = arrayText(content)
+		m.text = arrayText(content, texts)
 	case hasText && jsonx.KindOf(text) == jsonx.String:
-		m.text, _ = jsonx.Str(text)
+		m.text, _ = texts.Str(text)
 	default:
 		return m
 	}
@@ -86,7 +87,7 @@ var (
 
 // arrayText joins the non-blank text blocks with "\n", those whose phase
 // is final_answer alone when there are any.
-func arrayText(content []byte) string {
+func arrayText(content []byte, texts *jsonx.StrMemo) string {
 	var all, final []string
 	_ = jsonx.ArrayEach(content, func(b []byte) bool {
 		var mem [3][]byte
@@ -94,7 +95,7 @@ func arrayText(content []byte) string {
 		if t, _ := jsonx.Str(mem[0]); t != "text" {
 			return true
 		}
-		s, ok := jsonx.Str(mem[1])
+		s, ok := texts.Str(mem[1])
 		if !ok || jsstr.Trim(s) == "" {
 			return true
 		}
