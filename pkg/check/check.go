@@ -331,17 +331,22 @@ func (a *Analyzer) conn(n int) *connState {
 	return cs
 }
 
-// Needs is what the rules read from the pass: frame-seq gaps, the run
-// table, the replay when the dropped-final rule runs, and the runs'
+// Needs is what the rules read from the pass: the run table, frame-seq
+// gaps when a gap rule runs (the lanes of a check under several UIs run
+// none), the replay when the dropped-final rule runs, and the runs'
 // outcomes when a state rule (lost-reply, ghost-stream, billing) does.
 func (a *Analyzer) Needs() pipeline.Needs {
-	if a.states {
-		return pipeline.Gaps | pipeline.Runs | pipeline.Outcomes
+	n := pipeline.Runs
+	if slices.ContainsFunc(gapRules, func(id string) bool { return a.enabled[id] }) {
+		n |= pipeline.Gaps
 	}
-	if a.replay {
-		return pipeline.Gaps | pipeline.Runs | pipeline.Replay
+	switch {
+	case a.states:
+		n |= pipeline.Outcomes
+	case a.replay:
+		n |= pipeline.Replay
 	}
-	return pipeline.Gaps | pipeline.Runs
+	return n
 }
 
 // Table takes the pass's run table, before the pass starts.

@@ -12,6 +12,9 @@ import (
 	"github.com/clawtap/clawtap/pkg/jsonx"
 )
 
+// gapRules are the rules of the seq detector's findings (gapRule).
+var gapRules = []string{RuleSeqGap, RuleSeqDuplicate, RuleSeqBackwards, RuleSeqNotRestarted, RuleGatewaySeqGap, RuleRunSeqJump}
+
 // gapRule is the rule of a seq detector's finding of kind.
 func gapRule(kind string) string {
 	switch kind {
