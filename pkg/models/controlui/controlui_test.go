@@ -160,6 +160,25 @@ func TestControlUIScenarios(t *testing.T) {
 	}
 }
 
+// A terminal's members the classifier does not capture are read from its
+// payload (readChat): a final the run yielded (yielded, stopReason
+// end_turn) ends it without a status, where the same final otherwise says
+// done. (The model's reading of yielded, not a scenario checked against
+// the real UI.)
+func TestControlUIYieldedFinal(t *testing.T) {
+	for _, c := range []struct {
+		extra, status string
+	}{
+		{`,"stopReason":"end_turn","yielded":true`, ""},
+		{`,"stopReason":"end_turn"`, "done"},
+	} {
+		got := replayPane(t, frames(delta("r1", "x"), chat("r1", "final", msg("xy")+c.extra)), 0)
+		if got.runStatus != c.status || strings.Join(got.messages, "|") != "assistant: xy" {
+			t.Errorf("final with %s: pane %+v, want status %q and the final's message", c.extra, got, c.status)
+		}
+	}
+}
+
 // An envelope seq that skips drops the frame and reconnects: the run and
 // the stream go, the messages stay.
 func TestControlUISeqGap(t *testing.T) {

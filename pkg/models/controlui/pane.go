@@ -139,13 +139,17 @@ func readChat(ev *bridge.Event, texts *jsonx.StrMemo) chatFrame {
 		f.msg = readMessage(v, texts)
 		f.raw, f.hasRaw = v, true
 	}
-	// the members the bridge did not capture, in one walk
-	var more [4][]byte
-	jsonx.Members(ev.Payload, chatMembers, more[:])
-	f.messageID = trimmedStr(more[0])
-	f.messageSeq = positiveSeq(more[1])
-	f.errorKind, _ = jsonx.Str(more[2])
-	f.yielded = string(more[3]) == "true"
+	if f.state != "delta" {
+		// The members the bridge did not capture, in one walk: only a
+		// terminal reads them (showTerminal, projected), and a delta,
+		// most frames, is none.
+		var more [4][]byte
+		jsonx.Members(ev.Payload, chatMembers, more[:])
+		f.messageID = trimmedStr(more[0])
+		f.messageSeq = positiveSeq(more[1])
+		f.errorKind, _ = jsonx.Str(more[2])
+		f.yielded = string(more[3]) == "true"
+	}
 	if f.state == "final" && f.msg.ok {
 		f.msg.id = identity(f.raw) // what tells one final from another
 	}
