@@ -18,6 +18,15 @@ func collapseSpace(s string) string {
 	s = jsstr.Trim(s)
 	var b []byte
 	for i := 0; i < len(s); {
+		if c := s[i]; c > ' ' && c < 0x80 {
+			// Printable ASCII, most of a text: no JS whitespace
+			// (SpaceAt, a call a byte, for the rest).
+			if b != nil {
+				b = append(b, c)
+			}
+			i++
+			continue
+		}
 		if n := jsstr.SpaceAt(s, i); n > 0 {
 			j := jsstr.SkipSpace(s, i)
 			if b == nil {
@@ -85,15 +94,28 @@ func indexFold(s, needle string) int {
 
 // rarestLetter picks the needle byte least common in English text.
 func rarestLetter(needle string) int {
-	const order = "zqjxkvbpygfwmucldrhsnioate" // rarest first
-	best, rank := 0, len(order)
+	best, rank := 0, uint8(len(letterOrder))
 	for i := 0; i < len(needle); i++ {
-		if r := strings.IndexByte(order, needle[i]); r >= 0 && r < rank {
+		if r := letterRank[needle[i]]; r < rank {
 			best, rank = i, r
 		}
 	}
 	return best
 }
+
+// letterOrder is the lower-case letters, rarest in English text first;
+// letterRank a byte's place in it (len(letterOrder) for any other byte).
+const letterOrder = "zqjxkvbpygfwmucldrhsnioate"
+
+var letterRank = func() (t [256]uint8) {
+	for c := range t {
+		t[c] = uint8(len(letterOrder))
+	}
+	for i := 0; i < len(letterOrder); i++ {
+		t[letterOrder[i]] = uint8(i)
+	}
+	return t
+}()
 
 // jsNumber is String(f).
 func jsNumber(f float64) string { return string(jsstr.AppendNumber(nil, f)) }
