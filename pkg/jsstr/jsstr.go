@@ -83,11 +83,21 @@ func SkipSpace(s string, i int) int {
 }
 
 // TrimStart is String#trimStart.
-func TrimStart(s string) string { return s[SkipSpace(s, 0):] }
+func TrimStart(s string) string {
+	if len(s) > 0 && s[0] > ' ' && s[0] < utf8.RuneSelf {
+		return s // (most texts: printable ASCII is no JS whitespace)
+	}
+	return s[SkipSpace(s, 0):]
+}
 
 // TrimEnd is String#trimEnd. (A WTF-8 surrogate decodes as three invalid
 // bytes, none of them a space, so it stays.)
-func TrimEnd(s string) string { return strings.TrimRightFunc(s, IsSpace) }
+func TrimEnd(s string) string {
+	if n := len(s); n == 0 || s[n-1] > ' ' && s[n-1] < utf8.RuneSelf {
+		return s // (as TrimStart)
+	}
+	return strings.TrimRightFunc(s, IsSpace)
+}
 
 // Trim is String#trim.
 func Trim(s string) string { return TrimEnd(TrimStart(s)) }

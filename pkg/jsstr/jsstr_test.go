@@ -70,6 +70,11 @@ func TestTrim(t *testing.T) {
 		"\u200b":                      "\u200b",   // zero width space is not whitespace
 		"\u3000\u2028x\u00a0\u202f\v": "x",
 		"\xed\xa0\x80 ":               "\xed\xa0\x80",
+		"a \u3000":                    "a", // a printable ASCII start, a space at the end
+		"\u00a0y~":                    "y~",
+		"~\t":                         "~",
+		"plain":                       "plain",
+		"":                            "",
 	} {
 		if got := Trim(in); got != want {
 			t.Errorf("Trim(%q) = %q, want %q", in, got, want)
