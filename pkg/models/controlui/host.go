@@ -45,6 +45,9 @@ type host struct {
 	// texts decodes the messages' texts: a streamed reply's frames each
 	// carry the text so far, decoded by what it adds.
 	texts jsonx.StrMemo
+	// publishes counts the panes' publishes: each marks the entries it
+	// keeps (publish).
+	publishes uint64
 }
 
 func newHost(h *replay.Host) *host {

@@ -26,7 +26,8 @@ type entry struct {
 	msgSeq   int64  // the sequence its message itself carries (a row's, merged in)
 	lineRun  string // the run its transcript line names
 	ts       int64
-	line     int64 // its line number in the agent's transcript
+	line     int64  // its line number in the agent's transcript
+	kept     uint64 // the last publish whose list holds it (host.publishes)
 }
 
 // matches is entryMatches (st) of a held entry e and an incoming live row
@@ -230,13 +231,16 @@ func inferredTerminal(t, d *entry, run *projRun, entries []*entry) bool {
 // from the first change on take the new order, and each entry more gets a
 // line at the end. It returns the lines it pushed.
 func (c *host) publish(p *pane, next []*entry, reason string) int {
-	keep := make(map[*entry]bool, len(next))
+	// The entries of next are marked with this publish, those of the list
+	// that are not are gone (a mark, not a set: the list holds up to the
+	// transcript's cap, and a pane publishes at every terminal).
+	c.publishes++
 	for _, e := range next {
-		keep[e] = true
+		e.kept = c.publishes
 	}
 	a := c.st.EnsureAgent(p.agent)
 	for i := len(p.entries) - 1; i >= 0; i-- {
-		if e := p.entries[i]; !keep[e] {
+		if e := p.entries[i]; e.kept != c.publishes {
 			c.removeLine(a, e.line)
 			p.setEntries(append(p.entries[:i], p.entries[i+1:]...))
 		}
