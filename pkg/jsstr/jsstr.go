@@ -48,16 +48,21 @@ func IsSpace(r rune) bool {
 }
 
 // SpaceAt returns the byte length of the JavaScript whitespace character
-// at s[i], or 0 when there is none.
+// at s[i], or 0 when there is none. Its ASCII half is small enough to be
+// inlined where texts are trimmed and collapsed a byte at a time.
 func SpaceAt(s string, i int) int {
-	c := s[i]
-	if c < utf8.RuneSelf {
-		switch c {
-		case '\t', '\n', '\v', '\f', '\r', ' ':
-			return 1
-		}
-		return 0
+	if c := s[i]; c < utf8.RuneSelf {
+		return int(asciiSpace[c])
 	}
+	return spaceAtMultibyte(s, i)
+}
+
+// asciiSpace marks JavaScript's ASCII whitespace: tab, LF, VT, FF, CR and space.
+var asciiSpace = [utf8.RuneSelf]uint8{'\t': 1, '\n': 1, '\v': 1, '\f': 1, '\r': 1, ' ': 1}
+
+// spaceAtMultibyte is SpaceAt for a byte of a multi-byte character.
+func spaceAtMultibyte(s string, i int) int {
+	c := s[i]
 	// Every non-ASCII JS space starts with one of these lead bytes.
 	if c != 0xC2 && c != 0xE1 && c != 0xE2 && c != 0xE3 && c != 0xEF {
 		return 0
@@ -83,18 +88,13 @@ func SkipSpace(s string, i int) int {
 }
 
 // TrimStart is String#trimStart.
-func TrimStart(s string) string {
-	if len(s) > 0 && s[0] > ' ' && s[0] < utf8.RuneSelf {
-		return s // (most texts: printable ASCII is no JS whitespace)
-	}
-	return s[SkipSpace(s, 0):]
-}
+func TrimStart(s string) string { return s[SkipSpace(s, 0):] }
 
 // TrimEnd is String#trimEnd. (A WTF-8 surrogate decodes as three invalid
 // bytes, none of them a space, so it stays.)
 func TrimEnd(s string) string {
 	if n := len(s); n == 0 || s[n-1] > ' ' && s[n-1] < utf8.RuneSelf {
-		return s // (as TrimStart)
+		return s // (most texts: printable ASCII is no JS whitespace)
 	}
 	return strings.TrimRightFunc(s, IsSpace)
 }

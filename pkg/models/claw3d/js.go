@@ -18,15 +18,6 @@ func collapseSpace(s string) string {
 	s = jsstr.Trim(s)
 	var b []byte
 	for i := 0; i < len(s); {
-		if c := s[i]; c > ' ' && c < 0x80 {
-			// Printable ASCII, most of a text: no JS whitespace
-			// (SpaceAt, a call a byte, for the rest).
-			if b != nil {
-				b = append(b, c)
-			}
-			i++
-			continue
-		}
 		if n := jsstr.SpaceAt(s, i); n > 0 {
 			j := jsstr.SkipSpace(s, i)
 			if b == nil {
