@@ -58,6 +58,9 @@ func FuzzReader(f *testing.F) {
 			return
 		}
 		defer r.Close()
+		if len(plain)%2 == 0 { // every other input read as the pipeline does: indexed
+			r.IndexMembers(testSchema)
+		}
 		n := 0
 		for {
 			rec, err := r.Next()

@@ -23,6 +23,17 @@ func indexOf(t *testing.T, frame []byte) jsonx.Index {
 	return idx
 }
 
+// sameIndex compares the members two indexes found; ASCII, which the
+// reader's walk of the whole line tells and indexOf's does not, aside.
+func sameIndex(got, want *jsonx.Index) bool {
+	if got == nil || want == nil {
+		return got == want
+	}
+	g := *got
+	g.ASCII = want.ASCII
+	return g == *want
+}
+
 // indexedCapture is a capture of frames, with a marker, a raw message, an
 // unreadable line and a bare frame now and then.
 func indexedCapture(n int) (in string, frames int) {
@@ -72,7 +83,7 @@ func TestIndexMembers(t *testing.T) {
 			r.SetStage(func(b *Batch) {
 				for i := range b.Len() {
 					rec := b.Record(i)
-					if got, w := b.Index(i), want(rec); (got == nil) != (w == nil) || got != nil && *got != *w {
+					if got, w := b.Index(i), want(rec); !sameIndex(got, w) {
 						t.Errorf("index %v: record %d (%s) has index %v, want %v", index, rec.Index, rec.Frame, got, w)
 					}
 					if b.Index(i) != nil {
@@ -89,7 +100,7 @@ func TestIndexMembers(t *testing.T) {
 					t.Fatal(err)
 				}
 				got, w := r.Index(), want(rec)
-				if (got == nil) != (w == nil) || got != nil && *got != *w {
+				if !sameIndex(got, w) {
 					t.Fatalf("serial %v, index %v: Next's record %d (%s) has index %v, want %v", serial, index, rec.Index, rec.Frame, got, w)
 				}
 				if got != nil {

@@ -3,8 +3,9 @@ package capture
 // The read-ahead across cores. With more than one core the reading
 // goroutine only decompresses the input and splits it into lines, copied
 // into a batch's arena (split); parsers, one goroutine each, take the
-// batches in turn (round robin), repair their UTF-8 and validate, parse
-// and index each line (the one walk per frame); and a sequencer takes the
+// batches in turn (round robin), validate, parse and index each line
+// (the one walk per frame) and check its UTF-8 (repaired and parsed again
+// when it is invalid); and a sequencer takes the
 // batches back from the parsers in the same turn, so in capture order,
 // counts each record (its Index, the reader's Stats) and hands the batch
 // on, to the transform, the stage or Next, as the single reading goroutine
@@ -105,19 +106,21 @@ func (r *Reader) parseBatch(b *batch, fix *[]byte) {
 	for k := range b.lines {
 		l := &b.lines[k]
 		text := b.arena[l.start:l.end]
-		var p parsed
-		if rep := r.utf8(text, &p, fix); p.badUTF8 {
-			at := len(b.arena)
-			b.arena = append(b.arena, rep...)
-			text = b.arena[at:]
-		}
 		it := item{warns: l.warns, stats: l.stats, idx: -1}
 		var idx *jsonx.Index
 		if r.schema != nil {
 			b.index = append(b.index, jsonx.Index{})
 			idx = &b.index[len(b.index)-1]
 		}
+		var p parsed
 		p.parse(text, l.n, &it.rec, r.schema, idx)
+		if !validUTF8(text, idx) { // parsed again, repaired, in the arena
+			at := len(b.arena)
+			b.arena = append(b.arena, repaired(text, fix)...)
+			text = b.arena[at:]
+			p = parsed{badUTF8: true}
+			p.parse(text, l.n, &it.rec, r.schema, idx)
+		}
 		if idx != nil {
 			if idx.Exact && it.rec.Frame != nil {
 				it.idx = int32(len(b.index) - 1)

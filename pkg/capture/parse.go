@@ -20,13 +20,12 @@ type parsed struct {
 	badT    string // the warning for a time out of range, "" for none
 }
 
-// utf8 returns line, or a copy in *fix with its invalid UTF-8 replaced.
-func (r *Reader) utf8(line []byte, p *parsed, fix *[]byte) []byte {
-	if utf8.Valid(line) {
-		return line
-	}
-	p.badUTF8 = true
-	return repaired(line, fix)
+// validUTF8 reports whether line is valid UTF-8: at once when the walk
+// that indexed it (idx, just filled from line) read only ASCII, else by
+// checking. A line is parsed first and checked after because all but a
+// few are ASCII, which the walk tells for free.
+func validUTF8(line []byte, idx *jsonx.Index) bool {
+	return idx != nil && idx.ASCII || utf8.Valid(line)
 }
 
 // parse reads line n into rec (its Index is set when it is counted).

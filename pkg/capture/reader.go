@@ -380,8 +380,12 @@ func (r *Reader) next() (*Record, error) {
 		idx = &r.idx
 	}
 	var p parsed
-	r.rec, line = Record{}, r.utf8(line, &p, &r.fix)
 	p.parse(line, n, &r.rec, r.schema, idx)
+	if !validUTF8(line, idx) {
+		line = repaired(line, &r.fix)
+		p = parsed{badUTF8: true}
+		p.parse(line, n, &r.rec, r.schema, idx)
+	}
 	r.account(&r.rec, &p, &r.stats, nil)
 	if r.transform != nil && !r.xformAhead {
 		frame := r.rec.Frame

@@ -154,6 +154,10 @@ type Index struct {
 	// reader then has to walk the value itself to read it as JSON.parse
 	// does), and the value is an object.
 	Exact bool
+	// ASCII reports that the walk read every byte of the data it was
+	// given (ObjectEachEndIndexed's obj) and none is above 0x7F: the data
+	// is valid UTF-8 as it stands. False when the walk cannot tell.
+	ASCII bool
 }
 
 type memberSpan struct{ start, end uint32 } // end 0: absent

@@ -24,13 +24,14 @@ import (
 // rawMasks is one block of 64 bytes, classified: a bit for each byte that
 // is a quote, a backslash, one of {}[]:, (an operator), JSON white space,
 // or a byte below 0x20.
-type rawMasks struct{ quote, bslash, op, ws, ctrl uint64 }
+type rawMasks struct{ quote, bslash, op, ws, ctrl, high uint64 }
 
 // tape is one line's tokens: the offset of each byte that starts one, in
 // order, then tapeEnds offsets of the line's end.
 type tape struct {
-	toks []uint32
-	esc  bool // a backslash is somewhere in the line
+	toks  []uint32
+	esc   bool // a backslash is somewhere in the line
+	ascii bool // no byte of the line is above 0x7F
 }
 
 // maxTapeTokens is the most tokens a line is walked by: they take four
@@ -56,9 +57,10 @@ type carries struct {
 }
 
 // tapeCarry is what the vector code takes and leaves: the block's offset
-// and the carries, whether it met a control byte inside a string, and
-// whether it met a backslash.
-type tapeCarry struct{ base, str, other, bad, esc, seen uint64 }
+// and the carries, whether it met a control byte inside a string,
+// whether it met a backslash, and the high bits of the bytes it read (not
+// zero when one is above 0x7F).
+type tapeCarry struct{ base, str, other, bad, esc, seen, high uint64 }
 
 // tapeRun is how many blocks stage one does between checks of the room
 // left for tokens (a block has at most 64).
@@ -68,6 +70,7 @@ const tapeRun = 64
 // read data instead. t.toks is reused, grown as needed.
 func (t *tape) build(data []byte) bool {
 	t.esc = false
+	var high uint64
 	toks := t.toks[:cap(t.toks)]
 	n := 0
 	var c carries
@@ -98,6 +101,7 @@ func (t *tape) build(data []byte) bool {
 			b += done
 			c.str, c.other, c.esc = st.str, st.other, st.esc
 			t.esc = t.esc || st.seen != 0
+			high |= st.high
 			if done == len(src)/64 {
 				continue
 			}
@@ -106,6 +110,7 @@ func (t *tape) build(data []byte) bool {
 		// Without vector code, or a block with a \u escape (or a bad one),
 		// which the vector code leaves: in Go, a byte at a time.
 		raw := classifyGo(src[:64])
+		high |= raw.high
 		s, ok := t.block(&raw, b, data, &c)
 		if !ok {
 			return false
@@ -125,6 +130,7 @@ func (t *tape) build(data []byte) bool {
 		n++
 	}
 	t.toks = toks[:n]
+	t.ascii = high == 0
 	return c.str == 0
 }
 
@@ -208,6 +214,9 @@ func classifyGo(block []byte) rawMasks {
 		}
 		if c < 0x20 {
 			r.ctrl |= bit
+		}
+		if c >= 0x80 {
+			r.high |= bit
 		}
 	}
 	return r

@@ -16,11 +16,12 @@
 // room for three past the last). The code stops at a block with another
 // escape (\u, or a bad one), leaving it to Go, and at a byte below 0x20
 // inside a string (st.bad); it returns the blocks done and the tokens
-// written.
+// written. The high bits of the bytes it read are ORed into st.high, so
+// a line of ASCII needs no other UTF-8 check.
 //
 // Locals: esc-8(SP), 1 when the block's first byte is escaped;
-// seen-16(SP), a backslash was met.
-TEXT ·tapeAVX2(SB), NOSPLIT, $16-48
+// seen-16(SP), a backslash was met; high-24(SP), the bytes' high bits.
+TEXT ·tapeAVX2(SB), NOSPLIT, $24-48
 	MOVQ src+0(FP), SI
 	MOVQ blocks+8(FP), CX
 	MOVQ dst+16(FP), DI
@@ -31,6 +32,8 @@ TEXT ·tapeAVX2(SB), NOSPLIT, $16-48
 	MOVQ 32(BX), AX
 	MOVQ AX, esc-8(SP)
 	MOVQ $0, seen-16(SP)
+	MOVQ 48(BX), AX
+	MOVQ AX, high-24(SP)
 	VBROADCASTI128 ·tapeTabs+0(SB), Y8
 	VBROADCASTI128 ·tapeTabs+16(SB), Y9
 	VBROADCASTI128 ·tapeTabs+40(SB), Y4
@@ -49,6 +52,11 @@ TEXT ·tapeAVX2(SB), NOSPLIT, $16-48
 tloop:
 	VMOVDQU (SI), Y0
 	VMOVDQU 32(SI), Y1
+
+	// the bytes above 0x7F, one bit each of the 32 lanes
+	VPOR Y0, Y1, Y2
+	VPMOVMSKB Y2, BX
+	ORQ BX, high-24(SP)
 
 	// quotes: AX
 	VPCMPEQB Y12, Y0, Y2
@@ -238,6 +246,8 @@ tdone:
 	MOVQ AX, 32(BX)
 	MOVQ seen-16(SP), AX
 	MOVQ AX, 40(BX)
+	MOVQ high-24(SP), AX
+	MOVQ AX, 48(BX)
 	MOVQ blocks+8(FP), AX
 	SUBQ CX, AX
 	MOVQ AX, done+32(FP)

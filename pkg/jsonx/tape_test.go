@@ -78,6 +78,11 @@ func sameWalk(t *testing.T, line []byte, stopAfter int) {
 			}
 			continue
 		}
+		// The token walk tells an ASCII line (the byte walk never does).
+		if ascii := got.err == nil && !slices.ContainsFunc(line, func(c byte) bool { return c >= 0x80 }); got.index.ASCII != ascii {
+			t.Fatalf("vector %v: the token walk says ASCII %v, want %v: %q", vector, got.index.ASCII, ascii, line)
+		}
+		got.index.ASCII = false
 		if (got.err == nil) != (want.err == nil) || (want.err == nil && (got.end != want.end ||
 			strings.Join(got.members, "\n") != strings.Join(want.members, "\n") || got.index != want.index)) {
 			t.Fatalf("vector %v, stop after %d: the token walk gives\n%v\nthe byte walk\n%v\nline %q", vector, stopAfter, got, want, line)
@@ -131,8 +136,8 @@ func TestStageOneVectorMatchesBytes(t *testing.T) {
 		}
 		got, okV := build(line, true)
 		want, okG := build(line, false)
-		if okV != okG || okV && (!slices.Equal(got.toks, want.toks) || got.esc != want.esc) {
-			t.Fatalf("line %q:\nvector %v %v esc %v\nbytes  %v %v esc %v", line, okV, got.toks, got.esc, okG, want.toks, want.esc)
+		if okV != okG || okV && (!slices.Equal(got.toks, want.toks) || got.esc != want.esc || got.ascii != want.ascii) {
+			t.Fatalf("line %q:\nvector %v %v esc %v ascii %v\nbytes  %v %v esc %v ascii %v", line, okV, got.toks, got.esc, got.ascii, okG, want.toks, want.esc, want.ascii)
 		}
 		if okV {
 			built++
@@ -277,7 +282,7 @@ func TestManyTokensWalkedByBytes(t *testing.T) {
 	var idx Index
 	end, err := ObjectEachEndIndexed(line, "frame", testSchema, &idx, func(k, v []byte) bool { return true })
 	want := walkBytes(line, -1)
-	if err != nil || end != len(line) || idx != want.index || !idx.Exact {
+	if err != nil || end != len(line) || idx != want.index || !idx.Exact { // by bytes: ASCII unknown
 		t.Fatalf("end %d of %d, err %v, index %+v (the byte walk: %+v)", end, len(line), err, idx, want.index)
 	}
 	buf := tapePool.Get().(*[]uint32)
