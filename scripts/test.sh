@@ -4,7 +4,7 @@
 # prints one line as it finishes ("make test: vet ok (12s)"), and the run
 # ends with a summary line.
 #
-#   stages: tools, vet, race (every package's tests under the race
+#   stages: tools, vet, cross (builds for macOS and Windows), race (every package's tests under the race
 #   detector, -short), long (the tests -short skipped, without it: see
 #   scripts/gotest.sh), fixtures (generated fixtures current), otlp (the
 #   OTLP export read by the OpenTelemetry Collector's own parser, in
@@ -62,6 +62,8 @@ fi
 
 stage tools bash scripts/tools-setup.sh
 stage vet $GO vet ./...
+# clawtap builds for macOS and Windows too (the suite runs here, on Linux).
+stage cross bash -c "GOOS=darwin $GO build -o /dev/null ./cmd/clawtap && GOOS=windows $GO build -o /dev/null ./cmd/clawtap"
 # The Go tests, each once: every package under the race detector with
 # -short, then what -short skipped without it (scripts/gotest.sh).
 export GOTEST_SKIPPED=$logs/skipped

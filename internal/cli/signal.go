@@ -7,7 +7,6 @@ import (
 	"os/signal"
 	"sync/atomic"
 	"syscall"
-	"time"
 
 	"github.com/clawtap/clawtap/internal/output"
 )
@@ -88,14 +87,4 @@ func ExitOnSignal() (release func()) {
 		signal.Stop(sigc)
 		close(done)
 	}
-}
-
-// die ends the process by sig, its default action restored, so that the
-// parent sees what ended it (a shell prints 130 for SIGINT, 143 for
-// SIGTERM); should the signal be ignored, it exits with 128+sig.
-func die(sig syscall.Signal) {
-	signal.Reset(sig)
-	_ = syscall.Kill(os.Getpid(), sig)
-	time.Sleep(time.Second)
-	os.Exit(128 + int(sig))
 }
