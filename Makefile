@@ -10,7 +10,7 @@ BENCHTIME ?= 1x
 # binary maps no libc, 2.4 MB less resident memory (bench/README.md, "Memory")
 STATIC    := CGO_ENABLED=0
 
-.PHONY: all build install test unit vet fixtures fixtures-check fuzz bench bench-micro demo clean e2e e2e-deps otlp-check chromium browser-test
+.PHONY: all build install test unit vet fixtures fixtures-check fuzz bench bench-micro pgo demo clean e2e e2e-deps otlp-check chromium browser-test
 
 all: build
 
@@ -96,6 +96,12 @@ bench:
 	$(GO) build -o bin/clawtap-bench ./bench/run
 	./bin/clawtap-bench $(BENCH_ARGS)
 	$(GO) test -run '^$$' -bench RecordFastGateway -benchmem -benchtime 300000x -count 1 ./pkg/record/
+
+## pgo: regenerate cmd/clawtap/default.pgo, the CPU profile go build uses to
+## optimise clawtap, from its commands on a generated capture (scripts/pgo.sh;
+## review the figures: bench/README.md, "Profile-guided build")
+pgo:
+	@GO=$(GO) bash scripts/pgo.sh
 
 ## bench-micro: the Go benchmarks behind it, in process and on one core
 ## (for profiling: add -cpuprofile), and the report in a real browser

@@ -45,6 +45,10 @@ what=${1:-all}
 # detector's reports, still name functions, files and lines (from the
 # binary's own tables); only a debugger wants DWARF.
 ldflags=-ldflags=-w
+# The tests are built without cmd/clawtap's profile (default.pgo, make pgo),
+# so its test binary shares every other package's build; the binary the
+# tests run as a process (the --help examples, e2e) is built with it.
+pgo=-pgo=off
 tmp=
 if [ -z "${GOTEST_SKIPPED:-}" ]; then
   tmp=$(mktemp -d "${TMPDIR:-/tmp}/clawtap-gotest.XXXXXX")
@@ -65,7 +69,7 @@ race() {
   # this). A line per package as it finishes ("ok  pkg  12.3s"), as go
   # test prints without -json.
   GORACE="atexit_sleep_ms=0${GORACE:+ $GORACE}" \
-    $GO test -race -short -count=1 "$ldflags" -json ./... | tee "$json" |
+    $GO test -race -short -count=1 "$ldflags" "$pgo" -json ./... | tee "$json" |
     jq -rj --unbuffered 'select(.Action == "output" and .Test == null and (.Output | test("^(ok|FAIL|\\?)\\s"))) | .Output'
   rc=${PIPESTATUS[0]}
   # Each skipped test, as "package test" (a skipped subtest: its test).
@@ -92,7 +96,7 @@ long() {
   pkgs=$(cut -d' ' -f1 "$GOTEST_SKIPPED" | sort -u | tr '\n' ' ')
   tests=$(cut -d' ' -f2 "$GOTEST_SKIPPED" | sort -u | paste -sd'|')
   # shellcheck disable=SC2086
-  $GO test -count=1 "$ldflags" -run "^($tests)\$" $pkgs
+  $GO test -count=1 "$ldflags" "$pgo" -run "^($tests)\$" $pkgs
 }
 
 case $what in
