@@ -126,6 +126,7 @@ func Classify(frame []byte, ts int64) Event { return classify(frame, nil, ts, fa
 // frame whatever the order of its keys.
 type fields struct {
 	in                          *interner
+	plain                       bool     // the frame has no backslash (jsonx.Index.Plain)
 	m                           *members // where to capture payload members, or nil
 	typ, event, method          string
 	idRaw, okRaw, payload       []byte
@@ -233,12 +234,14 @@ const (
 
 const maxInterned = 8192
 
-func (in *interner) str(v []byte, slot int) string {
+// str is the string v, a raw JSON string, from in; plain says it has no
+// backslash (the walk saw none in the line), so none is looked for.
+func (in *interner) str(v []byte, slot int, plain bool) string {
 	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
 		return ""
 	}
 	body := v[1 : len(v)-1]
-	if in == nil || bytes.IndexByte(body, '\\') >= 0 || len(body) > 256 {
+	if in == nil || len(body) > 256 || !plain && bytes.IndexByte(body, '\\') >= 0 {
 		s, _ := jsonx.Str(v)
 		return s
 	}
@@ -257,11 +260,14 @@ func (in *interner) str(v []byte, slot int) string {
 	return s
 }
 
+// str is the interned string of the raw JSON string v.
+func (f *fields) str(v []byte, slot int) string { return f.in.str(v, slot, f.plain) }
+
 func (f *fields) strOK(v []byte, slot int) (string, bool) {
 	if jsonx.KindOf(v) != jsonx.String {
 		return "", false
 	}
-	return f.in.str(v, slot), true
+	return f.str(v, slot), true
 }
 
 // readFrame walks the frame's members, descending into the payload.
@@ -273,11 +279,11 @@ func (f *fields) readFrame(it *jsonx.Iter) bool {
 		}
 		switch string(key(k)) {
 		case "type":
-			f.typ = f.in.str(it.Skip(), slotType)
+			f.typ = f.str(it.Skip(), slotType)
 		case "event":
-			f.event = f.in.str(it.Skip(), slotEvent)
+			f.event = f.str(it.Skip(), slotEvent)
 		case "method":
-			f.method = f.in.str(it.Skip(), slotMethod)
+			f.method = f.str(it.Skip(), slotMethod)
 		case "id":
 			f.idRaw = it.Skip()
 		case "ok":
@@ -327,10 +333,10 @@ func (f *fields) readPayload(it *jsonx.Iter) {
 		switch string(key(k)) {
 		case "runId":
 			m.runID = it.Skip()
-			f.runID = f.in.str(m.runID, slotRunID)
+			f.runID = f.str(m.runID, slotRunID)
 		case "sessionKey":
 			m.sessionKey = it.Skip()
-			f.sessionKey = f.in.str(m.sessionKey, slotSessionKey)
+			f.sessionKey = f.str(m.sessionKey, slotSessionKey)
 			f.hasSessionKey = jsonx.KindOf(m.sessionKey) == jsonx.String
 		case "seq":
 			m.seq = it.Skip()
@@ -351,14 +357,14 @@ func (f *fields) readPayload(it *jsonx.Iter) {
 			f.agentID, f.hasAgentID = f.strOK(m.agentID, slotAgentID)
 		case "state":
 			m.state = it.Skip()
-			f.state = f.in.str(m.state, slotState)
+			f.state = f.str(m.state, slotState)
 		case "stream":
 			m.stream = it.Skip()
-			f.stream = f.in.str(m.stream, slotStream)
+			f.stream = f.str(m.stream, slotStream)
 		case "phase":
-			f.phase = f.in.str(it.Skip(), slotPhase)
+			f.phase = f.str(it.Skip(), slotPhase)
 		case "id":
-			f.id = f.in.str(it.Skip(), slotID)
+			f.id = f.str(it.Skip(), slotID)
 		case "data":
 			f.dataPhase, f.hasDataPhase = "", false
 			m.dataText, m.dataReplace = nil, nil
@@ -402,7 +408,7 @@ func (f *fields) readPayload(it *jsonx.Iter) {
 				case "agentId":
 					f.reqAgentID, f.hasReqAgentID = f.strOK(it.Skip(), slotReqAgentID)
 				case "runId":
-					f.reqRunID = f.in.str(it.Skip(), slotReqRunID)
+					f.reqRunID = f.str(it.Skip(), slotReqRunID)
 				case "sessionKey":
 					f.reqSK, f.hasReqSK = f.strOK(it.Skip(), slotReqSessionKey)
 				default:

@@ -38,9 +38,10 @@ var (
 // read), so the members are what the walk would find.
 func (f *fields) readIndexed(frame []byte, idx *jsonx.Index) {
 	get := func(slot int) []byte { return idx.Get(frame, slot) }
-	f.typ = f.in.str(get(sType), slotType)
-	f.event = f.in.str(get(sEvent), slotEvent)
-	f.method = f.in.str(get(sMethod), slotMethod)
+	f.plain = idx.Plain
+	f.typ = f.str(get(sType), slotType)
+	f.event = f.str(get(sEvent), slotEvent)
+	f.method = f.str(get(sMethod), slotMethod)
 	f.idRaw = get(sID)
 	f.okRaw = get(sOK)
 	if v := get(sSeq); v != nil {
@@ -69,11 +70,11 @@ func (f *fields) readIndexed(frame []byte, idx *jsonx.Index) {
 	m.ok = true
 	if v := get(sRunID); v != nil {
 		m.runID = v
-		f.runID = f.in.str(v, slotRunID)
+		f.runID = f.str(v, slotRunID)
 	}
 	if v := get(sSessionKey); v != nil {
 		m.sessionKey = v
-		f.sessionKey = f.in.str(v, slotSessionKey)
+		f.sessionKey = f.str(v, slotSessionKey)
 		f.hasSessionKey = jsonx.KindOf(v) == jsonx.String
 	}
 	m.seq = get(sPSeq)
@@ -89,17 +90,17 @@ func (f *fields) readIndexed(frame []byte, idx *jsonx.Index) {
 	}
 	if v := get(sState); v != nil {
 		m.state = v
-		f.state = f.in.str(v, slotState)
+		f.state = f.str(v, slotState)
 	}
 	if v := get(sStream); v != nil {
 		m.stream = v
-		f.stream = f.in.str(v, slotStream)
+		f.stream = f.str(v, slotStream)
 	}
 	if v := get(sPhase); v != nil {
-		f.phase = f.in.str(v, slotPhase)
+		f.phase = f.str(v, slotPhase)
 	}
 	if v := get(sPID); v != nil {
-		f.id = f.in.str(v, slotID)
+		f.id = f.str(v, slotID)
 	}
 	if v := get(sData); v != nil {
 		m.data = v
@@ -117,7 +118,7 @@ func (f *fields) readIndexed(frame []byte, idx *jsonx.Index) {
 			f.reqAgentID, f.hasReqAgentID = f.strOK(r, slotReqAgentID)
 		}
 		if r := get(sReqRunID); r != nil {
-			f.reqRunID = f.in.str(r, slotReqRunID)
+			f.reqRunID = f.str(r, slotReqRunID)
 		}
 		if r := get(sReqSessionKey); r != nil {
 			f.reqSK, f.hasReqSK = f.strOK(r, slotReqSessionKey)

@@ -23,14 +23,15 @@ func indexOf(t *testing.T, frame []byte) jsonx.Index {
 	return idx
 }
 
-// sameIndex compares the members two indexes found; ASCII, which the
-// reader's walk of the whole line tells and indexOf's does not, aside.
+// sameIndex compares the members two indexes found; ASCII and Plain,
+// which the reader's walk of the whole line tells and indexOf's does not,
+// aside.
 func sameIndex(got, want *jsonx.Index) bool {
 	if got == nil || want == nil {
 		return got == want
 	}
 	g := *got
-	g.ASCII = want.ASCII
+	g.ASCII, g.Plain = want.ASCII, want.Plain
 	return g == *want
 }
 

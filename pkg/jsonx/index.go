@@ -158,6 +158,10 @@ type Index struct {
 	// given (ObjectEachEndIndexed's obj) and none is above 0x7F: the data
 	// is valid UTF-8 as it stands. False when the walk cannot tell.
 	ASCII bool
+	// Plain reports that the walk read every byte of the data and none is
+	// a backslash: no string in it has an escape, each is its own text.
+	// False when the walk cannot tell.
+	Plain bool
 }
 
 type memberSpan struct{ start, end uint32 } // end 0: absent

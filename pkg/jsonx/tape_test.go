@@ -78,11 +78,15 @@ func sameWalk(t *testing.T, line []byte, stopAfter int) {
 			}
 			continue
 		}
-		// The token walk tells an ASCII line (the byte walk never does).
+		// The token walk tells an ASCII line and one without a backslash
+		// (the byte walk never does).
 		if ascii := got.err == nil && !slices.ContainsFunc(line, func(c byte) bool { return c >= 0x80 }); got.index.ASCII != ascii {
 			t.Fatalf("vector %v: the token walk says ASCII %v, want %v: %q", vector, got.index.ASCII, ascii, line)
 		}
-		got.index.ASCII = false
+		if plain := got.err == nil && !slices.Contains(line, '\\'); got.index.Plain != plain {
+			t.Fatalf("vector %v: the token walk says Plain %v, want %v: %q", vector, got.index.Plain, plain, line)
+		}
+		got.index.ASCII, got.index.Plain = false, false
 		if (got.err == nil) != (want.err == nil) || (want.err == nil && (got.end != want.end ||
 			strings.Join(got.members, "\n") != strings.Join(want.members, "\n") || got.index != want.index)) {
 			t.Fatalf("vector %v, stop after %d: the token walk gives\n%v\nthe byte walk\n%v\nline %q", vector, stopAfter, got, want, line)

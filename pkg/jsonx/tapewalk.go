@@ -22,7 +22,7 @@ func objectEachEndTape(obj []byte, index string, s *Schema, m *Index, fn func(ke
 	}
 	x := indexer{s: s, m: m, esc: t.esc}
 	end, err = envelopeT(obj, t.toks, index, &x, fn)
-	m.ASCII = t.ascii && err == nil
+	m.ASCII, m.Plain = t.ascii && err == nil, !t.esc && err == nil
 	return end, err, true
 }
 
