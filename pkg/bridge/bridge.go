@@ -206,11 +206,13 @@ func key(k []byte) []byte {
 
 // interner shares the strings that repeat from frame to frame (event
 // names, states, run ids, session keys) so classifying allocates little.
-// Each field has a slot remembering its last value: consecutive frames
-// mostly repeat it, and comparing bytes is cheaper than hashing them.
+// Each field has a slot remembering its last two values, the latest
+// first: consecutive frames mostly repeat one (or, with two runs streaming
+// at once, alternate between two), and comparing bytes is cheaper than
+// hashing them.
 type interner struct {
 	m    map[string]string
-	last [nSlots]string
+	last [nSlots][2]string
 }
 
 // Slots of the last-value cache, one per field read.
@@ -245,18 +247,22 @@ func (in *interner) str(v []byte, slot int, plain bool) string {
 		s, _ := jsonx.Str(v)
 		return s
 	}
-	if in.last[slot] == string(body) {
-		return in.last[slot]
+	last := &in.last[slot]
+	if last[0] == string(body) {
+		return last[0]
 	}
-	if s, ok := in.m[string(body)]; ok {
-		in.last[slot] = s
-		return s
+	if last[1] == string(body) {
+		last[0], last[1] = last[1], last[0]
+		return last[0]
 	}
-	s, _ := jsonx.Str(v)
-	if len(in.m) < maxInterned {
-		in.m[s] = s
+	s, ok := in.m[string(body)]
+	if !ok {
+		s, _ = jsonx.Str(v)
+		if len(in.m) < maxInterned {
+			in.m[s] = s
+		}
 	}
-	in.last[slot] = s
+	last[0], last[1] = s, last[0]
 	return s
 }
 
