@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/bits"
 	"math/rand/v2"
 	"strconv"
@@ -469,4 +470,35 @@ func TestStringStopsFirstByte(t *testing.T) {
 			t.Fatalf("stringStops(% x) = %#x: first stop %d, want %d", b, m, got, want)
 		}
 	}
+}
+
+// TestAppendIntAsStrconv holds AppendInt to strconv at every length and
+// at the edges of its eight-digit steps.
+func TestAppendIntAsStrconv(t *testing.T) {
+	check := func(n int64) {
+		t.Helper()
+		if got, want := string(AppendInt([]byte("x"), n)), "x"+strconv.FormatInt(n, 10); got != want {
+			t.Fatalf("AppendInt(%d) = %s, want %s", n, got, want)
+		}
+	}
+	for _, n := range []int64{0, 1, 9, 10, 99, 100, 101, 999, 1000, 9999, 10000, 99999999, 1e8, 1e8 + 1,
+		1795317849644, 1e16 - 1, 1e16, math.MaxInt64, math.MinInt64, -1, -1795317849644} {
+		check(n)
+	}
+	for p := int64(1); p > 0 && p <= math.MaxInt64/10; p *= 10 {
+		for _, d := range []int64{-1, 0, 1, 7 * p / 10} {
+			check(p + d)
+			check(9*p + d)
+		}
+	}
+}
+
+func FuzzAppendInt(f *testing.F) {
+	f.Add(int64(1795317849644))
+	f.Add(int64(-5))
+	f.Fuzz(func(t *testing.T, n int64) {
+		if got, want := string(AppendInt(nil, n)), strconv.FormatInt(n, 10); got != want {
+			t.Fatalf("AppendInt(%d) = %s, want %s", n, got, want)
+		}
+	})
 }
