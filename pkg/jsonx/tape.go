@@ -23,7 +23,7 @@ import (
 
 // rawMasks is one block of 64 bytes, classified: a bit for each byte that
 // is a quote, a backslash, one of {}[]:, (an operator), JSON white space,
-// or a byte below 0x20.
+// a byte below 0x20, or one above 0x7F.
 type rawMasks struct{ quote, bslash, op, ws, ctrl, high uint64 }
 
 // tape is one line's tokens: the offset of each byte that starts one, in
