@@ -26,17 +26,24 @@ func readWarn(t *testing.T, data []byte, opts Options) (*Reader, []*Record, []Wa
 		t.Fatalf("NewReader: %v", err)
 	}
 	var recs []*Record
+	eachRecord(t, r, func(rec *Record) { recs = append(recs, rec.Clone()) })
+	return r, recs, warns
+}
+
+// eachRecord calls fn with each record r reads, to the end; an error
+// other than the end fails the test.
+func eachRecord(t *testing.T, r *Reader, fn func(*Record)) {
+	t.Helper()
 	for {
 		rec, err := r.Next()
 		if errors.Is(err, io.EOF) {
-			break
+			return
 		}
 		if err != nil {
 			t.Fatal(err)
 		}
-		recs = append(recs, rec.Clone())
+		fn(rec)
 	}
-	return r, recs, warns
 }
 
 // A record that holds more than one of frame, raw and mark, or an envelope
@@ -242,13 +249,7 @@ func TestInvalidUTF8WhereverItIs(t *testing.T) {
 				r.IndexMembers(testSchema)
 			}
 			var recs int
-			for {
-				rec, err := r.Next()
-				if err == io.EOF {
-					break
-				} else if err != nil {
-					t.Fatal(err)
-				}
+			eachRecord(t, r, func(rec *Record) {
 				if !utf8.Valid(rec.Frame) || rec.T < n && strings.Count(string(rec.Frame), "\uFFFD") != 1 {
 					t.Fatalf("serial %v, index %v: record %d not repaired: %q", serial, index, rec.T, rec.Frame)
 				}
@@ -256,7 +257,7 @@ func TestInvalidUTF8WhereverItIs(t *testing.T) {
 					t.Fatalf("serial %v, index %v: valid UTF-8 changed: %q", serial, index, rec.Frame)
 				}
 				recs++
-			}
+			})
 			if st := r.Stats(); recs != n+1 || st.InvalidUTF8 != n {
 				t.Errorf("serial %v, index %v: %d records, %d with invalid UTF-8, want %d and %d", serial, index, recs, st.InvalidUTF8, n+1, n)
 			}

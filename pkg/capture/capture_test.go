@@ -40,16 +40,7 @@ func readAll(t *testing.T, data []byte) (*Reader, []*Record) {
 		t.Fatal(err)
 	}
 	var out []*Record
-	for {
-		rec, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, rec.Clone())
-	}
+	eachRecord(t, r, func(rec *Record) { out = append(out, rec.Clone()) })
 	return r, out
 }
 
