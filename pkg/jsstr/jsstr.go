@@ -90,11 +90,15 @@ func SkipSpace(s string, i int) int {
 // TrimStart is String#trimStart.
 func TrimStart(s string) string { return s[SkipSpace(s, 0):] }
 
-// TrimEnd is String#trimEnd. (A WTF-8 surrogate decodes as three invalid
-// bytes, none of them a space, so it stays.)
+// TrimEnd is String#trimEnd. A text that ends in an ASCII byte that is
+// no space (by SpaceAt's table, the one list of them) is returned at once;
+// the rest goes a character at a time. (A WTF-8 surrogate decodes as three
+// invalid bytes, none of them a space, so it stays.)
 func TrimEnd(s string) string {
-	if n := len(s); n == 0 || s[n-1] > ' ' && s[n-1] < utf8.RuneSelf {
-		return s // (most texts: printable ASCII is no JS whitespace)
+	if n := len(s); n > 0 {
+		if c := s[n-1]; c < utf8.RuneSelf && asciiSpace[c] == 0 {
+			return s
+		}
 	}
 	return strings.TrimRightFunc(s, IsSpace)
 }
